@@ -1,0 +1,160 @@
+# pingsock - build, test, install.
+#
+#   make                 build everything into build/
+#   make check           unit, integration and conformance tests, then the
+#                        same suite again built with ASan+UBSan (build-asan/)
+#   make bench           pingsock against the kernel's own ping socket
+#   make install PREFIX=/usr/local DESTDIR=
+#
+# Sources are found by directory, so a new file needs no Makefile change:
+#   src/engine, src/wire  pure code (libpscore.a), no I/O
+#   src/lib               libpingsock (+ core)
+#   src/daemon            pingsockd
+#   src/ping              ping
+#   src/ctl               pingsockctl
+#   tests/unit/test_*.c   one binary each, linked with the core
+#   tests/lib/*.c         test helper programs, linked with libpingsock.a
+#   tests/conformance/*.c conformance case programs, linked with libpingsock.a
+#   bench/*.c             benchmark programs, linked with libpingsock.a
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BUILD   ?= build
+SAN     ?=
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARN    := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
+           -Wmissing-prototypes -Wno-unused-parameter
+CPPFLAGS += -D_GNU_SOURCE -Iinclude -Isrc
+ALLCFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden \
+           -MMD -MP
+LDLIBS_D := -lcap
+VERSION := 0.1.0
+
+ifeq ($(SAN),1)
+ALLCFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
+             -fno-sanitize-recover=undefined
+LDFLAGS   += -fsanitize=address,undefined
+endif
+
+CORE_SRC   := $(wildcard src/engine/*.c src/wire/*.c)
+LIB_SRC    := $(wildcard src/lib/*.c)
+DAEMON_SRC := $(wildcard src/daemon/*.c)
+PING_SRC   := $(wildcard src/ping/*.c)
+CTL_SRC    := $(wildcard src/ctl/*.c)
+UNIT_SRC   := $(wildcard tests/unit/test_*.c)
+UNITLIB_SRC := $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
+TLIB_SRC   := $(wildcard tests/lib/*.c)
+CONF_SRC   := $(wildcard tests/conformance/*.c)
+BENCH_SRC  := $(wildcard bench/*.c)
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+
+CORE_A   := $(BUILD)/libpscore.a
+LIB_A    := $(BUILD)/libpingsock.a
+LIB_SO   := $(BUILD)/libpingsock.so
+DAEMON   := $(BUILD)/pingsockd
+PING     := $(BUILD)/ping
+CTL      := $(BUILD)/pingsockctl
+UNITS    := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRC))
+TLIBS    := $(patsubst tests/lib/%.c,$(BUILD)/tests/lib/%,$(TLIB_SRC))
+CONFS    := $(patsubst tests/conformance/%.c,$(BUILD)/tests/conformance/%,$(CONF_SRC))
+BENCHES  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
+PCFILE   := $(BUILD)/pingsock.pc
+
+PROGRAMS := $(DAEMON) $(PING) $(CTL)
+ALL := $(CORE_A) $(LIB_A) $(LIB_SO) $(PROGRAMS) $(PCFILE) \
+       $(UNITS) $(TLIBS) $(CONFS) $(BENCHES)
+
+.PHONY: all check check-fast bench install uninstall clean lint
+all: $(ALL)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALLCFLAGS) -c -o $@ $<
+
+$(CORE_A): $(call obj,$(CORE_SRC))
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(LIB_A): $(call obj,$(LIB_SRC) $(CORE_SRC))
+	rm -f $@ && ar rcs $@ $^
+
+$(LIB_SO): $(call obj,$(LIB_SRC) $(CORE_SRC)) src/lib/libpingsock.map
+	$(CC) -shared $(LDFLAGS) -Wl,--version-script=src/lib/libpingsock.map \
+	  -Wl,-soname,libpingsock.so.0 -o $@ $(call obj,$(LIB_SRC) $(CORE_SRC))
+
+$(DAEMON): $(call obj,$(DAEMON_SRC)) $(CORE_A)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_D)
+
+$(PING): $(call obj,$(PING_SRC)) $(LIB_A)
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
+
+$(CTL): $(call obj,$(CTL_SRC)) $(CORE_A)
+	$(CC) $(LDFLAGS) -o $@ $^
+
+$(BUILD)/tests/unit/%: $(BUILD)/obj/tests/unit/%.o $(call obj,$(UNITLIB_SRC)) $(CORE_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^
+
+$(BUILD)/tests/lib/%: $(BUILD)/obj/tests/lib/%.o $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
+
+$(BUILD)/tests/conformance/%: $(BUILD)/obj/tests/conformance/%.o $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
+
+$(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
+
+$(PCFILE): pingsock.pc.in
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+
+# The whole suite, then again under ASan+UBSan.  tests/run prints the
+# closing "N passed, N failed" line over both passes.
+check: all
+	$(MAKE) --no-print-directory BUILD=build-asan SAN=1 CFLAGS="-O1 -g" all
+	tests/run build build-asan
+
+# One pass, normal build only (for quick iteration).
+check-fast: all
+	tests/run build
+
+bench: all
+	bench/run $(BUILD)
+
+lint:
+	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
+	  --inline-suppr -D_GNU_SOURCE -Iinclude -Isrc src
+	clang-tidy --quiet $(CORE_SRC) $(LIB_SRC) $(DAEMON_SRC) $(PING_SRC) $(CTL_SRC) \
+	  -- $(CPPFLAGS) -std=gnu11
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/sbin \
+	  $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include \
+	  $(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(PREFIX)/share/man/man3
+	install -m 0755 $(PING) $(CTL) $(DESTDIR)$(PREFIX)/bin/
+	install -m 0755 $(DAEMON) $(DESTDIR)$(PREFIX)/sbin/
+	install -m 0644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
+	install -m 0755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/libpingsock.so.0
+	ln -sf libpingsock.so.0 $(DESTDIR)$(PREFIX)/lib/libpingsock.so
+	install -m 0644 include/pingsock.h $(DESTDIR)$(PREFIX)/include/
+	install -m 0644 $(PCFILE) $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	for m in man/*.8; do install -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man8/; done
+	for m in man/*.3; do [ -e "$$m" ] || continue; \
+	  install -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man3/; done
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/ping $(DESTDIR)$(PREFIX)/bin/pingsockctl \
+	  $(DESTDIR)$(PREFIX)/sbin/pingsockd $(DESTDIR)$(PREFIX)/lib/libpingsock.* \
+	  $(DESTDIR)$(PREFIX)/include/pingsock.h \
+	  $(DESTDIR)$(PREFIX)/lib/pkgconfig/pingsock.pc
+
+clean:
+	rm -rf build build-asan
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,63 @@
+/*
+ * icmp - ICMP message checks, rewriting and parsing.  Pure: byte arrays in,
+ * results out.
+ */
+#ifndef PS_ICMP_H
+#define PS_ICMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/addr.h"
+
+#define ICMP_HDR_LEN 8
+/* An IPv4 datagram carries at most 0xFFFF - 20 bytes of ICMP. */
+#define ICMP4_MAX_MSG (0xFFFF - 20)
+
+uint16_t icmp_checksum(const void *data, size_t len);
+
+/*
+ * May a ping socket of this family send this type and code?  Echo Request
+ * and RFC 8335 Extended Echo Request, code 0 (the kernel's ping_supported()).
+ */
+int icmp_echo_type_ok(int family, uint8_t type, uint8_t code);
+
+/* Put ident into an ICMPv4 echo message and recompute its checksum. */
+void icmp4_set_ident(uint8_t *msg, size_t len, uint16_t ident);
+
+enum icmp_kind {
+	ICMP_K_OTHER = 0,
+	ICMP_K_REPLY,		/* Echo Reply or Extended Echo Reply */
+	ICMP_K_ERROR,		/* an error quoting one of our requests */
+};
+
+struct icmp_pkt {
+	enum icmp_kind kind;
+	struct ps_addr src, dst;	/* of the received datagram */
+	uint8_t ttl, tos;
+	const uint8_t *opts;		/* IPv4 options, optlen bytes */
+	size_t optlen;
+	uint8_t type, code;
+	uint16_t ident, seq;		/* host order */
+	const uint8_t *icmp;		/* the ICMP message */
+	size_t icmplen;
+	/* ICMP_K_ERROR only: the quoted request. */
+	struct ps_addr q_src, q_dst;
+	uint32_t info;			/* bytes 4..7 of the error header */
+};
+
+enum icmp_parse_result {
+	ICMP_PARSE_OK = 0,
+	ICMP_PARSE_SHORT,	/* truncated or inconsistent IP header */
+	ICMP_PARSE_CSUM,	/* ICMP checksum wrong */
+	ICMP_PARSE_NOT_ICMP,
+};
+
+/*
+ * Parse an IPv4 datagram as a raw ICMP socket delivers it (IP header,
+ * options, ICMP message).  Pointers in out point into pkt.
+ */
+enum icmp_parse_result icmp4_parse(const uint8_t *pkt, size_t len,
+				   struct icmp_pkt *out);
+
+#endif

@@ -1,0 +1,126 @@
+/*
+ * psock - the ping-socket protocol engine: the table of sockets and their
+ * identifiers, and the semantics of each call (bind, connect, send,
+ * get/setsockopt, getsockname) as the Linux kernel's ping socket has them
+ * (net/ipv4/ping.c, net/ipv4/datagram.c, net/ipv4/ip_sockglue.c).
+ *
+ * Pure code: everything it needs to know about the host (is this address
+ * local? which source address does a route give?) comes through struct
+ * ps_env, so the unit tests drive it with byte arrays and a fake host.
+ * Every call returns 0 (or a length) on success and -errno on failure.
+ */
+#ifndef PS_PSOCK_H
+#define PS_PSOCK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/addr.h"
+#include "engine/icmp.h"
+
+/* Address types, as the kernel's inet_addr_type() gives them (RTN_*). */
+enum ps_addr_type {
+	PS_RTN_UNICAST = 1,
+	PS_RTN_LOCAL = 2,
+	PS_RTN_BROADCAST = 3,
+	PS_RTN_MULTICAST = 5,
+};
+
+struct ps_env {
+	/* enum ps_addr_type of addr, looked up on ifindex (0: any device). */
+	int (*addr_type)(void *ctx, const struct ps_addr *addr,
+			 uint32_t ifindex);
+	/*
+	 * Route a datagram to dst as a connect() would: 0 and the source
+	 * address in *src, or -errno (-ENETUNREACH, -EACCES for a broadcast
+	 * without SO_BROADCAST, ...).  src is preset to the bound address.
+	 */
+	int (*route)(void *ctx, const struct ps_addr *dst, uint32_t ifindex,
+		     bool broadcast, struct ps_addr *src);
+	void *ctx;
+	int default_ttl;	/* net.ipv4.ip_default_ttl */
+};
+
+struct pstab;
+struct psock;
+
+struct pstab *pstab_new(uint16_t rover_seed);
+void pstab_free(struct pstab *tab);
+
+/*
+ * Create a socket for socket(domain, type, protocol): -EAFNOSUPPORT,
+ * -ESOCKTNOSUPPORT or -EPROTONOSUPPORT for anything but a ping socket,
+ * -ENOMEM.  The caller keeps *out until pstab_close().
+ */
+int pstab_open(struct pstab *tab, int domain, int type, int protocol,
+	       uint32_t uid, struct psock **out);
+void pstab_close(struct pstab *tab, struct psock *sk);
+
+/*
+ * Identifiers that something else uses (the kernel's own ping sockets in
+ * /proc/net/icmp): bitmap of 65536 bits, byte i bit j = ident i*8+j.
+ * Automatic binding avoids them.  NULL clears.
+ */
+void pstab_set_foreign(struct pstab *tab, int family, const uint8_t *bitmap);
+
+unsigned pstab_sockets(const struct pstab *tab);
+unsigned pstab_idents(const struct pstab *tab);
+
+/*
+ * The socket an incoming reply or error belongs to: identifier, bound
+ * address and bound device as the kernel matches them (newest binding
+ * first), and, stricter than the kernel, only a socket that sent the
+ * request being answered.  ifindex is the incoming interface.
+ */
+struct psock *pstab_lookup(struct pstab *tab, const struct icmp_pkt *pkt,
+			   uint32_t ifindex);
+
+/* The calls.  sa/len are the caller's sockaddr bytes exactly as given. */
+int ps_bind(struct pstab *tab, struct psock *sk, const struct ps_env *env,
+	    const uint8_t *sa, uint32_t len);
+int ps_connect(struct pstab *tab, struct psock *sk, const struct ps_env *env,
+	       const uint8_t *sa, uint32_t len);
+/* peer: getpeername.  Writes a sockaddr into out (>= 28 bytes). */
+int ps_getname(const struct psock *sk, bool peer, uint8_t *out);
+int ps_setopt(struct psock *sk, int level, int name, const uint8_t *val,
+	      uint32_t len);
+/* *len in: the caller's buffer size; out: bytes written. */
+int ps_getopt(struct psock *sk, const struct ps_env *env, int level,
+	      int name, uint8_t *val, uint32_t *len);
+int ps_shutdown(struct psock *sk, int how);
+
+/* What the daemon needs to put a request on the wire. */
+struct ps_sendinfo {
+	struct ps_addr dst;
+	struct ps_addr src;	/* family 0: let the route choose */
+	uint32_t ifindex;	/* 0: any */
+	int ttl;		/* -1: the route's default */
+	int tos;
+	bool broadcast;		/* SO_BROADCAST */
+	uint16_t seq;
+};
+
+/*
+ * Check a send and rewrite the message in place (identifier, checksum),
+ * binding the socket first if it is unbound, in the kernel's order of
+ * checks.  name is NULL when the caller gave no address.  On 0 the daemon
+ * sends msg as *info says, and calls ps_sent() if that succeeded.
+ */
+int ps_send_prepare(struct pstab *tab, struct psock *sk,
+		    const struct ps_env *env, int flags, const uint8_t *name,
+		    uint32_t namelen, const uint8_t *ctl, uint32_t ctllen,
+		    uint8_t *msg, uint32_t len, struct ps_sendinfo *info);
+void ps_sent(struct psock *sk, const struct ps_sendinfo *info,
+	     uint64_t now_s);
+
+/* WIRE_CM_* flags: which ancillary data the receiver asked for. */
+uint32_t ps_cmsg_flags(const struct psock *sk);
+int ps_family(const struct psock *sk);
+uint16_t ps_ident(const struct psock *sk);
+uint32_t ps_uid(const struct psock *sk);
+/* The receive buffer size the client asked for (SO_RCVBUF), 0 if not. */
+int ps_rcvbuf(const struct psock *sk);
+void ps_set_owner(struct psock *sk, void *owner);
+void *ps_owner(const struct psock *sk);
+
+#endif

@@ -1,0 +1,145 @@
+#include "engine/reqlog.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define REQLOG_MIN 16
+
+struct req {
+	struct ps_addr dst;
+	uint64_t when;
+	int32_t next;		/* next entry in the same bucket, or -1 */
+	uint16_t seq;
+	bool any_src;
+};
+
+struct reqlog {
+	struct req *ring;
+	int32_t *bucket;	/* cap * 2 heads, indexed by seq */
+	uint32_t cap;		/* power of two */
+	uint32_t head;		/* oldest entry */
+	uint32_t count;
+};
+
+static uint32_t bucket_of(const struct reqlog *log, uint16_t seq)
+{
+	return ((uint32_t)seq * 2654435761u >> 8) & (log->cap * 2 - 1);
+}
+
+static int alloc_arrays(struct reqlog *log, uint32_t cap)
+{
+	log->ring = calloc(cap, sizeof(*log->ring));
+	log->bucket = malloc((size_t)cap * 2 * sizeof(*log->bucket));
+	if (!log->ring || !log->bucket) {
+		free(log->ring);
+		free(log->bucket);
+		return -1;
+	}
+	memset(log->bucket, 0xff, (size_t)cap * 2 * sizeof(*log->bucket));
+	log->cap = cap;
+	return 0;
+}
+
+struct reqlog *reqlog_new(void)
+{
+	struct reqlog *log = calloc(1, sizeof(*log));
+
+	if (log && alloc_arrays(log, REQLOG_MIN)) {
+		free(log);
+		return NULL;
+	}
+	return log;
+}
+
+void reqlog_free(struct reqlog *log)
+{
+	if (!log)
+		return;
+	free(log->ring);
+	free(log->bucket);
+	free(log);
+}
+
+static void link_entry(struct reqlog *log, uint32_t idx)
+{
+	uint32_t b = bucket_of(log, log->ring[idx].seq);
+
+	log->ring[idx].next = log->bucket[b];
+	log->bucket[b] = (int32_t)idx;
+}
+
+static void unlink_entry(struct reqlog *log, uint32_t idx)
+{
+	int32_t *p = &log->bucket[bucket_of(log, log->ring[idx].seq)];
+
+	while (*p >= 0 && *p != (int32_t)idx)
+		p = &log->ring[*p].next;
+	if (*p == (int32_t)idx)
+		*p = log->ring[idx].next;
+}
+
+static int grow(struct reqlog *log)
+{
+	struct reqlog bigger;
+	uint32_t i;
+
+	if (alloc_arrays(&bigger, log->cap * 2))
+		return -1;
+	for (i = 0; i < log->count; i++) {
+		bigger.ring[i] = log->ring[(log->head + i) & (log->cap - 1)];
+		link_entry(&bigger, i);
+	}
+	free(log->ring);
+	free(log->bucket);
+	log->ring = bigger.ring;
+	log->bucket = bigger.bucket;
+	log->cap = bigger.cap;
+	log->head = 0;
+	return 0;
+}
+
+int reqlog_add(struct reqlog *log, uint16_t seq, const struct ps_addr *dst,
+	       bool any_src, uint64_t now_s)
+{
+	uint32_t idx;
+
+	if (log->count == log->cap) {
+		const struct req *old = &log->ring[log->head];
+
+		if ((now_s - old->when < REQLOG_KEEP_S && log->cap < REQLOG_MAX)
+		    && grow(log) == 0) {
+			/* room now */
+		} else {
+			unlink_entry(log, log->head);
+			log->head = (log->head + 1) & (log->cap - 1);
+			log->count--;
+		}
+	}
+	idx = (log->head + log->count) & (log->cap - 1);
+	log->ring[idx].seq = seq;
+	log->ring[idx].dst = *dst;
+	log->ring[idx].any_src = any_src;
+	log->ring[idx].when = now_s;
+	link_entry(log, idx);
+	log->count++;
+	return 0;
+}
+
+bool reqlog_match(const struct reqlog *log, uint16_t seq,
+		  const struct ps_addr *src)
+{
+	int32_t i = log->bucket[bucket_of(log, seq)];
+
+	for (; i >= 0; i = log->ring[i].next) {
+		const struct req *r = &log->ring[i];
+
+		if (r->seq == seq && (r->any_src || ps_addr_eq(&r->dst, src)))
+			return true;
+	}
+	return false;
+}
+
+unsigned reqlog_count(const struct reqlog *log)
+{
+	return log->count;
+}

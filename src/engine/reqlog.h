@@ -1,0 +1,38 @@
+/*
+ * reqlog - the recent Echo Requests of one socket, so that a reply or an
+ * error is delivered only if it answers a request the socket really sent
+ * (design.md: stricter than the kernel, which trusts the identifier alone).
+ *
+ * Entries are kept in sending order in a ring, indexed by sequence number.
+ * The ring grows while its oldest entry is younger than REQLOG_KEEP_S (so a
+ * fast sender with slow replies loses nothing) and otherwise recycles the
+ * oldest, so memory follows the rate of requests, not their total.
+ */
+#ifndef PS_REQLOG_H
+#define PS_REQLOG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/addr.h"
+
+#define REQLOG_KEEP_S 120
+#define REQLOG_MAX 65536
+
+struct reqlog;
+
+struct reqlog *reqlog_new(void);
+void reqlog_free(struct reqlog *log);
+/*
+ * Record a request.  any_src: a reply may come from any address (multicast,
+ * broadcast).  Returns 0, or -1 when out of memory (the request is then
+ * not recorded, and its replies will be dropped).
+ */
+int reqlog_add(struct reqlog *log, uint16_t seq, const struct ps_addr *dst,
+	       bool any_src, uint64_t now_s);
+/* Did we send seq to src (or to a group src may answer for)? */
+bool reqlog_match(const struct reqlog *log, uint16_t seq,
+		  const struct ps_addr *src);
+unsigned reqlog_count(const struct reqlog *log);
+
+#endif

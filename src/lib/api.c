@@ -1,0 +1,348 @@
+/*
+ * api - socket creation, naming and teardown.  Each call on a kernel
+ * socket is the libc call itself; on a daemon socket it is a request.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "lib/conn.h"
+#include "lib/dsock.h"
+#include "lib/fdtab.h"
+#include "pingsock.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+static __thread char why[512];
+
+enum mode { MODE_AUTO, MODE_KERNEL, MODE_DAEMON, MODE_BAD };
+
+static enum mode backend_mode(void)
+{
+	const char *m = getenv("PINGSOCK_BACKEND");
+
+	if (!m || !*m || strcmp(m, "auto") == 0)
+		return MODE_AUTO;
+	if (strcmp(m, "kernel") == 0)
+		return MODE_KERNEL;
+	if (strcmp(m, "daemon") == 0)
+		return MODE_DAEMON;
+	return MODE_BAD;
+}
+
+EXPORT const char *pingsock_why(void)
+{
+	return why;
+}
+
+static bool is_ping_kind(int domain, int type, int protocol)
+{
+	int base = type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+	return base == SOCK_DGRAM &&
+	       ((domain == AF_INET && protocol == IPPROTO_ICMP) ||
+		(domain == AF_INET6 && protocol == IPPROTO_ICMPV6));
+}
+
+static void read_range(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/sys/net/ipv4/ping_group_range", "re");
+
+	snprintf(buf, len, "?");
+	if (f) {
+		if (fgets(buf, (int)len, f))
+			buf[strcspn(buf, "\n")] = '\0';
+		for (char *p = buf; *p; p++)
+			if (*p == '\t')
+				*p = ' ';
+		fclose(f);
+	}
+}
+
+static void why_kernel(int err)
+{
+	char range[64];
+
+	read_range(range, sizeof(range));
+	snprintf(why, sizeof(why),
+		 "the kernel refused the ping socket (%s): "
+		 "net.ipv4.ping_group_range is \"%s\", which excludes gid %u "
+		 "and all your groups", strerror(err), range,
+		 (unsigned)getegid());
+}
+
+static int open_kernel(int domain, int type, int protocol)
+{
+	int fd = socket(domain, type, protocol);
+	struct fdent ent = { .backend = PINGSOCK_BACKEND_KERNEL,
+			     .family = domain };
+
+	if (fd < 0)
+		return -errno;
+	if (fdtab_set(fd, &ent)) {
+		close(fd);
+		return -ENOMEM;
+	}
+	return fd;
+}
+
+/* Give the received descriptor the flags socket() was asked for. */
+static int apply_type_flags(int fd, int type)
+{
+	if (!(type & SOCK_CLOEXEC) && fcntl(fd, F_SETFD, 0) < 0)
+		return -errno;
+	if ((type & SOCK_NONBLOCK) &&
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0)
+		return -errno;
+	return 0;
+}
+
+static void why_daemon(int rc)
+{
+	if (rc == -ENOENT || rc == -ECONNREFUSED)
+		snprintf(why, sizeof(why),
+			 "pingsockd is not running (nothing listens on %s: %s)",
+			 conn_path(), strerror(-rc));
+	else if (rc == -EACCES)
+		snprintf(why, sizeof(why),
+			 "pingsockd refused: neither gid %u nor any of your "
+			 "groups is in its \"groups\" range",
+			 (unsigned)getegid());
+	else
+		snprintf(why, sizeof(why), "pingsockd (%s): %s", conn_path(),
+			 strerror(-rc));
+}
+
+/* why = head + ", and " + why */
+static void append_why(const char *head)
+{
+	char tail[sizeof(why)];
+	size_t n;
+
+	memcpy(tail, why, sizeof(tail));
+	n = (size_t)snprintf(why, sizeof(why), "%s, and ", head);
+	if (n < sizeof(why)) {
+		size_t t = strlen(tail);
+
+		if (t > sizeof(why) - n - 1)
+			t = sizeof(why) - n - 1;
+		memcpy(why + n, tail, t);
+		why[n + t] = '\0';
+	}
+}
+
+static int open_daemon(int domain, int type, int protocol)
+{
+	struct wire_req req = { .type = WIRE_OPEN };
+	uint32_t handle = 0;
+	size_t blen = sizeof(handle);
+	struct fdent ent = { .backend = PINGSOCK_BACKEND_DAEMON,
+			     .family = domain };
+	int fd = -1, rc;
+
+	req.u.open.domain = domain;
+	req.u.open.type = type;
+	req.u.open.protocol = protocol;
+	rc = conn_call(&req, NULL, 0, -1, &handle, &blen, &fd);
+	if (rc >= 0 && (fd < 0 || blen != sizeof(handle)))
+		rc = -ECONNRESET;
+	if (rc < 0) {
+		if (fd >= 0)
+			close(fd);
+		why_daemon(rc);
+		return rc;
+	}
+	ent.handle = handle;
+	ent.attached = getpid();
+	rc = apply_type_flags(fd, type);
+	if (rc == 0 && fdtab_set(fd, &ent))
+		rc = -ENOMEM;
+	if (rc < 0) {
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+EXPORT int pingsock_socket(int domain, int type, int protocol)
+{
+	enum mode mode = backend_mode();
+	int rc;
+
+	why[0] = '\0';
+	if (mode == MODE_BAD) {
+		snprintf(why, sizeof(why), "PINGSOCK_BACKEND=%s: expected "
+			 "auto, kernel or daemon", getenv("PINGSOCK_BACKEND"));
+		errno = EINVAL;
+		return -1;
+	}
+	if (mode != MODE_DAEMON) {
+		rc = open_kernel(domain, type, protocol);
+		if (rc >= 0)
+			return rc;
+		/* The kernel's own answer stands for anything but "you may
+		 * not" on a well-formed ping socket request. */
+		if (mode == MODE_KERNEL ||
+		    (rc != -EACCES && rc != -EPROTONOSUPPORT) ||
+		    !is_ping_kind(domain, type, protocol)) {
+			if (rc == -EACCES)
+				why_kernel(-rc);
+			return (int)dsock_ret(rc);
+		}
+		rc = open_daemon(domain, type, protocol);
+		if (rc >= 0) {
+			why[0] = '\0';
+			return rc;
+		}
+		if (rc == -ENOENT || rc == -ECONNREFUSED) {
+			/* Say both halves: the kernel refused, no daemon. */
+			char k[sizeof(why)];
+
+			why_kernel(EACCES);
+			memcpy(k, why, sizeof(k));
+			why_daemon(rc);
+			append_why(k);
+			rc = -EACCES;
+		}
+		return (int)dsock_ret(rc);
+	}
+	return (int)dsock_ret(open_daemon(domain, type, protocol));
+}
+
+EXPORT int pingsock_backend(int fd)
+{
+	struct fdent ent;
+
+	return fdtab_get(fd, &ent) ? ent.backend : PINGSOCK_BACKEND_NONE;
+}
+
+/* Returns true and fills ent for a daemon socket; false otherwise. */
+static bool daemon_fd(int fd, struct fdent *ent)
+{
+	return fdtab_get(fd, ent) && ent->backend == PINGSOCK_BACKEND_DAEMON;
+}
+
+/* move_addr_to_kernel(): the syscall layer's checks on a passed name. */
+static int addr_in(struct wire_req *req, const struct sockaddr *addr,
+		   socklen_t len)
+{
+	if (len > WIRE_ADDR_MAX)
+		return -EINVAL;
+	if (len && !addr)
+		return -EFAULT;
+	req->u.addr.len = len;
+	if (len)
+		memcpy(req->u.addr.bytes, addr, len);
+	return 0;
+}
+
+static int name_call(int fd, int type, const struct sockaddr *addr,
+		     socklen_t len)
+{
+	struct wire_req req = { .type = (uint16_t)type };
+	struct fdent ent;
+	int rc;
+
+	if (!daemon_fd(fd, &ent))
+		return type == WIRE_BIND ? bind(fd, addr, len)
+					 : connect(fd, addr, len);
+	rc = addr_in(&req, addr, len);
+	if (rc == 0)
+		rc = dsock_call(fd, &ent, &req, NULL, 0, NULL, NULL);
+	return (int)dsock_ret(rc);
+}
+
+EXPORT int pingsock_bind(int fd, const struct sockaddr *addr,
+			 socklen_t addrlen)
+{
+	return name_call(fd, WIRE_BIND, addr, addrlen);
+}
+
+EXPORT int pingsock_connect(int fd, const struct sockaddr *addr,
+			    socklen_t addrlen)
+{
+	return name_call(fd, WIRE_CONNECT, addr, addrlen);
+}
+
+/* move_addr_to_user(): copy what fits, report the full length. */
+static int addr_out(const uint8_t *sa, size_t salen, struct sockaddr *addr,
+		    socklen_t *len)
+{
+	size_t n;
+
+	if (!len)
+		return -EFAULT;
+	if ((int)*len < 0)
+		return -EINVAL;
+	n = *len < salen ? *len : salen;
+	if (n && !addr)
+		return -EFAULT;
+	if (n)
+		memcpy(addr, sa, n);
+	*len = (socklen_t)salen;
+	return 0;
+}
+
+static int getname(int fd, bool peer, struct sockaddr *addr, socklen_t *len)
+{
+	struct wire_req req = { .type = peer ? WIRE_GETPEER : WIRE_GETNAME };
+	uint8_t sa[WIRE_ADDR_MAX];
+	size_t blen = sizeof(sa);
+	struct fdent ent;
+	int rc;
+
+	if (!daemon_fd(fd, &ent))
+		return peer ? getpeername(fd, addr, len)
+			    : getsockname(fd, addr, len);
+	rc = dsock_call(fd, &ent, &req, NULL, 0, sa, &blen);
+	if (rc >= 0)
+		rc = addr_out(sa, blen, addr, len);
+	return (int)dsock_ret(rc);
+}
+
+EXPORT int pingsock_getsockname(int fd, struct sockaddr *addr,
+				socklen_t *addrlen)
+{
+	return getname(fd, false, addr, addrlen);
+}
+
+EXPORT int pingsock_getpeername(int fd, struct sockaddr *addr,
+				socklen_t *addrlen)
+{
+	return getname(fd, true, addr, addrlen);
+}
+
+EXPORT int pingsock_shutdown(int fd, int how)
+{
+	struct wire_req req = { .type = WIRE_SHUTDOWN, .u.how = how };
+	struct fdent ent;
+
+	if (!daemon_fd(fd, &ent))
+		return shutdown(fd, how);
+	return (int)dsock_ret(dsock_call(fd, &ent, &req, NULL, 0, NULL, NULL));
+}
+
+EXPORT int pingsock_close(int fd)
+{
+	struct wire_req req = { .type = WIRE_DETACH };
+	struct fdent ent;
+
+	if (daemon_fd(fd, &ent) && ent.attached == getpid()) {
+		/* Best effort: the socket itself lives until its last
+		 * descriptor closes, whatever this says. */
+		req.handle = ent.handle;
+		(void)conn_call(&req, NULL, 0, -1, NULL, NULL, NULL);
+	}
+	fdtab_clear(fd);
+	return close(fd);
+}
+
+EXPORT int pingsock_poll(struct pollfd *fds, nfds_t nfds, int timeout)
+{
+	return poll(fds, nfds, timeout);
+}

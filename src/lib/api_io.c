@@ -1,0 +1,231 @@
+/*
+ * api_io - sending and receiving.
+ *
+ * A send on a daemon socket is a request on the control connection and
+ * returns the daemon's verdict synchronously.  A receive reads the data
+ * descriptor itself, so blocking, O_NONBLOCK, SO_RCVTIMEO, MSG_PEEK and
+ * MSG_TRUNC are the kernel's own behaviour on that descriptor; the
+ * struct wire_dgram in front of each datagram becomes the source address
+ * and the ancillary data.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include "engine/addr.h"
+#include "lib/cmsg.h"
+#include "lib/dsock.h"
+#include "lib/fdtab.h"
+#include "pingsock.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define MAX_IOV 15
+
+static bool daemon_fd(int fd, struct fdent *ent)
+{
+	return fdtab_get(fd, ent) && ent->backend == PINGSOCK_BACKEND_DAEMON;
+}
+
+static size_t iov_total(const struct iovec *iov, size_t n)
+{
+	size_t t = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (iov[i].iov_len > SIZE_MAX - t)
+			return SIZE_MAX;
+		t += iov[i].iov_len;
+	}
+	return t;
+}
+
+/* Too many pieces for one request: gather them into one buffer. */
+static void *flatten(const struct iovec *iov, size_t n, size_t total)
+{
+	char *buf = malloc(total ? total : 1), *p = buf;
+
+	if (!buf)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		memcpy(p, iov[i].iov_base, iov[i].iov_len);
+		p += iov[i].iov_len;
+	}
+	return buf;
+}
+
+/*
+ * One WIRE_SEND.  namelen is WIRE_NO_NAME when the caller gave no address;
+ * the daemon checks the name and data exactly as the kernel would.
+ */
+static long dsend(int fd, struct fdent *ent, int flags, const void *name,
+		  uint32_t namelen, const struct iovec *iov, size_t niov,
+		  const void *ctl, size_t ctllen)
+{
+	struct wire_req req = { .type = WIRE_SEND };
+	size_t total = iov_total(iov, niov);
+	struct iovec one;
+	void *flat = NULL;
+	long rc;
+
+	if (ctllen > WIRE_CTL_MAX)
+		return -ENOBUFS;
+	req.u.send.flags = flags;
+	req.u.send.len = total > WIRE_DATA_MAX ? UINT32_MAX : (uint32_t)total;
+	req.u.send.namelen = namelen;
+	if (namelen != WIRE_NO_NAME)
+		memcpy(req.u.send.name, name, namelen);
+	req.u.send.ctllen = (uint32_t)ctllen;
+	req.u.send.ctl = ctl;
+	if (total > WIRE_DATA_MAX) {
+		niov = 0;	/* the daemon answers EMSGSIZE */
+	} else if (niov > MAX_IOV) {
+		flat = flatten(iov, niov, total);
+		if (!flat)
+			return -ENOMEM;
+		one.iov_base = flat;
+		one.iov_len = total;
+		iov = &one;
+		niov = 1;
+	}
+	rc = dsock_call(fd, ent, &req, iov, (int)niov, NULL, NULL);
+	free(flat);
+	return rc;
+}
+
+EXPORT ssize_t pingsock_sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+	struct fdent ent;
+	uint32_t namelen = WIRE_NO_NAME;
+
+	if (!daemon_fd(fd, &ent))
+		return sendmsg(fd, msg, flags);
+	if (!msg)
+		return dsock_ret(-EFAULT);
+	if ((int)msg->msg_namelen < 0)
+		return dsock_ret(-EINVAL);
+	/* __copy_msghdr(): a name of length 0 is no name, a longer one than
+	 * sockaddr_storage is cut to it. */
+	if (msg->msg_name && msg->msg_namelen)
+		namelen = msg->msg_namelen > WIRE_ADDR_MAX ? WIRE_ADDR_MAX
+							   : msg->msg_namelen;
+	return dsock_ret(dsend(fd, &ent, flags, msg->msg_name, namelen,
+			       msg->msg_iov, msg->msg_iovlen,
+			       msg->msg_control, msg->msg_controllen));
+}
+
+EXPORT ssize_t pingsock_sendto(int fd, const void *buf, size_t len, int flags,
+			       const struct sockaddr *dst, socklen_t dstlen)
+{
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct fdent ent;
+
+	if (!daemon_fd(fd, &ent))
+		return sendto(fd, buf, len, flags, dst, dstlen);
+	/* __sys_sendto(): any non-NULL address is a name, even of length 0;
+	 * move_addr_to_kernel() refuses one longer than sockaddr_storage. */
+	if (dst && dstlen > WIRE_ADDR_MAX)
+		return dsock_ret(-EINVAL);
+	return dsock_ret(dsend(fd, &ent, flags, dst,
+			       dst ? dstlen : WIRE_NO_NAME, &iov, 1, NULL, 0));
+}
+
+EXPORT ssize_t pingsock_send(int fd, const void *buf, size_t len, int flags)
+{
+	return pingsock_sendto(fd, buf, len, flags, NULL, 0);
+}
+
+static void fill_name(const struct wire_dgram *dg, struct msghdr *msg)
+{
+	struct ps_addr a;
+	uint8_t sa[sizeof(struct sockaddr_in6)];
+	socklen_t salen, n;
+
+	if (!msg->msg_name)
+		return;
+	memset(&a, 0, sizeof(a));
+	a.family = dg->family;
+	memcpy(a.a, dg->src, sizeof(a.a));
+	a.scope = dg->src_scope;
+	salen = ps_addr_to_sockaddr(&a, 0, sa);
+	n = msg->msg_namelen < salen ? msg->msg_namelen : salen;
+	memcpy(msg->msg_name, sa, n);
+	msg->msg_namelen = salen;
+}
+
+static long drecv(int fd, struct msghdr *msg, int flags)
+{
+	struct iovec iov[1 + MAX_IOV];
+	struct wire_dgram dg;
+	struct msghdr m = { .msg_iov = iov };
+	struct cmsg_out co;
+	struct timespec ts;
+	ssize_t n;
+
+	if (flags & MSG_OOB)
+		return -EOPNOTSUPP;
+	if (flags & MSG_ERRQUEUE)
+		return -EAGAIN;		/* nothing is queued there yet */
+	if (msg->msg_iovlen > MAX_IOV)
+		return -EMSGSIZE;
+	iov[0].iov_base = &dg;
+	iov[0].iov_len = sizeof(dg);
+	for (size_t i = 0; i < msg->msg_iovlen; i++)
+		iov[1 + i] = msg->msg_iov[i];
+	m.msg_iovlen = 1 + msg->msg_iovlen;
+	n = recvmsg(fd, &m, flags & (MSG_PEEK | MSG_DONTWAIT | MSG_TRUNC));
+	if (n < 0)
+		return -errno;
+	if ((size_t)n < sizeof(dg))
+		return -ECONNRESET;	/* EOF: the daemon went away */
+	fill_name(&dg, msg);
+	cmsg_begin(&co, msg);
+	cmsg_from_dgram(&co, &dg);
+	msg->msg_controllen = co.used;
+	msg->msg_flags = (m.msg_flags & MSG_TRUNC) | co.flags |
+			 (flags & MSG_CMSG_CLOEXEC);
+	ts.tv_sec = dg.ts_sec;
+	ts.tv_nsec = dg.ts_nsec;
+	fdtab_set_stamp(fd, &ts);
+	return n - (ssize_t)sizeof(dg);
+}
+
+EXPORT ssize_t pingsock_recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	struct fdent ent;
+
+	if (!daemon_fd(fd, &ent))
+		return recvmsg(fd, msg, flags);
+	if (!msg)
+		return dsock_ret(-EFAULT);
+	return dsock_ret(drecv(fd, msg, flags));
+}
+
+EXPORT ssize_t pingsock_recvfrom(int fd, void *buf, size_t len, int flags,
+				 struct sockaddr *src, socklen_t *srclen)
+{
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct fdent ent;
+	long rc;
+
+	if (!daemon_fd(fd, &ent))
+		return recvfrom(fd, buf, len, flags, src, srclen);
+	if (src && srclen) {
+		if ((int)*srclen < 0)
+			return dsock_ret(-EINVAL);
+		m.msg_name = src;
+		m.msg_namelen = *srclen;
+	}
+	rc = drecv(fd, &m, flags);
+	if (rc >= 0 && src && srclen)
+		*srclen = m.msg_namelen;
+	return dsock_ret(rc);
+}
+
+EXPORT ssize_t pingsock_recv(int fd, void *buf, size_t len, int flags)
+{
+	return pingsock_recvfrom(fd, buf, len, flags, NULL, NULL);
+}

@@ -1,0 +1,158 @@
+/*
+ * api_opt - socket options and ioctls.
+ *
+ * Options that are about the descriptor itself (timeouts, buffer sizes)
+ * live on the data descriptor, where the kernel applies and reports them
+ * with its own rules (SO_RCVBUF doubling, limits); SO_RCVBUF is also sent
+ * to the daemon, whose end of the pair is what actually bounds the queue.
+ * Everything else is the daemon's.
+ */
+#include <errno.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "lib/dsock.h"
+#include "lib/fdtab.h"
+#include "pingsock.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+static bool daemon_fd(int fd, struct fdent *ent)
+{
+	return fdtab_get(fd, ent) && ent->backend == PINGSOCK_BACKEND_DAEMON;
+}
+
+static bool local_opt(int level, int name)
+{
+	if (level != SOL_SOCKET)
+		return false;
+	switch (name) {
+	case SO_RCVTIMEO_OLD:
+	case SO_RCVTIMEO_NEW:
+	case SO_SNDTIMEO_OLD:
+	case SO_SNDTIMEO_NEW:
+	case SO_SNDBUF:
+	case SO_RCVBUF:
+		return true;
+	default:
+		return false;
+	}
+}
+
+EXPORT int pingsock_setsockopt(int fd, int level, int name, const void *val,
+			       socklen_t len)
+{
+	struct wire_req req = { .type = WIRE_SETOPT };
+	struct fdent ent;
+	int rc;
+
+	if (!daemon_fd(fd, &ent))
+		return setsockopt(fd, level, name, val, len);
+	if ((int)len < 0)
+		return (int)dsock_ret(-EINVAL);
+	if (len && !val)
+		return (int)dsock_ret(-EFAULT);
+	if (local_opt(level, name)) {
+		rc = setsockopt(fd, level, name, val, len);
+		if (rc < 0 || name != SO_RCVBUF)
+			return rc;
+	}
+	req.u.opt.level = level;
+	req.u.opt.name = name;
+	req.u.opt.len = len > WIRE_OPTVAL_MAX ? WIRE_OPTVAL_MAX : len;
+	memcpy(req.u.opt.val, val, req.u.opt.len);
+	return (int)dsock_ret(dsock_call(fd, &ent, &req, NULL, 0, NULL, NULL));
+}
+
+EXPORT int pingsock_getsockopt(int fd, int level, int name, void *val,
+			       socklen_t *len)
+{
+	struct wire_req req = { .type = WIRE_GETOPT };
+	uint8_t buf[WIRE_OPTVAL_MAX];
+	size_t blen = sizeof(buf);
+	struct fdent ent;
+	int rc;
+
+	if (!daemon_fd(fd, &ent))
+		return getsockopt(fd, level, name, val, len);
+	if (!len)
+		return (int)dsock_ret(-EFAULT);
+	if ((int)*len < 0)
+		return (int)dsock_ret(-EINVAL);
+	if (local_opt(level, name))
+		return getsockopt(fd, level, name, val, len);
+	req.u.opt.level = level;
+	req.u.opt.name = name;
+	req.u.opt.len = *len > WIRE_OPTVAL_MAX ? WIRE_OPTVAL_MAX : *len;
+	rc = dsock_call(fd, &ent, &req, NULL, 0, buf, &blen);
+	if (rc < 0)
+		return (int)dsock_ret(rc);
+	if (blen && !val)
+		return (int)dsock_ret(-EFAULT);
+	memcpy(val, buf, blen);
+	*len = (socklen_t)blen;
+	return 0;
+}
+
+/* sock_gettstamp(): ENOENT until a datagram has been read. */
+static int get_stamp(const struct fdent *ent, unsigned long req, void *arg)
+{
+	if (!ent->has_stamp)
+		return -ENOENT;
+	if (!arg)
+		return -EFAULT;
+	if (req == SIOCGSTAMP_OLD || req == SIOCGSTAMP_NEW) {
+		int64_t tv[2] = { ent->stamp.tv_sec, ent->stamp.tv_nsec / 1000 };
+
+		memcpy(arg, tv, sizeof(tv));
+	} else {
+		int64_t ts[2] = { ent->stamp.tv_sec, ent->stamp.tv_nsec };
+
+		memcpy(arg, ts, sizeof(ts));
+	}
+	return 0;
+}
+
+/* Interface ioctls are answered by any inet socket: ask a UDP one. */
+static int ifreq_ioctl(int family, unsigned long req, void *arg)
+{
+	int s = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc;
+
+	if (s < 0)
+		return -errno;
+	rc = ioctl(s, req, arg) < 0 ? -errno : 0;
+	close(s);
+	return rc;
+}
+
+EXPORT int pingsock_ioctl(int fd, unsigned long request, void *arg)
+{
+	struct fdent ent;
+
+	if (!daemon_fd(fd, &ent))
+		return ioctl(fd, request, arg);
+	switch (request) {
+	case SIOCGSTAMP_OLD:
+	case SIOCGSTAMPNS_OLD:
+	case SIOCGSTAMP_NEW:
+	case SIOCGSTAMPNS_NEW:
+		return (int)dsock_ret(get_stamp(&ent, request, arg));
+	case FIONBIO:
+	case FIOASYNC:
+	case FIOCLEX:
+	case FIONCLEX:
+		return ioctl(fd, request, arg);	/* the descriptor's own */
+	default:
+		break;
+	}
+	if (request >= SIOCGIFNAME && request <= SIOCSIFMAP)
+		return (int)dsock_ret(ifreq_ioctl(ent.family, request, arg));
+	/* FIONREAD/SIOCINQ, SIOCOUTQ: ENOTTY on Linux 6.x ping sockets. */
+	return (int)dsock_ret(-ENOTTY);
+}

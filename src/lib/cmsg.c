@@ -1,0 +1,93 @@
+#include "lib/cmsg.h"
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+
+void cmsg_begin(struct cmsg_out *o, const struct msghdr *msg)
+{
+	o->p = msg->msg_control;
+	o->left = msg->msg_control ? msg->msg_controllen : 0;
+	o->used = 0;
+	o->flags = 0;
+}
+
+void cmsg_put(struct cmsg_out *o, int level, int type, const void *data,
+	      size_t len)
+{
+	struct cmsghdr h;
+	size_t cmlen = CMSG_LEN(len), step;
+
+	if (!o->p || o->left < sizeof(h)) {
+		o->flags |= MSG_CTRUNC;
+		return;
+	}
+	if (o->left < cmlen) {
+		o->flags |= MSG_CTRUNC;
+		cmlen = o->left;
+	}
+	h.cmsg_level = level;
+	h.cmsg_type = type;
+	h.cmsg_len = cmlen;
+	memcpy(o->p, &h, sizeof(h));
+	memcpy(o->p + sizeof(h), data, cmlen - sizeof(h));
+	step = CMSG_SPACE(len) < o->left ? CMSG_SPACE(len) : o->left;
+	o->p += step;
+	o->left -= step;
+	o->used += step;
+}
+
+/* __sock_recv_timestamp(): one software stamp, in the form asked for. */
+static void put_stamp(struct cmsg_out *o, const struct wire_dgram *dg)
+{
+	bool is_new = dg->cmsg & WIRE_CM_TSTAMP_NEW;
+
+	if (!(dg->cmsg & WIRE_CM_TIMESTAMP))
+		return;
+	if (dg->cmsg & WIRE_CM_TIMESTAMPNS) {
+		int64_t ts[2] = { dg->ts_sec, dg->ts_nsec };
+
+		cmsg_put(o, SOL_SOCKET,
+			 is_new ? SO_TIMESTAMPNS_NEW : SO_TIMESTAMPNS_OLD, ts,
+			 sizeof(ts));
+	} else {
+		int64_t tv[2] = { dg->ts_sec, dg->ts_nsec / 1000 };
+
+		cmsg_put(o, SOL_SOCKET,
+			 is_new ? SO_TIMESTAMP_NEW : SO_TIMESTAMP_OLD, tv,
+			 sizeof(tv));
+	}
+}
+
+/* ip_cmsg_recv_offset(): in the kernel's order of flags. */
+static void put_ip(struct cmsg_out *o, const struct wire_dgram *dg)
+{
+	if (dg->cmsg & WIRE_CM_PKTINFO) {
+		struct in_pktinfo pi;
+
+		memset(&pi, 0, sizeof(pi));
+		pi.ipi_ifindex = (int)dg->ifindex;
+		memcpy(&pi.ipi_spec_dst, dg->dst, 4);
+		memcpy(&pi.ipi_addr, dg->dst, 4);
+		cmsg_put(o, SOL_IP, IP_PKTINFO, &pi, sizeof(pi));
+	}
+	if (dg->cmsg & WIRE_CM_TTL) {
+		int ttl = dg->ttl;
+
+		cmsg_put(o, SOL_IP, IP_TTL, &ttl, sizeof(ttl));
+	}
+	if (dg->cmsg & WIRE_CM_TOS)
+		cmsg_put(o, SOL_IP, IP_TOS, &dg->tos, 1);
+	if ((dg->cmsg & WIRE_CM_RECVOPTS) && dg->optlen)
+		cmsg_put(o, SOL_IP, IP_RECVOPTS, dg->opts, dg->optlen);
+}
+
+void cmsg_from_dgram(struct cmsg_out *o, const struct wire_dgram *dg)
+{
+	put_stamp(o, dg);
+	if (dg->family == AF_INET)
+		put_ip(o, dg);
+}

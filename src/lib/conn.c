@@ -1,0 +1,196 @@
+#include "lib/conn.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "pingsock.h"
+#include "wire/buf.h"
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static int ctl_fd = -1;
+static pid_t ctl_pid;
+
+const char *conn_path(void)
+{
+	const char *p = getenv("PINGSOCK_SOCKET");
+
+	return p && *p ? p : PINGSOCK_DEFAULT_SOCKET;
+}
+
+static void atfork_prepare(void) { pthread_mutex_lock(&lock); }
+static void atfork_parent(void) { pthread_mutex_unlock(&lock); }
+static void atfork_child(void) { pthread_mutex_unlock(&lock); }
+
+static void init_once(void)
+{
+	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+}
+
+static int xsend(int fd, struct msghdr *mh)
+{
+	ssize_t n;
+
+	do {
+		n = sendmsg(fd, mh, MSG_NOSIGNAL);
+	} while (n < 0 && errno == EINTR);
+	return n < 0 ? -1 : 0;
+}
+
+static ssize_t xrecv(int fd, struct msghdr *mh)
+{
+	ssize_t n;
+
+	do {
+		n = recvmsg(fd, mh, MSG_CMSG_CLOEXEC);
+	} while (n < 0 && errno == EINTR);
+	return n;
+}
+
+static int exchange(int fd, const struct wire_req *req,
+		    const struct iovec *data, int ndata, int fd_in,
+		    void *body, size_t *bodylen, int *fd_out);
+
+/* Connect and say hello.  Returns the fd or -errno. */
+static int dial(void)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	const char *path = conn_path();
+	struct wire_req hello = { .type = WIRE_HELLO,
+				  .u.version = WIRE_VERSION };
+	int fd, rc;
+
+	if (strlen(path) >= sizeof(sun.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sun.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	rc = exchange(fd, &hello, NULL, 0, -1, NULL, NULL, NULL);
+	if (rc < 0) {
+		close(fd);
+		return rc == -ECONNRESET ? -ECONNREFUSED : rc;
+	}
+	return fd;
+}
+
+static int exchange(int fd, const struct wire_req *req,
+		    const struct iovec *data, int ndata, int fd_in,
+		    void *body, size_t *bodylen, int *fd_out)
+{
+	uint8_t hdr[WIRE_REQ_HDR + 64 + WIRE_ADDR_MAX + WIRE_OPTVAL_MAX +
+		    WIRE_CTL_MAX];
+	uint8_t resp[WIRE_RESP_HDR + 512];
+	struct iovec iov[1 + 16];
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} cbuf;
+	struct msghdr mh = { .msg_iov = iov };
+	long n = wire_encode_req(req, hdr, sizeof(hdr));
+	ssize_t got;
+	int32_t result;
+
+	if (n < 0 || ndata > 16)
+		return -EINVAL;
+	iov[0].iov_base = hdr;
+	iov[0].iov_len = (size_t)n;
+	for (int i = 0; i < ndata; i++)
+		iov[1 + i] = data[i];
+	mh.msg_iovlen = 1 + (size_t)ndata;
+	if (fd_in >= 0) {
+		struct cmsghdr *c;
+
+		memset(&cbuf, 0, sizeof(cbuf));
+		mh.msg_control = cbuf.buf;
+		mh.msg_controllen = sizeof(cbuf.buf);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd_in, sizeof(int));
+	}
+	if (xsend(fd, &mh))
+		return -ECONNRESET;
+
+	memset(&mh, 0, sizeof(mh));
+	iov[0].iov_base = resp;
+	iov[0].iov_len = sizeof(resp);
+	mh.msg_iov = iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cbuf.buf;
+	mh.msg_controllen = sizeof(cbuf.buf);
+	got = xrecv(fd, &mh);
+	if (fd_out)
+		*fd_out = -1;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+			int rfd;
+
+			memcpy(&rfd, CMSG_DATA(c), sizeof(int));
+			if (fd_out && *fd_out < 0)
+				*fd_out = rfd;
+			else
+				close(rfd);
+		}
+	}
+	if (got < (ssize_t)WIRE_RESP_HDR) {
+		if (fd_out && *fd_out >= 0) {
+			close(*fd_out);
+			*fd_out = -1;
+		}
+		return -ECONNRESET;
+	}
+	memcpy(&result, resp + 4, sizeof(result));
+	if (body && bodylen) {
+		size_t blen = (size_t)got - WIRE_RESP_HDR;
+
+		if (blen > *bodylen)
+			blen = *bodylen;
+		memcpy(body, resp + WIRE_RESP_HDR, blen);
+		*bodylen = blen;
+	}
+	return result;
+}
+
+int conn_call(const struct wire_req *req, const struct iovec *data,
+	      int ndata, int fd_in, void *body, size_t *bodylen, int *fd_out)
+{
+	int rc;
+
+	pthread_once(&once, init_once);
+	pthread_mutex_lock(&lock);
+	if (ctl_fd >= 0 && ctl_pid != getpid()) {
+		/* Inherited across fork: the parent keeps using its copy. */
+		close(ctl_fd);
+		ctl_fd = -1;
+	}
+	if (ctl_fd < 0) {
+		rc = dial();
+		if (rc < 0) {
+			pthread_mutex_unlock(&lock);
+			return rc;
+		}
+		ctl_fd = rc;
+		ctl_pid = getpid();
+	}
+	rc = exchange(ctl_fd, req, data, ndata, fd_in, body, bodylen, fd_out);
+	if (rc == -ECONNRESET) {
+		/* The daemon went away: a later socket() dials afresh. */
+		close(ctl_fd);
+		ctl_fd = -1;
+	}
+	pthread_mutex_unlock(&lock);
+	return rc;
+}

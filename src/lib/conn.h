@@ -1,0 +1,34 @@
+/*
+ * conn - the process's control connection to pingsockd.
+ *
+ * One SOCK_SEQPACKET connection per process, made on first use, remade in
+ * a child after fork() (the child then re-attaches each socket it uses by
+ * passing its descriptor, which proves it holds it).  Calls are serialised
+ * by one lock: a request and its response are never interleaved with
+ * another thread's.
+ */
+#ifndef PS_CONN_H
+#define PS_CONN_H
+
+#include <stddef.h>
+#include <sys/uio.h>
+
+#include "wire/wire.h"
+
+/*
+ * Send req, followed by the bytes of data[0..ndata) (WIRE_SEND), with
+ * fd_in attached if >= 0, and wait for the response.  Copies at most
+ * *bodylen bytes of its body into body and sets *bodylen; receives a
+ * descriptor into *fd_out if given (-1 if none came).
+ *
+ * Returns the response's result (>= 0, or -errno from the daemon), or
+ * -ECONNREFUSED / -ENOENT when the daemon cannot be reached, or
+ * -ECONNRESET when the connection broke.
+ */
+int conn_call(const struct wire_req *req, const struct iovec *data,
+	      int ndata, int fd_in, void *body, size_t *bodylen, int *fd_out);
+
+/* The socket path in use (PINGSOCK_SOCKET or the default). */
+const char *conn_path(void);
+
+#endif

@@ -1,0 +1,56 @@
+#include "lib/dsock.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "lib/conn.h"
+
+long dsock_ret(long rc)
+{
+	if (rc < 0) {
+		errno = (int)-rc;
+		return -1;
+	}
+	return rc;
+}
+
+static int attach(int fd, struct fdent *ent)
+{
+	struct wire_req req = { .type = WIRE_ATTACH };
+	uint32_t body[2];
+	size_t blen = sizeof(body);
+	int rc = conn_call(&req, NULL, 0, fd, body, &blen, NULL);
+
+	if (rc < 0)
+		return rc == -EBADF ? -ECONNRESET : rc;
+	if (blen < sizeof(uint32_t))
+		return -ECONNRESET;
+	ent->handle = body[0];
+	fdtab_set_attached(fd, body[0], getpid());
+	return 0;
+}
+
+int dsock_call(int fd, struct fdent *ent, struct wire_req *req,
+	       const struct iovec *data, int ndata, void *body,
+	       size_t *bodylen)
+{
+	size_t cap = bodylen ? *bodylen : 0;
+	int rc;
+
+	for (int tries = 0; tries < 2; tries++) {
+		req->handle = ent->handle;
+		if (bodylen)
+			*bodylen = cap;
+		rc = conn_call(req, data, ndata, -1, body, bodylen, NULL);
+		if (rc != WIRE_R_UNATTACHED)
+			break;
+		rc = attach(fd, ent);
+		if (rc < 0)
+			break;
+		rc = WIRE_R_UNATTACHED;
+	}
+	if (rc == WIRE_R_UNATTACHED || rc == -ECONNREFUSED || rc == -ENOENT)
+		rc = -ECONNRESET;
+	return rc;
+}

@@ -1,0 +1,26 @@
+/*
+ * dsock - calls on a daemon-served socket: one request on the control
+ * connection, re-attaching the socket first when this process's
+ * connection does not know it yet (after fork, or a reconnect).
+ */
+#ifndef PS_DSOCK_H
+#define PS_DSOCK_H
+
+#include <stddef.h>
+#include <sys/uio.h>
+
+#include "lib/fdtab.h"
+#include "wire/wire.h"
+
+/*
+ * Returns the daemon's result (>= 0) or -errno.  The documented errno when
+ * the daemon has gone away is ECONNRESET.
+ */
+int dsock_call(int fd, struct fdent *ent, struct wire_req *req,
+	       const struct iovec *data, int ndata, void *body,
+	       size_t *bodylen);
+
+/* Set errno from a negative result and return -1; else return rc. */
+long dsock_ret(long rc);
+
+#endif

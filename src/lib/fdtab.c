@@ -1,0 +1,84 @@
+#include "lib/fdtab.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct fdent *tab;
+static size_t ntab;
+
+bool fdtab_get(int fd, struct fdent *out)
+{
+	bool ok = false;
+
+	if (fd < 0)
+		return false;
+	pthread_mutex_lock(&lock);
+	if ((size_t)fd < ntab && tab[fd].backend) {
+		*out = tab[fd];
+		ok = true;
+	}
+	pthread_mutex_unlock(&lock);
+	return ok;
+}
+
+static int grow(size_t need)
+{
+	size_t n = ntab ? ntab : 64;
+	struct fdent *t;
+
+	while (n <= need)
+		n *= 2;
+	t = realloc(tab, n * sizeof(*t));
+	if (!t)
+		return -1;
+	memset(t + ntab, 0, (n - ntab) * sizeof(*t));
+	tab = t;
+	ntab = n;
+	return 0;
+}
+
+int fdtab_set(int fd, const struct fdent *ent)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&lock);
+	if ((size_t)fd >= ntab && grow((size_t)fd))
+		rc = -1;
+	else
+		tab[fd] = *ent;
+	pthread_mutex_unlock(&lock);
+	if (rc)
+		errno = ENOMEM;
+	return rc;
+}
+
+void fdtab_clear(int fd)
+{
+	pthread_mutex_lock(&lock);
+	if (fd >= 0 && (size_t)fd < ntab)
+		memset(&tab[fd], 0, sizeof(tab[fd]));
+	pthread_mutex_unlock(&lock);
+}
+
+void fdtab_set_stamp(int fd, const struct timespec *ts)
+{
+	pthread_mutex_lock(&lock);
+	if (fd >= 0 && (size_t)fd < ntab && tab[fd].backend) {
+		tab[fd].stamp = *ts;
+		tab[fd].has_stamp = true;
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+void fdtab_set_attached(int fd, uint32_t handle, pid_t pid)
+{
+	pthread_mutex_lock(&lock);
+	if (fd >= 0 && (size_t)fd < ntab && tab[fd].backend) {
+		tab[fd].handle = handle;
+		tab[fd].attached = pid;
+	}
+	pthread_mutex_unlock(&lock);
+}

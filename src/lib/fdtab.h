@@ -1,0 +1,30 @@
+/*
+ * fdtab - what the library knows about each descriptor it handed out:
+ * which backend serves it and, for daemon sockets, the daemon's handle.
+ * Indexed by fd; one lock for the whole table (calls are short).
+ */
+#ifndef PS_FDTAB_H
+#define PS_FDTAB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+struct fdent {
+	int backend;		/* enum pingsock_backend_kind */
+	int family;
+	uint32_t handle;	/* daemon socket handle */
+	pid_t attached;		/* process whose connection knows handle */
+	bool has_stamp;		/* SIOCGSTAMP: time of the last datagram read */
+	struct timespec stamp;
+};
+
+/* Copy of the entry for fd; false if fd is not ours. */
+bool fdtab_get(int fd, struct fdent *out);
+int fdtab_set(int fd, const struct fdent *ent);
+void fdtab_clear(int fd);
+void fdtab_set_stamp(int fd, const struct timespec *ts);
+void fdtab_set_attached(int fd, uint32_t handle, pid_t pid);
+
+#endif

@@ -1,0 +1,165 @@
+/*
+ * wire - the protocol between libpingsock and pingsockd.
+ *
+ * Two channels per client process:
+ *
+ *  - the control channel: one AF_UNIX SOCK_SEQPACKET connection to the
+ *    daemon's listener per process.  The client sends one request and waits
+ *    for its response; requests name a socket by the handle the daemon gave
+ *    at WIRE_OPEN (or at WIRE_ATTACH, after fork).  The daemon decodes
+ *    requests with wire_decode_req(), which checks every length and field;
+ *    anything malformed is a protocol error and the client is disconnected.
+ *
+ *  - one data descriptor per socket: the client's end of a SOCK_SEQPACKET
+ *    socketpair the daemon created, passed with SCM_RIGHTS.  It is the fd the
+ *    program holds.  Each message on it is one received datagram: a fixed
+ *    struct wire_dgram followed by the ICMP message, so that poll() on the fd
+ *    is exactly "a datagram is queued" and nothing is buffered in the client.
+ *
+ * Values are in host byte order: both ends are on the same host.
+ */
+#ifndef PS_WIRE_H
+#define PS_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define WIRE_VERSION 1
+
+/* Largest ICMP message a client may hand over (the kernel's 0xFFFF check). */
+#define WIRE_DATA_MAX 0xFFFF
+/* sockaddr_storage: the kernel refuses longer names with EINVAL. */
+#define WIRE_ADDR_MAX 128
+#define WIRE_OPTVAL_MAX 256
+#define WIRE_CTL_MAX 1024
+#define WIRE_REQ_HDR 8
+#define WIRE_MSG_MAX (WIRE_REQ_HDR + 64 + WIRE_ADDR_MAX + WIRE_CTL_MAX + \
+		      WIRE_DATA_MAX)
+
+enum wire_type {
+	WIRE_HELLO = 1,	/* u32 version -> result 0 */
+	WIRE_OPEN,	/* i32 domain, type, protocol -> u32 handle + data fd */
+	WIRE_ATTACH,	/* (data fd) -> u32 handle, i32 domain */
+	WIRE_DETACH,	/* this process no longer uses the handle */
+	WIRE_BIND,	/* u32 len, name -> result */
+	WIRE_CONNECT,	/* u32 len, name -> result */
+	WIRE_SEND,	/* i32 flags, u32 namelen, name, u32 ctllen, ctl, data */
+	WIRE_SETOPT,	/* i32 level, i32 name, u32 len, value */
+	WIRE_GETOPT,	/* i32 level, i32 name, u32 len -> value, result = len */
+	WIRE_GETNAME,	/* -> sockaddr, result = its length */
+	WIRE_GETPEER,	/* -> sockaddr, result = its length */
+	WIRE_SHUTDOWN,	/* i32 how */
+	WIRE_STATS,	/* -> struct wire_stats */
+	WIRE_TYPE_END
+};
+
+/* WIRE_SEND: namelen of this value means "msg_name was NULL". */
+#define WIRE_NO_NAME 0xFFFFFFFFu
+
+struct wire_req {
+	uint16_t type;
+	uint32_t handle;
+	union {
+		uint32_t version;
+		struct {
+			int32_t domain, type, protocol;
+		} open;
+		struct {
+			uint32_t len;
+			uint8_t bytes[WIRE_ADDR_MAX];
+		} addr;
+		struct {
+			int32_t flags;
+			/* The caller's length: data holds exactly len bytes,
+			 * or none when len > WIRE_DATA_MAX (the daemon then
+			 * answers EMSGSIZE in the kernel's order of checks). */
+			uint32_t len;
+			uint32_t namelen;
+			uint8_t name[WIRE_ADDR_MAX];
+			uint32_t ctllen;
+			const uint8_t *ctl;
+			uint32_t datalen;
+			const uint8_t *data; /* points into the decoded message */
+		} send;
+		struct {
+			int32_t level, name;
+			uint32_t len;
+			uint8_t val[WIRE_OPTVAL_MAX];
+		} opt;
+		int32_t how;
+	} u;
+};
+
+/* Response header: u16 type (of the request), u16 0, i32 result, body. */
+#define WIRE_RESP_HDR 8
+
+/*
+ * Result: this connection does not know the handle (a forked child, or a
+ * new connection).  The client sends WIRE_ATTACH with the socket's
+ * descriptor and repeats the call.  Outside the range of -errno.
+ */
+#define WIRE_R_UNATTACHED (-100000)
+
+struct wire_stats {
+	uint64_t clients;
+	uint64_t sockets;
+	uint64_t idents;
+	uint64_t sent;
+	uint64_t replies;
+	uint64_t dropped;	/* replies no socket could take (full, stray) */
+	uint64_t bad_packets;	/* malformed or unsolicited ICMP from the net */
+	uint64_t proto_errors;	/* clients disconnected for bad requests */
+};
+
+/*
+ * Encode a request into buf.  Returns its length, or -1 if cap is too
+ * small.  SEND data is appended separately by the caller (iovec), so that
+ * payloads are not copied: wire_encode_req() writes everything before it.
+ */
+long wire_encode_req(const struct wire_req *req, uint8_t *buf, size_t cap);
+
+/*
+ * Decode one request message of len bytes.  Returns 0, or -1 if the message
+ * is malformed in any way: unknown type, wrong length for its type, a field
+ * out of range, bytes left over.  SEND's data and ctl point into msg.
+ */
+int wire_decode_req(const uint8_t *msg, size_t len, struct wire_req *req);
+
+const char *wire_type_name(unsigned type);
+
+/* One received datagram's metadata on the data fd. */
+enum wire_dgram_kind {
+	WIRE_DG_REPLY = 1,
+};
+
+/* Receive-side options in force when the datagram was queued. */
+#define WIRE_CM_TIMESTAMP	0x0001u	/* SO_TIMESTAMP (struct timeval) */
+#define WIRE_CM_TIMESTAMPNS	0x0002u	/* SO_TIMESTAMPNS (struct timespec) */
+#define WIRE_CM_TSTAMP_NEW	0x0004u	/* the _NEW (64-bit) option names */
+#define WIRE_CM_TTL		0x0010u	/* IP_RECVTTL */
+#define WIRE_CM_TOS		0x0020u	/* IP_RECVTOS */
+#define WIRE_CM_PKTINFO		0x0040u	/* IP_PKTINFO */
+#define WIRE_CM_RECVOPTS	0x0080u	/* IP_RECVOPTS */
+#define WIRE_CM_RETOPTS		0x0100u	/* IP_RETOPTS */
+
+struct wire_dgram {
+	uint8_t kind;
+	uint8_t family;		/* AF_INET, AF_INET6 */
+	uint8_t ttl;
+	uint8_t tos;
+	uint32_t cmsg;		/* WIRE_CM_* */
+	uint32_t ifindex;	/* incoming interface */
+	uint32_t src_scope;	/* scope id of src (IPv6 link-local) */
+	uint8_t src[16];	/* the replier (4 bytes used for IPv4) */
+	uint8_t dst[16];	/* the address the reply was sent to */
+	int64_t ts_sec;		/* the kernel's receive time (CLOCK_REALTIME) */
+	int64_t ts_nsec;
+	uint8_t optlen;		/* IPv4 options of the reply */
+	uint8_t pad[7];
+	uint8_t opts[40];
+};
+
+#define WIRE_DGRAM_HDR ((size_t)sizeof(struct wire_dgram))
+_Static_assert(sizeof(struct wire_dgram) == 112, "wire_dgram layout");
+
+#endif

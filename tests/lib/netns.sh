@@ -1,0 +1,133 @@
+# tests/lib/netns.sh - shared set-up for integration tests (source it).
+#
+#   . "$(dirname "$0")/../lib/netns.sh"
+#   ns_new k open          # namespace with kernel ping sockets allowed
+#   ns_new d closed        # ping_group_range "1 0": only pingsockd serves
+#   ns_veth d peer 10.200.1.1/24 10.200.1.2/24
+#   daemon_start d [pingsockd args...]
+#   as_nobody d "$T/ping" -c 1 127.0.0.1
+#   pass name | fail name why | skip name why
+#
+# Everything made here (namespaces, daemons, the temporary directory) is
+# removed on exit, whatever happened.  Binaries are copied into a
+# directory that uid 65534 can read, as CI's checkout may not be.
+# Namespace names carry the shell's pid so that parallel runs do not clash.
+
+set -u
+PS_BUILD=${PS_BUILD:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build}
+NS_PREFIX="ps$$"
+NS_LIST=()
+DAEMON_PIDS=()
+T=$(mktemp -d /tmp/pingsock-test.XXXXXX)
+chmod 755 "$T"
+
+# Copy the build's programs (and test helpers) where nobody can run them.
+cp -a "$PS_BUILD"/pingsockd "$PS_BUILD"/ping "$PS_BUILD"/pingsockctl "$T"/ 2>/dev/null
+[ -d "$PS_BUILD/tests" ] && cp -a "$PS_BUILD/tests" "$T/" 2>/dev/null
+[ -d "$PS_BUILD/bench" ] && cp -a "$PS_BUILD/bench" "$T/" 2>/dev/null
+chmod -R a+rX "$T"
+
+pass() { echo "PASS: $1"; }
+fail() { echo "FAIL: $1: ${2:-}"; FAILED=1; }
+skip() { echo "SKIP: $1: ${2:-}"; }
+FAILED=0
+
+ns_cleanup() {
+	local p n
+	for p in "${DAEMON_PIDS[@]}"; do
+		kill -TERM "$p" 2>/dev/null
+	done
+	for p in "${DAEMON_PIDS[@]}"; do
+		for _ in 1 2 3 4 5 6 7 8 9 10; do
+			kill -0 "$p" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$p" 2>/dev/null
+	done
+	for n in "${NS_LIST[@]}"; do
+		ip netns pids "$n" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
+		ip netns del "$n" 2>/dev/null
+	done
+	rm -rf "$T"
+}
+trap ns_cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ns_name SHORT -> the real namespace name
+ns_name() { echo "$NS_PREFIX-$1"; }
+
+# ns_new SHORT open|closed
+ns_new() {
+	local n; n=$(ns_name "$1")
+	ip netns add "$n" || return 1
+	NS_LIST+=("$n")
+	ip netns exec "$n" ip link set lo up
+	if [ "${2:-closed}" = open ]; then
+		ip netns exec "$n" sysctl -qw net.ipv4.ping_group_range="0 2147483647"
+	else
+		ip netns exec "$n" sysctl -qw net.ipv4.ping_group_range="1 0"
+	fi
+}
+
+# ns_veth NS1 NS2 ADDR1/PLEN ADDR2/PLEN [IF1 [IF2]]
+ns_veth() {
+	local a b if1=${5:-veth-$2} if2=${6:-veth-$1}
+	a=$(ns_name "$1"); b=$(ns_name "$2")
+	ip link add "$if1" netns "$a" type veth peer name "$if2" netns "$b" || return 1
+	ip -n "$a" addr add "$3" dev "$if1"
+	ip -n "$b" addr add "$4" dev "$if2"
+	ip -n "$a" link set "$if1" up
+	ip -n "$b" link set "$if2" up
+}
+
+# in_ns SHORT cmd... (as root)
+in_ns() { local n; n=$(ns_name "$1"); shift; ip netns exec "$n" "$@"; }
+
+# The daemon's socket in namespace SHORT.
+ns_sock() { echo "$T/$1.sock"; }
+
+# daemon_start SHORT [args...]: pingsockd in the foreground (background
+# job), --user nobody, socket $T/SHORT.sock; waits until it accepts.
+daemon_start() {
+	local short=$1; shift
+	local sock; sock=$(ns_sock "$short")
+	in_ns "$short" ${PS_DAEMON_WRAPPER:-} "$T/pingsockd" --foreground \
+		--socket "$sock" --user nobody "$@" 2>>"$T/$short.log" &
+	DAEMON_PID=$!
+	DAEMON_PIDS+=("$DAEMON_PID")
+	for _ in $(seq 1 100); do
+		[ -S "$sock" ] && break
+		kill -0 "$DAEMON_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	if ! [ -S "$sock" ]; then
+		echo "pingsockd did not start; its log:" >&2
+		cat "$T/$short.log" >&2
+		return 1
+	fi
+	return 0
+}
+
+# daemon_stop: SIGTERM the last started daemon and wait for it.
+daemon_stop() {
+	kill -TERM "$DAEMON_PID" 2>/dev/null
+	wait "$DAEMON_PID" 2>/dev/null
+}
+
+# as_nobody SHORT cmd...: uid/gid 65534, no other groups, PINGSOCK_SOCKET
+# pointing at that namespace's daemon.
+as_nobody() {
+	local short=$1; shift
+	in_ns "$short" setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env PINGSOCK_SOCKET="$(ns_sock "$short")" "$@"
+}
+
+# as_uid UID SHORT cmd...
+as_uid() {
+	local uid=$1 short=$2; shift 2
+	in_ns "$short" setpriv --reuid="$uid" --regid="$uid" --clear-groups \
+		env PINGSOCK_SOCKET="$(ns_sock "$short")" "$@"
+}
+
+# ns_done: exit status for the script (1 if any fail was reported).
+ns_done() { exit "$FAILED"; }
