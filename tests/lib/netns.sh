@@ -84,7 +84,7 @@ ns_veth() {
 in_ns() { local n; n=$(ns_name "$1"); shift; ip netns exec "$n" "$@"; }
 
 # The daemon's socket in namespace SHORT.
-ns_sock() { echo "$T/$1.sock"; }
+ns_sock() { echo "$T/run-$1/socket"; }
 
 # daemon_start SHORT [args...]: pingsockd in the foreground (background
 # job), --user nobody, socket $T/SHORT.sock; waits until it accepts.

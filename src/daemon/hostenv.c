@@ -1,0 +1,190 @@
+#include "daemon/hostenv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+struct hostenv {
+	struct ps_env env;
+	int nl;			/* NETLINK_ROUTE, for RTM_GETROUTE */
+	int proc_icmp;		/* /proc/net/icmp, re-read with pread */
+	uint32_t seq;
+};
+
+struct nlreq {
+	struct nlmsghdr nh;
+	struct rtmsg rt;
+	char attrs[64];
+};
+
+static void add_attr(struct nlreq *r, int type, const void *data, size_t len)
+{
+	struct rtattr *a = (struct rtattr *)((char *)r + NLMSG_ALIGN(r->nh.nlmsg_len));
+
+	a->rta_type = (unsigned short)type;
+	a->rta_len = (unsigned short)RTA_LENGTH(len);
+	memcpy(RTA_DATA(a), data, len);
+	r->nh.nlmsg_len = NLMSG_ALIGN(r->nh.nlmsg_len) + RTA_ALIGN(a->rta_len);
+}
+
+/*
+ * The type of the route to addr, as inet_addr_type_dev_table() sees it:
+ * RTN_LOCAL for our own addresses, RTN_BROADCAST, RTN_MULTICAST, or
+ * unicast (also when there is no route at all).
+ */
+static int addr_type(void *ctx, const struct ps_addr *addr, uint32_t ifindex)
+{
+	struct hostenv *h = ctx;
+	struct nlreq req;
+	char buf[4096];
+	ssize_t n;
+
+	memset(&req, 0, sizeof(req));
+	req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct rtmsg));
+	req.nh.nlmsg_type = RTM_GETROUTE;
+	req.nh.nlmsg_flags = NLM_F_REQUEST;
+	req.nh.nlmsg_seq = ++h->seq;
+	req.rt.rtm_family = addr->family;
+	req.rt.rtm_dst_len = addr->family == AF_INET6 ? 128 : 32;
+	add_attr(&req, RTA_DST, addr->a, ps_addr_len(addr->family));
+	if (ifindex)
+		add_attr(&req, RTA_OIF, &ifindex, sizeof(ifindex));
+	if (send(h->nl, &req, req.nh.nlmsg_len, 0) < 0)
+		return PS_RTN_UNICAST;
+	for (;;) {
+		const struct nlmsghdr *nh = (const struct nlmsghdr *)buf;
+
+		n = recv(h->nl, buf, sizeof(buf), 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < (ssize_t)NLMSG_HDRLEN || !NLMSG_OK(nh, (size_t)n))
+			return PS_RTN_UNICAST;
+		if (nh->nlmsg_seq != h->seq)
+			continue;	/* a stale answer */
+		if (nh->nlmsg_type != RTM_NEWROUTE)
+			return PS_RTN_UNICAST;	/* NLMSG_ERROR: no route */
+		return ((const struct rtmsg *)NLMSG_DATA(nh))->rtm_type;
+	}
+}
+
+/* What ip4_datagram_connect() would do: route, pick a source. */
+static int route(void *ctx, const struct ps_addr *dst, uint32_t ifindex,
+		 bool broadcast, struct ps_addr *src)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(9) };
+	socklen_t len = sizeof(sin);
+	int one = 1, fd, rc = 0;
+
+	(void)ctx;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (broadcast)
+		setsockopt(fd, SOL_SOCKET, SO_BROADCAST, &one, sizeof(one));
+	if (ifindex)
+		setsockopt(fd, SOL_SOCKET, SO_BINDTOIFINDEX, &ifindex,
+			   sizeof(ifindex));
+	if (!ps_addr_is_any(src)) {
+		memcpy(&sin.sin_addr, src->a, 4);
+		sin.sin_port = 0;
+		if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) != 0)
+			rc = -errno;
+		sin.sin_port = htons(9);
+	}
+	memcpy(&sin.sin_addr, dst->a, 4);
+	if (rc == 0 && connect(fd, (struct sockaddr *)&sin, sizeof(sin)) != 0)
+		rc = -errno;
+	if (rc == 0 && getsockname(fd, (struct sockaddr *)&sin, &len) == 0)
+		ps_addr_v4(src, sin.sin_addr.s_addr);
+	close(fd);
+	return rc;
+}
+
+static int read_default_ttl(void)
+{
+	FILE *f = fopen("/proc/sys/net/ipv4/ip_default_ttl", "re");
+	int ttl = 64;
+
+	if (f) {
+		if (fscanf(f, "%d", &ttl) != 1 || ttl < 1 || ttl > 255)
+			ttl = 64;
+		fclose(f);
+	}
+	return ttl;
+}
+
+struct hostenv *hostenv_open(char *err, size_t errlen)
+{
+	struct hostenv *h = calloc(1, sizeof(*h));
+	struct sockaddr_nl snl = { .nl_family = AF_NETLINK };
+
+	if (!h) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	h->nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (h->nl < 0 || bind(h->nl, (struct sockaddr *)&snl, sizeof(snl))) {
+		snprintf(err, errlen, "rtnetlink socket: %s", strerror(errno));
+		hostenv_close(h);
+		return NULL;
+	}
+	/* Optional: without it we only miss the kernel's own idents. */
+	h->proc_icmp = open("/proc/net/icmp", O_RDONLY | O_CLOEXEC);
+	h->env.addr_type = addr_type;
+	h->env.route = route;
+	h->env.ctx = h;
+	h->env.default_ttl = read_default_ttl();
+	return h;
+}
+
+void hostenv_close(struct hostenv *h)
+{
+	if (!h)
+		return;
+	if (h->nl >= 0)
+		close(h->nl);
+	if (h->proc_icmp >= 0)
+		close(h->proc_icmp);
+	free(h);
+}
+
+const struct ps_env *hostenv_env(struct hostenv *h)
+{
+	return &h->env;
+}
+
+/* Lines look like "   0: 0100007F:9C41 00000000:0000 07 ...". */
+static void parse_icmp_line(const char *line, uint8_t *bitmap)
+{
+	unsigned slot, addr, ident;
+
+	if (sscanf(line, " %u: %x:%x", &slot, &addr, &ident) == 3 &&
+	    ident < 65536)
+		bitmap[ident / 8] |= (uint8_t)(1u << (ident % 8));
+}
+
+int hostenv_kernel_idents(struct hostenv *h, uint8_t *bitmap)
+{
+	static char buf[1 << 20];
+	ssize_t n;
+	char *line, *save = NULL;
+
+	memset(bitmap, 0, 65536 / 8);
+	if (h->proc_icmp < 0)
+		return -1;
+	n = pread(h->proc_icmp, buf, sizeof(buf) - 1, 0);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	line = strtok_r(buf, "\n", &save);	/* the heading */
+	while ((line = strtok_r(NULL, "\n", &save)))
+		parse_icmp_line(line, bitmap);
+	return 0;
+}

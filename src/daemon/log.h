@@ -1,0 +1,20 @@
+/*
+ * log - the daemon's messages: stderr ("pingsockd: ...") in the
+ * foreground and until start-up is complete, syslog once daemonised.
+ */
+#ifndef PSD_LOG_H
+#define PSD_LOG_H
+
+#include <syslog.h>
+
+void log_to_syslog(void);
+void log_set_debug(int on);
+void log_msg(int prio, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#define log_err(...) log_msg(LOG_ERR, __VA_ARGS__)
+#define log_warn(...) log_msg(LOG_WARNING, __VA_ARGS__)
+#define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)
+#define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
+
+#endif

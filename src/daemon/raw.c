@@ -1,0 +1,211 @@
+#include "daemon/raw.h"
+
+#include <errno.h>
+#include <linux/icmp.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define RAW_BUF 65536
+#define RAW_RCVBUF (8 << 20)
+
+struct raw {
+	int fd;			/* receives; sends without SO_BROADCAST */
+	int bfd;		/* sends with SO_BROADCAST, receives nothing */
+	uint8_t *bufs;		/* RAW_BATCH * RAW_BUF */
+	struct mmsghdr msgs[RAW_BATCH];
+	struct iovec iov[RAW_BATCH];
+	union {
+		struct cmsghdr align;
+		char b[CMSG_SPACE(sizeof(struct in_pktinfo)) +
+		       CMSG_SPACE(sizeof(struct timespec))];
+	} ctl[RAW_BATCH];
+};
+
+static int set_int(int fd, int level, int name, int val)
+{
+	return setsockopt(fd, level, name, &val, sizeof(val));
+}
+
+static int open_one(uint32_t filter, int broadcast, char *err, size_t errlen)
+{
+	struct icmp_filter f = { .data = filter };
+	int fd = socket(AF_INET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			IPPROTO_ICMP);
+
+	if (fd < 0) {
+		snprintf(err, errlen, "raw ICMP socket: %s%s", strerror(errno),
+			 errno == EPERM ? " (pingsockd must start as root or "
+					  "with CAP_NET_RAW)" : "");
+		return -1;
+	}
+	if (setsockopt(fd, SOL_RAW, ICMP_FILTER, &f, sizeof(f)) ||
+	    (broadcast && set_int(fd, SOL_SOCKET, SO_BROADCAST, 1))) {
+		snprintf(err, errlen, "raw socket options: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Pass Echo Reply and the errors; Extended Echo Reply (43) is above the
+ * filter's 32 types and always passes. */
+static uint32_t recv_filter(void)
+{
+	return ~((1u << ICMP_ECHOREPLY) | (1u << ICMP_DEST_UNREACH) |
+		 (1u << ICMP_SOURCE_QUENCH) | (1u << ICMP_REDIRECT) |
+		 (1u << ICMP_TIME_EXCEEDED) | (1u << ICMP_PARAMETERPROB));
+}
+
+static int recv_options(int fd, char *err, size_t errlen)
+{
+	/* A big queue: the daemon drains it in batches, and a reply lost
+	 * here is lost for good.  FORCE needs the privilege we still hold. */
+	if (set_int(fd, SOL_SOCKET, SO_RCVBUFFORCE, RAW_RCVBUF))
+		set_int(fd, SOL_SOCKET, SO_RCVBUF, RAW_RCVBUF);
+	if (set_int(fd, SOL_SOCKET, SO_SNDBUFFORCE, RAW_RCVBUF))
+		set_int(fd, SOL_SOCKET, SO_SNDBUF, RAW_RCVBUF);
+	if (set_int(fd, SOL_SOCKET, SO_TIMESTAMPNS_OLD, 1) ||
+	    set_int(fd, SOL_IP, IP_PKTINFO, 1)) {
+		snprintf(err, errlen, "raw socket options: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+struct raw *raw_open(int family, char *err, size_t errlen)
+{
+	struct raw *r;
+
+	if (family != AF_INET) {
+		snprintf(err, errlen, "raw socket: family %d unsupported", family);
+		return NULL;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r || !(r->bufs = malloc((size_t)RAW_BATCH * RAW_BUF))) {
+		snprintf(err, errlen, "out of memory");
+		free(r);
+		return NULL;
+	}
+	r->fd = open_one(recv_filter(), 0, err, errlen);
+	r->bfd = r->fd < 0 ? -1 : open_one(~0u, 1, err, errlen);
+	if (r->bfd < 0 || recv_options(r->fd, err, errlen)) {
+		raw_close(r);
+		return NULL;
+	}
+	set_int(r->bfd, SOL_SOCKET, SO_RCVBUF, 0);
+	set_int(r->bfd, SOL_SOCKET, SO_SNDBUFFORCE, RAW_RCVBUF);
+	return r;
+}
+
+void raw_close(struct raw *r)
+{
+	if (!r)
+		return;
+	if (r->fd >= 0)
+		close(r->fd);
+	if (r->bfd >= 0)
+		close(r->bfd);
+	free(r->bufs);
+	free(r);
+}
+
+int raw_fd(const struct raw *r)
+{
+	return r->fd;
+}
+
+static void add_cmsg(struct msghdr *mh, size_t *used, int level, int type,
+		     const void *data, size_t len)
+{
+	struct cmsghdr *c = (struct cmsghdr *)((char *)mh->msg_control + *used);
+
+	c->cmsg_level = level;
+	c->cmsg_type = type;
+	c->cmsg_len = CMSG_LEN(len);
+	memcpy(CMSG_DATA(c), data, len);
+	*used += CMSG_SPACE(len);
+}
+
+int raw_send(struct raw *r, const struct ps_sendinfo *info,
+	     const uint8_t *msg, size_t len)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET };
+	struct iovec iov = { .iov_base = (void *)msg, .iov_len = len };
+	union {
+		struct cmsghdr align;
+		char b[CMSG_SPACE(sizeof(int)) * 2 +
+		       CMSG_SPACE(sizeof(struct in_pktinfo))];
+	} cbuf;
+	struct msghdr mh = { .msg_name = &to, .msg_namelen = sizeof(to),
+			     .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf.b };
+	size_t used = 0;
+
+	memset(&cbuf, 0, sizeof(cbuf));
+	memcpy(&to.sin_addr, info->dst.a, 4);
+	if (info->ttl >= 0)
+		add_cmsg(&mh, &used, SOL_IP, IP_TTL, &info->ttl, sizeof(int));
+	if (info->tos)
+		add_cmsg(&mh, &used, SOL_IP, IP_TOS, &info->tos, sizeof(int));
+	if (!ps_addr_is_any(&info->src) || info->ifindex) {
+		struct in_pktinfo pi;
+
+		memset(&pi, 0, sizeof(pi));
+		pi.ipi_ifindex = (int)info->ifindex;
+		memcpy(&pi.ipi_spec_dst, info->src.a, 4);
+		add_cmsg(&mh, &used, SOL_IP, IP_PKTINFO, &pi, sizeof(pi));
+	}
+	mh.msg_controllen = used;
+	if (!used)
+		mh.msg_control = NULL;
+	if (sendmsg(info->broadcast ? r->bfd : r->fd, &mh,
+		    MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+		return -errno;
+	return 0;
+}
+
+static void read_cmsgs(struct msghdr *mh, struct raw_pkt *p)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+		if (c->cmsg_level == SOL_IP && c->cmsg_type == IP_PKTINFO) {
+			struct in_pktinfo pi;
+
+			memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+			p->ifindex = (uint32_t)pi.ipi_ifindex;
+		} else if (c->cmsg_level == SOL_SOCKET &&
+			   c->cmsg_type == SO_TIMESTAMPNS_OLD) {
+			memcpy(&p->stamp, CMSG_DATA(c), sizeof(p->stamp));
+		}
+	}
+}
+
+int raw_recv(struct raw *r, struct raw_pkt *pkts, int max)
+{
+	int n;
+
+	if (max > RAW_BATCH)
+		max = RAW_BATCH;
+	for (int i = 0; i < max; i++) {
+		r->iov[i].iov_base = r->bufs + (size_t)i * RAW_BUF;
+		r->iov[i].iov_len = RAW_BUF;
+		memset(&r->msgs[i], 0, sizeof(r->msgs[i]));
+		r->msgs[i].msg_hdr.msg_iov = &r->iov[i];
+		r->msgs[i].msg_hdr.msg_iovlen = 1;
+		r->msgs[i].msg_hdr.msg_control = r->ctl[i].b;
+		r->msgs[i].msg_hdr.msg_controllen = sizeof(r->ctl[i].b);
+	}
+	n = recvmmsg(r->fd, r->msgs, (unsigned)max, MSG_DONTWAIT, NULL);
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+	for (int i = 0; i < n; i++) {
+		memset(&pkts[i], 0, sizeof(pkts[i]));
+		pkts[i].data = r->iov[i].iov_base;
+		pkts[i].len = r->msgs[i].msg_len;
+		read_cmsgs(&r->msgs[i].msg_hdr, &pkts[i]);
+	}
+	return n;
+}

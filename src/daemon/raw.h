@@ -1,0 +1,45 @@
+/*
+ * raw - the daemon's raw ICMP sockets: the only network privilege it has,
+ * opened at start-up and kept.
+ *
+ * One socket receives (ICMP_FILTER passes only Echo Replies and the error
+ * types, with SO_TIMESTAMPNS and IP_PKTINFO); sending uses it, or a second
+ * socket with SO_BROADCAST set for ping sockets that set SO_BROADCAST (the
+ * kernel answers EACCES for a broadcast route otherwise, as for the ping
+ * socket).  The second one filters out everything it would receive.
+ */
+#ifndef PSD_RAW_H
+#define PSD_RAW_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "engine/psock.h"
+
+struct raw;
+
+struct raw_pkt {
+	const uint8_t *data;	/* IPv4 header and ICMP message */
+	size_t len;
+	uint32_t ifindex;
+	struct timespec stamp;	/* the kernel's receive time */
+};
+
+struct raw *raw_open(int family, char *err, size_t errlen);
+void raw_close(struct raw *r);
+int raw_fd(const struct raw *r);
+
+/* Send an ICMP message as info says.  0 or -errno (never blocks). */
+int raw_send(struct raw *r, const struct ps_sendinfo *info,
+	     const uint8_t *msg, size_t len);
+
+/*
+ * Receive up to one batch of datagrams without blocking; fills pkts
+ * (pointers valid until the next call).  Returns the count (0: none) or
+ * -errno.
+ */
+int raw_recv(struct raw *r, struct raw_pkt *pkts, int max);
+#define RAW_BATCH 32
+
+#endif

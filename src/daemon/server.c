@@ -1,0 +1,1000 @@
+#include "daemon/server.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon/listener.h"
+#include "daemon/log.h"
+#include "engine/icmp.h"
+#include "engine/psock.h"
+#include "wire/wire.h"
+
+#define HANDLE_IDX_BITS 20
+#define HANDLE_IDX_MASK ((1u << HANDLE_IDX_BITS) - 1)
+#define MAX_REQS_PER_WAKE 64
+#define MAX_RAW_BATCHES 16
+#define MAX_GROUPS 65536
+
+enum hkind { H_LISTEN, H_CLIENT, H_DATA, H_RAW, H_SIGNAL };
+
+struct handler {
+	enum hkind kind;
+	int fd;
+};
+
+struct dsock;
+
+struct client {
+	struct handler h;	/* first: epoll data points here */
+	uid_t uid;
+	gid_t gid;
+	pid_t pid;
+	gid_t *groups;
+	size_t ngroups;
+	bool hello;
+	struct dsock **socks;	/* sockets this connection may use */
+	size_t nsocks, capsocks;
+	struct client *next, *prev;
+};
+
+struct dsock {
+	struct handler h;	/* fd: the daemon's end of the data pair */
+	uint32_t handle;
+	struct psock *ps;
+	dev_t client_dev;	/* identity of the client's end, for ATTACH */
+	ino_t client_ino;
+	uid_t uid;
+	pid_t pid;
+	struct client **clients;
+	size_t nclients, capclients;
+	uint64_t sent, replies, drops;
+};
+
+struct slot {
+	struct dsock *ds;
+	uint32_t gen;
+	uint32_t next_free;
+};
+
+struct server {
+	int ep;
+	struct handler listen, raw, sig;
+	struct server_conf conf;
+	struct pstab *tab;
+	const struct ps_env *env;
+	struct slot *slots;
+	uint32_t nslots, free_head;
+	struct client *clients;
+	struct wire_stats stats;
+	uint8_t *reqbuf;
+	uint8_t *msgbuf;
+	bool stop;
+	time_t next_tick;
+};
+
+/* What a request handler answers. */
+struct reply {
+	int32_t result;
+	uint8_t body[512];
+	size_t len;
+	int fd;			/* passed with SCM_RIGHTS if >= 0 */
+};
+
+static uint64_t now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec;
+}
+
+static int ep_add(struct server *s, struct handler *h, uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.ptr = h };
+
+	return epoll_ctl(s->ep, EPOLL_CTL_ADD, h->fd, &ev);
+}
+
+/* ---- small pointer sets (a socket's clients, a client's sockets) ---- */
+
+static int ptrset_add(void ***arr, size_t *n, size_t *cap, void *p)
+{
+	for (size_t i = 0; i < *n; i++)
+		if ((*arr)[i] == p)
+			return 0;
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 4;
+		void **a = realloc(*arr, nc * sizeof(*a));
+
+		if (!a)
+			return -1;
+		*arr = a;
+		*cap = nc;
+	}
+	(*arr)[(*n)++] = p;
+	return 0;
+}
+
+static bool ptrset_del(void **arr, size_t *n, const void *p)
+{
+	for (size_t i = 0; i < *n; i++) {
+		if (arr[i] == p) {
+			arr[i] = arr[--*n];
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool ptrset_has(void *const *arr, size_t n, const void *p)
+{
+	for (size_t i = 0; i < n; i++)
+		if (arr[i] == p)
+			return true;
+	return false;
+}
+
+static int link_pair(struct client *c, struct dsock *ds)
+{
+	if (ptrset_add((void ***)&c->socks, &c->nsocks, &c->capsocks, ds))
+		return -1;
+	if (ptrset_add((void ***)&ds->clients, &ds->nclients, &ds->capclients,
+		       c)) {
+		ptrset_del((void **)c->socks, &c->nsocks, ds);
+		return -1;
+	}
+	return 0;
+}
+
+static void unlink_pair(struct client *c, struct dsock *ds)
+{
+	ptrset_del((void **)c->socks, &c->nsocks, ds);
+	ptrset_del((void **)ds->clients, &ds->nclients, c);
+}
+
+/* ---- socket handles ---- */
+
+static int slot_alloc(struct server *s, struct dsock *ds)
+{
+	uint32_t idx = s->free_head;
+
+	if (idx == 0) {
+		uint32_t n = s->nslots ? s->nslots * 2 : 64;
+		struct slot *t;
+
+		if (n > HANDLE_IDX_MASK)
+			return -1;
+		t = realloc(s->slots, n * sizeof(*t));
+		if (!t)
+			return -1;
+		memset(t + s->nslots, 0, (n - s->nslots) * sizeof(*t));
+		/* Slot 0 is never used, so that no handle is 0. */
+		for (uint32_t i = n - 1; i >= (s->nslots ? s->nslots : 1); i--) {
+			t[i].next_free = s->free_head;
+			s->free_head = i;
+		}
+		s->slots = t;
+		s->nslots = n;
+		idx = s->free_head;
+	}
+	s->free_head = s->slots[idx].next_free;
+	s->slots[idx].ds = ds;
+	s->slots[idx].gen = (s->slots[idx].gen + 1) & (UINT32_MAX >> HANDLE_IDX_BITS);
+	ds->handle = s->slots[idx].gen << HANDLE_IDX_BITS | idx;
+	return 0;
+}
+
+static void slot_free(struct server *s, uint32_t handle)
+{
+	uint32_t idx = handle & HANDLE_IDX_MASK;
+
+	s->slots[idx].ds = NULL;
+	s->slots[idx].next_free = s->free_head;
+	s->free_head = idx;
+}
+
+static struct dsock *slot_get(const struct server *s, uint32_t handle)
+{
+	uint32_t idx = handle & HANDLE_IDX_MASK;
+
+	if (idx == 0 || idx >= s->nslots || !s->slots[idx].ds ||
+	    s->slots[idx].ds->handle != handle)
+		return NULL;
+	return s->slots[idx].ds;
+}
+
+/* ---- sockets ---- */
+
+static void dsock_free(struct server *s, struct dsock *ds)
+{
+	log_info("close socket=%u uid=%u pid=%d ident=%u sent=%llu "
+		 "replies=%llu drops=%llu", ds->handle, (unsigned)ds->uid,
+		 (int)ds->pid, ps_ident(ds->ps), (unsigned long long)ds->sent,
+		 (unsigned long long)ds->replies,
+		 (unsigned long long)ds->drops);
+	while (ds->nclients)
+		unlink_pair(ds->clients[0], ds);
+	free(ds->clients);
+	slot_free(s, ds->handle);
+	pstab_close(s->tab, ds->ps);
+	close(ds->h.fd);	/* also leaves the epoll set */
+	free(ds);
+}
+
+/* Create the socket and its data pair; *client_fd is the client's end. */
+static int dsock_new(struct server *s, struct client *c,
+		     const struct wire_req *req, int *client_fd)
+{
+	struct dsock *ds = calloc(1, sizeof(*ds));
+	int pair[2] = { -1, -1 }, err;
+	struct stat st;
+
+	if (!ds)
+		return -ENOMEM;
+	err = pstab_open(s->tab, req->u.open.domain, req->u.open.type,
+			 req->u.open.protocol, c->uid, &ds->ps);
+	if (err) {
+		free(ds);
+		return err;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) ||
+	    fcntl(pair[0], F_SETFL, O_NONBLOCK) || fstat(pair[1], &st)) {
+		err = errno == EMFILE || errno == ENFILE ? -errno : -ENOBUFS;
+		goto fail;
+	}
+	ds->h.kind = H_DATA;
+	ds->h.fd = pair[0];
+	ds->client_dev = st.st_dev;
+	ds->client_ino = st.st_ino;
+	ds->uid = c->uid;
+	ds->pid = c->pid;
+	ps_set_owner(ds->ps, ds);
+	if (slot_alloc(s, ds)) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	if (ep_add(s, &ds->h, EPOLLIN | EPOLLRDHUP) || link_pair(c, ds)) {
+		slot_free(s, ds->handle);
+		err = -ENOMEM;
+		goto fail;
+	}
+	*client_fd = pair[1];
+	log_info("open socket=%u uid=%u pid=%d", ds->handle, (unsigned)c->uid,
+		 (int)c->pid);
+	return 0;
+fail:
+	if (pair[0] >= 0)
+		close(pair[0]);
+	if (pair[1] >= 0)
+		close(pair[1]);
+	pstab_close(s->tab, ds->ps);
+	free(ds);
+	return err;
+}
+
+/* The client wrote on its data descriptor: nothing is read from there. */
+static void on_data(struct server *s, struct dsock *ds, uint32_t events)
+{
+	char junk[64];
+
+	if (events & (EPOLLHUP | EPOLLRDHUP | EPOLLERR)) {
+		dsock_free(s, ds);
+		return;
+	}
+	for (int i = 0; i < 64; i++) {
+		ssize_t n = recv(ds->h.fd, junk, sizeof(junk), MSG_DONTWAIT);
+
+		if (n == 0) {
+			dsock_free(s, ds);
+			return;
+		}
+		if (n < 0)
+			break;
+	}
+}
+
+/* ---- receiving from the network ---- */
+
+static void fill_dgram(struct wire_dgram *dg, const struct icmp_pkt *p,
+		       const struct raw_pkt *rp, uint32_t cmsg)
+{
+	memset(dg, 0, sizeof(*dg));
+	dg->kind = WIRE_DG_REPLY;
+	dg->family = p->src.family;
+	dg->ttl = p->ttl;
+	dg->tos = p->tos;
+	dg->cmsg = cmsg;
+	dg->ifindex = rp->ifindex;
+	memcpy(dg->src, p->src.a, sizeof(dg->src));
+	memcpy(dg->dst, p->dst.a, sizeof(dg->dst));
+	dg->src_scope = p->src.scope;
+	dg->ts_sec = rp->stamp.tv_sec;
+	dg->ts_nsec = rp->stamp.tv_nsec;
+	if (p->optlen <= sizeof(dg->opts)) {
+		dg->optlen = (uint8_t)p->optlen;
+		memcpy(dg->opts, p->opts, p->optlen);
+	}
+}
+
+static void deliver_reply(struct server *s, const struct icmp_pkt *p,
+			  const struct raw_pkt *rp)
+{
+	struct psock *ps = pstab_lookup(s->tab, p, rp->ifindex);
+	struct wire_dgram dg;
+	struct iovec iov[2];
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+	struct dsock *ds;
+
+	if (!ps) {
+		s->stats.dropped++;	/* nobody asked: stray or forged */
+		return;
+	}
+	ds = ps_owner(ps);
+	fill_dgram(&dg, p, rp, ps_cmsg_flags(ps));
+	iov[0].iov_base = &dg;
+	iov[0].iov_len = sizeof(dg);
+	iov[1].iov_base = (void *)p->icmp;
+	iov[1].iov_len = p->icmplen;
+	if (sendmsg(ds->h.fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
+		ds->drops++;	/* its queue is full: like a full rcvbuf */
+		s->stats.dropped++;
+		return;
+	}
+	ds->replies++;
+	s->stats.replies++;
+}
+
+static void on_packet(struct server *s, const struct raw_pkt *rp)
+{
+	struct icmp_pkt p;
+
+	if (icmp4_parse(rp->data, rp->len, &p) != ICMP_PARSE_OK) {
+		s->stats.bad_packets++;
+		return;
+	}
+	if (p.kind == ICMP_K_REPLY)
+		deliver_reply(s, &p, rp);
+	/* Errors are matched and queued by the error-queue code (next). */
+}
+
+static void drain_raw(struct server *s)
+{
+	struct raw_pkt pkts[RAW_BATCH];
+
+	for (int b = 0; b < MAX_RAW_BATCHES; b++) {
+		int n = raw_recv(s->conf.raw4, pkts, RAW_BATCH);
+
+		for (int i = 0; i < n; i++)
+			on_packet(s, &pkts[i]);
+		if (n < RAW_BATCH)
+			break;
+	}
+}
+
+/* ---- requests ---- */
+
+typedef void (*op_fn)(struct server *s, struct client *c, struct dsock *ds,
+		      const struct wire_req *req, int fd, struct reply *r);
+
+static bool gid_ok(const struct server *s, const struct client *c)
+{
+	return policy_gid_allowed(&s->conf.policy, c->gid, c->groups,
+				  c->ngroups);
+}
+
+static void op_hello(struct server *s, struct client *c, struct dsock *ds,
+		     const struct wire_req *req, int fd, struct reply *r)
+{
+	c->hello = req->u.version == WIRE_VERSION;
+	r->result = c->hello ? 0 : -EPROTO;
+}
+
+static void op_open(struct server *s, struct client *c, struct dsock *ds,
+		    const struct wire_req *req, int fd, struct reply *r)
+{
+	struct dsock *nds;
+	int cfd = -1;
+
+	if (!gid_ok(s, c)) {
+		log_info("refused socket: uid=%u pid=%d: no group in range",
+			 (unsigned)c->uid, (int)c->pid);
+		r->result = -EACCES;
+		return;
+	}
+	r->result = dsock_new(s, c, req, &cfd);
+	if (r->result)
+		return;
+	nds = c->socks[c->nsocks - 1];
+	memcpy(r->body, &nds->handle, sizeof(nds->handle));
+	r->len = sizeof(nds->handle);
+	r->fd = cfd;
+}
+
+/* The descriptor proves the caller holds the socket (a forked child). */
+static void op_attach(struct server *s, struct client *c, struct dsock *ds,
+		      const struct wire_req *req, int fd, struct reply *r)
+{
+	struct stat st;
+	uint32_t body[2];
+
+	r->result = -EBADF;
+	if (fstat(fd, &st) != 0)
+		return;
+	for (uint32_t i = 1; i < s->nslots; i++) {
+		struct dsock *d = s->slots[i].ds;
+
+		if (!d || d->client_ino != st.st_ino || d->client_dev != st.st_dev)
+			continue;
+		if (link_pair(c, d)) {
+			r->result = -ENOMEM;
+			return;
+		}
+		body[0] = d->handle;
+		body[1] = (uint32_t)ps_family(d->ps);
+		memcpy(r->body, body, sizeof(body));
+		r->len = sizeof(body);
+		r->result = 0;
+		return;
+	}
+}
+
+static void op_detach(struct server *s, struct client *c, struct dsock *ds,
+		      const struct wire_req *req, int fd, struct reply *r)
+{
+	unlink_pair(c, ds);
+	r->result = 0;
+}
+
+static void op_bind(struct server *s, struct client *c, struct dsock *ds,
+		    const struct wire_req *req, int fd, struct reply *r)
+{
+	r->result = ps_bind(s->tab, ds->ps, s->env, req->u.addr.bytes,
+			    req->u.addr.len);
+}
+
+static void op_connect(struct server *s, struct client *c, struct dsock *ds,
+		       const struct wire_req *req, int fd, struct reply *r)
+{
+	r->result = ps_connect(s->tab, ds->ps, s->env, req->u.addr.bytes,
+			       req->u.addr.len);
+}
+
+static void op_send(struct server *s, struct client *c, struct dsock *ds,
+		    const struct wire_req *req, int fd, struct reply *r)
+{
+	const struct wire_req *q = req;
+	struct ps_sendinfo info;
+	uint32_t len = q->u.send.len;
+	int err;
+
+	if (len <= WIRE_DATA_MAX)
+		memcpy(s->msgbuf, q->u.send.data, len);
+	err = ps_send_prepare(s->tab, ds->ps, s->env, q->u.send.flags,
+			      q->u.send.namelen == WIRE_NO_NAME ? NULL
+								: q->u.send.name,
+			      q->u.send.namelen, q->u.send.ctl,
+			      q->u.send.ctllen, s->msgbuf,
+			      len > WIRE_DATA_MAX ? WIRE_DATA_MAX + 1 : len,
+			      &info);
+	if (!err)
+		err = raw_send(s->conf.raw4, &info, s->msgbuf, len);
+	if (err) {
+		r->result = err;
+		return;
+	}
+	ps_sent(ds->ps, &info, now_s());
+	ds->sent++;
+	s->stats.sent++;
+	/* On loopback the reply is usually queued already: hand it over
+	 * before answering, so the client wakes once, not twice. */
+	drain_raw(s);
+	r->result = (int32_t)len;
+}
+
+static void op_setopt(struct server *s, struct client *c, struct dsock *ds,
+		      const struct wire_req *req, int fd, struct reply *r)
+{
+	r->result = ps_setopt(ds->ps, req->u.opt.level, req->u.opt.name,
+			      req->u.opt.val, req->u.opt.len);
+	if (r->result == 0 && req->u.opt.level == SOL_SOCKET &&
+	    req->u.opt.name == SO_RCVBUF) {
+		int v = ps_rcvbuf(ds->ps);
+
+		/* Our end's send buffer is what bounds the client's queue. */
+		setsockopt(ds->h.fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
+	}
+}
+
+static void op_getopt(struct server *s, struct client *c, struct dsock *ds,
+		      const struct wire_req *req, int fd, struct reply *r)
+{
+	uint32_t len = req->u.opt.len;
+
+	r->result = ps_getopt(ds->ps, s->env, req->u.opt.level,
+			      req->u.opt.name, r->body, &len);
+	if (r->result == 0)
+		r->len = len;
+}
+
+static void op_getname(struct server *s, struct client *c, struct dsock *ds,
+		       const struct wire_req *req, int fd, struct reply *r)
+{
+	int n = ps_getname(ds->ps, req->type == WIRE_GETPEER, r->body);
+
+	if (n < 0) {
+		r->result = n;
+		return;
+	}
+	r->len = (size_t)n;
+	r->result = 0;
+}
+
+static void op_shutdown(struct server *s, struct client *c, struct dsock *ds,
+			const struct wire_req *req, int fd, struct reply *r)
+{
+	r->result = ps_shutdown(ds->ps, req->u.how);
+}
+
+static void op_stats(struct server *s, struct client *c, struct dsock *ds,
+		     const struct wire_req *req, int fd, struct reply *r)
+{
+	struct wire_stats st = s->stats;
+	unsigned n = 0;
+
+	for (struct client *x = s->clients; x; x = x->next)
+		n++;
+	st.clients = n;
+	st.sockets = pstab_sockets(s->tab);
+	st.idents = pstab_idents(s->tab);
+	memcpy(r->body, &st, sizeof(st));
+	r->len = sizeof(st);
+	r->result = 0;
+}
+
+/* Which requests are allowed when (OpenSSH's monitor table). */
+struct op {
+	op_fn fn;
+	bool before_hello;	/* allowed (only) as the first message */
+	bool needs_sock;	/* names an attached socket by handle */
+	bool takes_fd;		/* carries exactly one descriptor */
+};
+
+static const struct op ops[WIRE_TYPE_END] = {
+	[WIRE_HELLO] = { op_hello, true, false, false },
+	[WIRE_OPEN] = { op_open, false, false, false },
+	[WIRE_ATTACH] = { op_attach, false, false, true },
+	[WIRE_DETACH] = { op_detach, false, true, false },
+	[WIRE_BIND] = { op_bind, false, true, false },
+	[WIRE_CONNECT] = { op_connect, false, true, false },
+	[WIRE_SEND] = { op_send, false, true, false },
+	[WIRE_SETOPT] = { op_setopt, false, true, false },
+	[WIRE_GETOPT] = { op_getopt, false, true, false },
+	[WIRE_GETNAME] = { op_getname, false, true, false },
+	[WIRE_GETPEER] = { op_getname, false, true, false },
+	[WIRE_SHUTDOWN] = { op_shutdown, false, true, false },
+	[WIRE_STATS] = { op_stats, false, false, false },
+};
+
+static int send_reply(struct client *c, uint16_t type, const struct reply *r)
+{
+	uint8_t hdr[WIRE_RESP_HDR];
+	uint16_t zero = 0;
+	struct iovec iov[2] = {
+		{ .iov_base = hdr, .iov_len = sizeof(hdr) },
+		{ .iov_base = (void *)r->body, .iov_len = r->len },
+	};
+	union {
+		struct cmsghdr align;
+		char b[CMSG_SPACE(sizeof(int))];
+	} cbuf;
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+
+	memcpy(hdr, &type, 2);
+	memcpy(hdr + 2, &zero, 2);
+	memcpy(hdr + 4, &r->result, 4);
+	if (r->fd >= 0) {
+		struct cmsghdr *cm;
+
+		memset(&cbuf, 0, sizeof(cbuf));
+		mh.msg_control = cbuf.b;
+		mh.msg_controllen = sizeof(cbuf.b);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &r->fd, sizeof(int));
+	}
+	/* A client waits for each answer: a full queue means it is not
+	 * following the protocol. */
+	return sendmsg(c->h.fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 ? -1 : 0;
+}
+
+/*
+ * Check a decoded request against the table and the client's state, and
+ * run it.  Returns -1 when the client must be disconnected.
+ */
+static int dispatch(struct server *s, struct client *c,
+		    const struct wire_req *req, int fd)
+{
+	const struct op *op = req->type < WIRE_TYPE_END ? &ops[req->type] : NULL;
+	struct reply r = { .fd = -1 };
+	struct dsock *ds = NULL;
+	int rc;
+
+	if (!op || !op->fn || op->before_hello == c->hello ||
+	    op->takes_fd != (fd >= 0))
+		return -1;
+	if (op->needs_sock) {
+		ds = slot_get(s, req->handle);
+		if (!ds)
+			r.result = -EBADF;
+		else if (!ptrset_has((void *const *)ds->clients, ds->nclients, c))
+			r.result = WIRE_R_UNATTACHED;
+		if (!ds || r.result)
+			return send_reply(c, req->type, &r);
+	}
+	op->fn(s, c, ds, req, fd, &r);
+	rc = send_reply(c, req->type, &r);
+	if (r.fd >= 0)
+		close(r.fd);
+	return rc;
+}
+
+static void client_free(struct server *s, struct client *c)
+{
+	while (c->nsocks)
+		unlink_pair(c, c->socks[0]);
+	free(c->socks);
+	free(c->groups);
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		s->clients = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	close(c->h.fd);
+	free(c);
+}
+
+static void protocol_error(struct server *s, struct client *c, const char *why)
+{
+	s->stats.proto_errors++;
+	log_warn("disconnecting uid=%u pid=%d: %s", (unsigned)c->uid,
+		 (int)c->pid, why);
+	client_free(s, c);
+}
+
+/* The descriptor passed with a message, if exactly one came. */
+static int take_fd(struct msghdr *mh, bool *bad)
+{
+	int fd = -1;
+
+	*bad = (mh->msg_flags & MSG_CTRUNC) != 0;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm;
+	     cm = CMSG_NXTHDR(mh, cm)) {
+		size_t n;
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS) {
+			*bad = true;
+			continue;
+		}
+		n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < n; i++) {
+			int f;
+
+			memcpy(&f, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+			if (fd < 0) {
+				fd = f;
+			} else {
+				close(f);
+				*bad = true;
+			}
+		}
+	}
+	return fd;
+}
+
+static void on_client(struct server *s, struct client *c, uint32_t events)
+{
+	for (int i = 0; i < MAX_REQS_PER_WAKE; i++) {
+		union {
+			struct cmsghdr align;
+			char b[CMSG_SPACE(sizeof(int) * 4)];
+		} cbuf;
+		struct iovec iov = { .iov_base = s->reqbuf,
+				     .iov_len = WIRE_MSG_MAX };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+				     .msg_control = cbuf.b,
+				     .msg_controllen = sizeof(cbuf.b) };
+		struct wire_req req;
+		ssize_t n = recvmsg(c->h.fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		bool bad;
+		int fd, rc;
+
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		if (n <= 0) {
+			client_free(s, c);	/* gone */
+			return;
+		}
+		fd = take_fd(&mh, &bad);
+		if (bad || (mh.msg_flags & MSG_TRUNC) ||
+		    wire_decode_req(s->reqbuf, (size_t)n, &req)) {
+			if (fd >= 0)
+				close(fd);
+			protocol_error(s, c, "malformed request");
+			return;
+		}
+		rc = dispatch(s, c, &req, fd);
+		if (fd >= 0)
+			close(fd);
+		if (rc) {
+			protocol_error(s, c, req.type < WIRE_TYPE_END && c->hello
+					     ? "request not allowed now"
+					     : "bad request");
+			return;
+		}
+	}
+	(void)events;
+}
+
+/* SO_PEERGROUPS, growing the buffer until it fits. */
+static int peer_groups(int fd, struct client *c)
+{
+	socklen_t len = 64 * sizeof(gid_t);
+
+	for (;;) {
+		gid_t *g = realloc(c->groups, len ? len : sizeof(gid_t));
+
+		if (!g)
+			return -1;
+		c->groups = g;
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, g, &len) == 0) {
+			c->ngroups = len / sizeof(gid_t);
+			return 0;
+		}
+		if (errno != ERANGE || len > MAX_GROUPS * sizeof(gid_t))
+			return -1;
+	}
+}
+
+static void on_listen(struct server *s)
+{
+	for (int i = 0; i < 64; i++) {
+		int fd = accept4(s->listen.fd, NULL, NULL,
+				 SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct ucred cred;
+		socklen_t clen = sizeof(cred);
+		struct client *c;
+
+		if (fd < 0) {
+			if (errno != EAGAIN && errno != EINTR &&
+			    errno != ECONNABORTED)
+				log_warn("accept: %s", strerror(errno));
+			return;
+		}
+		c = calloc(1, sizeof(*c));
+		if (!c || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) ||
+		    peer_groups(fd, c)) {
+			log_warn("new client: %s", strerror(errno));
+			if (c)
+				free(c->groups);
+			free(c);
+			close(fd);
+			continue;
+		}
+		c->h.kind = H_CLIENT;
+		c->h.fd = fd;
+		c->uid = cred.uid;
+		c->gid = cred.gid;
+		c->pid = cred.pid;
+		if (ep_add(s, &c->h, EPOLLIN)) {
+			free(c->groups);
+			free(c);
+			close(fd);
+			continue;
+		}
+		c->next = s->clients;
+		if (s->clients)
+			s->clients->prev = c;
+		s->clients = c;
+	}
+}
+
+/* ---- configuration and signals ---- */
+
+int server_load_config(const char *path, struct policy *p, char *err,
+		       size_t errlen)
+{
+	FILE *f = fopen(path, "re");
+	char *text = NULL;
+	size_t cap = 0, len = 0;
+	int rc;
+
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	for (;;) {
+		if (len == cap) {
+			char *t;
+
+			cap = cap ? cap * 2 : 4096;
+			t = cap > (1 << 20) ? NULL : realloc(text, cap);
+			if (!t) {
+				snprintf(err, errlen, "%s: too large", path);
+				free(text);
+				fclose(f);
+				return -1;
+			}
+			text = t;
+		}
+		size_t n = fread(text + len, 1, cap - len, f);
+
+		len += n;
+		if (n == 0)
+			break;
+	}
+	fclose(f);
+	rc = policy_parse(p, text, len, path, err, errlen);
+	free(text);
+	return rc;
+}
+
+static void reload(struct server *s)
+{
+	struct policy p;
+	char err[512];
+
+	if (!s->conf.config_path) {
+		log_info("SIGHUP: no --config, nothing to reload");
+		return;
+	}
+	if (server_load_config(s->conf.config_path, &p, err, sizeof(err))) {
+		log_err("reload refused, keeping the old policy: %s", err);
+		return;
+	}
+	s->conf.policy = p;
+	log_info("reloaded %s", s->conf.config_path);
+}
+
+static void on_signal(struct server *s)
+{
+	struct signalfd_siginfo si;
+
+	while (read(s->sig.fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGHUP)
+			reload(s);
+		else
+			s->stop = true;
+	}
+}
+
+static void tick(struct server *s)
+{
+	static uint8_t bitmap[65536 / 8];
+	time_t now = (time_t)now_s();
+
+	if (now < s->next_tick)
+		return;
+	s->next_tick = now + 1;
+	if (hostenv_kernel_idents(s->conf.host, bitmap) == 0)
+		pstab_set_foreign(s->tab, AF_INET, bitmap);
+}
+
+/* ---- the loop ---- */
+
+static int setup(struct server *s, struct server_conf *conf)
+{
+	sigset_t set;
+
+	memset(s, 0, sizeof(*s));
+	s->conf = *conf;
+	s->env = hostenv_env(conf->host);
+	s->ep = epoll_create1(EPOLL_CLOEXEC);
+	s->tab = pstab_new((uint16_t)(getpid() ^ time(NULL)));
+	s->reqbuf = malloc(WIRE_MSG_MAX);
+	s->msgbuf = malloc(WIRE_DATA_MAX + 1);
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	s->sig.kind = H_SIGNAL;
+	s->sig.fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	s->listen.kind = H_LISTEN;
+	s->listen.fd = conf->listen_fd;
+	s->raw.kind = H_RAW;
+	s->raw.fd = raw_fd(conf->raw4);
+	if (s->ep < 0 || !s->tab || !s->reqbuf || !s->msgbuf || s->sig.fd < 0 ||
+	    ep_add(s, &s->listen, EPOLLIN) || ep_add(s, &s->raw, EPOLLIN) ||
+	    ep_add(s, &s->sig, EPOLLIN)) {
+		log_err("event loop set-up: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void teardown(struct server *s)
+{
+	while (s->clients)
+		client_free(s, s->clients);
+	for (uint32_t i = 1; i < s->nslots; i++)
+		if (s->slots[i].ds)
+			dsock_free(s, s->slots[i].ds);
+	free(s->slots);
+	pstab_free(s->tab);
+	if (s->conf.socket_path)
+		listener_remove(s->conf.socket_path);
+	close(s->listen.fd);
+	if (s->sig.fd >= 0)
+		close(s->sig.fd);
+	if (s->ep >= 0)
+		close(s->ep);
+	raw_close(s->conf.raw4);
+	hostenv_close(s->conf.host);
+	free(s->reqbuf);
+	free(s->msgbuf);
+}
+
+static void handle_event(struct server *s, struct epoll_event *ev)
+{
+	struct handler *h = ev->data.ptr;
+
+	switch (h->kind) {
+	case H_LISTEN:
+		on_listen(s);
+		break;
+	case H_CLIENT:
+		on_client(s, (struct client *)h, ev->events);
+		break;
+	case H_DATA:
+		on_data(s, (struct dsock *)h, ev->events);
+		break;
+	case H_RAW:
+		drain_raw(s);
+		break;
+	case H_SIGNAL:
+		on_signal(s);
+		break;
+	}
+}
+
+int server_run(struct server_conf *conf)
+{
+	struct server s;
+	struct epoll_event evs[64];
+	int status = 0;
+
+	if (setup(&s, conf)) {
+		teardown(&s);
+		return 1;
+	}
+	log_info("ready on %s", conf->socket_path);
+	while (!s.stop) {
+		int n = epoll_wait(s.ep, evs, 64, 1000);
+
+		if (n < 0 && errno != EINTR) {
+			log_err("epoll_wait: %s", strerror(errno));
+			status = 1;
+			break;
+		}
+		for (int i = 0; i < n; i++)
+			handle_event(&s, &evs[i]);
+		tick(&s);
+	}
+	log_info("stopping");
+	teardown(&s);
+	return status;
+}

@@ -1,0 +1,35 @@
+/*
+ * server - pingsockd's event loop: the listener, one connection per client
+ * process, one data socketpair per ping socket, the raw ICMP socket, and
+ * signals.  It never blocks on a client: every client descriptor is
+ * non-blocking, a client that does not take its datagrams loses them (as a
+ * full receive buffer would), one that sends a malformed request is
+ * disconnected.
+ */
+#ifndef PSD_SERVER_H
+#define PSD_SERVER_H
+
+#include "daemon/hostenv.h"
+#include "daemon/raw.h"
+#include "engine/policy.h"
+
+struct server_conf {
+	int listen_fd;
+	const char *socket_path;	/* removed at exit */
+	const char *config_path;	/* NULL: defaults, SIGHUP does nothing */
+	struct policy policy;
+	struct raw *raw4;
+	struct hostenv *host;
+};
+
+/*
+ * Run until SIGTERM or SIGINT.  Takes ownership of everything in conf.
+ * Returns the process exit status.
+ */
+int server_run(struct server_conf *conf);
+
+/* Read and parse a config file; on error fills err ("FILE:LINE: why"). */
+int server_load_config(const char *path, struct policy *p, char *err,
+		       size_t errlen);
+
+#endif
