@@ -67,7 +67,7 @@ PROGRAMS := $(DAEMON) $(PING) $(CTL)
 ALL := $(CORE_A) $(LIB_A) $(LIB_SO) $(PROGRAMS) $(PCFILE) \
        $(UNITS) $(TLIBS) $(CONFS) $(BENCHES)
 
-.PHONY: all check check-fast bench install uninstall clean lint
+.PHONY: all check check-fast bench install uninstall clean lint fuzz
 all: $(ALL)
 
 $(BUILD)/obj/%.o: %.c
@@ -132,6 +132,14 @@ lint:
 	  --inline-suppr -D_GNU_SOURCE -Iinclude -Isrc src
 	clang-tidy --quiet $(CORE_SRC) $(LIB_SRC) $(DAEMON_SRC) $(PING_SRC) $(CTL_SRC) \
 	  -- $(CPPFLAGS) -std=gnu11
+
+# libFuzzer targets for the decoders: build/fuzz/fuzz_NAME -max_total_time=60
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+fuzz: $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
+build/fuzz/%: tests/fuzz/%.c $(CORE_SRC)
+	@mkdir -p $(dir $@)
+	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined $(CPPFLAGS) \
+	  -o $@ $< $(CORE_SRC)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/sbin \

@@ -47,7 +47,7 @@ static int dial(const char *path)
 		fprintf(stderr, "pingsockctl: %s: path too long\n", path);
 		exit(2);
 	}
-	strcpy(sun.sun_path, path);
+	memcpy(sun.sun_path, path, strlen(path) + 1);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
 		fprintf(stderr, "pingsockctl: %s: %s (is pingsockd running?)\n",

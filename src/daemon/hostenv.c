@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <netinet/in.h>
@@ -172,19 +173,37 @@ static void parse_icmp_line(const char *line, uint8_t *bitmap)
 
 int hostenv_kernel_idents(struct hostenv *h, uint8_t *bitmap)
 {
-	static char buf[1 << 20];
-	ssize_t n;
-	char *line, *save = NULL;
+	static char buf[1 << 16];
+	size_t keep = 0;
+	off_t off = 0;
+	bool heading = true;
 
 	memset(bitmap, 0, 65536 / 8);
 	if (h->proc_icmp < 0)
 		return -1;
-	n = pread(h->proc_icmp, buf, sizeof(buf) - 1, 0);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	line = strtok_r(buf, "\n", &save);	/* the heading */
-	while ((line = strtok_r(NULL, "\n", &save)))
-		parse_icmp_line(line, bitmap);
+	/* A seq_file hands out whole lines, a buffer at a time. */
+	for (;;) {
+		ssize_t n = pread(h->proc_icmp, buf + keep, sizeof(buf) - 1 - keep,
+				  off);
+		char *line = buf, *nl;
+
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		off += n;
+		buf[keep + (size_t)n] = '\0';
+		while ((nl = strchr(line, '\n'))) {
+			*nl = '\0';
+			if (!heading)
+				parse_icmp_line(line, bitmap);
+			heading = false;
+			line = nl + 1;
+		}
+		keep = strlen(line);
+		if (keep >= sizeof(buf) - 1)
+			keep = 0;	/* no such line: drop it */
+		memmove(buf, line, keep);
+	}
 	return 0;
 }

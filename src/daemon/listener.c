@@ -85,7 +85,7 @@ int listener_open(const char *path, uid_t owner, gid_t group, char *err,
 		snprintf(err, errlen, "--socket %s: path too long", path);
 		return -1;
 	}
-	strcpy(sun.sun_path, path);
+	memcpy(sun.sun_path, path, strlen(path) + 1);
 	err[0] = '\0';
 	if (make_dirs(path, owner, group, err, errlen) ||
 	    claim_path(path, &sun, err, errlen)) {

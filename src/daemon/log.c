@@ -19,17 +19,20 @@ void log_set_debug(int on)
 
 void log_msg(int prio, const char *fmt, ...)
 {
+	char line[1024];
 	va_list ap;
 
 	if (prio == LOG_DEBUG && !debug)
 		return;
-	va_start(ap, fmt);
 	if (use_syslog) {
+		va_start(ap, fmt);
 		vsyslog(prio, fmt, ap);
-	} else {
-		fputs("pingsockd: ", stderr);
-		vfprintf(stderr, fmt, ap);
-		fputc('\n', stderr);
+		va_end(ap);
+		return;
 	}
+	/* One write per line, so lines from a busy daemon never interleave. */
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
+	fprintf(stderr, "pingsockd: %s\n", line);
 }

@@ -60,7 +60,7 @@ struct pstab *pstab_new(uint16_t rover_seed)
 	if (!tab)
 		return NULL;
 	for (int i = 0; i < 2; i++) {
-		tab->chain[i] = calloc(NIDENT, sizeof(*tab->chain[i]));
+		tab->chain[i] = calloc(NIDENT, sizeof(struct psock *));
 		if (!tab->chain[i]) {
 			pstab_free(tab);
 			return NULL;

@@ -2,20 +2,24 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pingsock.h"
 #include "wire/buf.h"
 
+#define CONN_SPIN_NS 50000
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int ctl_fd = -1;
-static pid_t ctl_pid;
+static bool forked;	/* set in the child: ctl_fd is the parent's */
 
 const char *conn_path(void)
 {
@@ -26,7 +30,11 @@ const char *conn_path(void)
 
 static void atfork_prepare(void) { pthread_mutex_lock(&lock); }
 static void atfork_parent(void) { pthread_mutex_unlock(&lock); }
-static void atfork_child(void) { pthread_mutex_unlock(&lock); }
+static void atfork_child(void)
+{
+	forked = true;
+	pthread_mutex_unlock(&lock);
+}
 
 static void init_once(void)
 {
@@ -43,10 +51,33 @@ static int xsend(int fd, struct msghdr *mh)
 	return n < 0 ? -1 : 0;
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Wait for the answer.  The daemon answers within microseconds, and going
+ * to sleep and being woken costs more than that here, so poll without
+ * blocking for a short while first (bounded: CONN_SPIN_NS) before sleeping.
+ */
 static ssize_t xrecv(int fd, struct msghdr *mh)
 {
+	uint64_t until = 0;
 	ssize_t n;
 
+	for (;;) {
+		n = recvmsg(fd, mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+		if (n >= 0 || (errno != EAGAIN && errno != EINTR))
+			return n;
+		if (!until)
+			until = mono_ns() + CONN_SPIN_NS;
+		else if (mono_ns() > until)
+			break;
+	}
 	do {
 		n = recvmsg(fd, mh, MSG_CMSG_CLOEXEC);
 	} while (n < 0 && errno == EINTR);
@@ -68,7 +99,7 @@ static int dial(void)
 
 	if (strlen(path) >= sizeof(sun.sun_path))
 		return -ENAMETOOLONG;
-	strcpy(sun.sun_path, path);
+	memcpy(sun.sun_path, path, strlen(path) + 1);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
@@ -171,10 +202,12 @@ int conn_call(const struct wire_req *req, const struct iovec *data,
 
 	pthread_once(&once, init_once);
 	pthread_mutex_lock(&lock);
-	if (ctl_fd >= 0 && ctl_pid != getpid()) {
+	if (forked) {
 		/* Inherited across fork: the parent keeps using its copy. */
-		close(ctl_fd);
+		if (ctl_fd >= 0)
+			close(ctl_fd);
 		ctl_fd = -1;
+		forked = false;
 	}
 	if (ctl_fd < 0) {
 		rc = dial();
@@ -183,7 +216,6 @@ int conn_call(const struct wire_req *req, const struct iovec *data,
 			return rc;
 		}
 		ctl_fd = rc;
-		ctl_pid = getpid();
 	}
 	rc = exchange(ctl_fd, req, data, ndata, fd_in, body, bodylen, fd_out);
 	if (rc == -ECONNRESET) {

@@ -91,8 +91,10 @@ ns_sock() { echo "$T/run-$1/socket"; }
 daemon_start() {
 	local short=$1; shift
 	local sock; sock=$(ns_sock "$short")
-	in_ns "$short" ${PS_DAEMON_WRAPPER:-} "$T/pingsockd" --foreground \
-		--socket "$sock" --user nobody "$@" 2>>"$T/$short.log" &
+	# Not through a function: $! must be the daemon itself.
+	ip netns exec "$(ns_name "$short")" ${PS_DAEMON_WRAPPER:-} \
+		"$T/pingsockd" --foreground --socket "$sock" --user nobody \
+		"$@" 2>>"$T/$short.log" &
 	DAEMON_PID=$!
 	DAEMON_PIDS+=("$DAEMON_PID")
 	for _ in $(seq 1 100); do

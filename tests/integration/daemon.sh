@@ -1,0 +1,166 @@
+#!/bin/bash
+# pingsockd end to end: served pings, policy, identifiers, robustness,
+# privileges, start-up failures, signals.  Clients run as uid 65534 in a
+# namespace whose kernel ping sockets are closed (ping_group_range 1 0).
+. "$(dirname "$0")/../lib/netns.sh"
+
+PST=$T/tests/lib/pstool
+SOCK=$(ns_sock d)
+ctl() { in_ns d "$T/pingsockctl" --socket "$SOCK" status; }
+stat_of() { ctl | awk -v k="$1" '$1 == k { print $2 }'; }
+
+ns_new d closed
+ns_new peer closed
+ns_veth d peer 10.202.0.1/24 10.202.0.2/24
+daemon_start d || { fail daemon_start "pingsockd did not start"; ns_done; }
+
+# --- served pings ---------------------------------------------------------
+out=$(as_nobody d env PINGSOCK_BACKEND=daemon "$PST" ping 127.0.0.1 3)
+[ "$(grep -c '^reply' <<<"$out")" = 3 ] && pass daemon/loopback_3_replies ||
+	fail daemon/loopback_3_replies "$out"
+
+out=$(as_nobody d "$PST" ping 10.202.0.2 2)
+[ "$(grep -c '^reply seq=[12] from=10.202.0.2' <<<"$out")" = 2 ] &&
+	pass daemon/veth_peer || fail daemon/veth_peer "$out"
+
+out=$(as_nobody d env PINGSOCK_BACKEND=kernel "$PST" ping 127.0.0.1 1 2>&1)
+if grep -q 'socket=EACCES' <<<"$out" && grep -q 'ping_group_range' <<<"$out"; then
+	pass daemon/kernel_backend_refused_clearly
+else
+	fail daemon/kernel_backend_refused_clearly "$out"
+fi
+
+# --- identifiers ----------------------------------------------------------
+as_nobody d "$PST" bind 4242 3 >"$T/hold.out" &
+holder=$!
+sleep 0.5
+out=$(as_uid 1000 d "$PST" bind 4242)
+[ "$out" = "bind=EADDRINUSE" ] && pass daemon/cross_uid_ident_refused ||
+	fail daemon/cross_uid_ident_refused "$out"
+out=$(as_nobody d "$PST" bind 4242)
+[ "$out" = "bind=0" ] && pass daemon/same_uid_ident_shared ||
+	fail daemon/same_uid_ident_shared "$out"
+wait $holder
+
+out=$(as_nobody d "$PST" pair 127.0.0.1 5001 5002)
+[ "$out" = $'sock0 seq=100\nsock1 seq=200' ] && pass daemon/own_replies_only ||
+	fail daemon/own_replies_only "$out"
+
+# The request on the wire carries the socket's ident and a correct
+# checksum, whatever the caller wrote (0x1234, checksum 0xdead).
+in_ns d timeout 10 tcpdump -l -n -vv -i lo -c 1 'icmp[icmptype] == 8' \
+	>"$T/cap.txt" 2>/dev/null &
+tcpd=$!
+sleep 1
+out=$(as_nobody d "$PST" rawsend 127.0.0.1)
+wait $tcpd
+ident=${out#ident=}
+if grep -q "ICMP echo request, id $ident, seq 7" "$T/cap.txt" &&
+	! grep -q 'wrong icmp cksum' "$T/cap.txt"; then
+	pass daemon/wire_ident_and_checksum
+else
+	fail daemon/wire_ident_and_checksum "$out / $(cat "$T/cap.txt")"
+fi
+
+# --- robustness -----------------------------------------------------------
+as_nobody d "$PST" bind 4343 30 >/dev/null &
+victim=$!
+sleep 0.5
+before=$(stat_of idents)
+pkill -KILL -f "pstool bind 4343"; wait $victim 2>/dev/null
+sleep 0.3
+after=$(stat_of idents)
+[ "$before" = 1 ] && [ "$after" = 0 ] && [ "$(stat_of sockets)" = 0 ] &&
+	pass daemon/killed_client_frees_ident ||
+	fail daemon/killed_client_frees_ident "idents before=$before after=$after"
+
+out=$(as_nobody d "$PST" garbage)
+out2=$(as_nobody d "$PST" ping 127.0.0.1 1)
+if [ "$out" = "after-garbage=closed" ] && grep -q '^reply' <<<"$out2" &&
+	kill -0 "$DAEMON_PID"; then
+	pass daemon/garbage_client_disconnected
+else
+	fail daemon/garbage_client_disconnected "$out / $out2"
+fi
+
+# --- privileges -----------------------------------------------------------
+st=/proc/$DAEMON_PID/status
+if grep -q '^CapEff:[[:space:]]*0000000000000000$' $st &&
+	grep -q '^CapPrm:[[:space:]]*0000000000000000$' $st &&
+	grep -q '^CapBnd:[[:space:]]*0000000000000000$' $st &&
+	grep -q '^NoNewPrivs:[[:space:]]*1$' $st &&
+	grep -q '^Uid:[[:space:]]*65534[[:space:]]65534[[:space:]]65534' $st &&
+	grep -q '^Groups:[[:space:]]*$' $st; then
+	pass daemon/privileges_dropped
+else
+	fail daemon/privileges_dropped "$(grep -E 'Cap|NoNew|Uid|Groups' $st)"
+fi
+
+# --- policy and SIGHUP ----------------------------------------------------
+cfg=$T/pingsockd.conf
+printf '# only gids 100-200\ngroups = 100 200\n' >"$cfg"
+chmod 644 "$cfg"
+daemon_stop
+[ ! -e "$SOCK" ] && pass daemon/sigterm_removes_socket ||
+	fail daemon/sigterm_removes_socket "$SOCK still there"
+daemon_start d --config "$cfg" || fail daemon/restart "with --config"
+out=$(as_nobody d "$PST" ping 127.0.0.1 1 2>&1)
+if grep -q 'socket=EACCES' <<<"$out" && grep -q 'groups' <<<"$out"; then
+	pass daemon/groups_policy_refuses
+else
+	fail daemon/groups_policy_refuses "$out"
+fi
+out=$(in_ns d setpriv --reuid=65534 --regid=150 --clear-groups env \
+	PINGSOCK_SOCKET="$SOCK" "$PST" ping 127.0.0.1 1 2>&1)
+grep -q '^reply' <<<"$out" && pass daemon/groups_policy_admits_egid ||
+	fail daemon/groups_policy_admits_egid "$out"
+out=$(in_ns d setpriv --reuid=65534 --regid=65534 --groups=150 env \
+	PINGSOCK_SOCKET="$SOCK" "$PST" ping 127.0.0.1 1 2>&1)
+grep -q '^reply' <<<"$out" && pass daemon/groups_policy_admits_supplementary ||
+	fail daemon/groups_policy_admits_supplementary "$out"
+
+printf 'groups = 0 4294967294\n' >"$cfg"
+kill -HUP "$DAEMON_PID"; sleep 0.3
+out=$(as_nobody d "$PST" ping 127.0.0.1 1 2>&1)
+grep -q '^reply' <<<"$out" && pass daemon/sighup_reloads ||
+	fail daemon/sighup_reloads "$out"
+printf 'groups = 100 200\ngroups = banana\n' >"$cfg"
+kill -HUP "$DAEMON_PID"; sleep 0.3
+out=$(as_nobody d "$PST" ping 127.0.0.1 1 2>&1)
+if grep -q '^reply' <<<"$out" && grep -q "$cfg:2:" "$T/d.log"; then
+	pass daemon/bad_reload_keeps_policy
+else
+	fail daemon/bad_reload_keeps_policy "$out / $(tail -2 "$T/d.log")"
+fi
+
+# --- start-up failures: one clear line each -------------------------------
+out=$(in_ns d "$T/pingsockd" --foreground --socket "$SOCK" --user nobody 2>&1)
+rc=$?
+[ $rc = 1 ] && grep -q 'in use by a running pingsockd' <<<"$out" &&
+	pass daemon/startup_path_in_use || fail daemon/startup_path_in_use "$rc $out"
+out=$(in_ns d setpriv --reuid=65534 --regid=65534 --clear-groups \
+	"$T/pingsockd" --foreground --socket "$T/x/socket" 2>&1)
+rc=$?
+[ $rc = 1 ] && grep -q 'must be started as root' <<<"$out" &&
+	pass daemon/startup_not_root || fail daemon/startup_not_root "$rc $out"
+printf 'groups = 1\n' >"$T/bad.conf"
+out=$(in_ns d "$T/pingsockd" --foreground --config "$T/bad.conf" \
+	--socket "$T/y/socket" 2>&1)
+rc=$?
+[ $rc = 1 ] && grep -q "$T/bad.conf:1: groups" <<<"$out" &&
+	pass daemon/startup_config_error || fail daemon/startup_config_error "$rc $out"
+out=$(in_ns d "$T/pingsockd" --foreground --user no-such-user-here \
+	--socket "$T/z/socket" 2>&1)
+rc=$?
+[ $rc = 1 ] && grep -q 'no such user' <<<"$out" &&
+	pass daemon/startup_bad_user || fail daemon/startup_bad_user "$rc $out"
+
+# Without --foreground it daemonises, and the parent reports readiness.
+in_ns d "$T/pingsockd" --socket "$T/bg/socket" --user nobody
+rc=$?
+bgpid=$(pgrep -f "pingsockd --socket $T/bg/socket")
+[ $rc = 0 ] && [ -S "$T/bg/socket" ] && [ -n "$bgpid" ] &&
+	pass daemon/daemonises || fail daemon/daemonises "rc=$rc"
+[ -n "$bgpid" ] && DAEMON_PIDS+=("$bgpid") && kill -TERM "$bgpid"
+
+ns_done

@@ -1,0 +1,41 @@
+#!/bin/bash
+# pingsockd under valgrind: no memory errors and no leaks over a session
+# with pings, a malformed client, a reload and a clean stop.  Valgrind and
+# ASan cannot share a process, so this runs in the plain build's pass only
+# (the ASan pass runs the same daemon code under ASan everywhere else).
+. "$(dirname "$0")/../lib/netns.sh"
+
+if nm "$T/pingsockd" 2>/dev/null | grep -q __asan_init; then
+	exit 0
+fi
+if ! command -v valgrind >/dev/null; then
+	skip valgrind/daemon "valgrind is not installed"
+	ns_done
+fi
+
+PST=$T/tests/lib/pstool
+VGLOG=$T/valgrind.log
+ns_new v closed
+printf 'groups = 0 4294967294\n' >"$T/v.conf"
+PS_DAEMON_WRAPPER="valgrind -q --vgdb=no --error-exitcode=99 --leak-check=full \
+--show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
+--log-file=$VGLOG"
+for _ in 1 2 3; do	# valgrind is slow to start
+	daemon_start v --config "$T/v.conf" && break
+done
+out=$(as_nobody v "$PST" ping 127.0.0.1 5)
+as_nobody v "$PST" pair 127.0.0.1 6001 6002 >/dev/null
+as_nobody v "$PST" garbage >/dev/null
+as_nobody v "$PST" bind 7001 >/dev/null
+kill -HUP "$DAEMON_PID"
+sleep 0.5
+as_nobody v "$PST" ping 127.0.0.1 2 >/dev/null
+kill -TERM "$DAEMON_PID"
+wait "$DAEMON_PID"
+rc=$?
+if [ $rc = 0 ] && [ "$(grep -c '^reply' <<<"$out")" = 5 ] && ! [ -s "$VGLOG" ]; then
+	pass valgrind/daemon_clean
+else
+	fail valgrind/daemon_clean "exit $rc, replies: $(grep -c '^reply' <<<"$out"); $(head -40 "$VGLOG")"
+fi
+ns_done
