@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <linux/netlink.h>
+#include <net/if.h>
 #include <linux/rtnetlink.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -108,17 +109,53 @@ static int route(void *ctx, const struct ps_addr *dst, uint32_t ifindex,
 	return rc;
 }
 
-static int read_default_ttl(void)
+static int dev_index(void *ctx, const char *name)
 {
-	FILE *f = fopen("/proc/sys/net/ipv4/ip_default_ttl", "re");
-	int ttl = 64;
+	unsigned idx = if_nametoindex(name);
+
+	(void)ctx;
+	return idx ? (int)idx : -ENODEV;
+}
+
+static int dev_name(void *ctx, uint32_t ifindex, char *buf)
+{
+	(void)ctx;
+	return if_indextoname(ifindex, buf) ? 0 : -ENODEV;
+}
+
+/* IP_MTU of a UDP socket connected the same way. */
+static int route_mtu(void *ctx, const struct ps_addr *dst, uint32_t ifindex)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(9) };
+	socklen_t len = sizeof(int);
+	int fd, mtu = 0, rc = 0;
+
+	(void)ctx;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (ifindex)
+		setsockopt(fd, SOL_SOCKET, SO_BINDTOIFINDEX, &ifindex,
+			   sizeof(ifindex));
+	memcpy(&sin.sin_addr, dst->a, 4);
+	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)) != 0 ||
+	    getsockopt(fd, SOL_IP, IP_MTU, &mtu, &len) != 0)
+		rc = -errno;
+	close(fd);
+	return rc ? rc : mtu;
+}
+
+static int read_sysctl(const char *path, int dflt, int lo, int hi)
+{
+	FILE *f = fopen(path, "re");
+	int v = dflt;
 
 	if (f) {
-		if (fscanf(f, "%d", &ttl) != 1 || ttl < 1 || ttl > 255)
-			ttl = 64;
+		if (fscanf(f, "%d", &v) != 1 || v < lo || v > hi)
+			v = dflt;
 		fclose(f);
 	}
-	return ttl;
+	return v;
 }
 
 struct hostenv *hostenv_open(char *err, size_t errlen)
@@ -140,8 +177,14 @@ struct hostenv *hostenv_open(char *err, size_t errlen)
 	h->proc_icmp = open("/proc/net/icmp", O_RDONLY | O_CLOEXEC);
 	h->env.addr_type = addr_type;
 	h->env.route = route;
+	h->env.dev_index = dev_index;
+	h->env.dev_name = dev_name;
+	h->env.route_mtu = route_mtu;
 	h->env.ctx = h;
-	h->env.default_ttl = read_default_ttl();
+	h->env.default_ttl = read_sysctl("/proc/sys/net/ipv4/ip_default_ttl",
+					 64, 1, 255);
+	h->env.nonlocal_bind = read_sysctl("/proc/sys/net/ipv4/ip_nonlocal_bind",
+					   0, 0, 1);
 	return h;
 }
 

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -61,6 +63,8 @@ struct dsock {
 	pid_t pid;
 	struct client **clients;
 	size_t nclients, capclients;
+	int shm_fd;		/* sealed memfd behind shm, handed out */
+	struct wire_shm *shm;
 	uint64_t sent, replies, drops;
 };
 
@@ -91,7 +95,8 @@ struct reply {
 	int32_t result;
 	uint8_t body[512];
 	size_t len;
-	int fd;			/* passed with SCM_RIGHTS if >= 0 */
+	int fd;			/* passed with SCM_RIGHTS if >= 0, then closed */
+	int shm_fd;		/* passed too if >= 0, and kept */
 };
 
 static uint64_t now_s(void)
@@ -239,10 +244,40 @@ static void dsock_free(struct server *s, struct dsock *ds)
 	while (ds->nclients)
 		unlink_pair(ds->clients[0], ds);
 	free(ds->clients);
+	if (ds->shm)
+		munmap(ds->shm, WIRE_SHM_SIZE);
+	if (ds->shm_fd >= 0)
+		close(ds->shm_fd);
 	slot_free(s, ds->handle);
 	pstab_close(s->tab, ds->ps);
 	close(ds->h.fd);	/* also leaves the epoll set */
 	free(ds);
+}
+
+/*
+ * The socket's shared page.  Sealed against shrinking, so that no client
+ * can make the daemon's mapping fault.
+ */
+static int shm_new(struct dsock *ds)
+{
+	int fd = memfd_create("pingsock", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	void *p;
+
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, WIRE_SHM_SIZE) != 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0 ||
+	    (p = mmap(NULL, WIRE_SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      fd, 0)) == MAP_FAILED) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	ds->shm = p;
+	ds->shm_fd = fd;
+	ds->shm->version = WIRE_VERSION;
+	return 0;
 }
 
 /* Create the socket and its data pair; *client_fd is the client's end. */
@@ -255,11 +290,18 @@ static int dsock_new(struct server *s, struct client *c,
 
 	if (!ds)
 		return -ENOMEM;
+	ds->shm_fd = -1;
 	err = pstab_open(s->tab, req->u.open.domain, req->u.open.type,
 			 req->u.open.protocol, c->uid, &ds->ps);
 	if (err) {
 		free(ds);
 		return err;
+	}
+	err = shm_new(ds);
+	if (err) {
+		pstab_close(s->tab, ds->ps);
+		free(ds);
+		return err == -EMFILE || err == -ENFILE ? err : -ENOBUFS;
 	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) ||
 	    fcntl(pair[0], F_SETFL, O_NONBLOCK) || fstat(pair[1], &st)) {
@@ -291,6 +333,8 @@ fail:
 		close(pair[0]);
 	if (pair[1] >= 0)
 		close(pair[1]);
+	munmap(ds->shm, WIRE_SHM_SIZE);
+	close(ds->shm_fd);
 	pstab_close(s->tab, ds->ps);
 	free(ds);
 	return err;
@@ -320,14 +364,13 @@ static void on_data(struct server *s, struct dsock *ds, uint32_t events)
 /* ---- receiving from the network ---- */
 
 static void fill_dgram(struct wire_dgram *dg, const struct icmp_pkt *p,
-		       const struct raw_pkt *rp, uint32_t cmsg)
+		       const struct raw_pkt *rp)
 {
 	memset(dg, 0, sizeof(*dg));
 	dg->kind = WIRE_DG_REPLY;
 	dg->family = p->src.family;
 	dg->ttl = p->ttl;
 	dg->tos = p->tos;
-	dg->cmsg = cmsg;
 	dg->ifindex = rp->ifindex;
 	memcpy(dg->src, p->src.a, sizeof(dg->src));
 	memcpy(dg->dst, p->dst.a, sizeof(dg->dst));
@@ -354,7 +397,7 @@ static void deliver_reply(struct server *s, const struct icmp_pkt *p,
 		return;
 	}
 	ds = ps_owner(ps);
-	fill_dgram(&dg, p, rp, ps_cmsg_flags(ps));
+	fill_dgram(&dg, p, rp);
 	iov[0].iov_base = &dg;
 	iov[0].iov_len = sizeof(dg);
 	iov[1].iov_base = (void *)p->icmp;
@@ -432,6 +475,7 @@ static void op_open(struct server *s, struct client *c, struct dsock *ds,
 	memcpy(r->body, &nds->handle, sizeof(nds->handle));
 	r->len = sizeof(nds->handle);
 	r->fd = cfd;
+	r->shm_fd = nds->shm_fd;
 }
 
 /* The descriptor proves the caller holds the socket (a forked child). */
@@ -457,6 +501,7 @@ static void op_attach(struct server *s, struct client *c, struct dsock *ds,
 		body[1] = (uint32_t)ps_family(d->ps);
 		memcpy(r->body, body, sizeof(body));
 		r->len = sizeof(body);
+		r->shm_fd = d->shm_fd;
 		r->result = 0;
 		return;
 	}
@@ -518,8 +563,9 @@ static void op_send(struct server *s, struct client *c, struct dsock *ds,
 static void op_setopt(struct server *s, struct client *c, struct dsock *ds,
 		      const struct wire_req *req, int fd, struct reply *r)
 {
-	r->result = ps_setopt(ds->ps, req->u.opt.level, req->u.opt.name,
+	r->result = ps_setopt(ds->ps, s->env, req->u.opt.level, req->u.opt.name,
 			      req->u.opt.val, req->u.opt.len);
+	atomic_store(&ds->shm->cmsg, ps_cmsg_flags(ds->ps));
 	if (r->result == 0 && req->u.opt.level == SOL_SOCKET &&
 	    req->u.opt.name == SO_RCVBUF) {
 		int v = ps_rcvbuf(ds->ps);
@@ -557,6 +603,7 @@ static void op_shutdown(struct server *s, struct client *c, struct dsock *ds,
 			const struct wire_req *req, int fd, struct reply *r)
 {
 	r->result = ps_shutdown(ds->ps, req->u.how);
+	atomic_store(&ds->shm->shutdown, ps_shutdown_mask(ds->ps));
 }
 
 static void op_stats(struct server *s, struct client *c, struct dsock *ds,
@@ -609,24 +656,29 @@ static int send_reply(struct client *c, uint16_t type, const struct reply *r)
 	};
 	union {
 		struct cmsghdr align;
-		char b[CMSG_SPACE(sizeof(int))];
+		char b[CMSG_SPACE(2 * sizeof(int))];
 	} cbuf;
 	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+	int fds[2], nfds = 0;
 
 	memcpy(hdr, &type, 2);
 	memcpy(hdr + 2, &zero, 2);
 	memcpy(hdr + 4, &r->result, 4);
-	if (r->fd >= 0) {
+	if (r->fd >= 0)
+		fds[nfds++] = r->fd;
+	if (r->shm_fd >= 0)
+		fds[nfds++] = r->shm_fd;
+	if (nfds) {
 		struct cmsghdr *cm;
 
 		memset(&cbuf, 0, sizeof(cbuf));
 		mh.msg_control = cbuf.b;
-		mh.msg_controllen = sizeof(cbuf.b);
+		mh.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
 		cm = CMSG_FIRSTHDR(&mh);
 		cm->cmsg_level = SOL_SOCKET;
 		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &r->fd, sizeof(int));
+		cm->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+		memcpy(CMSG_DATA(cm), fds, nfds * sizeof(int));
 	}
 	/* A client waits for each answer: a full queue means it is not
 	 * following the protocol. */
@@ -641,7 +693,7 @@ static int dispatch(struct server *s, struct client *c,
 		    const struct wire_req *req, int fd)
 {
 	const struct op *op = req->type < WIRE_TYPE_END ? &ops[req->type] : NULL;
-	struct reply r = { .fd = -1 };
+	struct reply r = { .fd = -1, .shm_fd = -1 };
 	struct dsock *ds = NULL;
 	int rc;
 

@@ -1,44 +1,15 @@
 #include "engine/psock.h"
 
 #include <errno.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
+#include "engine/psock_int.h"
 #include "engine/reqlog.h"
 #include "wire/wire.h"
-
-#define NIDENT 65536
-
-struct psock {
-	struct psock *next;	/* in its identifier's chain, newest first */
-	void *owner;
-	struct reqlog *log;
-	uint32_t uid;
-	int family;
-	uint16_t ident;		/* the kernel's inet_num; 0 = unbound */
-	bool hashed;
-	bool reuse;		/* SO_REUSEADDR, on from the start */
-	bool addr_locked;	/* SOCK_BINDADDR_LOCK */
-	bool port_locked;	/* SOCK_BINDPORT_LOCK */
-	bool connected;
-	bool broadcast;
-	bool recverr;
-	struct ps_addr rcv_saddr;	/* replies must be sent to this */
-	struct ps_addr saddr;		/* requests come from this */
-	struct ps_addr daddr;
-	uint16_t dport;
-	uint32_t bound_dev;
-	int uc_ttl;
-	uint8_t tos;
-	int mc_ttl;
-	bool mc_loop;
-	int pmtudisc;
-	uint32_t cmsg;		/* WIRE_CM_* */
-	int rcvbuf;
-	int err;		/* pending error (sk_err) */
-};
 
 struct pstab {
 	struct psock **chain[2];	/* by family, indexed by identifier */
@@ -277,10 +248,17 @@ static int check_bind_addr(const struct psock *sk, const struct ps_env *env,
 	err = sa_parse4(sa, len, true, addr, ident);
 	if (err)
 		return err;
-	if (!ps_addr_is_any(addr) &&
-	    env->addr_type(env->ctx, addr, sk->bound_dev) != PS_RTN_LOCAL)
+	if (ps_addr_is_any(addr))
+		return 0;
+	switch (env->addr_type(env->ctx, addr, sk->bound_dev)) {
+	case PS_RTN_LOCAL:
+		return 0;
+	case PS_RTN_MULTICAST:
+	case PS_RTN_BROADCAST:
 		return -EADDRNOTAVAIL;
-	return 0;
+	default:	/* inet_can_nonlocal_bind() */
+		return sk->freebind || env->nonlocal_bind ? 0 : -EADDRNOTAVAIL;
+	}
 }
 
 int ps_bind(struct pstab *tab, struct psock *sk, const struct ps_env *env,
@@ -372,272 +350,15 @@ int ps_shutdown(struct psock *sk, int how)
 	 * answers ENOTCONN. */
 	if (how < SHUT_RD || how > SHUT_RDWR)
 		return -EINVAL;
+	/* The flags are set either way (the kernel's "hack to wake up other
+	 * listeners"). */
+	sk->shut |= (uint32_t)(how + 1);
 	return sk->connected ? 0 : -ENOTCONN;
 }
 
-/* ---- options ---- */
-
-static int get_int_val(const uint8_t *val, uint32_t len, int *out)
+uint32_t ps_shutdown_mask(const struct psock *sk)
 {
-	if (len < sizeof(int))
-		return -EINVAL;
-	memcpy(out, val, sizeof(int));
-	return 0;
-}
-
-/* do_ip_setsockopt() reads an int, or one byte when optlen is shorter. */
-static int ip_int_val(const uint8_t *val, uint32_t len)
-{
-	int v = 0;
-
-	if (len >= sizeof(int))
-		memcpy(&v, val, sizeof(int));
-	else if (len >= 1)
-		v = val[0];
-	return v;
-}
-
-static void set_flag(uint32_t *flags, uint32_t bit, bool on)
-{
-	if (on)
-		*flags |= bit;
-	else
-		*flags &= ~bit;
-}
-
-/* sock_set_timestamp(): SO_TIMESTAMPNS implies SO_TIMESTAMP. */
-static void set_tstamp(struct psock *sk, int name, bool on)
-{
-	bool is_new = name == SO_TIMESTAMP_NEW || name == SO_TIMESTAMPNS_NEW;
-	bool ns = name == SO_TIMESTAMPNS_OLD || name == SO_TIMESTAMPNS_NEW;
-
-	if (!on) {
-		sk->cmsg &= ~(WIRE_CM_TIMESTAMP | WIRE_CM_TIMESTAMPNS);
-		return;
-	}
-	set_flag(&sk->cmsg, WIRE_CM_TSTAMP_NEW, is_new);
-	set_flag(&sk->cmsg, WIRE_CM_TIMESTAMPNS, ns);
-	sk->cmsg |= WIRE_CM_TIMESTAMP;
-}
-
-static int sol_socket_set(struct psock *sk, int name, const uint8_t *val,
-			  uint32_t len)
-{
-	int v, err = get_int_val(val, len, &v);
-
-	if (err)
-		return err;
-	switch (name) {
-	case SO_REUSEADDR:
-		sk->reuse = v != 0;
-		return 0;
-	case SO_BROADCAST:
-		sk->broadcast = v != 0;
-		return 0;
-	case SO_TIMESTAMP_OLD:
-	case SO_TIMESTAMPNS_OLD:
-	case SO_TIMESTAMP_NEW:
-	case SO_TIMESTAMPNS_NEW:
-		set_tstamp(sk, name, v != 0);
-		return 0;
-	case SO_RCVBUF:
-		sk->rcvbuf = v;
-		return 0;
-	default:
-		return -ENOPROTOOPT;
-	}
-}
-
-static int sol_ip_set(struct psock *sk, int name, const uint8_t *val,
-		      uint32_t len)
-{
-	int v = ip_int_val(val, len);
-
-	switch (name) {
-	case IP_PKTINFO:
-		set_flag(&sk->cmsg, WIRE_CM_PKTINFO, v);
-		return 0;
-	case IP_RECVTTL:
-		set_flag(&sk->cmsg, WIRE_CM_TTL, v);
-		return 0;
-	case IP_RECVTOS:
-		set_flag(&sk->cmsg, WIRE_CM_TOS, v);
-		return 0;
-	case IP_RECVOPTS:
-		set_flag(&sk->cmsg, WIRE_CM_RECVOPTS, v);
-		return 0;
-	case IP_RETOPTS:
-		set_flag(&sk->cmsg, WIRE_CM_RETOPTS, v);
-		return 0;
-	case IP_RECVERR:
-		sk->recverr = v != 0;
-		return 0;
-	case IP_TOS:
-		sk->tos = (uint8_t)v;
-		return 0;
-	case IP_TTL:
-		if (len < 1 || (v != -1 && (v < 1 || v > 255)))
-			return -EINVAL;
-		sk->uc_ttl = v;
-		return 0;
-	case IP_MTU_DISCOVER:
-		if (v < IP_PMTUDISC_DONT || v > IP_PMTUDISC_OMIT)
-			return -EINVAL;
-		sk->pmtudisc = v;
-		return 0;
-	case IP_MULTICAST_TTL:
-		if (len < 1)
-			return -EINVAL;
-		if (v == -1)
-			v = 1;
-		if (v < 0 || v > 255)
-			return -EINVAL;
-		sk->mc_ttl = v;
-		return 0;
-	case IP_MULTICAST_LOOP:
-		if (len < 1)
-			return -EINVAL;
-		sk->mc_loop = v != 0;
-		return 0;
-	default:
-		return -ENOPROTOOPT;
-	}
-}
-
-int ps_setopt(struct psock *sk, int level, int name, const uint8_t *val,
-	      uint32_t len)
-{
-	if (level == SOL_SOCKET)
-		return sol_socket_set(sk, name, val, len);
-	if (level == SOL_IP && sk->family == AF_INET)
-		return sol_ip_set(sk, name, val, len);
-	return -ENOPROTOOPT;
-}
-
-static bool tstamp_get(const struct psock *sk, int name)
-{
-	bool ts = sk->cmsg & WIRE_CM_TIMESTAMP;
-	bool ns = sk->cmsg & WIRE_CM_TIMESTAMPNS;
-	bool is_new = sk->cmsg & WIRE_CM_TSTAMP_NEW;
-
-	switch (name) {
-	case SO_TIMESTAMP_OLD:
-		return ts && !is_new && !ns;
-	case SO_TIMESTAMP_NEW:
-		return ts && is_new && !ns;
-	case SO_TIMESTAMPNS_OLD:
-		return ns && !is_new;
-	default: /* SO_TIMESTAMPNS_NEW */
-		return ns && is_new;
-	}
-}
-
-static int sol_socket_get(struct psock *sk, int name, int *v)
-{
-	switch (name) {
-	case SO_REUSEADDR:
-		*v = sk->reuse;
-		return 0;
-	case SO_BROADCAST:
-		*v = sk->broadcast;
-		return 0;
-	case SO_TIMESTAMP_OLD:
-	case SO_TIMESTAMPNS_OLD:
-	case SO_TIMESTAMP_NEW:
-	case SO_TIMESTAMPNS_NEW:
-		*v = tstamp_get(sk, name);
-		return 0;
-	case SO_ERROR:
-		*v = sk->err;
-		sk->err = 0;
-		return 0;
-	case SO_TYPE:
-		*v = SOCK_DGRAM;
-		return 0;
-	case SO_PROTOCOL:
-		*v = sk->family == AF_INET ? IPPROTO_ICMP : IPPROTO_ICMPV6;
-		return 0;
-	case SO_DOMAIN:
-		*v = sk->family;
-		return 0;
-	default:
-		return -ENOPROTOOPT;
-	}
-}
-
-static int sol_ip_get(const struct psock *sk, const struct ps_env *env,
-		      int name, int *v)
-{
-	switch (name) {
-	case IP_PKTINFO:
-		*v = !!(sk->cmsg & WIRE_CM_PKTINFO);
-		return 0;
-	case IP_RECVTTL:
-		*v = !!(sk->cmsg & WIRE_CM_TTL);
-		return 0;
-	case IP_RECVTOS:
-		*v = !!(sk->cmsg & WIRE_CM_TOS);
-		return 0;
-	case IP_RECVOPTS:
-		*v = !!(sk->cmsg & WIRE_CM_RECVOPTS);
-		return 0;
-	case IP_RETOPTS:
-		*v = !!(sk->cmsg & WIRE_CM_RETOPTS);
-		return 0;
-	case IP_RECVERR:
-		*v = sk->recverr;
-		return 0;
-	case IP_TOS:
-		*v = sk->tos;
-		return 0;
-	case IP_TTL:
-		*v = sk->uc_ttl >= 0 ? sk->uc_ttl : env->default_ttl;
-		return 0;
-	case IP_MTU_DISCOVER:
-		*v = sk->pmtudisc;
-		return 0;
-	case IP_MULTICAST_TTL:
-		*v = sk->mc_ttl;
-		return 0;
-	case IP_MULTICAST_LOOP:
-		*v = sk->mc_loop;
-		return 0;
-	default:
-		return -ENOPROTOOPT;
-	}
-}
-
-int ps_getopt(struct psock *sk, const struct ps_env *env, int level,
-	      int name, uint8_t *val, uint32_t *len)
-{
-	int v, err;
-	uint32_t n;
-
-	if (level == SOL_SOCKET) {
-		/* sk_getsockopt(): copies min(len, sizeof(int)) bytes. */
-		err = sol_socket_get(sk, name, &v);
-		if (err)
-			return err;
-		n = *len < sizeof(int) ? *len : sizeof(int);
-		memcpy(val, &v, n);
-		*len = n;
-		return 0;
-	}
-	if (level != SOL_IP || sk->family != AF_INET)
-		return -ENOPROTOOPT;
-	err = sol_ip_get(sk, env, name, &v);
-	if (err)
-		return err;
-	/* do_ip_getsockopt(): one byte when asked for less than an int. */
-	if (*len < sizeof(int) && *len > 0 && v >= 0 && v <= 255) {
-		val[0] = (uint8_t)v;
-		*len = 1;
-	} else {
-		n = *len < sizeof(int) ? *len : sizeof(int);
-		memcpy(val, &v, n);
-		*len = n;
-	}
-	return 0;
+	return sk->shut;
 }
 
 /* ---- sending ---- */
@@ -670,6 +391,105 @@ static int send_dest(const struct psock *sk, const uint8_t *name,
 	return 0;
 }
 
+static int cmsg_int(const struct cmsghdr *h, const uint8_t *data, int *v)
+{
+	if (h->cmsg_len != CMSG_LEN(sizeof(int)))
+		return -EINVAL;
+	memcpy(v, data, sizeof(int));
+	return 0;
+}
+
+/* __sock_cmsg_send(): what a SOL_SOCKET control message may be. */
+static int sol_socket_cmsg(const struct cmsghdr *h, const uint8_t *data)
+{
+	uint32_t v;
+
+	switch (h->cmsg_type) {
+	case SO_MARK:
+	case SO_PRIORITY:
+		if (h->cmsg_len != CMSG_LEN(sizeof(uint32_t)))
+			return -EINVAL;
+		memcpy(&v, data, sizeof(v));
+		/* Marks and priorities above 6 need CAP_NET_ADMIN. */
+		return h->cmsg_type == SO_PRIORITY && v <= 6 ? 0 : -EPERM;
+	case SO_TIMESTAMPING_OLD:
+	case SO_TIMESTAMPING_NEW:
+		return h->cmsg_len == CMSG_LEN(sizeof(uint32_t)) ? 0 : -EINVAL;
+	case SCM_TXTIME:
+		return h->cmsg_len == CMSG_LEN(sizeof(uint64_t)) ? 0 : -EINVAL;
+	case SCM_RIGHTS:
+	case SCM_CREDENTIALS:
+		return 0;	/* accepted and ignored, as by inet sockets */
+	default:
+		return -EINVAL;
+	}
+}
+
+/* ip_cmsg_send(): IP_PKTINFO, IP_TTL and IP_TOS per packet. */
+static int sol_ip_cmsg(const struct cmsghdr *h, const uint8_t *data,
+		       struct ps_sendinfo *info)
+{
+	struct in_pktinfo pi;
+	int v;
+
+	switch (h->cmsg_type) {
+	case IP_PKTINFO:
+		if (h->cmsg_len != CMSG_LEN(sizeof(pi)))
+			return -EINVAL;
+		memcpy(&pi, data, sizeof(pi));
+		info->ifindex = (uint32_t)pi.ipi_ifindex;
+		if (pi.ipi_spec_dst.s_addr)
+			ps_addr_v4(&info->src, pi.ipi_spec_dst.s_addr);
+		return 0;
+	case IP_TTL:
+		if (cmsg_int(h, data, &v) || v < 1 || v > 255)
+			return -EINVAL;
+		info->ttl = v;
+		return 0;
+	case IP_TOS:
+		if (h->cmsg_len == CMSG_LEN(sizeof(int)))
+			memcpy(&v, data, sizeof(int));
+		else if (h->cmsg_len == CMSG_LEN(1))
+			v = data[0];
+		else
+			return -EINVAL;
+		if (v < 0 || v > 255)
+			return -EINVAL;
+		info->tos = v;
+		return 0;
+	default:	/* IP_RETOPTS: with IP options, a later issue */
+		return -EINVAL;
+	}
+}
+
+/*
+ * Walk the caller's control messages as for_each_cmsghdr() and CMSG_OK()
+ * do; other levels than SOL_SOCKET and SOL_IP are skipped.
+ */
+static int parse_ctl(const uint8_t *ctl, uint32_t len,
+		     struct ps_sendinfo *info)
+{
+	size_t off = 0;
+
+	while (len >= sizeof(struct cmsghdr) &&
+	       off + sizeof(struct cmsghdr) <= len) {
+		struct cmsghdr h;
+		int err = 0;
+
+		memcpy(&h, ctl + off, sizeof(h));
+		if (h.cmsg_len < sizeof(h) || h.cmsg_len > len - off)
+			return -EINVAL;
+		if (h.cmsg_level == SOL_SOCKET)
+			err = sol_socket_cmsg(&h, ctl + off + CMSG_LEN(0));
+		else if (h.cmsg_level == SOL_IP)
+			err = sol_ip_cmsg(&h, ctl + off + CMSG_LEN(0), info);
+		if (err)
+			return err;
+		off += CMSG_ALIGN(h.cmsg_len);
+	}
+	return 0;
+}
+
 int ps_send_prepare(struct pstab *tab, struct psock *sk,
 		    const struct ps_env *env, int flags, const uint8_t *name,
 		    uint32_t namelen, const uint8_t *ctl, uint32_t ctllen,
@@ -689,18 +509,24 @@ int ps_send_prepare(struct pstab *tab, struct psock *sk,
 	err = send_dest(sk, name, namelen, &info->dst);
 	if (err)
 		return err;
-	if (ctllen)	/* per-packet options: a later issue */
-		return -EINVAL;
-	(void)ctl;
+	info->src = sk->saddr;
+	info->ifindex = sk->bound_dev;
+	info->ttl = -1;
+	info->tos = sk->tos;
+	err = parse_ctl(ctl, ctllen, info);
+	if (err)
+		return err;
+	if (info->ttl < 0)
+		info->ttl = ps_addr_is_multicast(&info->dst) ? sk->mc_ttl
+							     : sk->uc_ttl;
+	/* sock_alloc_send_skb(), once the route is known. */
+	if (sk->shut & WIRE_SHUT_WR)
+		return -EPIPE;
 	if (sk->err) {
 		err = -sk->err;
 		sk->err = 0;
 		return err;
 	}
-	info->src = sk->saddr;
-	info->ifindex = sk->bound_dev;
-	info->ttl = ps_addr_is_multicast(&info->dst) ? sk->mc_ttl : sk->uc_ttl;
-	info->tos = sk->tos;
 	info->broadcast = sk->broadcast;
 	info->seq = (uint16_t)(msg[6] << 8 | msg[7]);
 	icmp4_set_ident(msg, len, sk->ident);

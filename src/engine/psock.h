@@ -37,8 +37,15 @@ struct ps_env {
 	 */
 	int (*route)(void *ctx, const struct ps_addr *dst, uint32_t ifindex,
 		     bool broadcast, struct ps_addr *src);
+	/* ifindex of a device name, or -ENODEV. */
+	int (*dev_index)(void *ctx, const char *name);
+	/* The device's name into buf (IFNAMSIZ), or -ENODEV. */
+	int (*dev_name)(void *ctx, uint32_t ifindex, char *buf);
+	/* The path MTU a connect()ed socket would see (IP_MTU), or -errno. */
+	int (*route_mtu)(void *ctx, const struct ps_addr *dst, uint32_t ifindex);
 	void *ctx;
 	int default_ttl;	/* net.ipv4.ip_default_ttl */
+	bool nonlocal_bind;	/* net.ipv4.ip_nonlocal_bind */
 };
 
 struct pstab;
@@ -82,12 +89,14 @@ int ps_connect(struct pstab *tab, struct psock *sk, const struct ps_env *env,
 	       const uint8_t *sa, uint32_t len);
 /* peer: getpeername.  Writes a sockaddr into out (>= 28 bytes). */
 int ps_getname(const struct psock *sk, bool peer, uint8_t *out);
-int ps_setopt(struct psock *sk, int level, int name, const uint8_t *val,
-	      uint32_t len);
+int ps_setopt(struct psock *sk, const struct ps_env *env, int level,
+	      int name, const uint8_t *val, uint32_t len);
 /* *len in: the caller's buffer size; out: bytes written. */
 int ps_getopt(struct psock *sk, const struct ps_env *env, int level,
 	      int name, uint8_t *val, uint32_t *len);
 int ps_shutdown(struct psock *sk, int how);
+/* WIRE_SHUT_* bits in force. */
+uint32_t ps_shutdown_mask(const struct psock *sk);
 
 /* What the daemon needs to put a request on the wire. */
 struct ps_sendinfo {

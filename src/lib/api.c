@@ -5,9 +5,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -143,14 +146,19 @@ static int open_daemon(int domain, int type, int protocol)
 	size_t blen = sizeof(handle);
 	struct fdent ent = { .backend = PINGSOCK_BACKEND_DAEMON,
 			     .family = domain };
-	int fd = -1, rc;
+	int fds[CONN_MAX_FDS], fd, rc;
 
 	req.u.open.domain = domain;
 	req.u.open.type = type;
 	req.u.open.protocol = protocol;
-	rc = conn_call(&req, NULL, 0, -1, &handle, &blen, &fd);
-	if (rc >= 0 && (fd < 0 || blen != sizeof(handle)))
+	rc = conn_call(&req, NULL, 0, -1, &handle, &blen, fds);
+	fd = fds[0];
+	if (rc >= 0 && (fds[1] < 0 || blen != sizeof(handle)))
 		rc = -ECONNRESET;
+	if (rc >= 0 && !(ent.shm = dsock_map_shm(fds[1])))
+		rc = -ENOMEM;
+	if (fds[1] >= 0)
+		close(fds[1]);
 	if (rc < 0) {
 		if (fd >= 0)
 			close(fd);
@@ -163,6 +171,7 @@ static int open_daemon(int domain, int type, int protocol)
 	if (rc == 0 && fdtab_set(fd, &ent))
 		rc = -ENOMEM;
 	if (rc < 0) {
+		munmap(ent.shm, WIRE_SHM_SIZE);
 		close(fd);
 		return rc;
 	}
@@ -208,6 +217,17 @@ EXPORT int pingsock_socket(int domain, int type, int protocol)
 			why_daemon(rc);
 			append_why(k);
 			rc = -EACCES;
+		}
+		return (int)dsock_ret(rc);
+	}
+	if (!is_ping_kind(domain, type, protocol)) {
+		/* Not a ping socket: the kernel's errno for this request
+		 * (EINVAL, EPERM, EPROTONOSUPPORT, ...) is the right one. */
+		rc = open_kernel(domain, type, protocol);
+		if (rc >= 0) {
+			fdtab_clear(rc);
+			close(rc);
+			rc = -EPROTONOSUPPORT;
 		}
 		return (int)dsock_ret(rc);
 	}
@@ -338,11 +358,47 @@ EXPORT int pingsock_close(int fd)
 		req.handle = ent.handle;
 		(void)conn_call(&req, NULL, 0, -1, NULL, NULL, NULL);
 	}
+	if (daemon_fd(fd, &ent) && ent.shm)
+		munmap(ent.shm, WIRE_SHM_SIZE);
 	fdtab_clear(fd);
 	return close(fd);
 }
 
+/*
+ * What the kernel's datagram_poll() would add for a daemon socket that
+ * the data descriptor cannot show by itself: after shutdown(SHUT_RD) the
+ * socket reads as readable (EOF), after both directions it hangs up.
+ */
+static short synth_events(const struct pollfd *p)
+{
+	struct fdent ent;
+	uint32_t shut;
+	short ev = 0;
+
+	if (!daemon_fd(p->fd, &ent) || !ent.shm)
+		return 0;
+	shut = atomic_load(&ent.shm->shutdown);
+	if (shut & WIRE_SHUT_RD)
+		ev |= (short)((POLLIN | POLLRDNORM | POLLRDHUP) & p->events);
+	if (shut == (WIRE_SHUT_RD | WIRE_SHUT_WR))
+		ev |= POLLHUP;
+	return ev;
+}
+
 EXPORT int pingsock_poll(struct pollfd *fds, nfds_t nfds, int timeout)
 {
-	return poll(fds, nfds, timeout);
+	bool ready = false;
+	int n = 0;
+
+	for (nfds_t i = 0; i < nfds && !ready; i++)
+		ready = synth_events(&fds[i]) != 0;
+	/* Something is ready already: only collect the rest. */
+	if (poll(fds, nfds, ready ? 0 : timeout) < 0)
+		return -1;
+	for (nfds_t i = 0; i < nfds; i++) {
+		fds[i].revents |= synth_events(&fds[i]);
+		if (fds[i].revents)
+			n++;
+	}
+	return n;
 }

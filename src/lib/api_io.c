@@ -9,6 +9,9 @@
  * and the ancillary data.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <netinet/in.h>
 #include <stdlib.h>
@@ -155,13 +158,42 @@ static void fill_name(const struct wire_dgram *dg, struct msghdr *msg)
 	msg->msg_namelen = salen;
 }
 
-static long drecv(int fd, struct msghdr *msg, int flags)
+/* The caller asked not to wait: MSG_DONTWAIT or O_NONBLOCK. */
+static bool nonblocking(int fd, int flags)
+{
+	int fl;
+
+	if (flags & MSG_DONTWAIT)
+		return true;
+	fl = fcntl(fd, F_GETFL);
+	return fl >= 0 && (fl & O_NONBLOCK);
+}
+
+/*
+ * Read one datagram.  After shutdown(SHUT_RD) the kernel still hands out
+ * what is queued, and then returns 0 at once instead of waiting.
+ */
+static ssize_t read_dgram(int fd, struct msghdr *m, int flags,
+			  const struct wire_shm *shm)
+{
+	bool shut_rd = shm && (atomic_load(&shm->shutdown) & WIRE_SHUT_RD);
+	ssize_t n;
+
+	n = recvmsg(fd, m, (flags & (MSG_PEEK | MSG_DONTWAIT)) |
+			   (shut_rd ? MSG_DONTWAIT : 0));
+	if (n < 0 && errno == EAGAIN && shut_rd && !nonblocking(fd, flags))
+		return -2;
+	return n;
+}
+
+static long drecv(int fd, const struct fdent *ent, struct msghdr *msg,
+		  int flags)
 {
 	struct iovec iov[1 + MAX_IOV];
 	struct wire_dgram dg;
 	struct msghdr m = { .msg_iov = iov };
 	struct cmsg_out co;
-	struct timespec ts;
+	uint32_t cm;
 	ssize_t n;
 
 	if (flags & MSG_OOB)
@@ -175,20 +207,30 @@ static long drecv(int fd, struct msghdr *msg, int flags)
 	for (size_t i = 0; i < msg->msg_iovlen; i++)
 		iov[1 + i] = msg->msg_iov[i];
 	m.msg_iovlen = 1 + msg->msg_iovlen;
-	n = recvmsg(fd, &m, flags & (MSG_PEEK | MSG_DONTWAIT | MSG_TRUNC));
+	n = read_dgram(fd, &m, flags, ent->shm);
+	if (n == -2)
+		return 0;
 	if (n < 0)
 		return -errno;
 	if ((size_t)n < sizeof(dg))
 		return -ECONNRESET;	/* EOF: the daemon went away */
+	/* The options in force now, not when the reply arrived. */
+	cm = ent->shm ? atomic_load(&ent->shm->cmsg) : 0;
 	fill_name(&dg, msg);
 	cmsg_begin(&co, msg);
-	cmsg_from_dgram(&co, &dg);
+	cmsg_from_dgram(&co, &dg, cm);
 	msg->msg_controllen = co.used;
 	msg->msg_flags = (m.msg_flags & MSG_TRUNC) | co.flags |
 			 (flags & MSG_CMSG_CLOEXEC);
-	ts.tv_sec = dg.ts_sec;
-	ts.tv_nsec = dg.ts_nsec;
-	fdtab_set_stamp(fd, &ts);
+	/* sock_recv_timestamp(): sk_stamp (SIOCGSTAMP) is kept only when
+	 * no timestamp option takes the stamp as a control message. */
+	if (!(cm & WIRE_CM_TIMESTAMP)) {
+		struct timespec ts = { .tv_sec = dg.ts_sec,
+				       .tv_nsec = dg.ts_nsec };
+
+		fdtab_set_stamp(fd, &ts);
+	}
+	/* ping_recvmsg() returns what it copied, MSG_TRUNC or not. */
 	return n - (ssize_t)sizeof(dg);
 }
 
@@ -200,7 +242,7 @@ EXPORT ssize_t pingsock_recvmsg(int fd, struct msghdr *msg, int flags)
 		return recvmsg(fd, msg, flags);
 	if (!msg)
 		return dsock_ret(-EFAULT);
-	return dsock_ret(drecv(fd, msg, flags));
+	return dsock_ret(drecv(fd, &ent, msg, flags));
 }
 
 EXPORT ssize_t pingsock_recvfrom(int fd, void *buf, size_t len, int flags,
@@ -219,7 +261,7 @@ EXPORT ssize_t pingsock_recvfrom(int fd, void *buf, size_t len, int flags,
 		m.msg_name = src;
 		m.msg_namelen = *srclen;
 	}
-	rc = drecv(fd, &m, flags);
+	rc = drecv(fd, &ent, &m, flags);
 	if (rc >= 0 && src && srclen)
 		*srclen = m.msg_namelen;
 	return dsock_ret(rc);

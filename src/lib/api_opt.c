@@ -28,6 +28,12 @@ static bool daemon_fd(int fd, struct fdent *ent)
 	return fdtab_get(fd, ent) && ent->backend == PINGSOCK_BACKEND_DAEMON;
 }
 
+/*
+ * Generic socket-layer options, which sk_setsockopt() treats alike for
+ * every socket family: the data descriptor answers them itself, with the
+ * kernel's own checks (SO_PRIORITY above 6, SO_MARK and SO_DEBUG need
+ * privileges; SO_RCVBUF doubles and clamps, ...).
+ */
 static bool local_opt(int level, int name)
 {
 	if (level != SOL_SOCKET)
@@ -39,6 +45,17 @@ static bool local_opt(int level, int name)
 	case SO_SNDTIMEO_NEW:
 	case SO_SNDBUF:
 	case SO_RCVBUF:
+	case SO_SNDBUFFORCE:
+	case SO_RCVBUFFORCE:
+	case SO_KEEPALIVE:
+	case SO_PRIORITY:
+	case SO_RCVLOWAT:
+	case SO_SNDLOWAT:
+	case SO_LINGER:
+	case SO_MARK:
+	case SO_DEBUG:
+	case SO_ACCEPTCONN:
+	case SO_OOBINLINE:
 		return true;
 	default:
 		return false;

@@ -41,13 +41,14 @@ void cmsg_put(struct cmsg_out *o, int level, int type, const void *data,
 }
 
 /* __sock_recv_timestamp(): one software stamp, in the form asked for. */
-static void put_stamp(struct cmsg_out *o, const struct wire_dgram *dg)
+static void put_stamp(struct cmsg_out *o, const struct wire_dgram *dg,
+		      uint32_t flags)
 {
-	bool is_new = dg->cmsg & WIRE_CM_TSTAMP_NEW;
+	bool is_new = flags & WIRE_CM_TSTAMP_NEW;
 
-	if (!(dg->cmsg & WIRE_CM_TIMESTAMP))
+	if (!(flags & WIRE_CM_TIMESTAMP))
 		return;
-	if (dg->cmsg & WIRE_CM_TIMESTAMPNS) {
+	if (flags & WIRE_CM_TIMESTAMPNS) {
 		int64_t ts[2] = { dg->ts_sec, dg->ts_nsec };
 
 		cmsg_put(o, SOL_SOCKET,
@@ -63,31 +64,33 @@ static void put_stamp(struct cmsg_out *o, const struct wire_dgram *dg)
 }
 
 /* ip_cmsg_recv_offset(): in the kernel's order of flags. */
-static void put_ip(struct cmsg_out *o, const struct wire_dgram *dg)
+static void put_ip(struct cmsg_out *o, const struct wire_dgram *dg,
+		   uint32_t flags)
 {
-	if (dg->cmsg & WIRE_CM_PKTINFO) {
+	if (flags & WIRE_CM_PKTINFO) {
 		struct in_pktinfo pi;
 
 		memset(&pi, 0, sizeof(pi));
+		/* ping_rcv() does not prepare a spec_dst: it stays 0. */
 		pi.ipi_ifindex = (int)dg->ifindex;
-		memcpy(&pi.ipi_spec_dst, dg->dst, 4);
 		memcpy(&pi.ipi_addr, dg->dst, 4);
 		cmsg_put(o, SOL_IP, IP_PKTINFO, &pi, sizeof(pi));
 	}
-	if (dg->cmsg & WIRE_CM_TTL) {
+	if (flags & WIRE_CM_TTL) {
 		int ttl = dg->ttl;
 
 		cmsg_put(o, SOL_IP, IP_TTL, &ttl, sizeof(ttl));
 	}
-	if (dg->cmsg & WIRE_CM_TOS)
+	if (flags & WIRE_CM_TOS)
 		cmsg_put(o, SOL_IP, IP_TOS, &dg->tos, 1);
-	if ((dg->cmsg & WIRE_CM_RECVOPTS) && dg->optlen)
+	if ((flags & WIRE_CM_RECVOPTS) && dg->optlen)
 		cmsg_put(o, SOL_IP, IP_RECVOPTS, dg->opts, dg->optlen);
 }
 
-void cmsg_from_dgram(struct cmsg_out *o, const struct wire_dgram *dg)
+void cmsg_from_dgram(struct cmsg_out *o, const struct wire_dgram *dg,
+		     uint32_t flags)
 {
-	put_stamp(o, dg);
+	put_stamp(o, dg, flags);
 	if (dg->family == AF_INET)
-		put_ip(o, dg);
+		put_ip(o, dg, flags);
 }

@@ -116,6 +116,32 @@ static int dial(void)
 	return fd;
 }
 
+/* Descriptors that came with a response: the first CONN_MAX_FDS go to
+ * fd_out (the rest, or all if fd_out is NULL, are closed). */
+static void take_fds(struct msghdr *mh, int *fd_out)
+{
+	int n = 0;
+
+	for (int i = 0; fd_out && i < CONN_MAX_FDS; i++)
+		fd_out[i] = -1;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+		size_t k;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < k; i++) {
+			int rfd;
+
+			memcpy(&rfd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (fd_out && n < CONN_MAX_FDS)
+				fd_out[n++] = rfd;
+			else
+				close(rfd);
+		}
+	}
+}
+
 static int exchange(int fd, const struct wire_req *req,
 		    const struct iovec *data, int ndata, int fd_in,
 		    void *body, size_t *bodylen, int *fd_out)
@@ -126,7 +152,7 @@ static int exchange(int fd, const struct wire_req *req,
 	struct iovec iov[1 + 16];
 	union {
 		struct cmsghdr align;
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(4 * sizeof(int))];
 	} cbuf;
 	struct msghdr mh = { .msg_iov = iov };
 	long n = wire_encode_req(req, hdr, sizeof(hdr));
@@ -145,7 +171,7 @@ static int exchange(int fd, const struct wire_req *req,
 
 		memset(&cbuf, 0, sizeof(cbuf));
 		mh.msg_control = cbuf.buf;
-		mh.msg_controllen = sizeof(cbuf.buf);
+		mh.msg_controllen = CMSG_SPACE(sizeof(int));
 		c = CMSG_FIRSTHDR(&mh);
 		c->cmsg_level = SOL_SOCKET;
 		c->cmsg_type = SCM_RIGHTS;
@@ -163,23 +189,12 @@ static int exchange(int fd, const struct wire_req *req,
 	mh.msg_control = cbuf.buf;
 	mh.msg_controllen = sizeof(cbuf.buf);
 	got = xrecv(fd, &mh);
-	if (fd_out)
-		*fd_out = -1;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-			int rfd;
-
-			memcpy(&rfd, CMSG_DATA(c), sizeof(int));
-			if (fd_out && *fd_out < 0)
-				*fd_out = rfd;
-			else
-				close(rfd);
-		}
-	}
+	take_fds(&mh, fd_out);
 	if (got < (ssize_t)WIRE_RESP_HDR) {
-		if (fd_out && *fd_out >= 0) {
-			close(*fd_out);
-			*fd_out = -1;
+		for (int i = 0; fd_out && i < CONN_MAX_FDS; i++) {
+			if (fd_out[i] >= 0)
+				close(fd_out[i]);
+			fd_out[i] = -1;
 		}
 		return -ECONNRESET;
 	}

@@ -15,11 +15,13 @@
 
 #include "wire/wire.h"
 
+#define CONN_MAX_FDS 2
+
 /*
  * Send req, followed by the bytes of data[0..ndata) (WIRE_SEND), with
  * fd_in attached if >= 0, and wait for the response.  Copies at most
- * *bodylen bytes of its body into body and sets *bodylen; receives a
- * descriptor into *fd_out if given (-1 if none came).
+ * *bodylen bytes of its body into body and sets *bodylen; receives up to
+ * CONN_MAX_FDS descriptors into fd_out[] if given (-1 where none came).
  *
  * Returns the response's result (>= 0, or -errno from the daemon), or
  * -ECONNREFUSED / -ENOENT when the daemon cannot be reached, or

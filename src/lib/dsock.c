@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "lib/conn.h"
@@ -20,15 +21,33 @@ static int attach(int fd, struct fdent *ent)
 	struct wire_req req = { .type = WIRE_ATTACH };
 	uint32_t body[2];
 	size_t blen = sizeof(body);
-	int rc = conn_call(&req, NULL, 0, fd, body, &blen, NULL);
+	int fds[CONN_MAX_FDS];
+	struct wire_shm *shm = NULL, *cur;
+	int rc = conn_call(&req, NULL, 0, fd, body, &blen, fds);
 
+	if (rc >= 0 && fds[0] >= 0 && !ent->shm)
+		shm = dsock_map_shm(fds[0]);
+	for (int i = 0; i < CONN_MAX_FDS; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
 	if (rc < 0)
 		return rc == -EBADF ? -ECONNRESET : rc;
 	if (blen < sizeof(uint32_t))
 		return -ECONNRESET;
 	ent->handle = body[0];
-	fdtab_set_attached(fd, body[0], getpid());
+	cur = fdtab_set_attached(fd, body[0], getpid(), shm);
+	if (shm && cur != shm)
+		munmap(shm, WIRE_SHM_SIZE);
+	ent->shm = cur;
 	return 0;
+}
+
+struct wire_shm *dsock_map_shm(int memfd)
+{
+	void *p = mmap(NULL, WIRE_SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       memfd, 0);
+
+	return p == MAP_FAILED ? NULL : p;
 }
 
 int dsock_call(int fd, struct fdent *ent, struct wire_req *req,

@@ -20,6 +20,9 @@ int dsock_call(int fd, struct fdent *ent, struct wire_req *req,
 	       const struct iovec *data, int ndata, void *body,
 	       size_t *bodylen);
 
+/* Map a socket's shared page from its memfd; NULL on failure. */
+struct wire_shm *dsock_map_shm(int memfd);
+
 /* Set errno from a negative result and return -1; else return rc. */
 long dsock_ret(long rc);
 

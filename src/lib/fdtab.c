@@ -73,12 +73,19 @@ void fdtab_set_stamp(int fd, const struct timespec *ts)
 	pthread_mutex_unlock(&lock);
 }
 
-void fdtab_set_attached(int fd, uint32_t handle, pid_t pid)
+struct wire_shm *fdtab_set_attached(int fd, uint32_t handle, pid_t pid,
+				    struct wire_shm *shm)
 {
+	struct wire_shm *cur = NULL;
+
 	pthread_mutex_lock(&lock);
 	if (fd >= 0 && (size_t)fd < ntab && tab[fd].backend) {
 		tab[fd].handle = handle;
 		tab[fd].attached = pid;
+		if (!tab[fd].shm)
+			tab[fd].shm = shm;
+		cur = tab[fd].shm;
 	}
 	pthread_mutex_unlock(&lock);
+	return cur;
 }

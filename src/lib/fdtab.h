@@ -11,11 +11,14 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "wire/wire.h"
+
 struct fdent {
 	int backend;		/* enum pingsock_backend_kind */
 	int family;
 	uint32_t handle;	/* daemon socket handle */
 	pid_t attached;		/* process whose connection knows handle */
+	struct wire_shm *shm;	/* the socket's shared state page */
 	bool has_stamp;		/* SIOCGSTAMP: time of the last datagram read */
 	struct timespec stamp;
 };
@@ -25,6 +28,8 @@ bool fdtab_get(int fd, struct fdent *out);
 int fdtab_set(int fd, const struct fdent *ent);
 void fdtab_clear(int fd);
 void fdtab_set_stamp(int fd, const struct timespec *ts);
-void fdtab_set_attached(int fd, uint32_t handle, pid_t pid);
+/* Also sets the shared page if the entry has none; returns the entry's. */
+struct wire_shm *fdtab_set_attached(int fd, uint32_t handle, pid_t pid,
+				    struct wire_shm *shm);
 
 #endif

@@ -21,6 +21,7 @@
 #ifndef PS_WIRE_H
 #define PS_WIRE_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,8 +39,9 @@
 
 enum wire_type {
 	WIRE_HELLO = 1,	/* u32 version -> result 0 */
-	WIRE_OPEN,	/* i32 domain, type, protocol -> u32 handle + data fd */
-	WIRE_ATTACH,	/* (data fd) -> u32 handle, i32 domain */
+	WIRE_OPEN,	/* i32 domain, type, protocol -> u32 handle,
+			 * data fd + state memfd */
+	WIRE_ATTACH,	/* (data fd) -> u32 handle, i32 domain, state memfd */
 	WIRE_DETACH,	/* this process no longer uses the handle */
 	WIRE_BIND,	/* u32 len, name -> result */
 	WIRE_CONNECT,	/* u32 len, name -> result */
@@ -127,6 +129,26 @@ int wire_decode_req(const uint8_t *msg, size_t len, struct wire_req *req);
 
 const char *wire_type_name(unsigned type);
 
+/*
+ * Socket state the client reads without asking: one shared page per
+ * socket (a sealed memfd the daemon maps and hands out with the data fd),
+ * so that what a receive reports follows the options in force when it is
+ * called, as in the kernel, and survives fork.  Only the daemon writes,
+ * except where noted; the daemon trusts nothing it reads from here.
+ */
+struct wire_shm {
+	uint32_t version;		/* WIRE_VERSION */
+	_Atomic uint32_t cmsg;		/* WIRE_CM_*: receive options on */
+	_Atomic uint32_t shutdown;	/* WIRE_SHUT_* */
+	_Atomic int32_t err;		/* pending error (sk_err); the client
+					 * clears it when a call reports it */
+	_Atomic uint32_t errq;		/* records on the error queue */
+	_Atomic uint32_t drops;		/* SO_RXQ_OVFL count */
+};
+#define WIRE_SHM_SIZE 4096
+#define WIRE_SHUT_RD 1u
+#define WIRE_SHUT_WR 2u
+
 /* One received datagram's metadata on the data fd. */
 enum wire_dgram_kind {
 	WIRE_DG_REPLY = 1,
@@ -147,7 +169,7 @@ struct wire_dgram {
 	uint8_t family;		/* AF_INET, AF_INET6 */
 	uint8_t ttl;
 	uint8_t tos;
-	uint32_t cmsg;		/* WIRE_CM_* */
+	uint32_t reserved;
 	uint32_t ifindex;	/* incoming interface */
 	uint32_t src_scope;	/* scope id of src (IPv6 link-local) */
 	uint8_t src[16];	/* the replier (4 bytes used for IPv4) */

@@ -1,0 +1,389 @@
+/*
+ * psopt - socket options of a ping socket, as the kernel's
+ * sk_setsockopt()/sk_getsockopt() (net/core/sock.c) and
+ * do_ip_setsockopt()/do_ip_getsockopt() (net/ipv4/ip_sockglue.c) treat
+ * them: the same value parsing, limits, errno and optlen rules.
+ *
+ * The options that are about the descriptor itself (buffer sizes,
+ * timeouts, and generic flags such as SO_KEEPALIVE) are applied by the
+ * library to the data descriptor, where the kernel handles them; the rest
+ * are here.  Callers are unprivileged: whatever needs CAP_NET_RAW or
+ * CAP_NET_ADMIN fails as it would for them.
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "engine/psock.h"
+#include "engine/psock_int.h"
+#include "wire/wire.h"
+
+static int get_int_val(const uint8_t *val, uint32_t len, int *out)
+{
+	if (len < sizeof(int))
+		return -EINVAL;
+	memcpy(out, val, sizeof(int));
+	return 0;
+}
+
+/* do_ip_setsockopt() reads an int, or one byte when optlen is shorter. */
+static int ip_int_val(const uint8_t *val, uint32_t len)
+{
+	int v = 0;
+
+	if (len >= sizeof(int))
+		memcpy(&v, val, sizeof(int));
+	else if (len >= 1)
+		v = val[0];
+	return v;
+}
+
+static void set_flag(uint32_t *flags, uint32_t bit, bool on)
+{
+	if (on)
+		*flags |= bit;
+	else
+		*flags &= ~bit;
+}
+
+/* sock_set_timestamp(): SO_TIMESTAMPNS implies SO_TIMESTAMP; the last
+ * one set decides the form. */
+static void set_tstamp(struct psock *sk, int name, bool on)
+{
+	bool is_new = name == SO_TIMESTAMP_NEW || name == SO_TIMESTAMPNS_NEW;
+	bool ns = name == SO_TIMESTAMPNS_OLD || name == SO_TIMESTAMPNS_NEW;
+
+	if (!on) {
+		sk->cmsg &= ~(WIRE_CM_TIMESTAMP | WIRE_CM_TIMESTAMPNS);
+		return;
+	}
+	set_flag(&sk->cmsg, WIRE_CM_TSTAMP_NEW, is_new);
+	set_flag(&sk->cmsg, WIRE_CM_TIMESTAMPNS, ns);
+	sk->cmsg |= WIRE_CM_TIMESTAMP;
+}
+
+/*
+ * sock_bindtoindex(): changing a binding once made needs CAP_NET_RAW,
+ * which our callers do not have.
+ */
+static int bind_to_index(struct psock *sk, int ifindex)
+{
+	if (sk->bound_dev)
+		return -EPERM;
+	if (ifindex < 0)
+		return -EINVAL;
+	sk->bound_dev = (uint32_t)ifindex;
+	return 0;
+}
+
+/* sock_setbindtodevice(): "" or optlen 0 unbinds. */
+static int bind_to_device(struct psock *sk, const struct ps_env *env,
+			  const uint8_t *val, uint32_t len)
+{
+	char name[IFNAMSIZ];
+	int idx = 0;
+
+	if (len > IFNAMSIZ - 1)
+		len = IFNAMSIZ - 1;
+	memset(name, 0, sizeof(name));
+	memcpy(name, val, len);
+	if (name[0]) {
+		idx = env->dev_index(env->ctx, name);
+		if (idx < 0)
+			return -ENODEV;
+	}
+	return bind_to_index(sk, idx);
+}
+
+static int sol_socket_set(struct psock *sk, const struct ps_env *env,
+			  int name, const uint8_t *val, uint32_t len)
+{
+	int v, err;
+
+	if (name == SO_BINDTODEVICE)
+		return bind_to_device(sk, env, val, len);
+	err = get_int_val(val, len, &v);
+	if (err)
+		return err;
+	switch (name) {
+	case SO_REUSEADDR:
+		sk->reuse = v != 0;
+		return 0;
+	case SO_REUSEPORT:
+		sk->reuseport = v != 0;
+		return 0;
+	case SO_BROADCAST:
+		sk->broadcast = v != 0;
+		return 0;
+	case SO_DONTROUTE:
+		sk->dontroute = v != 0;
+		return 0;
+	case SO_RXQ_OVFL:
+		sk->rxq_ovfl = v != 0;
+		return 0;
+	case SO_TIMESTAMP_OLD:
+	case SO_TIMESTAMPNS_OLD:
+	case SO_TIMESTAMP_NEW:
+	case SO_TIMESTAMPNS_NEW:
+		set_tstamp(sk, name, v != 0);
+		return 0;
+	case SO_RCVBUF:
+		sk->rcvbuf = v;
+		return 0;
+	case SO_BINDTOIFINDEX:
+		return bind_to_index(sk, v);
+	default:
+		return -ENOPROTOOPT;
+	}
+}
+
+static int ip_set_flags(struct psock *sk, int name, int v)
+{
+	static const struct { int name; uint32_t bit; } flags[] = {
+		{ IP_PKTINFO, WIRE_CM_PKTINFO },
+		{ IP_RECVTTL, WIRE_CM_TTL },
+		{ IP_RECVTOS, WIRE_CM_TOS },
+		{ IP_RECVOPTS, WIRE_CM_RECVOPTS },
+		{ IP_RETOPTS, WIRE_CM_RETOPTS },
+	};
+
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		if (flags[i].name == name) {
+			set_flag(&sk->cmsg, flags[i].bit, v != 0);
+			return 0;
+		}
+	}
+	return -ENOPROTOOPT;
+}
+
+static int sol_ip_set(struct psock *sk, int name, const uint8_t *val,
+		      uint32_t len)
+{
+	int v = ip_int_val(val, len);
+
+	switch (name) {
+	case IP_RECVERR:
+		sk->recverr = v != 0;
+		return 0;
+	case IP_TOS:
+		sk->tos = (uint8_t)v;
+		return 0;
+	case IP_TTL:
+		if (len < 1 || (v != -1 && (v < 1 || v > 255)))
+			return -EINVAL;
+		sk->uc_ttl = v;
+		return 0;
+	case IP_MTU_DISCOVER:
+		if (v < IP_PMTUDISC_DONT || v > IP_PMTUDISC_OMIT)
+			return -EINVAL;
+		sk->pmtudisc = v;
+		return 0;
+	case IP_MULTICAST_TTL:
+		if (len < 1)
+			return -EINVAL;
+		if (v == -1)
+			v = 1;
+		if (v < 0 || v > 255)
+			return -EINVAL;
+		sk->mc_ttl = v;
+		return 0;
+	case IP_MULTICAST_LOOP:
+		if (len < 1)
+			return -EINVAL;
+		sk->mc_loop = v != 0;
+		return 0;
+	case IP_FREEBIND:
+		if (len < 1)
+			return -EINVAL;
+		sk->freebind = v != 0;
+		return 0;
+	case IP_TRANSPARENT:
+		if (v)
+			return -EPERM;	/* needs CAP_NET_RAW or CAP_NET_ADMIN */
+		return len < 1 ? -EINVAL : 0;
+	case IP_BIND_ADDRESS_NO_PORT:
+		sk->bind_no_port = v != 0;
+		return 0;
+	case IP_RECVERR_RFC4884:
+		if (v < 0 || v > 1)
+			return -EINVAL;
+		sk->rfc4884 = v != 0;
+		return 0;
+	case IP_HDRINCL:	/* raw sockets only */
+	case IP_NODEFRAG:
+	default:
+		return ip_set_flags(sk, name, v);
+	}
+}
+
+int ps_setopt(struct psock *sk, const struct ps_env *env, int level,
+	      int name, const uint8_t *val, uint32_t len)
+{
+	if (level == SOL_SOCKET)
+		return sol_socket_set(sk, env, name, val, len);
+	if (level == SOL_IP && sk->family == AF_INET)
+		return sol_ip_set(sk, name, val, len);
+	return -ENOPROTOOPT;
+}
+
+static bool tstamp_get(const struct psock *sk, int name)
+{
+	bool ts = sk->cmsg & WIRE_CM_TIMESTAMP;
+	bool ns = sk->cmsg & WIRE_CM_TIMESTAMPNS;
+	bool is_new = sk->cmsg & WIRE_CM_TSTAMP_NEW;
+
+	switch (name) {
+	case SO_TIMESTAMP_OLD:
+		return ts && !is_new && !ns;
+	case SO_TIMESTAMP_NEW:
+		return ts && is_new && !ns;
+	case SO_TIMESTAMPNS_OLD:
+		return ns && !is_new;
+	default: /* SO_TIMESTAMPNS_NEW */
+		return ns && is_new;
+	}
+}
+
+static int sol_socket_get(struct psock *sk, int name, int *v)
+{
+	switch (name) {
+	case SO_REUSEADDR: *v = sk->reuse; return 0;
+	case SO_REUSEPORT: *v = sk->reuseport; return 0;
+	case SO_BROADCAST: *v = sk->broadcast; return 0;
+	case SO_DONTROUTE: *v = sk->dontroute; return 0;
+	case SO_RXQ_OVFL: *v = sk->rxq_ovfl; return 0;
+	case SO_BINDTOIFINDEX: *v = (int)sk->bound_dev; return 0;
+	case SO_TYPE: *v = SOCK_DGRAM; return 0;
+	case SO_DOMAIN: *v = sk->family; return 0;
+	case SO_PROTOCOL:
+		*v = sk->family == AF_INET ? IPPROTO_ICMP : IPPROTO_ICMPV6;
+		return 0;
+	case SO_TIMESTAMP_OLD:
+	case SO_TIMESTAMPNS_OLD:
+	case SO_TIMESTAMP_NEW:
+	case SO_TIMESTAMPNS_NEW:
+		*v = tstamp_get(sk, name);
+		return 0;
+	case SO_ERROR:
+		*v = sk->err;
+		sk->err = 0;
+		return 0;
+	default:
+		return -ENOPROTOOPT;
+	}
+}
+
+static bool ip_flag_get(const struct psock *sk, int name, int *v)
+{
+	switch (name) {
+	case IP_PKTINFO: *v = !!(sk->cmsg & WIRE_CM_PKTINFO); return true;
+	case IP_RECVTTL: *v = !!(sk->cmsg & WIRE_CM_TTL); return true;
+	case IP_RECVTOS: *v = !!(sk->cmsg & WIRE_CM_TOS); return true;
+	case IP_RECVOPTS: *v = !!(sk->cmsg & WIRE_CM_RECVOPTS); return true;
+	case IP_RETOPTS: *v = !!(sk->cmsg & WIRE_CM_RETOPTS); return true;
+	case IP_RECVERR: *v = sk->recverr; return true;
+	case IP_FREEBIND: *v = sk->freebind; return true;
+	case IP_BIND_ADDRESS_NO_PORT: *v = sk->bind_no_port; return true;
+	case IP_RECVERR_RFC4884: *v = sk->rfc4884; return true;
+	case IP_MULTICAST_LOOP: *v = sk->mc_loop; return true;
+	case IP_HDRINCL:
+	case IP_TRANSPARENT:
+	case IP_NODEFRAG:
+		*v = 0;
+		return true;
+	default:
+		return false;
+	}
+}
+
+static int sol_ip_get(const struct psock *sk, const struct ps_env *env,
+		      int name, int *v)
+{
+	if (ip_flag_get(sk, name, v))
+		return 0;
+	switch (name) {
+	case IP_TOS:
+		*v = sk->tos;
+		return 0;
+	case IP_TTL:
+		*v = sk->uc_ttl >= 0 ? sk->uc_ttl : env->default_ttl;
+		return 0;
+	case IP_MTU_DISCOVER:
+		*v = sk->pmtudisc;
+		return 0;
+	case IP_MULTICAST_TTL:
+		*v = sk->mc_ttl;
+		return 0;
+	case IP_MTU:
+		if (!sk->connected)
+			return -ENOTCONN;
+		*v = env->route_mtu(env->ctx, &sk->daddr, sk->bound_dev);
+		return *v < 0 ? *v : 0;
+	default:
+		return -ENOPROTOOPT;
+	}
+}
+
+/* sock_getbindtodevice(): the name with its NUL, or nothing. */
+static int get_device(const struct psock *sk, const struct ps_env *env,
+		      uint8_t *val, uint32_t *len)
+{
+	char name[IFNAMSIZ];
+	size_t n;
+
+	if (*len < IFNAMSIZ)
+		return -EINVAL;
+	if (!sk->bound_dev) {
+		*len = 0;
+		return 0;
+	}
+	if (env->dev_name(env->ctx, sk->bound_dev, name) < 0)
+		return -ENODEV;
+	n = strnlen(name, sizeof(name) - 1) + 1;
+	memcpy(val, name, n);
+	*len = (uint32_t)n;
+	return 0;
+}
+
+int ps_getopt(struct psock *sk, const struct ps_env *env, int level,
+	      int name, uint8_t *val, uint32_t *len)
+{
+	int v, err;
+	uint32_t n;
+
+	if (level == SOL_SOCKET) {
+		if (name == SO_BINDTODEVICE)
+			return get_device(sk, env, val, len);
+		/* sk_getsockopt(): copies min(len, sizeof(int)) bytes. */
+		err = sol_socket_get(sk, name, &v);
+		if (err)
+			return err;
+		n = *len < sizeof(int) ? *len : sizeof(int);
+		memcpy(val, &v, n);
+		*len = n;
+		return 0;
+	}
+	/* ip_getsockopt() answers other levels with EOPNOTSUPP, while
+	 * ip_setsockopt() says ENOPROTOOPT: an asymmetry of the kernel's. */
+	if (level != SOL_IP || sk->family != AF_INET)
+		return -EOPNOTSUPP;
+	if (name == IP_OPTIONS) {
+		*len = 0;	/* none set */
+		return 0;
+	}
+	err = sol_ip_get(sk, env, name, &v);
+	if (err)
+		return err;
+	/* do_ip_getsockopt(): one byte when asked for less than an int. */
+	if (*len < sizeof(int) && *len > 0 && v >= 0 && v <= 255) {
+		val[0] = (uint8_t)v;
+		*len = 1;
+	} else {
+		n = *len < sizeof(int) ? *len : sizeof(int);
+		memcpy(val, &v, n);
+		*len = n;
+	}
+	return 0;
+}

@@ -1,0 +1,812 @@
+/*
+ * conf.h - helpers shared by the differential conformance cases.
+ *
+ * Each case is one program that talks to a ping socket through the
+ * pingsock_* API only and prints one line per observable.  tests/conformance/
+ * run.sh runs it once against the kernel's ping socket and once against
+ * pingsockd and diffs the two outputs, so everything printed here must be
+ * deterministic: no descriptors, pids, times or automatically chosen
+ * identifiers (those are printed as "auto"/"own"), only what the kernel
+ * promises.
+ *
+ * Header-only: every case is linked alone.  Every helper is static and
+ * marked unused so that a case may use any subset of them.
+ */
+#ifndef CONF_H
+#define CONF_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/errqueue.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <netinet/ip.h>
+#include <arpa/inet.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pingsock.h"
+
+#define CONF_UNUSED __attribute__((unused))
+
+/* Every wait is bounded by this (milliseconds). */
+#define CONF_WAIT_MS 2000
+
+/* Addresses of the test namespaces (run.sh sets them up). */
+#define CONF_LOCAL "10.201.0.1"
+#define CONF_PEER "10.201.0.2"
+#define CONF_BCAST "10.201.0.255"
+#define CONF_NOROUTE "10.99.0.1"
+
+/* ------------------------------------------------------------------ */
+/* output */
+
+static CONF_UNUSED __attribute__((format(printf, 1, 2)))
+void out(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+/* A label built with printf formatting; eight rotating buffers. */
+static CONF_UNUSED __attribute__((format(printf, 1, 2)))
+const char *L(const char *fmt, ...)
+{
+	static char bufs[8][256];
+	static unsigned next;
+	char *b = bufs[next++ % 8];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(b, sizeof(bufs[0]), fmt, ap);
+	va_end(ap);
+	return b;
+}
+
+static CONF_UNUSED const char *conf_errname(int e)
+{
+	static char other[32];
+
+	switch (e) {
+	case 0: return "0";
+	case EPERM: return "EPERM";
+	case ENOENT: return "ENOENT";
+	case ESRCH: return "ESRCH";
+	case EINTR: return "EINTR";
+	case EIO: return "EIO";
+	case ENXIO: return "ENXIO";
+	case E2BIG: return "E2BIG";
+	case EBADF: return "EBADF";
+	case ECHILD: return "ECHILD";
+	case EAGAIN: return "EAGAIN";
+	case ENOMEM: return "ENOMEM";
+	case EACCES: return "EACCES";
+	case EFAULT: return "EFAULT";
+	case EBUSY: return "EBUSY";
+	case EEXIST: return "EEXIST";
+	case ENODEV: return "ENODEV";
+	case ENOTDIR: return "ENOTDIR";
+	case EISDIR: return "EISDIR";
+	case EINVAL: return "EINVAL";
+	case ENFILE: return "ENFILE";
+	case EMFILE: return "EMFILE";
+	case ENOTTY: return "ENOTTY";
+	case EFBIG: return "EFBIG";
+	case ENOSPC: return "ENOSPC";
+	case ESPIPE: return "ESPIPE";
+	case EROFS: return "EROFS";
+	case EPIPE: return "EPIPE";
+	case EDOM: return "EDOM";
+	case ERANGE: return "ERANGE";
+	case ENOSYS: return "ENOSYS";
+	case ENOMSG: return "ENOMSG";
+	case ENODATA: return "ENODATA";
+	case ENONET: return "ENONET";
+	case EPROTO: return "EPROTO";
+	case EBADMSG: return "EBADMSG";
+	case EOVERFLOW: return "EOVERFLOW";
+	case ENOTSOCK: return "ENOTSOCK";
+	case EDESTADDRREQ: return "EDESTADDRREQ";
+	case EMSGSIZE: return "EMSGSIZE";
+	case EPROTOTYPE: return "EPROTOTYPE";
+	case ENOPROTOOPT: return "ENOPROTOOPT";
+	case EPROTONOSUPPORT: return "EPROTONOSUPPORT";
+	case ESOCKTNOSUPPORT: return "ESOCKTNOSUPPORT";
+	case EOPNOTSUPP: return "EOPNOTSUPP";
+	case EPFNOSUPPORT: return "EPFNOSUPPORT";
+	case EAFNOSUPPORT: return "EAFNOSUPPORT";
+	case EADDRINUSE: return "EADDRINUSE";
+	case EADDRNOTAVAIL: return "EADDRNOTAVAIL";
+	case ENETDOWN: return "ENETDOWN";
+	case ENETUNREACH: return "ENETUNREACH";
+	case ENETRESET: return "ENETRESET";
+	case ECONNABORTED: return "ECONNABORTED";
+	case ECONNRESET: return "ECONNRESET";
+	case ENOBUFS: return "ENOBUFS";
+	case EISCONN: return "EISCONN";
+	case ENOTCONN: return "ENOTCONN";
+	case ESHUTDOWN: return "ESHUTDOWN";
+	case ETIMEDOUT: return "ETIMEDOUT";
+	case ECONNREFUSED: return "ECONNREFUSED";
+	case EHOSTDOWN: return "EHOSTDOWN";
+	case EHOSTUNREACH: return "EHOSTUNREACH";
+	case EALREADY: return "EALREADY";
+	case EINPROGRESS: return "EINPROGRESS";
+	case EREMOTEIO: return "EREMOTEIO";
+	default:
+		snprintf(other, sizeof(other), "errno%d", e);
+		return other;
+	}
+}
+
+/* The errno of the last failed TRY (0 if it succeeded). */
+static int conf_errno CONF_UNUSED;
+
+static CONF_UNUSED long conf_res_(const char *what, long r, int e, bool quiet)
+{
+	if (r < 0)
+		out("%s: -1 %s", what, conf_errname(e));
+	else if (quiet)
+		out("%s: ok", what);
+	else
+		out("%s: %ld", what, r);
+	conf_errno = r < 0 ? e : 0;
+	return r;
+}
+
+/*
+ * TRY(label, call): run the call, read errno in the next statement,
+ * print "label: RET" or "label: -1 ENAME"; evaluates to the return value.
+ * TRYQ prints "ok" instead of a non-negative return value (descriptors).
+ */
+#define TRY(what, expr) ({ long conf_r_ = (long)(expr); \
+	int conf_e_ = errno; conf_res_((what), conf_r_, conf_e_, false); })
+#define TRYQ(what, expr) ({ long conf_r_ = (long)(expr); \
+	int conf_e_ = errno; conf_res_((what), conf_r_, conf_e_, true); })
+
+static CONF_UNUSED void conf_hex(char *dst, size_t dlen, const void *p,
+				 size_t n)
+{
+	const uint8_t *b = p;
+	size_t o = 0;
+
+	dst[0] = '\0';
+	for (size_t i = 0; i < n && o + 3 < dlen; i++)
+		o += (size_t)snprintf(dst + o, dlen - o, "%02x", b[i]);
+}
+
+/* ------------------------------------------------------------------ */
+/* set-up */
+
+static CONF_UNUSED void conf_begin(const char *name)
+{
+	signal(SIGPIPE, SIG_IGN);
+	alarm(30);		/* a hung case dies rather than the suite */
+	out("# conformance case %s", name);
+}
+
+/* A fresh IPv4 ping socket; a case cannot go on without one. */
+static CONF_UNUSED int conf_socket_type(int type)
+{
+	int fd = pingsock_socket(AF_INET, type, IPPROTO_ICMP);
+	int e = errno;
+
+	if (fd < 0) {
+		out("socket: -1 %s", conf_errname(e));
+		fprintf(stderr, "pingsock_socket: %s: %s\n", strerror(e),
+			pingsock_why());
+		exit(2);
+	}
+	return fd;
+}
+
+static CONF_UNUSED int conf_socket(void)
+{
+	return conf_socket_type(SOCK_DGRAM);
+}
+
+static CONF_UNUSED struct sockaddr_in conf_sin(const char *ip, int port)
+{
+	struct sockaddr_in a;
+
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_port = htons((uint16_t)port);
+	if (inet_pton(AF_INET, ip, &a.sin_addr) != 1) {
+		fprintf(stderr, "bad address %s\n", ip);
+		exit(2);
+	}
+	return a;
+}
+
+#define SA(p) ((struct sockaddr *)(p))
+
+static CONF_UNUSED int conf_setint(int fd, int level, int name, int v)
+{
+	return pingsock_setsockopt(fd, level, name, &v, sizeof(v));
+}
+
+/* ------------------------------------------------------------------ */
+/* echo requests */
+
+static CONF_UNUSED uint8_t conf_pat(size_t i, uint16_t seq)
+{
+	return (uint8_t)(i * 7u + seq);
+}
+
+/* Fill an Echo Request of len bytes (header + payload) into buf. */
+static CONF_UNUSED void conf_echo(uint8_t *buf, size_t len, uint16_t seq)
+{
+	for (size_t i = 0; i < len; i++)
+		buf[i] = conf_pat(i, seq);
+	if (len >= 8) {
+		buf[0] = 8;		/* ICMP_ECHO */
+		buf[1] = 0;
+		buf[2] = 0xde;		/* any checksum: the kernel redoes it */
+		buf[3] = 0xad;
+		buf[4] = 0xbe;		/* any identifier: the socket's wins */
+		buf[5] = 0xef;
+		buf[6] = (uint8_t)(seq >> 8);
+		buf[7] = (uint8_t)seq;
+	}
+}
+
+static CONF_UNUSED uint8_t conf_big[70000];
+
+/* sendto(ip) an Echo Request of len bytes with sequence seq. */
+static CONF_UNUSED long conf_ping(const char *what, int fd, const char *ip,
+				  uint16_t seq, size_t len)
+{
+	struct sockaddr_in a = conf_sin(ip, 0);
+
+	conf_echo(conf_big, len, seq);
+	return TRY(what, pingsock_sendto(fd, conf_big, len, 0, SA(&a),
+					 sizeof(a)));
+}
+
+/* send() on a connected socket. */
+static CONF_UNUSED long conf_psend(const char *what, int fd, uint16_t seq,
+				   size_t len)
+{
+	conf_echo(conf_big, len, seq);
+	return TRY(what, pingsock_send(fd, conf_big, len, 0));
+}
+
+/* ------------------------------------------------------------------ */
+/* addresses */
+
+enum { PORT_EXACT = 0, PORT_MASK = 1 };
+
+/*
+ * Describe a returned socket address.  buflen is how much room the
+ * caller gave, len what came back; bytes beyond what the kernel wrote
+ * must still hold the 0xaa fill.
+ */
+static CONF_UNUSED const char *conf_sa(const void *sa, socklen_t buflen,
+				       socklen_t len, int mask)
+{
+	static char s[4][200];
+	static unsigned next;
+	char *b = s[next++ % 4];
+	const struct sockaddr_in *in = sa;
+	const uint8_t *raw = sa;
+	char ip[INET_ADDRSTRLEN], port[16], hex[80];
+	socklen_t copied = len < buflen ? len : buflen;
+	bool fill_ok = true;
+
+	for (socklen_t i = copied; i < buflen && i < 128; i++)
+		if (raw[i] != 0xaa)
+			fill_ok = false;
+	if (buflen < sizeof(*in) || len != sizeof(*in) ||
+	    in->sin_family != AF_INET) {
+		conf_hex(hex, sizeof(hex), sa, copied < 32 ? copied : 32);
+		snprintf(b, sizeof(s[0]), "len=%u bytes=%s%s", (unsigned)len,
+			 hex, fill_ok ? "" : " (overwrote past len)");
+		return b;
+	}
+	inet_ntop(AF_INET, &in->sin_addr, ip, sizeof(ip));
+	if (mask == PORT_MASK && in->sin_port)
+		snprintf(port, sizeof(port), "auto");
+	else
+		snprintf(port, sizeof(port), "%u", ntohs(in->sin_port));
+	snprintf(b, sizeof(s[0]), "len=16 AF_INET %s port=%s%s%s", ip, port,
+		 memcmp(in->sin_zero, "\0\0\0\0\0\0\0\0", 8) ? " sin_zero!=0"
+							      : "",
+		 fill_ok ? "" : " (overwrote past len)");
+	return b;
+}
+
+/* getsockname (peer=false) or getpeername, printed. */
+static CONF_UNUSED int conf_name(const char *what, int fd, bool peer,
+				 int mask)
+{
+	uint8_t buf[128];
+	socklen_t len = sizeof(buf);
+	int r, e;
+
+	memset(buf, 0xaa, sizeof(buf));
+	r = peer ? pingsock_getpeername(fd, SA(buf), &len)
+		 : pingsock_getsockname(fd, SA(buf), &len);
+	e = errno;
+	if (r < 0)
+		out("%s: -1 %s", what, conf_errname(e));
+	else
+		out("%s: %d %s", what, r, conf_sa(buf, sizeof(buf), len, mask));
+	return r;
+}
+
+/* The socket's identifier (local port), host order; 0 if none. */
+static CONF_UNUSED unsigned conf_ident(int fd)
+{
+	struct sockaddr_in a;
+	socklen_t len = sizeof(a);
+
+	memset(&a, 0, sizeof(a));
+	if (pingsock_getsockname(fd, SA(&a), &len) < 0)
+		return 0;
+	return ntohs(a.sin_port);
+}
+
+/* ------------------------------------------------------------------ */
+/* poll, flags */
+
+static CONF_UNUSED const char *conf_revents(int r)
+{
+	static char b[160];
+	static const struct { int bit; const char *name; } names[] = {
+		{ POLLIN, "POLLIN" }, { POLLPRI, "POLLPRI" },
+		{ POLLOUT, "POLLOUT" }, { POLLERR, "POLLERR" },
+		{ POLLHUP, "POLLHUP" }, { POLLNVAL, "POLLNVAL" },
+		{ POLLRDNORM, "POLLRDNORM" }, { POLLRDBAND, "POLLRDBAND" },
+		{ POLLWRNORM, "POLLWRNORM" }, { POLLWRBAND, "POLLWRBAND" },
+		{ POLLRDHUP, "POLLRDHUP" },
+	};
+	size_t o = 0;
+
+	b[0] = '\0';
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (r & names[i].bit) {
+			o += (size_t)snprintf(b + o, sizeof(b) - o, "%s%s",
+					      o ? "|" : "", names[i].name);
+			r &= ~names[i].bit;
+		}
+	if (r)
+		snprintf(b + o, sizeof(b) - o, "%s0x%x", o ? "|" : "", r);
+	else if (!o)
+		snprintf(b, sizeof(b), "0");
+	return b;
+}
+
+/* pingsock_poll on one descriptor, printed; returns revents (or -1). */
+static CONF_UNUSED int conf_poll(const char *what, int fd, short events,
+				 int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+	int r, e;
+
+	r = pingsock_poll(&p, 1, timeout_ms);
+	e = errno;
+	if (r < 0) {
+		out("%s: -1 %s", what, conf_errname(e));
+		return -1;
+	}
+	out("%s: %d revents=%s", what, r, conf_revents(p.revents));
+	return p.revents;
+}
+
+/* Wait (bounded) for something readable without printing. */
+static CONF_UNUSED bool conf_wait_in(int fd, int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return pingsock_poll(&p, 1, timeout_ms) > 0;
+}
+
+static CONF_UNUSED const char *conf_msgflags(int f)
+{
+	static char b[160];
+	static const struct { int bit; const char *name; } names[] = {
+		{ MSG_OOB, "MSG_OOB" }, { MSG_EOR, "MSG_EOR" },
+		{ MSG_TRUNC, "MSG_TRUNC" }, { MSG_CTRUNC, "MSG_CTRUNC" },
+		{ MSG_ERRQUEUE, "MSG_ERRQUEUE" },
+		{ MSG_CMSG_CLOEXEC, "MSG_CMSG_CLOEXEC" },
+	};
+	size_t o = 0;
+
+	b[0] = '\0';
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (f & names[i].bit) {
+			o += (size_t)snprintf(b + o, sizeof(b) - o, "%s%s",
+					      o ? "|" : "", names[i].name);
+			f &= ~names[i].bit;
+		}
+	if (f)
+		snprintf(b + o, sizeof(b) - o, "%s0x%x", o ? "|" : "", f);
+	else if (!o)
+		snprintf(b, sizeof(b), "0");
+	return b;
+}
+
+/* ------------------------------------------------------------------ */
+/* time */
+
+static CONF_UNUSED double conf_now_mono(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* A wall-clock time as "within 1 s of now" or not. */
+static CONF_UNUSED const char *conf_when(long long sec, long long nsec,
+					 long long nsec_max)
+{
+	struct timespec now;
+	double d;
+
+	if (nsec < 0 || nsec >= nsec_max)
+		return "bad-subsecond-field";
+	clock_gettime(CLOCK_REALTIME, &now);
+	d = ((double)now.tv_sec - (double)sec) +
+	    ((double)now.tv_nsec - (double)nsec * (1e9 / (double)nsec_max)) /
+		    1e9;
+	if (d < -0.05)
+		return "in-the-future";
+	return d <= 1.0 ? "within-1s-of-now" : "stale";
+}
+
+/* ------------------------------------------------------------------ */
+/* ancillary data */
+
+static CONF_UNUSED const char *conf_level(int l)
+{
+	static char b[16];
+
+	switch (l) {
+	case SOL_SOCKET: return "SOL_SOCKET";
+	case SOL_IP: return "SOL_IP";
+	case SOL_IPV6: return "SOL_IPV6";
+	default: snprintf(b, sizeof(b), "level%d", l); return b;
+	}
+}
+
+static CONF_UNUSED const char *conf_ctype(int l, int t)
+{
+	static char b[16];
+
+	if (l == SOL_SOCKET)
+		switch (t) {
+		case SO_TIMESTAMP_OLD: return "SCM_TIMESTAMP";
+		case SO_TIMESTAMPNS_OLD: return "SCM_TIMESTAMPNS";
+		case SO_TIMESTAMPING_OLD: return "SCM_TIMESTAMPING";
+		case SO_RXQ_OVFL: return "SO_RXQ_OVFL";
+		case SCM_RIGHTS: return "SCM_RIGHTS";
+		}
+	if (l == SOL_IP)
+		switch (t) {
+		case IP_TTL: return "IP_TTL";
+		case IP_TOS: return "IP_TOS";
+		case IP_PKTINFO: return "IP_PKTINFO";
+		case IP_OPTIONS: return "IP_OPTIONS";
+		case IP_RETOPTS: return "IP_RETOPTS";
+		case IP_RECVERR: return "IP_RECVERR";
+		case IP_ORIGDSTADDR: return "IP_ORIGDSTADDR";
+		}
+	snprintf(b, sizeof(b), "type%d", t);
+	return b;
+}
+
+static CONF_UNUSED const char *conf_ifname(int idx)
+{
+	static char b[IF_NAMESIZE + 16];
+
+	if (!if_indextoname((unsigned)idx, b))
+		snprintf(b, sizeof(b), "ifindex%d", idx);
+	return b;
+}
+
+/*
+ * Print every control message in the returned control buffer (len is the
+ * msg_controllen the call returned).  Truncated messages are printed by
+ * header only, plus their bytes when those are deterministic.
+ */
+static CONF_UNUSED void conf_cmsgs(const char *what, const void *ctl,
+				   size_t len)
+{
+	const uint8_t *p = ctl;
+	size_t off = 0;
+
+	while (len - off >= sizeof(struct cmsghdr)) {
+		struct cmsghdr h;
+		const uint8_t *d;
+		size_t dlen, avail;
+		char hex[80];
+
+		memcpy(&h, p + off, sizeof(h));
+		d = p + off + CMSG_LEN(0);
+		dlen = h.cmsg_len >= CMSG_LEN(0) ? h.cmsg_len - CMSG_LEN(0)
+						 : 0;
+		avail = len - off - CMSG_LEN(0);
+		if (dlen > avail)
+			dlen = avail;
+		if (h.cmsg_level == SOL_SOCKET &&
+		    h.cmsg_type == SO_TIMESTAMP_OLD &&
+		    dlen == sizeof(struct timeval)) {
+			struct timeval tv;
+
+			memcpy(&tv, d, sizeof(tv));
+			out("%s: cmsg %s/%s len=%zu timeval %s", what,
+			    conf_level(h.cmsg_level),
+			    conf_ctype(h.cmsg_level, h.cmsg_type),
+			    (size_t)h.cmsg_len,
+			    conf_when(tv.tv_sec, tv.tv_usec, 1000000));
+		} else if (h.cmsg_level == SOL_SOCKET &&
+			   h.cmsg_type == SO_TIMESTAMPNS_OLD &&
+			   dlen == sizeof(struct timespec)) {
+			struct timespec ts;
+
+			memcpy(&ts, d, sizeof(ts));
+			out("%s: cmsg %s/%s len=%zu timespec %s", what,
+			    conf_level(h.cmsg_level),
+			    conf_ctype(h.cmsg_level, h.cmsg_type),
+			    (size_t)h.cmsg_len,
+			    conf_when(ts.tv_sec, ts.tv_nsec, 1000000000));
+		} else if (h.cmsg_level == SOL_SOCKET) {
+			/* other socket-level data (or a truncated
+			 * timestamp): header only */
+			out("%s: cmsg %s/%s len=%zu (%zu data bytes)", what,
+			    conf_level(h.cmsg_level),
+			    conf_ctype(h.cmsg_level, h.cmsg_type),
+			    (size_t)h.cmsg_len, dlen);
+		} else if (h.cmsg_level == SOL_IP && h.cmsg_type == IP_TTL &&
+			   dlen == sizeof(int)) {
+			int v;
+
+			memcpy(&v, d, sizeof(v));
+			out("%s: cmsg SOL_IP/IP_TTL len=%zu int %d", what,
+			    (size_t)h.cmsg_len, v);
+		} else if (h.cmsg_level == SOL_IP && h.cmsg_type == IP_TOS &&
+			   dlen == 1) {
+			out("%s: cmsg SOL_IP/IP_TOS len=%zu byte 0x%02x", what,
+			    (size_t)h.cmsg_len, d[0]);
+		} else if (h.cmsg_level == SOL_IP &&
+			   h.cmsg_type == IP_PKTINFO &&
+			   dlen == sizeof(struct in_pktinfo)) {
+			struct in_pktinfo pi;
+			char a1[INET_ADDRSTRLEN], a2[INET_ADDRSTRLEN];
+
+			memcpy(&pi, d, sizeof(pi));
+			inet_ntop(AF_INET, &pi.ipi_spec_dst, a1, sizeof(a1));
+			inet_ntop(AF_INET, &pi.ipi_addr, a2, sizeof(a2));
+			out("%s: cmsg SOL_IP/IP_PKTINFO len=%zu if=%s "
+			    "spec_dst=%s addr=%s", what, (size_t)h.cmsg_len,
+			    conf_ifname(pi.ipi_ifindex), a1, a2);
+		} else if (h.cmsg_level == SOL_IP &&
+			   h.cmsg_type == IP_RECVERR &&
+			   dlen >= sizeof(struct sock_extended_err)) {
+			struct sock_extended_err ee;
+			const char *offn = "none";
+
+			memcpy(&ee, d, sizeof(ee));
+			if (dlen >= sizeof(ee) + sizeof(struct sockaddr_in))
+				offn = conf_sa(d + sizeof(ee),
+					      sizeof(struct sockaddr_in),
+					      sizeof(struct sockaddr_in),
+					      PORT_EXACT);
+			out("%s: cmsg SOL_IP/IP_RECVERR len=%zu ee_errno=%s "
+			    "origin=%u type=%u code=%u pad=%u info=%u data=%u "
+			    "offender=[%s]", what, (size_t)h.cmsg_len,
+			    conf_errname((int)ee.ee_errno), ee.ee_origin,
+			    ee.ee_type, ee.ee_code, ee.ee_pad, ee.ee_info,
+			    ee.ee_data, offn);
+		} else {
+			conf_hex(hex, sizeof(hex), d, dlen < 32 ? dlen : 32);
+			out("%s: cmsg %s/%s len=%zu data=%s", what,
+			    conf_level(h.cmsg_level),
+			    conf_ctype(h.cmsg_level, h.cmsg_type),
+			    (size_t)h.cmsg_len, hex);
+		}
+		if (h.cmsg_len < sizeof(struct cmsghdr))
+			break;
+		off += CMSG_ALIGN(h.cmsg_len);
+		if (off > len)
+			break;
+	}
+	if (off < len && len - off < sizeof(struct cmsghdr) && off != len)
+		out("%s: %zu trailing control bytes", what, len - off);
+}
+
+/* ------------------------------------------------------------------ */
+/* replies */
+
+static CONF_UNUSED bool conf_cksum_ok(const uint8_t *p, size_t n)
+{
+	uint32_t s = 0;
+
+	for (size_t i = 0; i + 1 < n; i += 2)
+		s += (uint32_t)(p[i] << 8 | p[i + 1]);
+	if (n & 1)
+		s += (uint32_t)(p[n - 1] << 8);
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return s == 0xffff;
+}
+
+/*
+ * Describe the ICMP message in p[0..n) (n bytes returned; full is the
+ * datagram's real size when known, else n).  exact: print the identifier's
+ * value; otherwise "own" when it is the socket's identifier.
+ */
+static CONF_UNUSED void conf_icmp(const char *what, int fd, const uint8_t *p,
+				  size_t n, size_t full, bool exact)
+{
+	char idb[32];
+	unsigned id, seq;
+	bool pay = true;
+
+	if (n < 8) {
+		char hex[40];
+
+		conf_hex(hex, sizeof(hex), p, n);
+		out("%s: short icmp %zu bytes: %s", what, n, hex);
+		return;
+	}
+	id = (unsigned)(p[4] << 8 | p[5]);
+	seq = (unsigned)(p[6] << 8 | p[7]);
+	if (exact)
+		snprintf(idb, sizeof(idb), "%u", id);
+	else
+		snprintf(idb, sizeof(idb), "%s",
+			 id && id == conf_ident(fd) ? "own" : "not-own");
+	for (size_t i = 8; i < n; i++)
+		if (p[i] != conf_pat(i, (uint16_t)seq))
+			pay = false;
+	out("%s: type=%u code=%u ident=%s seq=%u cksum=%s payload=%s(%zu)",
+	    what, p[0], p[1], idb, seq,
+	    n == full ? (conf_cksum_ok(p, n) ? "ok" : "bad") : "partial",
+	    pay ? "ok" : "differs", n - 8);
+}
+
+static CONF_UNUSED uint8_t conf_rbuf[70000];
+
+struct conf_rx {
+	long ret;
+	int err;
+	int flags;
+	size_t ctllen;
+	uint8_t ctl[512];
+	uint8_t name[128];
+	socklen_t namelen;
+};
+
+/* One recvmsg into conf_rbuf (len bytes of room), nothing printed. */
+static CONF_UNUSED long conf_recvmsg(int fd, size_t len, int flags,
+				     size_t ctllen, struct conf_rx *rx)
+{
+	struct iovec iov = { .iov_base = conf_rbuf, .iov_len = len };
+	struct msghdr m;
+
+	memset(rx, 0, sizeof(*rx));
+	memset(rx->name, 0xaa, sizeof(rx->name));
+	memset(&m, 0, sizeof(m));
+	m.msg_name = rx->name;
+	m.msg_namelen = sizeof(rx->name);
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	m.msg_control = ctllen ? rx->ctl : NULL;
+	m.msg_controllen = ctllen;
+	m.msg_flags = 0x7fff0000;	/* must be overwritten */
+	rx->ret = pingsock_recvmsg(fd, &m, flags);
+	rx->err = errno;
+	rx->flags = m.msg_flags;
+	rx->ctllen = m.msg_controllen;
+	rx->namelen = m.msg_namelen;
+	return rx->ret;
+}
+
+/* Print what conf_recvmsg got. */
+static CONF_UNUSED void conf_show_rx(const char *what, int fd,
+				     const struct conf_rx *rx, size_t room,
+				     bool exact)
+{
+	size_t n;
+
+	if (rx->ret < 0) {
+		out("%s: -1 %s", what, conf_errname(rx->err));
+		return;
+	}
+	out("%s: %ld from %s flags=%s controllen=%zu", what, rx->ret,
+	    conf_sa(rx->name, sizeof(rx->name), rx->namelen, PORT_EXACT),
+	    conf_msgflags(rx->flags), rx->ctllen);
+	n = (size_t)rx->ret < room ? (size_t)rx->ret : room;
+	conf_icmp(what, fd, conf_rbuf, n,
+		  rx->flags & MSG_TRUNC ? SIZE_MAX : (size_t)rx->ret, exact);
+	conf_cmsgs(what, rx->ctl, rx->ctllen);
+}
+
+/*
+ * Wait (bounded) for a datagram, then recvmsg it with room bytes of
+ * buffer and ctllen bytes of control buffer and print all of it.
+ */
+static CONF_UNUSED long conf_reply(const char *what, int fd, size_t room,
+				   int flags, size_t ctllen, bool exact)
+{
+	struct conf_rx rx;
+
+	if (!conf_wait_in(fd, CONF_WAIT_MS)) {
+		out("%s: nothing within %d ms", what, CONF_WAIT_MS);
+		return -1;
+	}
+	conf_recvmsg(fd, room, flags | MSG_DONTWAIT, ctllen, &rx);
+	conf_show_rx(what, fd, &rx, room, exact);
+	return rx.ret;
+}
+
+/* Plain reply of up to 70000 bytes, no control buffer. */
+static CONF_UNUSED long conf_reply1(const char *what, int fd, bool exact)
+{
+	return conf_reply(what, fd, sizeof(conf_rbuf), 0, 0, exact);
+}
+
+/* Expect nothing more to arrive within ms milliseconds. */
+static CONF_UNUSED void conf_quiet(const char *what, int fd, int ms)
+{
+	struct conf_rx rx;
+
+	if (!conf_wait_in(fd, ms)) {
+		out("%s: nothing more", what);
+		return;
+	}
+	conf_recvmsg(fd, sizeof(conf_rbuf), MSG_DONTWAIT, 0, &rx);
+	conf_show_rx(L("%s: unexpected", what), fd, &rx, sizeof(conf_rbuf),
+		     false);
+}
+
+/* getsockopt of an int-sized option, printed with its optlen. */
+static CONF_UNUSED int conf_getint(const char *what, int fd, int level,
+				   int name, socklen_t len)
+{
+	uint8_t buf[64];
+	socklen_t l = len;
+	int r, e, v = 0;
+
+	memset(buf, 0xaa, sizeof(buf));
+	r = pingsock_getsockopt(fd, level, name, buf, &l);
+	e = errno;
+	if (r < 0) {
+		out("%s: -1 %s", what, conf_errname(e));
+		return -1;
+	}
+	if (l == sizeof(int)) {
+		memcpy(&v, buf, sizeof(v));
+		out("%s: %d optlen=%u value=%d", what, r, (unsigned)l, v);
+	} else {
+		char hex[140];
+
+		conf_hex(hex, sizeof(hex), buf, l < sizeof(buf) ? l : 0);
+		out("%s: %d optlen=%u bytes=%s", what, r, (unsigned)l, hex);
+	}
+	return v;
+}
+
+#endif
