@@ -63,13 +63,20 @@ int pstab_open(struct pstab *tab, int domain, int type, int protocol,
 	       uint32_t uid, struct psock **out)
 {
 	struct psock *sk;
-	int base = type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
+	int base = type & 0xf;	/* SOCK_TYPE_MASK */
 
+	/* __sys_socket(), __sock_create(), then inet_create()'s search of
+	 * the protocols registered for the type. */
+	if (type & ~(0xf | SOCK_NONBLOCK | SOCK_CLOEXEC) || base >= 11)
+		return -EINVAL;
 	if (domain != AF_INET && domain != AF_INET6)
 		return -EAFNOSUPPORT;
-	if (base != SOCK_DGRAM)
+	if (base == SOCK_RAW)
+		return -EPERM;	/* needs CAP_NET_RAW, which clients lack */
+	if (base != SOCK_DGRAM && base != SOCK_STREAM)
 		return -ESOCKTNOSUPPORT;
-	if (protocol != (domain == AF_INET ? IPPROTO_ICMP : IPPROTO_ICMPV6))
+	if (base == SOCK_STREAM ||
+	    protocol != (domain == AF_INET ? IPPROTO_ICMP : IPPROTO_ICMPV6))
 		return -EPROTONOSUPPORT;
 	sk = calloc(1, sizeof(*sk));
 	if (!sk)
@@ -528,19 +535,22 @@ int ps_send_prepare(struct pstab *tab, struct psock *sk,
 		return err;
 	}
 	info->broadcast = sk->broadcast;
+	/* Replies to a broadcast or multicast request come from anyone;
+	 * only a socket allowed to broadcast needs the route type asked. */
+	info->any_src = ps_addr_is_multicast(&info->dst) ||
+			ps_addr_is_any(&info->dst) ||
+			(sk->broadcast &&
+			 env->addr_type(env->ctx, &info->dst, info->ifindex) ==
+				 PS_RTN_BROADCAST);
 	info->seq = (uint16_t)(msg[6] << 8 | msg[7]);
 	icmp4_set_ident(msg, len, sk->ident);
-	(void)env;
 	return 0;
 }
 
 void ps_sent(struct psock *sk, const struct ps_sendinfo *info,
 	     uint64_t now_s)
 {
-	bool any = ps_addr_is_multicast(&info->dst) || info->broadcast ||
-		   ps_addr_is_any(&info->dst);
-
-	reqlog_add(sk->log, info->seq, &info->dst, any, now_s);
+	reqlog_add(sk->log, info->seq, &info->dst, info->any_src, now_s);
 }
 
 uint32_t ps_cmsg_flags(const struct psock *sk) { return sk->cmsg; }

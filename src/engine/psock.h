@@ -106,6 +106,7 @@ struct ps_sendinfo {
 	int ttl;		/* -1: the route's default */
 	int tos;
 	bool broadcast;		/* SO_BROADCAST */
+	bool any_src;		/* a group or broadcast: any replier counts */
 	uint16_t seq;
 };
 

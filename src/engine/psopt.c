@@ -238,7 +238,7 @@ static bool tstamp_get(const struct psock *sk, int name)
 	case SO_TIMESTAMP_OLD:
 		return ts && !is_new && !ns;
 	case SO_TIMESTAMP_NEW:
-		return ts && is_new && !ns;
+		return ts && is_new;
 	case SO_TIMESTAMPNS_OLD:
 		return ns && !is_new;
 	default: /* SO_TIMESTAMPNS_NEW */

@@ -1,0 +1,236 @@
+/*
+ * opts - the command line.
+ *
+ * The wording, the exit status and the order of every complaint follow
+ * iputils 20221126 as measured on Debian's /usr/bin/ping, because scripts
+ * parse them: integer options fail with status 1 ("invalid argument:
+ * 'x'"), the rest with 2.  Options iputils has and we do not are refused
+ * by getopt with the usage text, rather than accepted and ignored.
+ */
+#include "ping/opts.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <error.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef PINGSOCK_VERSION
+#define PINGSOCK_VERSION "0.1.0"	/* keep in step with the Makefile */
+#endif
+
+static const char usage_text[] =
+	"\nUsage\n"
+	"  ping [options] <destination>\n"
+	"\nOptions:\n"
+	"  <destination>      dns name or ip address\n"
+	"  -a                 use audible ping\n"
+	"  -c <count>         stop after <count> replies\n"
+	"  -D                 print timestamps\n"
+	"  -h                 print help and exit\n"
+	"  -I <interface>     either interface name or address\n"
+	"  -i <interval>      seconds between sending each packet\n"
+	"  -n                 no dns name resolution\n"
+	"  -O                 report outstanding replies\n"
+	"  -p <pattern>       contents of padding byte\n"
+	"  -q                 quiet output\n"
+	"  -Q <tclass>        use quality of service <tclass> bits\n"
+	"  -s <size>          use <size> as number of data bytes to be sent\n"
+	"  -t <ttl>           define time to live\n"
+	"  -V                 print version and exit\n"
+	"  -w <deadline>      reply wait <deadline> in seconds\n"
+	"  -W <timeout>       time to wait for response\n"
+	"\nIPv4 options:\n"
+	"  -4                 use IPv4\n"
+	"\nFor more details see ping(8).\n";
+
+/* iputils prints its usage on stderr and exits 2, for -h too. */
+static _Noreturn void usage(void)
+{
+	fputs(usage_text, stderr);
+	exit(2);
+}
+
+/*
+ * iputils' strtol_or_err(): base 10, the whole string, within [min, max];
+ * a failure is status 1, with strerror only when strtol set errno.
+ */
+static long parse_long(const char *s, long min, long max)
+{
+	char *end = NULL;
+	long v;
+
+	errno = 0;
+	if (*s == '\0')
+		error(1, 0, "invalid argument: '%s'", s);
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end)
+		error(1, errno, "invalid argument: '%s'", s);
+	if (v < min || v > max)
+		error(1, 0, "invalid argument: '%s': out of range: "
+		      "%ld <= value <= %ld", s, min, max);
+	return v;
+}
+
+/*
+ * iputils 20221126's ping_strtod(): trailing garbage (or nothing to
+ * parse, or underflow) is only warned about and the prefix is used; what
+ * is left must be a normal number or zero.
+ */
+static double parse_double(const char *s, const char *what)
+{
+	char *end = NULL;
+	double v;
+
+	if (*s == '\0')
+		error(2, 0, "%s: %s", what, s);
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end) {
+		error(0, 0, "option argument contains garbage: %s", end);
+		error(0, 0, "this will become fatal error in the future");
+	}
+	switch (fpclassify(v)) {
+	case FP_NORMAL:
+	case FP_ZERO:
+		return v;
+	default:
+		error(2, ERANGE, "%s: %s", what, s);
+	}
+	return 0.0;	/* not reached: error(2, ...) exits */
+}
+
+static int parse_interval(const char *s)
+{
+	double v = parse_double(s, "bad timing interval");
+
+	if (isgreater(v, (double)(INT_MAX / 1000)))
+		error(2, 0, "bad timing interval: %s", s);
+	return (int)(v * 1000);
+}
+
+static int parse_linger(const char *s)
+{
+	double v = parse_double(s, "bad linger time");
+
+	if (isless(v, 0.0) || isgreater(v, (double)(INT_MAX / 1000)))
+		error(2, 0, "bad linger time: %s", s);
+	return (int)(v * 1000);
+}
+
+/* -Q: decimal, or hex after 0x; iputils' parsetos(). */
+static int parse_tos(const char *s)
+{
+	char *end;
+	long tos;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		tos = strtol(s + 2, &end, 16);
+	else
+		tos = strtol(s, &end, 10);
+	if (*end != '\0')
+		error(2, 0, "bad TOS value: %s", s);
+	if (tos > 255)
+		error(2, 0, "the decimal value of TOS bits must be in range "
+		      "0-255: %d", (int)tos);
+	return (int)tos;
+}
+
+static int hexval(char c)
+{
+	return isdigit((unsigned char)c) ? c - '0'
+					 : tolower((unsigned char)c) - 'a' + 10;
+}
+
+/*
+ * -p: hex digits only (the complaint quotes the rest of the string from
+ * the first bad character), read two digits a byte, at most 16 bytes.
+ */
+static void parse_pattern(const char *s, struct ping_opts *o)
+{
+	size_t n = 0;
+
+	for (const char *p = s; *p; p++)
+		if (!isxdigit((unsigned char)*p))
+			error(2, 0, "patterns must be specified as hex "
+			      "digits: %s", p);
+	while (s[n] && n / 2 < PING_PATTERN_MAX) {
+		int b = hexval(s[n++]);
+
+		if (s[n])
+			b = b * 16 + hexval(s[n++]);
+		o->pattern[o->pattern_len++] = (uint8_t)b;
+	}
+}
+
+/* -I: an IPv4 address is a source to bind, anything else a device. */
+static void parse_iface(const char *s, struct ping_opts *o)
+{
+	if (strchr(s, ':'))
+		error(2, 0, "invalid source address: %s", s);
+	if (inet_pton(AF_INET, s, &o->source) > 0)
+		o->strict_source = true;
+	else
+		o->device = s;
+}
+
+static _Noreturn void version(void)
+{
+	printf("ping from pingsock %s\n", PINGSOCK_VERSION);
+	exit(0);
+}
+
+static void parse_one(int ch, const char *arg, struct ping_opts *o,
+		      const char **pattern)
+{
+	switch (ch) {
+	case '4':	break;	/* IPv4 is all this ping speaks */
+	case 'a':	o->audible = true; break;
+	case 'c':	o->count = parse_long(arg, 1, LONG_MAX); break;
+	case 'D':	o->timestamps = true; break;
+	case 'i':	o->interval = parse_interval(arg); break;
+	case 'I':	parse_iface(arg, o); break;
+	case 'n':	o->numeric = true; break;
+	case 'O':	o->outstanding = true; break;
+	case 'p':	*pattern = arg; break;
+	case 'q':	o->quiet = true; break;
+	case 'Q':	o->tos = parse_tos(arg); break;
+	case 's':	o->datalen = (size_t)parse_long(arg, 0, INT_MAX); break;
+	case 't':	o->ttl = (int)parse_long(arg, 0, 255); break;
+	case 'V':	version();
+	case 'w':	o->deadline = parse_long(arg, 0, INT_MAX); break;
+	case 'W':	o->linger = parse_linger(arg); break;
+	default:	usage();	/* -h, -? and what getopt refused */
+	}
+}
+
+void opts_parse(int argc, char **argv, struct ping_opts *o)
+{
+	const char *pattern = NULL;
+	int ch;
+
+	memset(o, 0, sizeof(*o));
+	o->interval = PING_DEFAULT_INTERVAL;
+	o->linger = PING_DEFAULT_LINGER;
+	o->datalen = PING_DEFAULT_DATALEN;
+	o->ttl = -1;
+	while ((ch = getopt(argc, argv, "h?4ac:Di:I:nOp:qQ:s:t:Vw:W:")) != -1)
+		parse_one(ch, optarg, o, &pattern);
+	if (optind == argc)
+		error(1, EDESTADDRREQ, "usage error");
+	/* More names would be iputils' source route (-R/LSRR), which a ping
+	 * socket cannot send. */
+	if (argc - optind > 1)
+		usage();
+	o->target = argv[optind];
+	/* After the destination check, as iputils' fill() runs there. */
+	if (pattern) {
+		o->have_pattern = true;
+		parse_pattern(pattern, o);
+	}
+}

@@ -1,0 +1,48 @@
+/*
+ * opts - ping's command line, parsed with iputils 20221126's rules and
+ * error messages (ping/ping.c and iputils_common.c of that release).
+ */
+#ifndef PING_OPTS_H
+#define PING_OPTS_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PING_DEFAULT_DATALEN	56
+#define PING_DEFAULT_INTERVAL	1000	/* ms */
+#define PING_DEFAULT_LINGER	10000	/* ms: -W, iputils' MAXWAIT */
+#define PING_MIN_USER_INTERVAL	2	/* ms: iputils' MINUSERINTERVAL */
+#define PING_PATTERN_MAX	16	/* bytes of -p, as iputils */
+
+struct ping_opts {
+	long count;		/* -c: stop after this many replies; 0: never */
+	long deadline;		/* -w: seconds; 0: none */
+	int interval;		/* -i: ms between requests */
+	int linger;		/* -W: ms to wait when nothing came back */
+	size_t datalen;		/* -s: data bytes after the ICMP header */
+	int ttl;		/* -t; -1: the kernel's default */
+	int tos;		/* -Q; 0: leave it alone, as iputils does */
+	bool quiet;		/* -q */
+	bool numeric;		/* -n */
+	bool audible;		/* -a */
+	bool outstanding;	/* -O */
+	bool timestamps;	/* -D */
+	bool have_pattern;	/* -p was given (even empty: data stays 0) */
+	int pattern_len;	/* bytes in pattern */
+	uint8_t pattern[PING_PATTERN_MAX];
+	const char *device;	/* -I NAME */
+	struct in_addr source;	/* -I ADDRESS */
+	bool strict_source;	/* -I ADDRESS was given: bind to it */
+	const char *target;
+};
+
+/*
+ * Fill o from argv, or exit: 2 after usage or a bad value, 1 for the
+ * errors iputils reports through its strtol_or_err() (and for a missing
+ * destination), 0 after -V.
+ */
+void opts_parse(int argc, char **argv, struct ping_opts *o);
+
+#endif

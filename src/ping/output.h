@@ -1,0 +1,61 @@
+/*
+ * output - every line ping prints, one function per kind of line, with
+ * the formats of iputils 20221126 (pinned: later releases change some,
+ * e.g. the width of the sequence number in "From ... icmp_seq=").
+ *
+ * Lines on stdout are flushed when complete, so that they interleave
+ * with stderr (and reach a pipe) as iputils' do.
+ */
+#ifndef PING_OUTPUT_H
+#define PING_OUTPUT_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ping/stats.h"
+
+/* "PATTERN: 0x..." before the header, for -p. */
+void out_pattern(const uint8_t *pat, int len);
+
+/* "PING host (addr) [from src dev: ]N(M) bytes of data." */
+void out_header(const char *host, struct in_addr dst, bool show_from,
+		struct in_addr src, const char *device, size_t datalen);
+
+struct reply_line {
+	bool stamp;		/* -D: "[sec.usec] " first */
+	bool audible;		/* -a: a BEL at the end */
+	int cc;			/* ICMP bytes received */
+	const char *from;
+	unsigned seq;
+	int ttl;
+	bool truncated;
+	long triptime;		/* us; < 0: not timed */
+	bool dup, csfailed, wrong_source;
+};
+
+/* "64 bytes from ...: icmp_seq=1 ttl=64 time=0.045 ms" and its tails. */
+void out_reply(const struct reply_line *r);
+
+/* "From gw icmp_seq=N <what the ICMP error says>"; gateway: redirects. */
+void out_icmp_error(bool stamp, const char *from, unsigned seq, int type,
+		    int code, uint32_t info, const char *gateway);
+
+/* "ping: local error: ..." on stderr. */
+void out_local_error(int err, uint32_t info);
+
+/* -O: "no answer yet for icmp_seq=N". */
+void out_outstanding(bool stamp, unsigned long seq);
+
+/*
+ * The statistics block; elapsed_us from the start to the last request.
+ * show_ipg: the "ipg/ewma" figures iputils adds for -i 0.
+ */
+void out_summary(const char *host, const struct ping_stats *s,
+		 long long elapsed_us, bool show_ipg);
+
+/* SIGQUIT: "\rR/T packets, L% loss[, min/avg/ewma/max = ...]" on stderr. */
+void out_status(const struct ping_stats *s);
+
+#endif

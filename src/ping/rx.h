@@ -1,0 +1,44 @@
+/*
+ * rx - what comes back on the ping socket: Echo Replies (with their
+ * control messages: TTL, receive stamp) and error-queue records.
+ */
+#ifndef PING_RX_H
+#define PING_RX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ping/names.h"
+#include "ping/opts.h"
+#include "ping/sock.h"
+#include "ping/stats.h"
+
+struct rx {
+	int fd;
+	const struct ping_opts *o;
+	const struct ping_target *t;
+	struct ping_stats *st;
+	struct namer *names;
+	const uint8_t *sent;	/* the requests' data, to match replies */
+	uint8_t *buf;		/* room for the largest reply */
+	size_t buflen;
+	bool latency;		/* stamp replies with the clock from now on */
+};
+
+/*
+ * Read one record from the error queue and report it.  > 0: an ICMP
+ * error about one of our requests; < 0: a local error; 0: nothing of
+ * ours, errno then says why (0: a record for someone else).
+ */
+int rx_errqueue(struct rx *r, bool lookups);
+
+/*
+ * One recvmsg() with flags.  Returns true when something was handled and
+ * another read may find more; false when the socket is drained (or a
+ * read error was reported).  *pending_err: poll() said POLLERR, so an
+ * empty read still looks at the error queue.
+ */
+bool rx_one(struct rx *r, int flags, bool *pending_err, bool lookups);
+
+#endif

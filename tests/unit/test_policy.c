@@ -1,0 +1,276 @@
+/*
+ * test_policy - the configuration parser and the gid check
+ * (src/engine/policy.c).
+ */
+#include <stdint.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "engine/policy.h"
+#include "check.h"
+
+static char err[256];
+
+static int parse(struct policy *p, const char *text)
+{
+	err[0] = '\0';
+	return policy_parse(p, text, strlen(text), "test.conf", err,
+			    sizeof(err));
+}
+
+static int allowed(const struct policy *p, gid_t egid)
+{
+	return policy_gid_allowed(p, egid, NULL, 0);
+}
+
+/* No file, or an empty one: every gid may open sockets. */
+static void defaults_allow_everyone(void)
+{
+	struct policy p;
+
+	policy_default(&p);
+	CHECK(allowed(&p, 0));
+	CHECK(allowed(&p, 1));
+	CHECK(allowed(&p, 100));
+	CHECK(allowed(&p, 65534));
+	CHECK(allowed(&p, 2147483647));
+	CHECK(allowed(&p, (gid_t)-2));
+
+	memset(&p, 0xa5, sizeof(p));
+	CHECK_EQ(parse(&p, ""), 0);
+	CHECK(allowed(&p, 0));
+	CHECK(allowed(&p, 65534));
+	CHECK(allowed(&p, (gid_t)-2));
+	CHECK_EQ(policy_parse(&p, NULL, 0, "x", err, sizeof(err)), 0);
+	CHECK(allowed(&p, 12345));
+}
+
+static void groups_range(void)
+{
+	struct policy p;
+
+	CHECK_EQ(parse(&p, "groups = 100 200\n"), 0);
+	CHECK_EQ(p.gid_low, 100);
+	CHECK_EQ(p.gid_high, 200);
+	CHECK(!allowed(&p, 0));
+	CHECK(!allowed(&p, 99));
+	CHECK(allowed(&p, 100));
+	CHECK(allowed(&p, 150));
+	CHECK(allowed(&p, 200));
+	CHECK(!allowed(&p, 201));
+	CHECK(!allowed(&p, (gid_t)-1));
+
+	/* No spaces, tabs, no final newline, CRLF: all the same. */
+	CHECK_EQ(parse(&p, "groups=5 6"), 0);
+	CHECK_EQ(p.gid_low, 5);
+	CHECK_EQ(p.gid_high, 6);
+	CHECK_EQ(parse(&p, "\tgroups\t=\t7\t8\t\r\n"), 0);
+	CHECK_EQ(p.gid_low, 7);
+	CHECK_EQ(p.gid_high, 8);
+	CHECK_EQ(parse(&p, "groups = 0 4294967294"), 0);
+	CHECK(allowed(&p, 4294967294u));
+	/* A later line wins. */
+	CHECK_EQ(parse(&p, "groups = 1 2\ngroups = 3 4\n"), 0);
+	CHECK_EQ(p.gid_low, 3);
+	CHECK_EQ(p.gid_high, 4);
+}
+
+/* The egid or any supplementary gid, as ping_group_range. */
+static void egid_or_supplementary(void)
+{
+	struct policy p;
+	const gid_t in[] = { 5, 7, 150 }, out[] = { 5, 7, 99, 201 };
+
+	CHECK_EQ(parse(&p, "groups = 100 200"), 0);
+	CHECK(policy_gid_allowed(&p, 150, NULL, 0));
+	CHECK(policy_gid_allowed(&p, 150, out, 4));
+	CHECK(policy_gid_allowed(&p, 1000, in, 3));
+	CHECK(!policy_gid_allowed(&p, 1000, out, 4));
+	CHECK(!policy_gid_allowed(&p, 1000, in, 2));	/* only ngroups */
+	CHECK(!policy_gid_allowed(&p, 1000, NULL, 0));
+	CHECK(policy_gid_allowed(&p, 1000, (const gid_t[]){ 200 }, 1));
+}
+
+/* "1 0", the kernel's default, and any LOW > HIGH: nobody. */
+static void one_zero_allows_nobody(void)
+{
+	struct policy p;
+	const gid_t g[] = { 0, 1, 2, 100 };
+
+	CHECK_EQ(parse(&p, "groups = 1 0\n"), 0);
+	CHECK(!allowed(&p, 0));
+	CHECK(!allowed(&p, 1));
+	CHECK(!allowed(&p, 65534));
+	CHECK(!policy_gid_allowed(&p, 0, g, 4));
+	CHECK_EQ(parse(&p, "groups = 300 200\n"), 0);
+	CHECK(!allowed(&p, 250));
+	CHECK(!allowed(&p, 200));
+	CHECK(!allowed(&p, 300));
+}
+
+static void comments_and_blank_lines(void)
+{
+	struct policy p;
+	const char *text =
+		"# pingsockd.conf\n"
+		"\n"
+		"   \n"
+		"\t\r\n"
+		"   # indented comment = with an equals sign\n"
+		"groups = 10 20   # trailing comment\n"
+		"#groups = 0 0\n"
+		"\n";
+
+	CHECK_EQ(parse(&p, text), 0);
+	CHECK_EQ(p.gid_low, 10);
+	CHECK_EQ(p.gid_high, 20);
+	CHECK_EQ(parse(&p, "#only a comment"), 0);
+	CHECK_EQ(parse(&p, "\n\n\n"), 0);
+}
+
+/* Every error: refused with "name:LINE: reason". */
+static void check_error(const char *text, const char *prefix,
+			const char *needle)
+{
+	struct policy p;
+
+	CHECK_EQ(parse(&p, text), -1);
+	CHECK(strncmp(err, prefix, strlen(prefix)) == 0);
+	CHECK(strstr(err, needle) != NULL);
+	if (strncmp(err, prefix, strlen(prefix)) || !strstr(err, needle))
+		printf("# got \"%s\", expected \"%s...%s...\"\n", err, prefix,
+		       needle);
+}
+
+static void error_unknown_key(void)
+{
+	check_error("groups = 1 2\n\n# c\ngruops = 1 2\n", "test.conf:4: ",
+		    "gruops");
+	check_error("Groups = 1 2", "test.conf:1: ", "Groups");
+	check_error("= 1 2", "test.conf:1: ", "unknown key");
+}
+
+static void error_missing_equals(void)
+{
+	check_error("groups 1 2\n", "test.conf:1: ", "KEY = VALUE");
+	check_error("\n\ngroups\n", "test.conf:3: ", "KEY = VALUE");
+}
+
+static void error_bad_numbers(void)
+{
+	check_error("groups = a b\n", "test.conf:1: ", "groups");
+	check_error("groups = 1\n", "test.conf:1: ", "groups");
+	check_error("groups =\n", "test.conf:1: ", "groups");
+	check_error("groups = -1 5\n", "test.conf:1: ", "groups");
+	check_error("groups = 1 -5\n", "test.conf:1: ", "groups");
+	check_error("groups = +1 5\n", "test.conf:1: ", "groups");
+	check_error("groups = 4294967296 1\n", "test.conf:1: ", "groups");
+	check_error("groups = 1 99999999999999999999999\n", "test.conf:1: ",
+		    "groups");
+	check_error("groups = 0x10 20\n", "test.conf:1: ", "groups");
+	check_error("# x\ngroups = 1,2\n", "test.conf:2: ", "groups");
+}
+
+static void error_trailing_junk(void)
+{
+	check_error("groups = 1 2 3\n", "test.conf:1: ", "\"3\"");
+	check_error("groups = 1 2x\n", "test.conf:1: ", "x");
+	check_error("groups = 1 2 ;\n", "test.conf:1: ", ";");
+}
+
+static void error_nul_byte(void)
+{
+	static const char text[] = "# ok\ngroups = 1\0 2\n";
+	struct policy p;
+
+	err[0] = '\0';
+	CHECK_EQ(policy_parse(&p, text, sizeof(text) - 1, "test.conf", err,
+			      sizeof(err)), -1);
+	CHECK(strncmp(err, "test.conf:2: ", 13) == 0);
+	CHECK(strstr(err, "NUL") != NULL);
+	/* A NUL inside a comment is no better. */
+	err[0] = '\0';
+	CHECK_EQ(policy_parse(&p, "#\0\n", 3, "test.conf", err, sizeof(err)),
+		 -1);
+	CHECK(strncmp(err, "test.conf:1: ", 13) == 0);
+}
+
+static void error_overlong_line(void)
+{
+	static char text[4096];
+	struct policy p;
+
+	/* 1023 characters is the longest line there is room for. */
+	memset(text, ' ', sizeof(text));
+	text[0] = '#';
+	CHECK_EQ(policy_parse(&p, text, 1023, "test.conf", err, sizeof(err)),
+		 0);
+	text[1023] = '\n';
+	CHECK_EQ(policy_parse(&p, text, 1024, "test.conf", err, sizeof(err)),
+		 0);
+
+	memset(text, ' ', sizeof(text));
+	memcpy(text, "\n\n#", 3);
+	err[0] = '\0';
+	CHECK_EQ(policy_parse(&p, text, 3000, "test.conf", err, sizeof(err)),
+		 -1);
+	CHECK(strncmp(err, "test.conf:3: ", 13) == 0);
+	CHECK(strstr(err, "too long") != NULL);
+}
+
+/* A failed parse leaves the policy in force untouched. */
+static void failure_leaves_output_untouched(void)
+{
+	static const char *const bad[] = {
+		"groups = 1 2\nbogus = 3\n",
+		"groups = 5 6\ngroups = x\n",
+		"groups = 5 6\ngroups 5\n",
+		"groups = 5 6 7\n",
+	};
+	struct policy p, before;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&p, 0x5c, sizeof(p));
+		p.gid_low = 40;
+		p.gid_high = 50;
+		before = p;
+		CHECK_EQ(parse(&p, bad[i]), -1);
+		CHECK(memcmp(&p, &before, sizeof(p)) == 0);
+	}
+	memset(&p, 0x5c, sizeof(p));
+	before = p;
+	CHECK_EQ(policy_parse(&p, "groups = 1 2\n\0", 14, "n", err,
+			      sizeof(err)), -1);
+	CHECK(memcmp(&p, &before, sizeof(p)) == 0);
+}
+
+/* The error message is cut to the caller's buffer, still terminated. */
+static void error_fits_buffer(void)
+{
+	struct policy p;
+	char small[12];
+
+	memset(small, 'z', sizeof(small));
+	CHECK_EQ(policy_parse(&p, "nosuchkey = 1", 13, "a-long-file-name",
+			      small, sizeof(small)), -1);
+	CHECK(memchr(small, '\0', sizeof(small)) != NULL);
+	CHECK(strncmp(small, "a-long-file", 11) == 0);
+}
+
+int main(void)
+{
+	TEST(defaults_allow_everyone);
+	TEST(groups_range);
+	TEST(egid_or_supplementary);
+	TEST(one_zero_allows_nobody);
+	TEST(comments_and_blank_lines);
+	TEST(error_unknown_key);
+	TEST(error_missing_equals);
+	TEST(error_bad_numbers);
+	TEST(error_trailing_junk);
+	TEST(error_nul_byte);
+	TEST(error_overlong_line);
+	TEST(failure_leaves_output_untouched);
+	TEST(error_fits_buffer);
+	return CHECK_DONE();
+}

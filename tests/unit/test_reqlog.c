@@ -1,0 +1,271 @@
+/*
+ * test_reqlog - the per-socket log of recent requests
+ * (src/engine/reqlog.c).
+ */
+#include <arpa/inet.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "engine/reqlog.h"
+#include "check.h"
+
+static struct ps_addr v4(uint32_t host)
+{
+	struct ps_addr a;
+
+	ps_addr_v4(&a, htonl(host));
+	return a;
+}
+
+/* 10.x.y.z numbered by n, to give each request its own address. */
+static struct ps_addr nth(uint32_t n)
+{
+	return v4(0x0a000000u | (n & 0xffffff));
+}
+
+static void empty_matches_nothing(void)
+{
+	struct reqlog *log = reqlog_new();
+	struct ps_addr a = v4(0x7f000001);
+
+	CHECK(log != NULL);
+	CHECK_EQ(reqlog_count(log), 0);
+	for (unsigned s = 0; s < 65536; s += 97)
+		CHECK(!reqlog_match(log, (uint16_t)s, &a));
+	reqlog_free(log);
+	reqlog_free(NULL);
+}
+
+/* Match needs both the sequence number and the address asked. */
+static void match_by_seq_and_address(void)
+{
+	struct reqlog *log = reqlog_new();
+	struct ps_addr a = v4(0x7f000001), b = v4(0x7f000002);
+	struct ps_addr a6;
+
+	CHECK_EQ(reqlog_add(log, 1, &a, false, 1000), 0);
+	CHECK_EQ(reqlog_add(log, 2, &b, false, 1000), 0);
+	CHECK_EQ(reqlog_count(log), 2);
+	CHECK(reqlog_match(log, 1, &a));
+	CHECK(reqlog_match(log, 2, &b));
+	CHECK(!reqlog_match(log, 1, &b));	/* seq 1 went to a */
+	CHECK(!reqlog_match(log, 2, &a));
+	CHECK(!reqlog_match(log, 3, &a));	/* never sent */
+	CHECK(!reqlog_match(log, 0, &a));
+	CHECK(!reqlog_match(log, 0x0100, &a));	/* byte-swapped seq 1 */
+
+	/* Same bytes, other family: not the same address. */
+	memset(&a6, 0, sizeof(a6));
+	a6.family = AF_INET6;
+	memcpy(a6.a, a.a, 4);
+	CHECK(!reqlog_match(log, 1, &a6));
+	reqlog_free(log);
+}
+
+/* any_src: multicast/broadcast requests may be answered by anyone. */
+static void any_src_matches_every_address(void)
+{
+	struct reqlog *log = reqlog_new();
+	struct ps_addr grp = v4(0xe0000001), x = v4(0x0a000005);
+	struct ps_addr y = v4(0xc0a80001), uni = v4(0x0a000009);
+
+	reqlog_add(log, 5, &grp, true, 0);
+	reqlog_add(log, 6, &uni, false, 0);
+	CHECK(reqlog_match(log, 5, &x));
+	CHECK(reqlog_match(log, 5, &y));
+	CHECK(reqlog_match(log, 5, &grp));
+	CHECK(!reqlog_match(log, 4, &x));	/* still by seq */
+	CHECK(reqlog_match(log, 6, &uni));
+	CHECK(!reqlog_match(log, 6, &x));	/* unicast stays strict */
+	reqlog_free(log);
+}
+
+/* The same seq sent twice (to two hosts, or the same one). */
+static void duplicate_seqs(void)
+{
+	struct reqlog *log = reqlog_new();
+	struct ps_addr a = v4(0x0a000001), b = v4(0x0a000002);
+	struct ps_addr c = v4(0x0a000003);
+
+	reqlog_add(log, 7, &a, false, 10);
+	reqlog_add(log, 7, &b, false, 10);
+	reqlog_add(log, 7, &a, false, 11);
+	CHECK_EQ(reqlog_count(log), 3);
+	CHECK(reqlog_match(log, 7, &a));
+	CHECK(reqlog_match(log, 7, &b));
+	CHECK(!reqlog_match(log, 7, &c));
+
+	/* Many requests with one seq (seq wrapped many times). */
+	for (uint32_t i = 0; i < 1000; i++)
+		reqlog_add(log, 9, &(struct ps_addr){ 0 }, false, 10);
+	reqlog_add(log, 9, &c, false, 10);
+	CHECK(reqlog_match(log, 9, &c));
+	CHECK(reqlog_match(log, 7, &b));
+	reqlog_free(log);
+}
+
+/* While the oldest entry is young, the log grows: nothing is lost. */
+static void grows_past_16_while_young(void)
+{
+	struct reqlog *log = reqlog_new();
+
+	for (uint32_t i = 0; i < 1000; i++) {
+		struct ps_addr a = nth(i);
+
+		CHECK_EQ(reqlog_add(log, (uint16_t)i, &a, false,
+				    5000 + i / 100), 0);
+	}
+	CHECK_EQ(reqlog_count(log), 1000);
+	for (uint32_t i = 0; i < 1000; i++) {
+		struct ps_addr a = nth(i), b = nth(i + 1);
+
+		CHECK(reqlog_match(log, (uint16_t)i, &a));
+		CHECK(!reqlog_match(log, (uint16_t)i, &b));
+	}
+	reqlog_free(log);
+}
+
+/* Once the oldest is older than REQLOG_KEEP_S, it is recycled. */
+static void recycles_when_old(void)
+{
+	struct reqlog *log = reqlog_new();
+	const uint64_t t0 = 1000, t1 = t0 + REQLOG_KEEP_S + 1;
+	struct ps_addr a;
+
+	for (uint32_t i = 0; i < 16; i++) {
+		a = nth(i);
+		reqlog_add(log, (uint16_t)i, &a, false, t0);
+	}
+	CHECK_EQ(reqlog_count(log), 16);
+
+	a = nth(100);
+	reqlog_add(log, 100, &a, false, t1);
+	CHECK_EQ(reqlog_count(log), 16);	/* recycled, not grown */
+	a = nth(0);
+	CHECK(!reqlog_match(log, 0, &a));	/* the oldest went */
+	for (uint32_t i = 1; i < 16; i++) {
+		a = nth(i);
+		CHECK(reqlog_match(log, (uint16_t)i, &a));
+	}
+	a = nth(100);
+	CHECK(reqlog_match(log, 100, &a));
+
+	/* The rest of the old ones go, one per new request. */
+	for (uint32_t i = 101; i < 116; i++) {
+		a = nth(i);
+		reqlog_add(log, (uint16_t)i, &a, false, t1);
+	}
+	CHECK_EQ(reqlog_count(log), 16);
+	for (uint32_t i = 0; i < 16; i++) {
+		a = nth(i);
+		CHECK(!reqlog_match(log, (uint16_t)i, &a));
+	}
+	for (uint32_t i = 100; i < 116; i++) {
+		a = nth(i);
+		CHECK(reqlog_match(log, (uint16_t)i, &a));
+	}
+
+	/* Now every entry is young again: the next one grows the log. */
+	a = nth(116);
+	reqlog_add(log, 116, &a, false, t1);
+	CHECK_EQ(reqlog_count(log), 17);
+	a = nth(100);
+	CHECK(reqlog_match(log, 100, &a));
+	reqlog_free(log);
+}
+
+/* Exactly REQLOG_KEEP_S old is no longer young. */
+static void keep_boundary(void)
+{
+	struct reqlog *log = reqlog_new();
+	struct ps_addr a;
+
+	for (uint32_t i = 0; i < 16; i++) {
+		a = nth(i);
+		reqlog_add(log, (uint16_t)i, &a, false, 0);
+	}
+	a = nth(16);
+	reqlog_add(log, 16, &a, false, REQLOG_KEEP_S - 1);
+	CHECK_EQ(reqlog_count(log), 17);		/* young: grew */
+	reqlog_free(log);
+
+	log = reqlog_new();
+	for (uint32_t i = 0; i < 16; i++) {
+		a = nth(i);
+		reqlog_add(log, (uint16_t)i, &a, false, 0);
+	}
+	a = nth(16);
+	reqlog_add(log, 16, &a, false, REQLOG_KEEP_S);
+	CHECK_EQ(reqlog_count(log), 16);		/* old: recycled */
+	reqlog_free(log);
+}
+
+/* 100,000 requests in one second: bounded by REQLOG_MAX, newest kept. */
+static void bounded_by_max(void)
+{
+	struct reqlog *log = reqlog_new();
+	const uint32_t n = 100000;
+	struct ps_addr a;
+
+	for (uint32_t i = 0; i < n; i++) {
+		a = nth(i);
+		reqlog_add(log, (uint16_t)i, &a, false, 77);
+		if (reqlog_count(log) > REQLOG_MAX) {
+			CHECK(!"count above REQLOG_MAX");
+			break;
+		}
+	}
+	CHECK_EQ(reqlog_count(log), REQLOG_MAX);
+	for (uint32_t i = n - REQLOG_MAX; i < n; i += 101) {
+		a = nth(i);
+		CHECK(reqlog_match(log, (uint16_t)i, &a));
+	}
+	a = nth(n - 1);
+	CHECK(reqlog_match(log, (uint16_t)(n - 1), &a));
+	a = nth(n - REQLOG_MAX);
+	CHECK(reqlog_match(log, (uint16_t)(n - REQLOG_MAX), &a));
+	for (uint32_t i = 0; i < n - REQLOG_MAX; i += 97) {
+		a = nth(i);
+		CHECK(!reqlog_match(log, (uint16_t)i, &a));
+	}
+	a = nth(n - REQLOG_MAX - 1);
+	CHECK(!reqlog_match(log, (uint16_t)(n - REQLOG_MAX - 1), &a));
+	reqlog_free(log);
+}
+
+/* A steady 100 requests/s: memory follows the rate, every request of
+ * the last REQLOG_KEEP_S seconds still matches. */
+static void follows_the_rate(void)
+{
+	struct reqlog *log = reqlog_new();
+	const uint32_t n = 100000, rate = 100;
+	uint64_t now = 0;
+	struct ps_addr a;
+
+	for (uint32_t i = 0; i < n; i++) {
+		now = i / rate;
+		a = nth(i);
+		reqlog_add(log, (uint16_t)i, &a, false, now);
+	}
+	CHECK(reqlog_count(log) >= REQLOG_KEEP_S * rate);
+	CHECK(reqlog_count(log) <= 4 * REQLOG_KEEP_S * rate);
+	for (uint32_t i = n - REQLOG_KEEP_S * rate; i < n; i += 7) {
+		a = nth(i);
+		CHECK(reqlog_match(log, (uint16_t)i, &a));
+	}
+	reqlog_free(log);
+}
+
+int main(void)
+{
+	TEST(empty_matches_nothing);
+	TEST(match_by_seq_and_address);
+	TEST(any_src_matches_every_address);
+	TEST(duplicate_seqs);
+	TEST(grows_past_16_while_young);
+	TEST(recycles_when_old);
+	TEST(keep_boundary);
+	TEST(bounded_by_max);
+	TEST(follows_the_rate);
+	return CHECK_DONE();
+}
