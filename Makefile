@@ -26,11 +26,11 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
            -Wmissing-prototypes -Wno-unused-parameter
-CPPFLAGS += -D_GNU_SOURCE -Iinclude -Isrc
+VERSION := 0.1.0
+CPPFLAGS += -D_GNU_SOURCE -Iinclude -Isrc -DPINGSOCK_VERSION=\"$(VERSION)\"
 ALLCFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden \
            -MMD -MP
 LDLIBS_D := -lcap
-VERSION := 0.1.0
 
 ifeq ($(SAN),1)
 ALLCFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \

@@ -30,7 +30,10 @@
 #include "engine/policy.h"
 #include "pingsock.h"
 
-#define PSD_VERSION "0.1.0"
+#ifndef PINGSOCK_VERSION
+#define PINGSOCK_VERSION "unknown"	/* the Makefile defines it */
+#endif
+#define PSD_VERSION PINGSOCK_VERSION
 #define NOFILE_WANT 1048576
 
 struct opts {

@@ -30,7 +30,7 @@
 
 #define NS_PER_MS 1000000LL
 #define NS_PER_S 1000000000LL
-#define SCHED_MIN (10 * NS_PER_MS)	/* iputils' MININTERVAL */
+#define SCHED_MIN (PING_SCHED_MIN * NS_PER_MS)
 #define NEVER INT64_MAX
 
 /* Set by the handlers, read by the loop: the only state they share. */
@@ -171,9 +171,11 @@ static int64_t pinger(struct rx *rx, struct sched *s, uint8_t *pkt,
 			return interval_ns(o) - since;
 	}
 	if (o->outstanding && st->ntransmitted > 0 &&
-	    !stats_seen(st, (uint16_t)st->ntransmitted))
-		out_outstanding(o->timestamps,
-				(unsigned long)(st->ntransmitted % PING_SEQ_SPACE));
+	    !stats_seen(st, (uint16_t)st->ntransmitted)) {
+		unsigned long last = st->ntransmitted % PING_SEQ_SPACE;
+
+		out_outstanding(o->timestamps, last);
+	}
 	return send_one(rx, s, pkt, now);
 }
 

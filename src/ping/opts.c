@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #ifndef PINGSOCK_VERSION
-#define PINGSOCK_VERSION "0.1.0"	/* keep in step with the Makefile */
+#define PINGSOCK_VERSION "unknown"	/* the Makefile defines it */
 #endif
 
 static const char usage_text[] =

@@ -15,6 +15,8 @@
 #define PING_DEFAULT_LINGER	10000	/* ms: -W, iputils' MAXWAIT */
 #define PING_MIN_USER_INTERVAL	2	/* ms: iputils' MINUSERINTERVAL */
 #define PING_PATTERN_MAX	16	/* bytes of -p, as iputils */
+#define PING_SCHED_MIN		10	/* ms: iputils' MININTERVAL, the
+					 * shortest wait it schedules */
 
 struct ping_opts {
 	long count;		/* -c: stop after this many replies; 0: never */

@@ -142,7 +142,8 @@ static void report_icmp_error(struct rx *r, const struct sock_extended_err *e,
 	if (e->ee_type == ICMP_REDIRECT) {
 		struct in_addr g = { .s_addr = htonl(e->ee_info) };
 
-		snprintf(gw, sizeof(gw), "%s", namer_addr(r->names, g, lookups));
+		snprintf(gw, sizeof(gw), "%s",
+			 namer_addr(r->names, g, lookups));
 	}
 	out_icmp_error(r->o->timestamps,
 		       namer_addr(r->names, off.sin_addr, lookups), seq,
@@ -222,8 +223,9 @@ bool rx_one(struct rx *r, int flags, bool *pending_err, bool lookups)
 	memset(&from, 0, sizeof(from));
 	cc = pingsock_recvmsg(r->fd, &msg, flags);
 	if (cc < 0) {
-		if (errno == EINTR ||
-		    ((errno == EAGAIN || errno == EWOULDBLOCK) && !*pending_err))
+		bool empty = errno == EAGAIN || errno == EWOULDBLOCK;
+
+		if (errno == EINTR || (empty && !*pending_err))
 			return false;
 		*pending_err = false;
 		if (rx_errqueue(r, lookups) == 0 && errno) {

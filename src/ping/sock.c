@@ -25,7 +25,6 @@
 #include "pingsock.h"
 
 #define IPHDR 20
-#define SCHED_MIN 10	/* ms: iputils' MININTERVAL, the shortest sleep */
 
 int sock_open(void)
 {
@@ -247,10 +246,10 @@ bool sock_timing(int fd, int interval)
 	/* Never block a send for longer than a second, or the interval
 	 * when that is shorter (a stalled device must not stall ping). */
 	if (interval < 1000) {
-		int ms = interval < SCHED_MIN ? SCHED_MIN : interval;
+		int ms = interval < PING_SCHED_MIN ? PING_SCHED_MIN : interval;
 
 		tv.tv_sec = 0;
-		tv.tv_usec = 1000 * ms;
+		tv.tv_usec = 1000L * ms;
 	}
 	(void)pingsock_setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv,
 				  sizeof(tv));

@@ -7,7 +7,6 @@
 #include "ping/stats.h"
 
 #include <limits.h>
-#include <math.h>
 #include <string.h>
 
 void stats_init(struct ping_stats *s, bool timing)
@@ -116,22 +115,30 @@ void stats_error(struct ping_stats *s)
 
 long stats_avg(const struct ping_stats *s)
 {
-	return (long)(s->tsum / (s->nreceived + s->nrepeats));
+	long total = s->nreceived + s->nrepeats;
+
+	return total ? (long)(s->tsum / total) : 0;
 }
 
-/* floor(sqrt(a)); the double estimate is corrected to the exact floor. */
-static long long isqrt(long long a)
+/*
+ * iputils' llsqrt(): Newton's iteration from a itself, stopped at the
+ * first step that does not go down, returning that step.  It is not
+ * always floor(sqrt(a)) (3 gives 2), but the mdev digits iputils prints
+ * come from it, so it is kept as is.
+ */
+static long long newton_sqrt(long long a)
 {
-	long long x;
+	long long x = a;
 
 	if (a <= 0)
-		return 0;
-	x = (long long)sqrt((double)a);
-	while (x > 0 && x > a / x)
-		x--;
-	while ((x + 1) <= a / (x + 1))
-		x++;
-	return x;
+		return a;
+	for (;;) {
+		long long next = (x + a / x) / 2;
+
+		if (next >= x)
+			return next;
+		x = next;
+	}
 }
 
 /*
@@ -143,17 +150,20 @@ long stats_mdev(const struct ping_stats *s)
 	long total = s->nreceived + s->nrepeats;
 	long long var;
 
+	if (total == 0)
+		return 0;
 	if (s->tsum < INT_MAX) {
-		var = (long long)((s->tsum2 -
-				   (double)((s->tsum * s->tsum) / total)) /
-				  (double)total);
+		/* The integer division is iputils': its digits depend on it. */
+		long long sq = (s->tsum * s->tsum) / total;
+
+		var = (long long)((s->tsum2 - (double)sq) / (double)total);
 	} else {
 		long avg = stats_avg(s);
 
 		var = (long long)(s->tsum2 / (double)total -
 				  (double)((long long)avg * avg));
 	}
-	return (long)isqrt(var);
+	return (long)newton_sqrt(var);
 }
 
 float stats_loss(const struct ping_stats *s)

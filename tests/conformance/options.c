@@ -40,7 +40,7 @@ int main(void)
 {
 	int fd;
 	unsigned char c;
-	int v;
+	int v, wide[2] = { 0, 0 };
 
 	conf_begin("options");
 	fd = conf_socket();
@@ -62,7 +62,9 @@ int main(void)
 	set_len("IP_TTL set 7, optlen 0", fd, SOL_IP, IP_TTL, &v, 0);
 	set_len("IP_TTL set 7, optlen 2", fd, SOL_IP, IP_TTL, &v, 2);
 	conf_getint("IP_TTL get", fd, SOL_IP, IP_TTL, sizeof(int));
-	set_len("IP_TTL set 7, optlen 8", fd, SOL_IP, IP_TTL, &v, 8);
+	/* optlen 8 from an 8-byte buffer: the value is its first int. */
+	wide[0] = 7;
+	set_len("IP_TTL set 7, optlen 8", fd, SOL_IP, IP_TTL, wide, 8);
 	conf_getint("IP_TTL get", fd, SOL_IP, IP_TTL, sizeof(int));
 	conf_getint("IP_TTL get optlen 1", fd, SOL_IP, IP_TTL, 1);
 	conf_getint("IP_TTL get optlen 2", fd, SOL_IP, IP_TTL, 2);
@@ -133,7 +135,8 @@ int main(void)
 	conf_getint("SO_RCVBUF get optlen 8", fd, SOL_SOCKET, SO_RCVBUF, 8);
 	v = 3000;
 	set_len("SO_RCVBUF set optlen 2", fd, SOL_SOCKET, SO_RCVBUF, &v, 2);
-	set_len("SO_RCVBUF set optlen 8", fd, SOL_SOCKET, SO_RCVBUF, &v, 8);
+	wide[0] = 3000;
+	set_len("SO_RCVBUF set optlen 8", fd, SOL_SOCKET, SO_RCVBUF, wide, 8);
 	conf_getint("SO_RCVBUF get", fd, SOL_SOCKET, SO_RCVBUF, sizeof(int));
 
 	out("## SO_RCVTIMEO / SO_SNDTIMEO");

@@ -1,0 +1,53 @@
+#!/bin/bash
+# The setuid-less ping through pingsockd, as uid 65534, with the kernel's
+# ping sockets closed: replies, iputils' output, exit codes, and a clear
+# word on why when it cannot work.
+. "$(dirname "$0")/../lib/netns.sh"
+
+ns_new d closed
+ns_new peer closed
+ns_veth d peer 10.203.0.1/24 10.203.0.2/24
+daemon_start d || { fail ping_daemon/start "pingsockd did not start"; ns_done; }
+
+out=$(as_nobody d "$T/ping" -c 3 -i 0.2 127.0.0.1 2>&1)
+rc=$?
+if [ $rc = 0 ] &&
+	grep -q '^PING 127.0.0.1 (127.0.0.1) 56(84) bytes of data.$' <<<"$out" &&
+	[ "$(grep -cE '^64 bytes from 127.0.0.1: icmp_seq=[123] ttl=64 time=[0-9.]+ ms$' <<<"$out")" = 3 ] &&
+	grep -q '^--- 127.0.0.1 ping statistics ---$' <<<"$out" &&
+	grep -qE '^3 packets transmitted, 3 received, 0% packet loss, time [0-9]+ms$' <<<"$out" &&
+	grep -qE '^rtt min/avg/max/mdev = [0-9.]+/[0-9.]+/[0-9.]+/[0-9.]+ ms$' <<<"$out"; then
+	pass ping_daemon/loopback_3_replies
+else
+	fail ping_daemon/loopback_3_replies "exit $rc: $out"
+fi
+
+out=$(as_nobody d "$T/ping" -c 2 -i 0.2 10.203.0.2 2>&1)
+rc=$?
+[ $rc = 0 ] && [ "$(grep -c '^64 bytes from 10.203.0.2' <<<"$out")" = 2 ] &&
+	pass ping_daemon/veth_peer || fail ping_daemon/veth_peer "exit $rc: $out"
+
+out=$(as_nobody d env PINGSOCK_BACKEND=kernel "$T/ping" -c 1 127.0.0.1 2>&1)
+rc=$?
+[ $rc = 2 ] && grep -q 'ping_group_range' <<<"$out" &&
+	pass ping_daemon/kernel_backend_says_why ||
+	fail ping_daemon/kernel_backend_says_why "exit $rc: $out"
+
+# Nothing answers at the socket: both halves of the reason.
+out=$(as_nobody d env PINGSOCK_SOCKET="$T/nowhere/socket" "$T/ping" -c 1 127.0.0.1 2>&1)
+rc=$?
+[ $rc = 2 ] && grep -q 'ping_group_range' <<<"$out" &&
+	grep -q 'pingsockd is not running' <<<"$out" &&
+	pass ping_daemon/no_daemon_says_why ||
+	fail ping_daemon/no_daemon_says_why "exit $rc: $out"
+
+printf 'groups = 100 200\n' >"$T/groups.conf"
+daemon_stop
+daemon_start d --config "$T/groups.conf" || fail ping_daemon/restart "with --config"
+out=$(as_nobody d "$T/ping" -c 1 127.0.0.1 2>&1)
+rc=$?
+[ $rc = 2 ] && grep -q 'Permission denied' <<<"$out" && grep -q 'groups' <<<"$out" &&
+	pass ping_daemon/policy_refusal_says_why ||
+	fail ping_daemon/policy_refusal_says_why "exit $rc: $out"
+
+ns_done
