@@ -151,7 +151,9 @@ install: all
 	install -m 0755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/libpingsock.so.0
 	ln -sf libpingsock.so.0 $(DESTDIR)$(PREFIX)/lib/libpingsock.so
 	install -m 0644 include/pingsock.h $(DESTDIR)$(PREFIX)/include/
-	install -m 0644 $(PCFILE) $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
+	  pingsock.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/pingsock.pc
+	chmod 0644 $(DESTDIR)$(PREFIX)/lib/pkgconfig/pingsock.pc
 	for m in man/*.8; do install -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man8/; done
 	for m in man/*.3; do [ -e "$$m" ] || continue; \
 	  install -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man3/; done

@@ -185,6 +185,8 @@ struct hostenv *hostenv_open(char *err, size_t errlen)
 					 64, 1, 255);
 	h->env.nonlocal_bind = read_sysctl("/proc/sys/net/ipv4/ip_nonlocal_bind",
 					   0, 0, 1);
+	h->env.no_pmtu_disc = read_sysctl("/proc/sys/net/ipv4/ip_no_pmtu_disc",
+					  0, 0, 3);
 	return h;
 }
 

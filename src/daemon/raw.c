@@ -1,6 +1,7 @@
 #include "daemon/raw.h"
 
 #include <errno.h>
+#include <linux/filter.h>
 #include <linux/icmp.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -12,9 +13,18 @@
 #define RAW_BUF 65536
 #define RAW_RCVBUF (8 << 20)
 
+#define NPMTU (IP_PMTUDISC_OMIT + 1)
+
+/*
+ * Sending sockets, one per combination of the per-socket options that a
+ * raw socket cannot take per packet: SO_BROADCAST, IP_MTU_DISCOVER and
+ * IP_MULTICAST_LOOP.  (TTL, TOS, source and device go per packet.)  All
+ * are opened at start-up, while we may; all but the receiving one drop
+ * whatever they would receive.
+ */
 struct raw {
-	int fd;			/* receives; sends without SO_BROADCAST */
-	int bfd;		/* sends with SO_BROADCAST, receives nothing */
+	int fd;			/* receives; sends for the default options */
+	int send[2][NPMTU][2];	/* [broadcast][pmtudisc][mc_loop] */
 	uint8_t *bufs;		/* RAW_BATCH * RAW_BUF */
 	struct mmsghdr msgs[RAW_BATCH];
 	struct iovec iov[RAW_BATCH];
@@ -28,6 +38,15 @@ struct raw {
 static int set_int(int fd, int level, int name, int val)
 {
 	return setsockopt(fd, level, name, &val, sizeof(val));
+}
+
+/* A classic BPF program of one instruction: accept nothing. */
+static int drop_all(int fd)
+{
+	struct sock_filter insn = BPF_STMT(BPF_RET | BPF_K, 0);
+	struct sock_fprog prog = { .len = 1, .filter = &insn };
+
+	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog));
 }
 
 static int open_one(uint32_t filter, int broadcast, char *err, size_t errlen)
@@ -76,6 +95,35 @@ static int recv_options(int fd, char *err, size_t errlen)
 	return 0;
 }
 
+static int open_senders(struct raw *r, char *err, size_t errlen)
+{
+	for (int b = 0; b < 2; b++)
+		for (int m = 0; m < NPMTU; m++)
+			for (int l = 0; l < 2; l++) {
+				int fd;
+
+				/* The default combination is the receiver's. */
+				if (!b && m == IP_PMTUDISC_WANT && l) {
+					r->send[b][m][l] = r->fd;
+					continue;
+				}
+				fd = open_one(~0u, b, err, errlen);
+				if (fd < 0)
+					return -1;
+				r->send[b][m][l] = fd;
+				if (drop_all(fd) || set_int(fd, SOL_IP, IP_MTU_DISCOVER, m) ||
+				    set_int(fd, SOL_IP, IP_MULTICAST_LOOP, l)) {
+					snprintf(err, errlen, "raw socket options: %s",
+						 strerror(errno));
+					return -1;
+				}
+				set_int(fd, SOL_SOCKET, SO_RCVBUF, 0);
+				if (set_int(fd, SOL_SOCKET, SO_SNDBUFFORCE, RAW_RCVBUF))
+					set_int(fd, SOL_SOCKET, SO_SNDBUF, RAW_RCVBUF);
+			}
+	return 0;
+}
+
 struct raw *raw_open(int family, char *err, size_t errlen)
 {
 	struct raw *r;
@@ -90,14 +138,13 @@ struct raw *raw_open(int family, char *err, size_t errlen)
 		free(r);
 		return NULL;
 	}
+	memset(r->send, 0xff, sizeof(r->send));	/* all -1 */
 	r->fd = open_one(recv_filter(), 0, err, errlen);
-	r->bfd = r->fd < 0 ? -1 : open_one(~0u, 1, err, errlen);
-	if (r->bfd < 0 || recv_options(r->fd, err, errlen)) {
+	if (r->fd < 0 || recv_options(r->fd, err, errlen) ||
+	    open_senders(r, err, errlen)) {
 		raw_close(r);
 		return NULL;
 	}
-	set_int(r->bfd, SOL_SOCKET, SO_RCVBUF, 0);
-	set_int(r->bfd, SOL_SOCKET, SO_SNDBUFFORCE, RAW_RCVBUF);
 	return r;
 }
 
@@ -105,10 +152,13 @@ void raw_close(struct raw *r)
 {
 	if (!r)
 		return;
+	for (int b = 0; b < 2; b++)
+		for (int m = 0; m < NPMTU; m++)
+			for (int l = 0; l < 2; l++)
+				if (r->send[b][m][l] >= 0 && r->send[b][m][l] != r->fd)
+					close(r->send[b][m][l]);
 	if (r->fd >= 0)
 		close(r->fd);
-	if (r->bfd >= 0)
-		close(r->bfd);
 	free(r->bufs);
 	free(r);
 }
@@ -162,7 +212,9 @@ int raw_send(struct raw *r, const struct ps_sendinfo *info,
 	mh.msg_controllen = used;
 	if (!used)
 		mh.msg_control = NULL;
-	if (sendmsg(info->broadcast ? r->bfd : r->fd, &mh,
+	if (info->pmtudisc < 0 || info->pmtudisc >= NPMTU)
+		return -EINVAL;
+	if (sendmsg(r->send[info->broadcast][info->pmtudisc][info->mc_loop], &mh,
 		    MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
 		return -errno;
 	return 0;

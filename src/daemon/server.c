@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/errqueue.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "daemon/listener.h"
 #include "daemon/log.h"
 #include "engine/icmp.h"
+#include "engine/icmperr.h"
 #include "engine/psock.h"
 #include "wire/wire.h"
 
@@ -65,6 +67,8 @@ struct dsock {
 	size_t nclients, capclients;
 	int shm_fd;		/* sealed memfd behind shm, handed out */
 	struct wire_shm *shm;
+	int err_fd;		/* our end of the error queue's pair */
+	int err_peer;		/* the client's end, kept to hand out again */
 	uint64_t sent, replies, drops;
 };
 
@@ -97,6 +101,7 @@ struct reply {
 	size_t len;
 	int fd;			/* passed with SCM_RIGHTS if >= 0, then closed */
 	int shm_fd;		/* passed too if >= 0, and kept */
+	int err_fd;		/* passed too if >= 0, and kept */
 };
 
 static uint64_t now_s(void)
@@ -234,6 +239,8 @@ static struct dsock *slot_get(const struct server *s, uint32_t handle)
 
 /* ---- sockets ---- */
 
+static void side_free(struct dsock *ds);
+
 static void dsock_free(struct server *s, struct dsock *ds)
 {
 	log_info("close socket=%u uid=%u pid=%d ident=%u sent=%llu "
@@ -244,14 +251,23 @@ static void dsock_free(struct server *s, struct dsock *ds)
 	while (ds->nclients)
 		unlink_pair(ds->clients[0], ds);
 	free(ds->clients);
-	if (ds->shm)
-		munmap(ds->shm, WIRE_SHM_SIZE);
-	if (ds->shm_fd >= 0)
-		close(ds->shm_fd);
+	side_free(ds);
 	slot_free(s, ds->handle);
 	pstab_close(s->tab, ds->ps);
 	close(ds->h.fd);	/* also leaves the epoll set */
 	free(ds);
+}
+
+static void side_free(struct dsock *ds)
+{
+	if (ds->shm)
+		munmap(ds->shm, WIRE_SHM_SIZE);
+	if (ds->shm_fd >= 0)
+		close(ds->shm_fd);
+	if (ds->err_fd >= 0)
+		close(ds->err_fd);
+	if (ds->err_peer >= 0)
+		close(ds->err_peer);
 }
 
 /*
@@ -280,6 +296,32 @@ static int shm_new(struct dsock *ds)
 	return 0;
 }
 
+/*
+ * The shared page and the error queue's socketpair: what a socket has
+ * besides its data descriptor.  -errno on failure (nothing left open).
+ */
+static int side_new(struct dsock *ds)
+{
+	int pair[2], err = shm_new(ds);
+
+	if (err == 0 &&
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0)
+		err = -errno;
+	if (err == 0) {
+		ds->err_fd = pair[0];
+		ds->err_peer = pair[1];
+		if (fcntl(pair[0], F_SETFL, O_NONBLOCK) != 0)
+			err = -errno;
+	}
+	if (err) {
+		side_free(ds);
+		ds->shm = NULL;
+		ds->shm_fd = ds->err_fd = ds->err_peer = -1;
+		return err == -EMFILE || err == -ENFILE ? err : -ENOBUFS;
+	}
+	return 0;
+}
+
 /* Create the socket and its data pair; *client_fd is the client's end. */
 static int dsock_new(struct server *s, struct client *c,
 		     const struct wire_req *req, int *client_fd)
@@ -290,18 +332,18 @@ static int dsock_new(struct server *s, struct client *c,
 
 	if (!ds)
 		return -ENOMEM;
-	ds->shm_fd = -1;
+	ds->shm_fd = ds->err_fd = ds->err_peer = -1;
 	err = pstab_open(s->tab, req->u.open.domain, req->u.open.type,
 			 req->u.open.protocol, c->uid, &ds->ps);
 	if (err) {
 		free(ds);
 		return err;
 	}
-	err = shm_new(ds);
+	err = side_new(ds);
 	if (err) {
 		pstab_close(s->tab, ds->ps);
 		free(ds);
-		return err == -EMFILE || err == -ENFILE ? err : -ENOBUFS;
+		return err;
 	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) ||
 	    fcntl(pair[0], F_SETFL, O_NONBLOCK) || fstat(pair[1], &st)) {
@@ -333,8 +375,7 @@ fail:
 		close(pair[0]);
 	if (pair[1] >= 0)
 		close(pair[1]);
-	munmap(ds->shm, WIRE_SHM_SIZE);
-	close(ds->shm_fd);
+	side_free(ds);
 	pstab_close(s->tab, ds->ps);
 	free(ds);
 	return err;
@@ -411,6 +452,106 @@ static void deliver_reply(struct server *s, const struct icmp_pkt *p,
 	s->stats.replies++;
 }
 
+/*
+ * Put a record on the socket's error queue.  The count goes up first, so
+ * that a reader that takes the record at once never sees it below zero.
+ */
+static int queue_record(struct dsock *ds, const struct wire_dgram *dg,
+			const void *data, size_t len)
+{
+	struct iovec iov[2] = {
+		{ .iov_base = (void *)dg, .iov_len = sizeof(*dg) },
+		{ .iov_base = (void *)data, .iov_len = len },
+	};
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+
+	atomic_fetch_add(&ds->shm->errq, 1);
+	if (sendmsg(ds->err_fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
+		atomic_fetch_sub(&ds->shm->errq, 1);
+		ds->drops++;	/* a full error queue, as sock_queue_err_skb() */
+		return -1;
+	}
+	return 0;
+}
+
+/* A pending error with no record: wake whoever polls for POLLERR. */
+static void set_pending(struct dsock *ds, int err, bool wake)
+{
+	struct wire_dgram dg = { .kind = WIRE_DG_WAKE };
+
+	atomic_store(&ds->shm->err, err);
+	if (wake)
+		send(ds->err_fd, &dg, sizeof(dg), MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+/* ping_err(): an ICMP error quoting one of this socket's requests. */
+static void deliver_error(struct server *s, const struct icmp_pkt *p,
+			  const struct raw_pkt *rp)
+{
+	struct psock *ps = pstab_lookup(s->tab, p, rp->ifindex);
+	struct icmp_verdict v;
+	struct wire_dgram dg;
+	struct dsock *ds;
+
+	if (!ps) {
+		s->stats.dropped++;	/* for nobody, or forged */
+		return;
+	}
+	ds = ps_owner(ps);
+	if (!icmp4_error_verdict(p->type, p->code, p->info, ps_pmtudisc(ps),
+				 s->env->no_pmtu_disc, &v))
+		return;
+	switch (ps_error_action(ps, v.hard)) {
+	case PS_ERR_DROP:
+		return;
+	case PS_ERR_SET:
+		set_pending(ds, v.err, true);
+		return;
+	case PS_ERR_QUEUE:
+		fill_dgram(&dg, p, rp);
+		dg.kind = WIRE_DG_ERROR;
+		memcpy(dg.src, p->q_dst.a, sizeof(dg.src));	/* msg_name */
+		dg.ee_errno = (uint32_t)v.err;
+		dg.ee_origin = SO_EE_ORIGIN_ICMP;
+		dg.ee_type = p->type;
+		dg.ee_code = p->code;
+		dg.ee_info = v.info;
+		dg.offender_family = AF_INET;
+		memcpy(dg.offender, p->src.a, sizeof(dg.offender));
+		/* The record goes first: set_pending() wakes no one then. */
+		queue_record(ds, &dg, p->q_icmp, p->q_icmplen);
+		set_pending(ds, v.err, false);
+		return;
+	}
+}
+
+/*
+ * ip_local_error(): a send refused for its size under IP_PMTUDISC_DO (or
+ * over 0xFFFF in all) also leaves a record, without data or offender.
+ */
+static void local_error(struct server *s, struct dsock *ds,
+			const struct ps_sendinfo *info, int err)
+{
+	struct wire_dgram dg;
+	struct timespec now;
+	int mtu;
+
+	if (err != -EMSGSIZE || !ps_local_errors(ds->ps))
+		return;
+	mtu = s->env->route_mtu(s->env->ctx, &info->dst, info->ifindex);
+	clock_gettime(CLOCK_REALTIME, &now);
+	memset(&dg, 0, sizeof(dg));
+	dg.kind = WIRE_DG_ERROR;
+	dg.family = AF_INET;
+	memcpy(dg.src, info->dst.a, sizeof(dg.src));
+	dg.ts_sec = now.tv_sec;
+	dg.ts_nsec = now.tv_nsec;
+	dg.ee_errno = EMSGSIZE;
+	dg.ee_origin = SO_EE_ORIGIN_LOCAL;
+	dg.ee_info = mtu > 0 ? (uint32_t)mtu : 0;
+	queue_record(ds, &dg, NULL, 0);
+}
+
 static void on_packet(struct server *s, const struct raw_pkt *rp)
 {
 	struct icmp_pkt p;
@@ -421,7 +562,8 @@ static void on_packet(struct server *s, const struct raw_pkt *rp)
 	}
 	if (p.kind == ICMP_K_REPLY)
 		deliver_reply(s, &p, rp);
-	/* Errors are matched and queued by the error-queue code (next). */
+	else if (p.kind == ICMP_K_ERROR)
+		deliver_error(s, &p, rp);
 }
 
 static void drain_raw(struct server *s)
@@ -476,6 +618,7 @@ static void op_open(struct server *s, struct client *c, struct dsock *ds,
 	r->len = sizeof(nds->handle);
 	r->fd = cfd;
 	r->shm_fd = nds->shm_fd;
+	r->err_fd = nds->err_peer;
 }
 
 /* The descriptor proves the caller holds the socket (a forked child). */
@@ -502,6 +645,7 @@ static void op_attach(struct server *s, struct client *c, struct dsock *ds,
 		memcpy(r->body, body, sizeof(body));
 		r->len = sizeof(body);
 		r->shm_fd = d->shm_fd;
+		r->err_fd = d->err_peer;
 		r->result = 0;
 		return;
 	}
@@ -545,8 +689,18 @@ static void op_send(struct server *s, struct client *c, struct dsock *ds,
 			      q->u.send.ctllen, s->msgbuf,
 			      len > WIRE_DATA_MAX ? WIRE_DATA_MAX + 1 : len,
 			      &info);
-	if (!err)
+	/* The pending error (sk_err) is taken by the send, which then
+	 * sends nothing; the client may have written anything there. */
+	if (!err) {
+		int pending = atomic_exchange(&ds->shm->err, 0);
+
+		if (pending > 0 && pending < 4096)
+			err = -pending;
+	}
+	if (!err) {
 		err = raw_send(s->conf.raw4, &info, s->msgbuf, len);
+		local_error(s, ds, &info, err);
+	}
 	if (err) {
 		r->result = err;
 		return;
@@ -656,10 +810,10 @@ static int send_reply(struct client *c, uint16_t type, const struct reply *r)
 	};
 	union {
 		struct cmsghdr align;
-		char b[CMSG_SPACE(2 * sizeof(int))];
+		char b[CMSG_SPACE(3 * sizeof(int))];
 	} cbuf;
 	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
-	int fds[2], nfds = 0;
+	int fds[3], nfds = 0;
 
 	memcpy(hdr, &type, 2);
 	memcpy(hdr + 2, &zero, 2);
@@ -668,6 +822,8 @@ static int send_reply(struct client *c, uint16_t type, const struct reply *r)
 		fds[nfds++] = r->fd;
 	if (r->shm_fd >= 0)
 		fds[nfds++] = r->shm_fd;
+	if (r->err_fd >= 0)
+		fds[nfds++] = r->err_fd;
 	if (nfds) {
 		struct cmsghdr *cm;
 
@@ -693,7 +849,7 @@ static int dispatch(struct server *s, struct client *c,
 		    const struct wire_req *req, int fd)
 {
 	const struct op *op = req->type < WIRE_TYPE_END ? &ops[req->type] : NULL;
-	struct reply r = { .fd = -1, .shm_fd = -1 };
+	struct reply r = { .fd = -1, .shm_fd = -1, .err_fd = -1 };
 	struct dsock *ds = NULL;
 	int rc;
 

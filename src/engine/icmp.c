@@ -81,6 +81,8 @@ static void parse_quote(struct icmp_pkt *out)
 	memcpy(out->q_dst.a, q + 16, 4);
 	out->ident = get16(q + ihl + 4);
 	out->seq = get16(q + ihl + 6);
+	out->q_icmp = q + ihl;
+	out->q_icmplen = qlen - ihl;
 	memcpy(&out->info, out->icmp + 4, 4);
 	out->info = ntohl(out->info);
 	out->kind = ICMP_K_ERROR;

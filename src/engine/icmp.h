@@ -43,6 +43,8 @@ struct icmp_pkt {
 	size_t icmplen;
 	/* ICMP_K_ERROR only: the quoted request. */
 	struct ps_addr q_src, q_dst;
+	const uint8_t *q_icmp;		/* its ICMP header and what follows */
+	size_t q_icmplen;
 	uint32_t info;			/* bytes 4..7 of the error header */
 };
 

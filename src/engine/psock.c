@@ -526,15 +526,14 @@ int ps_send_prepare(struct pstab *tab, struct psock *sk,
 	if (info->ttl < 0)
 		info->ttl = ps_addr_is_multicast(&info->dst) ? sk->mc_ttl
 							     : sk->uc_ttl;
-	/* sock_alloc_send_skb(), once the route is known. */
+	/* sock_alloc_send_skb(), once the route is known.  (The pending
+	 * error, checked next there, lives in the socket's shared page: the
+	 * daemon looks at it.) */
 	if (sk->shut & WIRE_SHUT_WR)
 		return -EPIPE;
-	if (sk->err) {
-		err = -sk->err;
-		sk->err = 0;
-		return err;
-	}
 	info->broadcast = sk->broadcast;
+	info->mc_loop = sk->mc_loop;
+	info->pmtudisc = sk->pmtudisc;
 	/* Replies to a broadcast or multicast request come from anyone;
 	 * only a socket allowed to broadcast needs the route type asked. */
 	info->any_src = ps_addr_is_multicast(&info->dst) ||
@@ -553,6 +552,15 @@ void ps_sent(struct psock *sk, const struct ps_sendinfo *info,
 	reqlog_add(sk->log, info->seq, &info->dst, info->any_src, now_s);
 }
 
+enum ps_err_action ps_error_action(const struct psock *sk, bool hard)
+{
+	if (sk->recverr)
+		return PS_ERR_QUEUE;
+	return hard && sk->connected ? PS_ERR_SET : PS_ERR_DROP;
+}
+
+bool ps_local_errors(const struct psock *sk) { return sk->recverr; }
+int ps_pmtudisc(const struct psock *sk) { return sk->pmtudisc; }
 uint32_t ps_cmsg_flags(const struct psock *sk) { return sk->cmsg; }
 int ps_family(const struct psock *sk) { return sk->family; }
 uint16_t ps_ident(const struct psock *sk) { return sk->ident; }

@@ -46,6 +46,7 @@ struct ps_env {
 	void *ctx;
 	int default_ttl;	/* net.ipv4.ip_default_ttl */
 	bool nonlocal_bind;	/* net.ipv4.ip_nonlocal_bind */
+	int no_pmtu_disc;	/* net.ipv4.ip_no_pmtu_disc */
 };
 
 struct pstab;
@@ -107,6 +108,8 @@ struct ps_sendinfo {
 	int tos;
 	bool broadcast;		/* SO_BROADCAST */
 	bool any_src;		/* a group or broadcast: any replier counts */
+	bool mc_loop;		/* IP_MULTICAST_LOOP */
+	int pmtudisc;		/* IP_MTU_DISCOVER */
 	uint16_t seq;
 };
 
@@ -122,6 +125,17 @@ int ps_send_prepare(struct pstab *tab, struct psock *sk,
 		    uint8_t *msg, uint32_t len, struct ps_sendinfo *info);
 void ps_sent(struct psock *sk, const struct ps_sendinfo *info,
 	     uint64_t now_s);
+
+/*
+ * What ping_err() does with an ICMP error for this socket: nothing, set
+ * the pending error only (a hard error on a connected socket), or also
+ * queue a record on the error queue (IP_RECVERR).
+ */
+enum ps_err_action { PS_ERR_DROP, PS_ERR_SET, PS_ERR_QUEUE };
+enum ps_err_action ps_error_action(const struct psock *sk, bool hard);
+/* Does a failed send queue a local error record (ip_local_error())? */
+bool ps_local_errors(const struct psock *sk);
+int ps_pmtudisc(const struct psock *sk);
 
 /* WIRE_CM_* flags: which ancillary data the receiver asked for. */
 uint32_t ps_cmsg_flags(const struct psock *sk);

@@ -47,7 +47,6 @@ struct psock {
 	int pmtudisc;
 	uint32_t cmsg;		/* WIRE_CM_* */
 	int rcvbuf;
-	int err;		/* pending error (sk_err) */
 };
 
 

@@ -267,8 +267,9 @@ static int sol_socket_get(struct psock *sk, int name, int *v)
 		*v = tstamp_get(sk, name);
 		return 0;
 	case SO_ERROR:
-		*v = sk->err;
-		sk->err = 0;
+		/* The pending error is in the shared page; the library
+		 * answers this itself. */
+		*v = 0;
 		return 0;
 	default:
 		return -ENOPROTOOPT;

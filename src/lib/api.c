@@ -12,10 +12,12 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/conn.h"
 #include "lib/dsock.h"
+#include "lib/errq.h"
 #include "lib/fdtab.h"
 #include "pingsock.h"
 
@@ -83,7 +85,7 @@ static int open_kernel(int domain, int type, int protocol)
 {
 	int fd = socket(domain, type, protocol);
 	struct fdent ent = { .backend = PINGSOCK_BACKEND_KERNEL,
-			     .family = domain };
+			     .family = domain, .errfd = -1 };
 
 	if (fd < 0)
 		return -errno;
@@ -145,7 +147,7 @@ static int open_daemon(int domain, int type, int protocol)
 	uint32_t handle = 0;
 	size_t blen = sizeof(handle);
 	struct fdent ent = { .backend = PINGSOCK_BACKEND_DAEMON,
-			     .family = domain };
+			     .family = domain, .errfd = -1 };
 	int fds[CONN_MAX_FDS], fd, rc;
 
 	req.u.open.domain = domain;
@@ -153,7 +155,8 @@ static int open_daemon(int domain, int type, int protocol)
 	req.u.open.protocol = protocol;
 	rc = conn_call(&req, NULL, 0, -1, &handle, &blen, fds);
 	fd = fds[0];
-	if (rc >= 0 && (fds[1] < 0 || blen != sizeof(handle)))
+	ent.errfd = fds[2];
+	if (rc >= 0 && (fds[1] < 0 || fds[2] < 0 || blen != sizeof(handle)))
 		rc = -ECONNRESET;
 	if (rc >= 0 && !(ent.shm = dsock_map_shm(fds[1])))
 		rc = -ENOMEM;
@@ -162,6 +165,8 @@ static int open_daemon(int domain, int type, int protocol)
 	if (rc < 0) {
 		if (fd >= 0)
 			close(fd);
+		if (ent.errfd >= 0)
+			close(ent.errfd);
 		why_daemon(rc);
 		return rc;
 	}
@@ -172,6 +177,7 @@ static int open_daemon(int domain, int type, int protocol)
 		rc = -ENOMEM;
 	if (rc < 0) {
 		munmap(ent.shm, WIRE_SHM_SIZE);
+		close(ent.errfd);
 		close(fd);
 		return rc;
 	}
@@ -358,26 +364,32 @@ EXPORT int pingsock_close(int fd)
 		req.handle = ent.handle;
 		(void)conn_call(&req, NULL, 0, -1, NULL, NULL, NULL);
 	}
-	if (daemon_fd(fd, &ent) && ent.shm)
-		munmap(ent.shm, WIRE_SHM_SIZE);
+	if (daemon_fd(fd, &ent)) {
+		if (ent.shm)
+			munmap(ent.shm, WIRE_SHM_SIZE);
+		if (ent.errfd >= 0)
+			close(ent.errfd);
+	}
 	fdtab_clear(fd);
 	return close(fd);
 }
 
 /*
- * What the kernel's datagram_poll() would add for a daemon socket that
- * the data descriptor cannot show by itself: after shutdown(SHUT_RD) the
- * socket reads as readable (EOF), after both directions it hangs up.
+ * What the kernel's datagram_poll() reports for a daemon socket that the
+ * data descriptor cannot show by itself: POLLERR while an error is
+ * pending or queued; after shutdown(SHUT_RD) readable (EOF); after both
+ * directions, POLLHUP.
  */
-static short synth_events(const struct pollfd *p)
+static short synth_events(const struct pollfd *p, const struct fdent *ent)
 {
-	struct fdent ent;
 	uint32_t shut;
 	short ev = 0;
 
-	if (!daemon_fd(p->fd, &ent) || !ent.shm)
+	if (!ent->shm)
 		return 0;
-	shut = atomic_load(&ent.shm->shutdown);
+	if (errq_pollerr(ent))
+		ev |= POLLERR;
+	shut = atomic_load(&ent->shm->shutdown);
 	if (shut & WIRE_SHUT_RD)
 		ev |= (short)((POLLIN | POLLRDNORM | POLLRDHUP) & p->events);
 	if (shut == (WIRE_SHUT_RD | WIRE_SHUT_WR))
@@ -385,20 +397,112 @@ static short synth_events(const struct pollfd *p)
 	return ev;
 }
 
-EXPORT int pingsock_poll(struct pollfd *fds, nfds_t nfds, int timeout)
+/* The daemon sockets among fds, with their error descriptors. */
+struct pollset {
+	struct pollfd *all;	/* fds, then one error descriptor each */
+	nfds_t *owner;		/* index in fds of each error descriptor */
+	struct fdent *ents;	/* entry of each of fds (backend 0: other) */
+	nfds_t nerr;
+};
+
+static int pollset_build(struct pollset *ps, const struct pollfd *fds,
+			 nfds_t nfds)
 {
-	bool ready = false;
+	ps->all = calloc(2 * nfds + 1, sizeof(*ps->all));
+	ps->owner = calloc(nfds + 1, sizeof(*ps->owner));
+	ps->ents = calloc(nfds + 1, sizeof(*ps->ents));
+	ps->nerr = 0;
+	if (!ps->all || !ps->owner || !ps->ents)
+		return -1;
+	memcpy(ps->all, fds, nfds * sizeof(*fds));
+	for (nfds_t i = 0; i < nfds; i++) {
+		if (!daemon_fd(fds[i].fd, &ps->ents[i]) || ps->ents[i].errfd < 0) {
+			ps->ents[i].backend = 0;
+			continue;
+		}
+		ps->all[nfds + ps->nerr].fd = ps->ents[i].errfd;
+		ps->all[nfds + ps->nerr].events = POLLIN;
+		ps->owner[ps->nerr++] = i;
+	}
+	return 0;
+}
+
+static void pollset_free(struct pollset *ps)
+{
+	free(ps->all);
+	free(ps->owner);
+	free(ps->ents);
+}
+
+/* Fold what poll() and the shared pages say into fds; count ready ones. */
+static int pollset_merge(struct pollset *ps, struct pollfd *fds, nfds_t nfds)
+{
 	int n = 0;
 
-	for (nfds_t i = 0; i < nfds && !ready; i++)
-		ready = synth_events(&fds[i]) != 0;
-	/* Something is ready already: only collect the rest. */
-	if (poll(fds, nfds, ready ? 0 : timeout) < 0)
-		return -1;
+	for (nfds_t k = 0; k < ps->nerr; k++)
+		if (ps->all[nfds + k].revents)
+			errq_drain_wakes(&ps->ents[ps->owner[k]]);
 	for (nfds_t i = 0; i < nfds; i++) {
-		fds[i].revents |= synth_events(&fds[i]);
+		fds[i].revents = ps->all[i].revents;
+		if (ps->ents[i].backend)
+			fds[i].revents |= synth_events(&fds[i], &ps->ents[i]);
 		if (fds[i].revents)
 			n++;
 	}
+	return n;
+}
+
+static bool any_synth(const struct pollset *ps, const struct pollfd *fds,
+		      nfds_t nfds)
+{
+	for (nfds_t i = 0; i < nfds; i++)
+		if (ps->ents[i].backend && synth_events(&fds[i], &ps->ents[i]))
+			return true;
+	return false;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+EXPORT int pingsock_poll(struct pollfd *fds, nfds_t nfds, int timeout)
+{
+	struct pollset ps;
+	int n;
+
+	if (pollset_build(&ps, fds, nfds)) {
+		pollset_free(&ps);
+		errno = ENOMEM;
+		return -1;
+	}
+	/* Wait on the data and the error descriptors together: an error
+	 * (or a wake-up for one) arrives on the latter.  A wake-up that
+	 * turns out stale makes this return early with nothing ready, as
+	 * a spurious wake-up would; poll() callers loop anyway, but do it
+	 * here while time is left. */
+	int64_t deadline = timeout > 0 ? now_ms() + timeout : 0;
+
+	for (;;) {
+		int r = poll(ps.all, nfds + ps.nerr,
+			     any_synth(&ps, fds, nfds) ? 0 : timeout);
+
+		if (r < 0) {
+			pollset_free(&ps);
+			return -1;
+		}
+		n = pollset_merge(&ps, fds, nfds);
+		if (n || r == 0 || timeout == 0)
+			break;
+		if (timeout > 0) {
+			timeout = (int)(deadline - now_ms());
+			if (timeout <= 0)
+				break;
+		}
+	}
+	pollset_free(&ps);
 	return n;
 }

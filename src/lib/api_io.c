@@ -22,6 +22,7 @@
 #include "engine/addr.h"
 #include "lib/cmsg.h"
 #include "lib/dsock.h"
+#include "lib/errq.h"
 #include "lib/fdtab.h"
 #include "pingsock.h"
 
@@ -140,24 +141,6 @@ EXPORT ssize_t pingsock_send(int fd, const void *buf, size_t len, int flags)
 	return pingsock_sendto(fd, buf, len, flags, NULL, 0);
 }
 
-static void fill_name(const struct wire_dgram *dg, struct msghdr *msg)
-{
-	struct ps_addr a;
-	uint8_t sa[sizeof(struct sockaddr_in6)];
-	socklen_t salen, n;
-
-	if (!msg->msg_name)
-		return;
-	memset(&a, 0, sizeof(a));
-	a.family = dg->family;
-	memcpy(a.a, dg->src, sizeof(a.a));
-	a.scope = dg->src_scope;
-	salen = ps_addr_to_sockaddr(&a, 0, sa);
-	n = msg->msg_namelen < salen ? msg->msg_namelen : salen;
-	memcpy(msg->msg_name, sa, n);
-	msg->msg_namelen = salen;
-}
-
 /* The caller asked not to wait: MSG_DONTWAIT or O_NONBLOCK. */
 static bool nonblocking(int fd, int flags)
 {
@@ -195,11 +178,17 @@ static long drecv(int fd, const struct fdent *ent, struct msghdr *msg,
 	struct cmsg_out co;
 	uint32_t cm;
 	ssize_t n;
+	int pending;
 
 	if (flags & MSG_OOB)
 		return -EOPNOTSUPP;
 	if (flags & MSG_ERRQUEUE)
-		return -EAGAIN;		/* nothing is queued there yet */
+		return errq_recv(ent, msg, flags);
+	/* __skb_try_recv_datagram(): a pending error comes first, even
+	 * with replies queued. */
+	pending = errq_take_pending(ent);
+	if (pending)
+		return -pending;
 	if (msg->msg_iovlen > MAX_IOV)
 		return -EMSGSIZE;
 	iov[0].iov_base = &dg;
@@ -216,7 +205,7 @@ static long drecv(int fd, const struct fdent *ent, struct msghdr *msg,
 		return -ECONNRESET;	/* EOF: the daemon went away */
 	/* The options in force now, not when the reply arrived. */
 	cm = ent->shm ? atomic_load(&ent->shm->cmsg) : 0;
-	fill_name(&dg, msg);
+	cmsg_fill_name(&dg, msg);
 	cmsg_begin(&co, msg);
 	cmsg_from_dgram(&co, &dg, cm);
 	msg->msg_controllen = co.used;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "lib/dsock.h"
+#include "lib/errq.h"
 #include "lib/fdtab.h"
 #include "pingsock.h"
 
@@ -104,6 +105,17 @@ EXPORT int pingsock_getsockopt(int fd, int level, int name, void *val,
 		return (int)dsock_ret(-EINVAL);
 	if (local_opt(level, name))
 		return getsockopt(fd, level, name, val, len);
+	if (level == SOL_SOCKET && name == SO_ERROR) {
+		/* sk_getsockopt(): reading the pending error takes it. */
+		int v = errq_take_pending(&ent);
+		socklen_t n = *len < sizeof(v) ? *len : sizeof(v);
+
+		if (n && !val)
+			return (int)dsock_ret(-EFAULT);
+		memcpy(val, &v, n);
+		*len = n;
+		return 0;
+	}
 	req.u.opt.level = level;
 	req.u.opt.name = name;
 	req.u.opt.len = *len > WIRE_OPTVAL_MAX ? WIRE_OPTVAL_MAX : *len;

@@ -1,5 +1,7 @@
 #include "lib/cmsg.h"
 
+#include "engine/addr.h"
+
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -93,4 +95,24 @@ void cmsg_from_dgram(struct cmsg_out *o, const struct wire_dgram *dg,
 	put_stamp(o, dg, flags);
 	if (dg->family == AF_INET)
 		put_ip(o, dg, flags);
+}
+
+/* msg_name: the source (or, for an error, the request's destination),
+ * port 0, copied as far as it fits; msg_namelen: its full length. */
+void cmsg_fill_name(const struct wire_dgram *dg, struct msghdr *msg)
+{
+	struct ps_addr a;
+	uint8_t sa[sizeof(struct sockaddr_in6)];
+	socklen_t salen, n;
+
+	if (!msg->msg_name)
+		return;
+	memset(&a, 0, sizeof(a));
+	a.family = dg->family;
+	memcpy(a.a, dg->src, sizeof(a.a));
+	a.scope = dg->src_scope;
+	salen = ps_addr_to_sockaddr(&a, 0, sa);
+	n = msg->msg_namelen < salen ? msg->msg_namelen : salen;
+	memcpy(msg->msg_name, sa, n);
+	msg->msg_namelen = salen;
 }

@@ -15,7 +15,7 @@
 
 #include "wire/wire.h"
 
-#define CONN_MAX_FDS 2
+#define CONN_MAX_FDS 3
 
 /*
  * Send req, followed by the bytes of data[0..ndata) (WIRE_SEND), with

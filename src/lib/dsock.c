@@ -22,24 +22,26 @@ static int attach(int fd, struct fdent *ent)
 	uint32_t body[2];
 	size_t blen = sizeof(body);
 	int fds[CONN_MAX_FDS];
-	struct wire_shm *shm = NULL, *cur;
+	struct wire_shm *shm = NULL;
 	int rc = conn_call(&req, NULL, 0, fd, body, &blen, fds);
 
+	/* A forked child has both already; a new process needs them. */
 	if (rc >= 0 && fds[0] >= 0 && !ent->shm)
 		shm = dsock_map_shm(fds[0]);
-	for (int i = 0; i < CONN_MAX_FDS; i++)
+	if (fds[0] >= 0)
+		close(fds[0]);
+	if (rc >= 0 && blen >= sizeof(uint32_t)) {
+		ent->handle = body[0];
+		fdtab_set_attached(fd, body[0], getpid(), &shm, &fds[1], ent);
+	}
+	if (shm)
+		munmap(shm, WIRE_SHM_SIZE);
+	for (int i = 1; i < CONN_MAX_FDS; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
 	if (rc < 0)
 		return rc == -EBADF ? -ECONNRESET : rc;
-	if (blen < sizeof(uint32_t))
-		return -ECONNRESET;
-	ent->handle = body[0];
-	cur = fdtab_set_attached(fd, body[0], getpid(), shm);
-	if (shm && cur != shm)
-		munmap(shm, WIRE_SHM_SIZE);
-	ent->shm = cur;
-	return 0;
+	return blen < sizeof(uint32_t) ? -ECONNRESET : 0;
 }
 
 struct wire_shm *dsock_map_shm(int memfd)

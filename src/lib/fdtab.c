@@ -73,19 +73,24 @@ void fdtab_set_stamp(int fd, const struct timespec *ts)
 	pthread_mutex_unlock(&lock);
 }
 
-struct wire_shm *fdtab_set_attached(int fd, uint32_t handle, pid_t pid,
-				    struct wire_shm *shm)
+void fdtab_set_attached(int fd, uint32_t handle, pid_t pid,
+			struct wire_shm **shm, int *errfd, struct fdent *out)
 {
-	struct wire_shm *cur = NULL;
-
 	pthread_mutex_lock(&lock);
 	if (fd >= 0 && (size_t)fd < ntab && tab[fd].backend) {
-		tab[fd].handle = handle;
-		tab[fd].attached = pid;
-		if (!tab[fd].shm)
-			tab[fd].shm = shm;
-		cur = tab[fd].shm;
+		struct fdent *e = &tab[fd];
+
+		e->handle = handle;
+		e->attached = pid;
+		if (!e->shm && *shm) {
+			e->shm = *shm;
+			*shm = NULL;
+		}
+		if (e->errfd < 0 && *errfd >= 0) {
+			e->errfd = *errfd;
+			*errfd = -1;
+		}
+		*out = *e;
 	}
 	pthread_mutex_unlock(&lock);
-	return cur;
 }

@@ -19,6 +19,7 @@ struct fdent {
 	uint32_t handle;	/* daemon socket handle */
 	pid_t attached;		/* process whose connection knows handle */
 	struct wire_shm *shm;	/* the socket's shared state page */
+	int errfd;		/* the socket's error queue (hidden), or -1 */
 	bool has_stamp;		/* SIOCGSTAMP: time of the last datagram read */
 	struct timespec stamp;
 };
@@ -28,8 +29,13 @@ bool fdtab_get(int fd, struct fdent *out);
 int fdtab_set(int fd, const struct fdent *ent);
 void fdtab_clear(int fd);
 void fdtab_set_stamp(int fd, const struct timespec *ts);
-/* Also sets the shared page if the entry has none; returns the entry's. */
-struct wire_shm *fdtab_set_attached(int fd, uint32_t handle, pid_t pid,
-				    struct wire_shm *shm);
+/*
+ * Record a (re)attachment.  The shared page and error descriptor are
+ * taken only if the entry has none (*shm and *errfd are then set to
+ * NULL / -1, so the caller knows not to release them); the entry's own
+ * are returned in out.
+ */
+void fdtab_set_attached(int fd, uint32_t handle, pid_t pid,
+			struct wire_shm **shm, int *errfd, struct fdent *out);
 
 #endif

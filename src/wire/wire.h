@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define WIRE_VERSION 1
+#define WIRE_VERSION 2
 
 /* Largest ICMP message a client may hand over (the kernel's 0xFFFF check). */
 #define WIRE_DATA_MAX 0xFFFF
@@ -40,8 +40,9 @@
 enum wire_type {
 	WIRE_HELLO = 1,	/* u32 version -> result 0 */
 	WIRE_OPEN,	/* i32 domain, type, protocol -> u32 handle,
-			 * data fd + state memfd */
-	WIRE_ATTACH,	/* (data fd) -> u32 handle, i32 domain, state memfd */
+			 * data fd, state memfd, error fd */
+	WIRE_ATTACH,	/* (data fd) -> u32 handle, i32 domain, state memfd,
+			 * error fd */
 	WIRE_DETACH,	/* this process no longer uses the handle */
 	WIRE_BIND,	/* u32 len, name -> result */
 	WIRE_CONNECT,	/* u32 len, name -> result */
@@ -149,9 +150,15 @@ struct wire_shm {
 #define WIRE_SHUT_RD 1u
 #define WIRE_SHUT_WR 2u
 
-/* One received datagram's metadata on the data fd. */
+/*
+ * One message on the data descriptor (replies) or on the socket's error
+ * descriptor (error-queue records, and wake-ups that only say "look at
+ * the shared page": a pending error without a record).
+ */
 enum wire_dgram_kind {
 	WIRE_DG_REPLY = 1,
+	WIRE_DG_ERROR,		/* an error-queue record; data: the request */
+	WIRE_DG_WAKE,		/* no data; skipped by readers */
 };
 
 /* Receive-side options in force when the datagram was queued. */
@@ -163,25 +170,36 @@ enum wire_dgram_kind {
 #define WIRE_CM_PKTINFO		0x0040u	/* IP_PKTINFO */
 #define WIRE_CM_RECVOPTS	0x0080u	/* IP_RECVOPTS */
 #define WIRE_CM_RETOPTS		0x0100u	/* IP_RETOPTS */
+#define WIRE_CM_RXQ_OVFL	0x0200u	/* SO_RXQ_OVFL */
 
 struct wire_dgram {
 	uint8_t kind;
 	uint8_t family;		/* AF_INET, AF_INET6 */
 	uint8_t ttl;
 	uint8_t tos;
-	uint32_t reserved;
+	uint32_t drops;		/* the socket's drops so far (SO_RXQ_OVFL) */
 	uint32_t ifindex;	/* incoming interface */
 	uint32_t src_scope;	/* scope id of src (IPv6 link-local) */
-	uint8_t src[16];	/* the replier (4 bytes used for IPv4) */
+	uint8_t src[16];	/* the replier; for an error: msg_name, the
+				 * request's destination */
 	uint8_t dst[16];	/* the address the reply was sent to */
 	int64_t ts_sec;		/* the kernel's receive time (CLOCK_REALTIME) */
 	int64_t ts_nsec;
 	uint8_t optlen;		/* IPv4 options of the reply */
 	uint8_t pad[7];
 	uint8_t opts[40];
+	/* WIRE_DG_ERROR: struct sock_extended_err and the offender. */
+	uint32_t ee_errno;
+	uint8_t ee_origin, ee_type, ee_code, ee_pad;
+	uint32_t ee_info;
+	uint32_t ee_data;
+	uint8_t offender_family;	/* 0: none (all-zero sockaddr) */
+	uint8_t pad2[3];
+	uint8_t offender[16];
+	uint8_t pad3[4];
 };
 
 #define WIRE_DGRAM_HDR ((size_t)sizeof(struct wire_dgram))
-_Static_assert(sizeof(struct wire_dgram) == 112, "wire_dgram layout");
+_Static_assert(sizeof(struct wire_dgram) == 152, "wire_dgram layout");
 
 #endif
