@@ -188,7 +188,7 @@ int raw_send(struct raw *r, const struct ps_sendinfo *info,
 	union {
 		struct cmsghdr align;
 		char b[CMSG_SPACE(sizeof(int)) * 2 +
-		       CMSG_SPACE(sizeof(struct in_pktinfo))];
+		       CMSG_SPACE(sizeof(struct in_pktinfo)) + CMSG_SPACE(40)];
 	} cbuf;
 	struct msghdr mh = { .msg_name = &to, .msg_namelen = sizeof(to),
 			     .msg_iov = &iov, .msg_iovlen = 1,
@@ -209,6 +209,8 @@ int raw_send(struct raw *r, const struct ps_sendinfo *info,
 		memcpy(&pi.ipi_spec_dst, info->src.a, 4);
 		add_cmsg(&mh, &used, SOL_IP, IP_PKTINFO, &pi, sizeof(pi));
 	}
+	if (info->optlen)	/* built into the header as for a ping socket */
+		add_cmsg(&mh, &used, SOL_IP, IP_RETOPTS, info->opts, info->optlen);
 	mh.msg_controllen = used;
 	if (!used)
 		mh.msg_control = NULL;

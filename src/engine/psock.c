@@ -464,7 +464,18 @@ static int sol_ip_cmsg(const struct cmsghdr *h, const uint8_t *data,
 			return -EINVAL;
 		info->tos = v;
 		return 0;
-	default:	/* IP_RETOPTS: with IP options, a later issue */
+	case IP_RETOPTS: {
+		struct ipopt o;
+		size_t n = h->cmsg_len - CMSG_LEN(0);
+		int err = ipopt_set(&o, data, n < IPOPT_MAX ? n : IPOPT_MAX);
+
+		if (err)
+			return err;
+		memcpy(info->opts, o.b, o.len);
+		info->optlen = (uint8_t)o.len;
+		return 0;
+	}
+	default:
 		return -EINVAL;
 	}
 }
@@ -520,6 +531,8 @@ int ps_send_prepare(struct pstab *tab, struct psock *sk,
 	info->ifindex = sk->bound_dev;
 	info->ttl = -1;
 	info->tos = sk->tos;
+	memcpy(info->opts, sk->opts.b, sk->opts.len);
+	info->optlen = (uint8_t)sk->opts.len;
 	err = parse_ctl(ctl, ctllen, info);
 	if (err)
 		return err;

@@ -111,6 +111,8 @@ struct ps_sendinfo {
 	bool mc_loop;		/* IP_MULTICAST_LOOP */
 	int pmtudisc;		/* IP_MTU_DISCOVER */
 	uint16_t seq;
+	uint8_t opts[40];	/* IP options for this request */
+	uint8_t optlen;
 };
 
 /*

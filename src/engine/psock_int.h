@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "engine/addr.h"
+#include "engine/ipopt.h"
 #include "engine/psock.h"
 #include "engine/reqlog.h"
 
@@ -47,6 +48,7 @@ struct psock {
 	int pmtudisc;
 	uint32_t cmsg;		/* WIRE_CM_* */
 	int rcvbuf;
+	struct ipopt opts;	/* IP_OPTIONS */
 };
 
 

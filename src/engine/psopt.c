@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 
 #include "engine/psock.h"
+#include "engine/ipopt.h"
 #include "engine/psock_int.h"
 #include "wire/wire.h"
 
@@ -223,6 +224,8 @@ int ps_setopt(struct psock *sk, const struct ps_env *env, int level,
 {
 	if (level == SOL_SOCKET)
 		return sol_socket_set(sk, env, name, val, len);
+	if (level == SOL_IP && sk->family == AF_INET && name == IP_OPTIONS)
+		return ipopt_set(&sk->opts, val, len);
 	if (level == SOL_IP && sk->family == AF_INET)
 		return sol_ip_set(sk, name, val, len);
 	return -ENOPROTOOPT;
@@ -371,7 +374,13 @@ int ps_getopt(struct psock *sk, const struct ps_env *env, int level,
 	if (level != SOL_IP || sk->family != AF_INET)
 		return -EOPNOTSUPP;
 	if (name == IP_OPTIONS) {
-		*len = 0;	/* none set */
+		uint8_t b[IPOPT_MAX];
+		size_t olen = ipopt_get(&sk->opts, b);
+
+		if (olen > *len)
+			olen = *len;
+		memcpy(val, b, olen);
+		*len = (uint32_t)olen;
 		return 0;
 	}
 	err = sol_ip_get(sk, env, name, &v);

@@ -87,6 +87,15 @@ static void put_ip(struct cmsg_out *o, const struct wire_dgram *dg,
 		cmsg_put(o, SOL_IP, IP_TOS, &dg->tos, 1);
 	if ((flags & WIRE_CM_RECVOPTS) && dg->optlen)
 		cmsg_put(o, SOL_IP, IP_RECVOPTS, dg->opts, dg->optlen);
+	if ((flags & WIRE_CM_RETOPTS) && dg->optlen) {
+		/* ip_options_echo() then ip_options_undo(): for record route
+		 * and timestamps the options as received, padded to 4. */
+		uint8_t opts[40] = { 0 };
+		size_t n = ((size_t)dg->optlen + 3) & ~(size_t)3;
+
+		memcpy(opts, dg->opts, dg->optlen);
+		cmsg_put(o, SOL_IP, IP_RETOPTS, opts, n > 40 ? 40 : n);
+	}
 }
 
 void cmsg_from_dgram(struct cmsg_out *o, const struct wire_dgram *dg,
