@@ -720,6 +720,7 @@ static void op_setopt(struct server *s, struct client *c, struct dsock *ds,
 	r->result = ps_setopt(ds->ps, s->env, req->u.opt.level, req->u.opt.name,
 			      req->u.opt.val, req->u.opt.len);
 	atomic_store(&ds->shm->cmsg, ps_cmsg_flags(ds->ps));
+	atomic_store(&ds->shm->tsflags, ps_tsflags(ds->ps));
 	if (r->result == 0 && req->u.opt.level == SOL_SOCKET &&
 	    req->u.opt.name == SO_RCVBUF) {
 		int v = ps_rcvbuf(ds->ps);

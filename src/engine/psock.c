@@ -574,6 +574,7 @@ enum ps_err_action ps_error_action(const struct psock *sk, bool hard)
 
 bool ps_local_errors(const struct psock *sk) { return sk->recverr; }
 int ps_pmtudisc(const struct psock *sk) { return sk->pmtudisc; }
+uint32_t ps_tsflags(const struct psock *sk) { return sk->tsflags; }
 uint32_t ps_cmsg_flags(const struct psock *sk) { return sk->cmsg; }
 int ps_family(const struct psock *sk) { return sk->family; }
 uint16_t ps_ident(const struct psock *sk) { return sk->ident; }

@@ -138,6 +138,7 @@ enum ps_err_action ps_error_action(const struct psock *sk, bool hard);
 /* Does a failed send queue a local error record (ip_local_error())? */
 bool ps_local_errors(const struct psock *sk);
 int ps_pmtudisc(const struct psock *sk);
+uint32_t ps_tsflags(const struct psock *sk);
 
 /* WIRE_CM_* flags: which ancillary data the receiver asked for. */
 uint32_t ps_cmsg_flags(const struct psock *sk);

@@ -49,6 +49,7 @@ struct psock {
 	uint32_t cmsg;		/* WIRE_CM_* */
 	int rcvbuf;
 	struct ipopt opts;	/* IP_OPTIONS */
+	uint32_t tsflags;	/* SO_TIMESTAMPING */
 };
 
 

@@ -98,6 +98,32 @@ static int bind_to_device(struct psock *sk, const struct ps_env *env,
 	return bind_to_index(sk, idx);
 }
 
+/* sock_set_timestamping(): an int, or a struct so_timestamping. */
+static int set_timestamping(struct psock *sk, int name, const uint8_t *val,
+			    uint32_t len)
+{
+	uint32_t flags;
+	int32_t phc = 0;
+
+	if (len < sizeof(int))
+		return -EINVAL;
+	memcpy(&flags, val, sizeof(flags));
+	if (len == 2 * sizeof(int))
+		memcpy(&phc, val + sizeof(int), sizeof(phc));
+	if (flags & ~WIRE_TS_MASK)
+		return -EINVAL;
+	if ((flags & WIRE_TS_OPT_ID_TCP) && !(flags & WIRE_TS_OPT_ID))
+		return -EINVAL;
+	if ((flags & WIRE_TS_OPT_STATS) && !(flags & WIRE_TS_OPT_TSONLY))
+		return -EINVAL;
+	if (flags & WIRE_TS_BIND_PHC)
+		return -EOPNOTSUPP;	/* no PTP virtual clock to bind */
+	sk->tsflags = flags;
+	set_flag(&sk->cmsg, WIRE_CM_TSTAMPING_NEW,
+		 name == SO_TIMESTAMPING_NEW);
+	return 0;
+}
+
 static int sol_socket_set(struct psock *sk, const struct ps_env *env,
 			  int name, const uint8_t *val, uint32_t len)
 {
@@ -105,6 +131,8 @@ static int sol_socket_set(struct psock *sk, const struct ps_env *env,
 
 	if (name == SO_BINDTODEVICE)
 		return bind_to_device(sk, env, val, len);
+	if (name == SO_TIMESTAMPING_OLD || name == SO_TIMESTAMPING_NEW)
+		return set_timestamping(sk, name, val, len);
 	err = get_int_val(val, len, &v);
 	if (err)
 		return err;
@@ -360,6 +388,14 @@ int ps_getopt(struct psock *sk, const struct ps_env *env, int level,
 	if (level == SOL_SOCKET) {
 		if (name == SO_BINDTODEVICE)
 			return get_device(sk, env, val, len);
+		if (name == SO_TIMESTAMPING_OLD || name == SO_TIMESTAMPING_NEW) {
+			int32_t ts[2] = { (int32_t)sk->tsflags, 0 };
+
+			n = *len < sizeof(ts) ? *len : sizeof(ts);
+			memcpy(val, ts, n);
+			*len = n;
+			return 0;
+		}
 		/* sk_getsockopt(): copies min(len, sizeof(int)) bytes. */
 		err = sol_socket_get(sk, name, &v);
 		if (err)

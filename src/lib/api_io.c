@@ -176,7 +176,7 @@ static long drecv(int fd, const struct fdent *ent, struct msghdr *msg,
 	struct wire_dgram dg;
 	struct msghdr m = { .msg_iov = iov };
 	struct cmsg_out co;
-	uint32_t cm;
+	uint32_t cm, tsf;
 	ssize_t n;
 	int pending;
 
@@ -207,13 +207,14 @@ static long drecv(int fd, const struct fdent *ent, struct msghdr *msg,
 	cm = ent->shm ? atomic_load(&ent->shm->cmsg) : 0;
 	cmsg_fill_name(&dg, msg);
 	cmsg_begin(&co, msg);
-	cmsg_from_dgram(&co, &dg, cm);
+	tsf = ent->shm ? atomic_load(&ent->shm->tsflags) : 0;
+	cmsg_from_dgram(&co, &dg, cm, tsf);
 	msg->msg_controllen = co.used;
 	msg->msg_flags = (m.msg_flags & MSG_TRUNC) | co.flags |
 			 (flags & MSG_CMSG_CLOEXEC);
 	/* sock_recv_timestamp(): sk_stamp (SIOCGSTAMP) is kept only when
 	 * no timestamp option takes the stamp as a control message. */
-	if (!(cm & WIRE_CM_TIMESTAMP)) {
+	if (!cmsg_takes_stamp(cm, tsf)) {
 		struct timespec ts = { .tv_sec = dg.ts_sec,
 				       .tv_nsec = dg.ts_nsec };
 

@@ -98,10 +98,33 @@ static void put_ip(struct cmsg_out *o, const struct wire_dgram *dg,
 	}
 }
 
+/* SO_TIMESTAMPING's receive software stamp: ts[0] of three. */
+static void put_timestamping(struct cmsg_out *o, const struct wire_dgram *dg,
+			     uint32_t flags, uint32_t tsflags)
+{
+	int64_t ts[6] = { dg->ts_sec, dg->ts_nsec, 0, 0, 0, 0 };
+
+	if (!(tsflags & WIRE_TS_SOFTWARE) ||
+	    (!(tsflags & WIRE_TS_RX_SOFTWARE) &&
+	     (tsflags & WIRE_TS_OPT_RX_FILTER)))
+		return;
+	cmsg_put(o, SOL_SOCKET,
+		 flags & WIRE_CM_TSTAMPING_NEW ? SO_TIMESTAMPING_NEW
+					       : SO_TIMESTAMPING_OLD,
+		 ts, sizeof(ts));
+}
+
+bool cmsg_takes_stamp(uint32_t flags, uint32_t tsflags)
+{
+	return (flags & WIRE_CM_TIMESTAMP) ||
+	       (tsflags & (WIRE_TS_RX_SOFTWARE | WIRE_TS_SOFTWARE));
+}
+
 void cmsg_from_dgram(struct cmsg_out *o, const struct wire_dgram *dg,
-		     uint32_t flags)
+		     uint32_t flags, uint32_t tsflags)
 {
 	put_stamp(o, dg, flags);
+	put_timestamping(o, dg, flags, tsflags);
 	if (dg->family == AF_INET)
 		put_ip(o, dg, flags);
 }

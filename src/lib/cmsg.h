@@ -6,7 +6,9 @@
 #ifndef PS_CMSG_H
 #define PS_CMSG_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 
 #include "wire/wire.h"
@@ -26,6 +28,9 @@ void cmsg_fill_name(const struct wire_dgram *dg, struct msghdr *msg);
 /* The ancillary data the kernel would attach to this datagram, for the
  * receive options (WIRE_CM_*) in force. */
 void cmsg_from_dgram(struct cmsg_out *o, const struct wire_dgram *dg,
-		     uint32_t flags);
+		     uint32_t flags, uint32_t tsflags);
+/* sock_recv_timestamp(): is the stamp given as a control message (and so
+ * not kept for SIOCGSTAMP)? */
+bool cmsg_takes_stamp(uint32_t flags, uint32_t tsflags);
 
 #endif

@@ -124,7 +124,8 @@ long errq_recv(const struct fdent *ent, struct msghdr *msg, int flags)
 	cmsg_from_dgram(&co, &dg,
 			dg.ee_origin == SO_EE_ORIGIN_ICMP ? cm
 			: cm & (WIRE_CM_TIMESTAMP | WIRE_CM_TIMESTAMPNS |
-				WIRE_CM_TSTAMP_NEW));
+				WIRE_CM_TSTAMP_NEW | WIRE_CM_TSTAMPING_NEW),
+			atomic_load(&ent->shm->tsflags));
 	put_recverr(&co, &dg);
 	msg->msg_controllen = co.used;
 	msg->msg_flags = MSG_ERRQUEUE | (m.msg_flags & MSG_TRUNC) | co.flags;

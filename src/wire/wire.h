@@ -145,7 +145,20 @@ struct wire_shm {
 					 * clears it when a call reports it */
 	_Atomic uint32_t errq;		/* records on the error queue */
 	_Atomic uint32_t drops;		/* SO_RXQ_OVFL count */
+	_Atomic uint32_t tsflags;	/* SO_TIMESTAMPING flags */
 };
+
+/* SO_TIMESTAMPING flags as Linux 6.18 has them (newer than the headers
+ * of the build may be). */
+#define WIRE_TS_RX_SOFTWARE	(1u << 3)
+#define WIRE_TS_SOFTWARE	(1u << 4)
+#define WIRE_TS_OPT_ID		(1u << 7)
+#define WIRE_TS_OPT_TSONLY	(1u << 11)
+#define WIRE_TS_OPT_STATS	(1u << 12)
+#define WIRE_TS_BIND_PHC	(1u << 15)
+#define WIRE_TS_OPT_ID_TCP	(1u << 16)
+#define WIRE_TS_OPT_RX_FILTER	(1u << 17)
+#define WIRE_TS_MASK		((1u << 19) - 1)
 #define WIRE_SHM_SIZE 4096
 #define WIRE_SHUT_RD 1u
 #define WIRE_SHUT_WR 2u
@@ -171,6 +184,7 @@ enum wire_dgram_kind {
 #define WIRE_CM_RECVOPTS	0x0080u	/* IP_RECVOPTS */
 #define WIRE_CM_RETOPTS		0x0100u	/* IP_RETOPTS */
 #define WIRE_CM_RXQ_OVFL	0x0200u	/* SO_RXQ_OVFL */
+#define WIRE_CM_TSTAMPING_NEW	0x0400u	/* set with SO_TIMESTAMPING_NEW */
 
 struct wire_dgram {
 	uint8_t kind;
