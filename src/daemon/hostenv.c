@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <linux/netlink.h>
+#include <ifaddrs.h>
 #include <net/if.h>
 #include <linux/rtnetlink.h>
 #include <netinet/in.h>
@@ -117,6 +118,25 @@ static int dev_index(void *ctx, const char *name)
 	return idx ? (int)idx : -ENODEV;
 }
 
+static int addr_dev(void *ctx, const struct ps_addr *addr)
+{
+	struct ifaddrs *ifs, *i;
+	int idx = 0;
+
+	(void)ctx;
+	if (getifaddrs(&ifs) != 0)
+		return 0;
+	for (i = ifs; i && !idx; i = i->ifa_next) {
+		const struct sockaddr_in *sin = (const void *)i->ifa_addr;
+
+		if (sin && sin->sin_family == AF_INET &&
+		    memcmp(&sin->sin_addr, addr->a, 4) == 0)
+			idx = (int)if_nametoindex(i->ifa_name);
+	}
+	freeifaddrs(ifs);
+	return idx;
+}
+
 static int dev_name(void *ctx, uint32_t ifindex, char *buf)
 {
 	(void)ctx;
@@ -179,6 +199,7 @@ struct hostenv *hostenv_open(char *err, size_t errlen)
 	h->env.route = route;
 	h->env.dev_index = dev_index;
 	h->env.dev_name = dev_name;
+	h->env.addr_dev = addr_dev;
 	h->env.route_mtu = route_mtu;
 	h->env.ctx = h;
 	h->env.default_ttl = read_sysctl("/proc/sys/net/ipv4/ip_default_ttl",

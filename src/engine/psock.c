@@ -95,6 +95,7 @@ int pstab_open(struct pstab *tab, int domain, int type, int protocol,
 	sk->pmtudisc = IP_PMTUDISC_WANT;
 	sk->rcv_saddr.family = sk->saddr.family = (uint8_t)domain;
 	sk->daddr.family = (uint8_t)domain;
+	sk->mc_addr.family = (uint8_t)domain;
 	tab->nsockets++;
 	*out = sk;
 	return 0;
@@ -536,9 +537,18 @@ int ps_send_prepare(struct pstab *tab, struct psock *sk,
 	err = parse_ctl(ctl, ctllen, info);
 	if (err)
 		return err;
+	if (ps_addr_is_multicast(&info->dst)) {
+		/* ping_v4_sendmsg(): the socket's multicast interface and
+		 * address unless the packet names its own. */
+		if (!info->ifindex)
+			info->ifindex = sk->mc_index;
+		if (ps_addr_is_any(&info->src))
+			info->src = sk->mc_addr;
+		if (info->ttl < 0)
+			info->ttl = sk->mc_ttl;
+	}
 	if (info->ttl < 0)
-		info->ttl = ps_addr_is_multicast(&info->dst) ? sk->mc_ttl
-							     : sk->uc_ttl;
+		info->ttl = sk->uc_ttl;
 	/* sock_alloc_send_skb(), once the route is known.  (The pending
 	 * error, checked next there, lives in the socket's shared page: the
 	 * daemon looks at it.) */

@@ -41,6 +41,8 @@ struct ps_env {
 	int (*dev_index)(void *ctx, const char *name);
 	/* The device's name into buf (IFNAMSIZ), or -ENODEV. */
 	int (*dev_name)(void *ctx, uint32_t ifindex, char *buf);
+	/* ifindex of the device that has this local address, or 0. */
+	int (*addr_dev)(void *ctx, const struct ps_addr *addr);
 	/* The path MTU a connect()ed socket would see (IP_MTU), or -errno. */
 	int (*route_mtu)(void *ctx, const struct ps_addr *dst, uint32_t ifindex);
 	void *ctx;

@@ -44,6 +44,8 @@ struct psock {
 	int uc_ttl;
 	uint8_t tos;
 	int mc_ttl;
+	uint32_t mc_index;	/* IP_MULTICAST_IF */
+	struct ps_addr mc_addr;
 	bool mc_loop;
 	int pmtudisc;
 	uint32_t cmsg;		/* WIRE_CM_* */

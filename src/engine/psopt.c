@@ -187,6 +187,47 @@ static int ip_set_flags(struct psock *sk, int name, int v)
 	return -ENOPROTOOPT;
 }
 
+/*
+ * IP_MULTICAST_IF: a struct ip_mreqn, ip_mreq or in_addr, by index or by
+ * one of our addresses; INADDR_ANY with no index clears it.
+ */
+static int set_mc_if(struct psock *sk, const struct ps_env *env,
+		     const uint8_t *val, uint32_t len)
+{
+	struct ip_mreqn mreq;
+	struct ps_addr a;
+	char name[IFNAMSIZ];
+
+	if (len < sizeof(struct in_addr))
+		return -EINVAL;
+	memset(&mreq, 0, sizeof(mreq));
+	if (len >= sizeof(struct ip_mreqn))
+		memcpy(&mreq, val, sizeof(mreq));
+	else if (len >= sizeof(struct ip_mreq))
+		memcpy(&mreq.imr_address, val + sizeof(struct in_addr),
+		       sizeof(struct in_addr));
+	else
+		memcpy(&mreq.imr_address, val, sizeof(struct in_addr));
+	ps_addr_v4(&a, mreq.imr_address.s_addr);
+	if (!mreq.imr_ifindex) {
+		if (ps_addr_is_any(&a)) {
+			sk->mc_index = 0;
+			sk->mc_addr = a;
+			return 0;
+		}
+		mreq.imr_ifindex = env->addr_dev(env->ctx, &a);
+		if (!mreq.imr_ifindex)
+			return -EADDRNOTAVAIL;
+	} else if (env->dev_name(env->ctx, (uint32_t)mreq.imr_ifindex, name)) {
+		return -EADDRNOTAVAIL;
+	}
+	if (sk->bound_dev && (uint32_t)mreq.imr_ifindex != sk->bound_dev)
+		return -EINVAL;
+	sk->mc_index = (uint32_t)mreq.imr_ifindex;
+	sk->mc_addr = a;
+	return 0;
+}
+
 static int sol_ip_set(struct psock *sk, int name, const uint8_t *val,
 		      uint32_t len)
 {
@@ -254,6 +295,8 @@ int ps_setopt(struct psock *sk, const struct ps_env *env, int level,
 		return sol_socket_set(sk, env, name, val, len);
 	if (level == SOL_IP && sk->family == AF_INET && name == IP_OPTIONS)
 		return ipopt_set(&sk->opts, val, len);
+	if (level == SOL_IP && sk->family == AF_INET && name == IP_MULTICAST_IF)
+		return set_mc_if(sk, env, val, len);
 	if (level == SOL_IP && sk->family == AF_INET)
 		return sol_ip_set(sk, name, val, len);
 	return -ENOPROTOOPT;
@@ -409,6 +452,13 @@ int ps_getopt(struct psock *sk, const struct ps_env *env, int level,
 	 * ip_setsockopt() says ENOPROTOOPT: an asymmetry of the kernel's. */
 	if (level != SOL_IP || sk->family != AF_INET)
 		return -EOPNOTSUPP;
+	if (name == IP_MULTICAST_IF) {
+		size_t alen = *len < 4 ? *len : 4;
+
+		memcpy(val, sk->mc_addr.a, alen);
+		*len = (uint32_t)alen;
+		return 0;
+	}
 	if (name == IP_OPTIONS) {
 		uint8_t b[IPOPT_MAX];
 		size_t olen = ipopt_get(&sk->opts, b);

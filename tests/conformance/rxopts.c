@@ -6,6 +6,7 @@
 // needs: peer (10.201.0.1/24 here, 10.201.0.2/24 in the peer namespace)
 #include "conf.h"
 
+#include <arpa/inet.h>
 #include <linux/net_tstamp.h>
 
 /* Print the control messages, stamps as "within 1 s" rather than values. */
@@ -111,6 +112,38 @@ static void destinations(void)
 	pingsock_close(fd);
 }
 
+static void mc_if(const char *what, int fd, const void *v, socklen_t len)
+{
+	TRY(what, pingsock_setsockopt(fd, SOL_IP, IP_MULTICAST_IF, v, len));
+	conf_getint(L("  %s: get", what), fd, SOL_IP, IP_MULTICAST_IF, 4);
+}
+
+static void multicast_if(void)
+{
+	struct in_addr local = { 0 }, other = { 0 }, any = { 0 };
+	struct ip_mreqn byidx = { .imr_ifindex = 1 };	/* lo */
+	struct ip_mreqn noidx = { .imr_ifindex = 9999 };
+	int fd = conf_socket();
+
+	out("## IP_MULTICAST_IF");
+	inet_pton(AF_INET, "10.201.0.1", &local);
+	inet_pton(AF_INET, "10.201.0.77", &other);
+	mc_if("by our address", fd, &local, sizeof(local));
+	conf_ping("  224.0.0.1", fd, "224.0.0.1", 5, 64);
+	mc_if("by an address not ours", fd, &other, sizeof(other));
+	mc_if("by index (mreqn)", fd, &byidx, sizeof(byidx));
+	conf_ping("  224.0.0.1", fd, "224.0.0.1", 6, 64);
+	mc_if("by an unknown index", fd, &noidx, sizeof(noidx));
+	mc_if("optlen 2", fd, &local, 2);
+	mc_if("INADDR_ANY: cleared", fd, &any, sizeof(any));
+	conf_ping("  224.0.0.1", fd, "224.0.0.1", 7, 64);
+	TRY("IP_MULTICAST_TTL 3", conf_setint(fd, SOL_IP, IP_MULTICAST_TTL, 3));
+	TRY("IP_MULTICAST_LOOP 0", conf_setint(fd, SOL_IP, IP_MULTICAST_LOOP, 0));
+	mc_if("by our address again", fd, &local, sizeof(local));
+	conf_ping("  224.0.0.1", fd, "224.0.0.1", 8, 64);
+	pingsock_close(fd);
+}
+
 int main(void)
 {
 	conf_begin("rxopts");
@@ -125,5 +158,6 @@ int main(void)
 	bad_flags();
 	rxq_ovfl();
 	destinations();
+	multicast_if();
 	return 0;
 }
