@@ -52,7 +52,21 @@ struct client {
 	bool hello;
 	struct dsock **socks;	/* sockets this connection may use */
 	size_t nsocks, capsocks;
+	struct parked *park;	/* its send, waiting for its time */
 	struct client *next, *prev;
+};
+
+/*
+ * A send that policy makes wait (min_interval): checked and rewritten
+ * already, it goes out at due_ns.  The client waits for the answer, so
+ * its connection is not read meanwhile.
+ */
+struct parked {
+	struct dsock *ds;
+	struct ps_sendinfo info;
+	uint64_t due_ns;
+	uint32_t len;
+	uint8_t pkt[];
 };
 
 struct dsock {
@@ -70,6 +84,7 @@ struct dsock {
 	int err_fd;		/* our end of the error queue's pair */
 	int err_peer;		/* the client's end, kept to hand out again */
 	uint64_t sent, replies, drops;
+	uint64_t last_send_ns;	/* for min_interval */
 };
 
 struct slot {
@@ -102,6 +117,7 @@ struct reply {
 	int fd;			/* passed with SCM_RIGHTS if >= 0, then closed */
 	int shm_fd;		/* passed too if >= 0, and kept */
 	int err_fd;		/* passed too if >= 0, and kept */
+	bool deferred;		/* no answer now: the send is parked */
 };
 
 static uint64_t now_s(void)
@@ -240,6 +256,8 @@ static struct dsock *slot_get(const struct server *s, uint32_t handle)
 /* ---- sockets ---- */
 
 static void side_free(struct dsock *ds);
+static void client_free(struct server *s, struct client *c);
+static int send_reply(struct client *c, uint16_t type, const struct reply *r);
 
 static void dsock_free(struct server *s, struct dsock *ds)
 {
@@ -250,6 +268,9 @@ static void dsock_free(struct server *s, struct dsock *ds)
 		 (unsigned long long)ds->drops);
 	while (ds->nclients)
 		unlink_pair(ds->clients[0], ds);
+	for (struct client *c = s->clients; c; c = c->next)
+		if (c->park && c->park->ds == ds)
+			c->park->ds = NULL;	/* answered EBADF when due */
 	free(ds->clients);
 	side_free(ds);
 	slot_free(s, ds->handle);
@@ -672,6 +693,55 @@ static void op_connect(struct server *s, struct client *c, struct dsock *ds,
 			       req->u.addr.len);
 }
 
+/* Put a checked request on the wire; the send's result. */
+static int32_t finish_send(struct server *s, struct dsock *ds,
+			   const struct ps_sendinfo *info, const uint8_t *pkt,
+			   uint32_t len)
+{
+	int err = raw_send(s->conf.raw4, info, pkt, len);
+
+	local_error(s, ds, info, err);
+	if (err)
+		return err;
+	ps_sent(ds->ps, info, now_s());
+	ds->sent++;
+	ds->last_send_ns = mono_ns();
+	s->stats.sent++;
+	/* On loopback the reply is usually queued already: hand it over
+	 * before answering, so the client wakes once, not twice. */
+	drain_raw(s);
+	return (int32_t)len;
+}
+
+static uint64_t interval_ns(const struct server *s)
+{
+	return (uint64_t)s->conf.policy.min_interval_ms * 1000000u;
+}
+
+static bool must_wait(const struct server *s, const struct dsock *ds)
+{
+	return interval_ns(s) && ds->last_send_ns &&
+	       mono_ns() < ds->last_send_ns + interval_ns(s);
+}
+
+static int park(struct server *s, struct client *c, struct dsock *ds,
+		const struct ps_sendinfo *info, uint32_t len)
+{
+	struct parked *p = malloc(sizeof(*p) + len);
+	struct epoll_event ev = { .events = 0, .data.ptr = &c->h };
+
+	if (!p)
+		return -1;
+	p->ds = ds;
+	p->info = *info;
+	p->len = len;
+	p->due_ns = ds->last_send_ns + interval_ns(s);
+	memcpy(p->pkt, s->msgbuf, len);
+	c->park = p;
+	epoll_ctl(s->ep, EPOLL_CTL_MOD, c->h.fd, &ev);
+	return 0;
+}
+
 static void op_send(struct server *s, struct client *c, struct dsock *ds,
 		    const struct wire_req *req, int fd, struct reply *r)
 {
@@ -697,21 +767,20 @@ static void op_send(struct server *s, struct client *c, struct dsock *ds,
 		if (pending > 0 && pending < 4096)
 			err = -pending;
 	}
-	if (!err) {
-		err = raw_send(s->conf.raw4, &info, s->msgbuf, len);
-		local_error(s, ds, &info, err);
-	}
 	if (err) {
 		r->result = err;
 		return;
 	}
-	ps_sent(ds->ps, &info, now_s());
-	ds->sent++;
-	s->stats.sent++;
-	/* On loopback the reply is usually queued already: hand it over
-	 * before answering, so the client wakes once, not twice. */
-	drain_raw(s);
-	r->result = (int32_t)len;
+	if (must_wait(s, ds)) {
+		if (q->u.send.flags & MSG_DONTWAIT)
+			r->result = -EAGAIN;
+		else if (park(s, c, ds, &info, len))
+			r->result = -ENOBUFS;
+		else
+			r->deferred = true;
+		return;
+	}
+	r->result = finish_send(s, ds, &info, s->msgbuf, len);
 }
 
 static void op_setopt(struct server *s, struct client *c, struct dsock *ds,
@@ -867,14 +936,58 @@ static int dispatch(struct server *s, struct client *c,
 			return send_reply(c, req->type, &r);
 	}
 	op->fn(s, c, ds, req, fd, &r);
+	if (r.deferred)
+		return 0;
 	rc = send_reply(c, req->type, &r);
 	if (r.fd >= 0)
 		close(r.fd);
 	return rc;
 }
 
+/* Send what is due, answer its client, read that client again. */
+static void fire_parked(struct server *s)
+{
+	uint64_t now = mono_ns();
+	struct client *c, *next;
+
+	for (c = s->clients; c; c = next) {
+		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &c->h };
+		struct reply r = { .fd = -1, .shm_fd = -1, .err_fd = -1 };
+		struct parked *p = c->park;
+
+		next = c->next;
+		if (!p || p->due_ns > now)
+			continue;
+		r.result = p->ds ? finish_send(s, p->ds, &p->info, p->pkt, p->len)
+				 : -EBADF;
+		c->park = NULL;
+		free(p);
+		epoll_ctl(s->ep, EPOLL_CTL_MOD, c->h.fd, &ev);
+		if (send_reply(c, WIRE_SEND, &r))
+			client_free(s, c);
+	}
+}
+
+/* Milliseconds until the next parked send is due (at most max). */
+static int parked_timeout(const struct server *s, int max)
+{
+	uint64_t now = mono_ns(), first = UINT64_MAX;
+
+	for (const struct client *c = s->clients; c; c = c->next)
+		if (c->park && c->park->due_ns < first)
+			first = c->park->due_ns;
+	if (first == UINT64_MAX)
+		return max;
+	if (first <= now)
+		return 0;
+	return (first - now) / 1000000u + 1 < (uint64_t)max
+		       ? (int)((first - now) / 1000000u + 1)
+		       : max;
+}
+
 static void client_free(struct server *s, struct client *c)
 {
+	free(c->park);
 	while (c->nsocks)
 		unlink_pair(c, c->socks[0]);
 	free(c->socks);
@@ -1217,7 +1330,7 @@ int server_run(struct server_conf *conf)
 		if (n == 0 && mono_ns() < spin_until)
 			continue;
 		if (n == 0)
-			n = epoll_wait(s.ep, evs, 64, 1000);
+			n = epoll_wait(s.ep, evs, 64, parked_timeout(&s, 1000));
 		spin_until = 0;
 
 		if (n < 0 && errno != EINTR) {
@@ -1227,6 +1340,7 @@ int server_run(struct server_conf *conf)
 		}
 		for (int i = 0; i < n; i++)
 			handle_event(&s, &evs[i]);
+		fire_parked(&s);
 		tick(&s);
 	}
 	log_info("stopping");

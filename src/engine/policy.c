@@ -10,6 +10,7 @@ void policy_default(struct policy *p)
 {
 	p->gid_low = 0;
 	p->gid_high = UINT32_MAX - 1;	/* (gid_t)-1 is "no gid" */
+	p->min_interval_ms = 0;
 }
 
 static int parse_u32(const char **s, uint32_t *out)
@@ -50,6 +51,26 @@ static int parse_groups(struct policy *p, const char *val, char *why,
 	return 0;
 }
 
+static int parse_min_interval(struct policy *p, const char *val, char *why,
+			      size_t whylen)
+{
+	uint32_t ms;
+
+	if (parse_u32(&val, &ms) || ms > 60000) {
+		snprintf(why, whylen, "min_interval: expected milliseconds, "
+			 "0 to 60000");
+		return -1;
+	}
+	while (*val == ' ' || *val == '\t')
+		val++;
+	if (*val) {
+		snprintf(why, whylen, "min_interval: unexpected \"%s\"", val);
+		return -1;
+	}
+	p->min_interval_ms = ms;
+	return 0;
+}
+
 struct key {
 	const char *name;
 	int (*parse)(struct policy *p, const char *val, char *why, size_t len);
@@ -57,6 +78,7 @@ struct key {
 
 static const struct key keys[] = {
 	{ "groups", parse_groups },
+	{ "min_interval", parse_min_interval },
 };
 
 static char *trim(char *s)

@@ -5,6 +5,9 @@
  *   groups = LOW HIGH     gids allowed to open sockets, with the meaning of
  *                         net.ipv4.ping_group_range ("1 0": nobody);
  *                         default: every gid
+ *   min_interval = MS     least time between two requests of one socket;
+ *                         a send that comes sooner waits (EAGAIN with
+ *                         MSG_DONTWAIT); default 0, no limit
  *
  * A malformed file is refused as a whole with "FILE:LINE: reason", so a
  * reload with a bad file keeps the policy in force.
@@ -19,6 +22,7 @@
 
 struct policy {
 	uint32_t gid_low, gid_high;
+	uint32_t min_interval_ms;	/* between two sends of one socket */
 };
 
 void policy_default(struct policy *p);

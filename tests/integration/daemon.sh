@@ -133,6 +133,25 @@ else
 	fail daemon/bad_reload_keeps_policy "$out / $(tail -2 "$T/d.log")"
 fi
 
+# --- min_interval: sends of one socket spaced by the daemon ---------------
+printf 'min_interval = 200\n' >"$cfg"
+kill -HUP "$DAEMON_PID"; sleep 0.3
+t0=$(date +%s%N)
+out=$(as_nobody d "$T/ping" -c 3 -i 0.002 -q 127.0.0.1 2>&1)
+t1=$(date +%s%N)
+ms=$(( (t1 - t0) / 1000000 ))
+if grep -q '3 packets transmitted, 3 received' <<<"$out" && [ $ms -ge 400 ]; then
+	pass daemon/min_interval_spaces_sends
+else
+	fail daemon/min_interval_spaces_sends "${ms}ms: $out"
+fi
+out=$(as_nobody d "$PST" burst 127.0.0.1 3)
+[ "$out" = $'send1=ok\nsend2=EAGAIN\nsend3=EAGAIN' ] &&
+	pass daemon/min_interval_dontwait_eagain ||
+	fail daemon/min_interval_dontwait_eagain "$out"
+printf 'groups = 0 4294967294\n' >"$cfg"
+kill -HUP "$DAEMON_PID"; sleep 0.3
+
 # --- start-up failures: one clear line each -------------------------------
 out=$(in_ns d "$T/pingsockd" --foreground --socket "$SOCK" --user nobody 2>&1)
 rc=$?

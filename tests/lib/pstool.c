@@ -11,7 +11,8 @@
  *   pstool garbage                  send random bytes to the daemon
  *   pstool rawsend ADDR             send an echo with ident 0x1234 and a
  *                                   wrong checksum; print our ident
- *   pstool stats                    print the daemon's socket/ident count
+ *   pstool burst ADDR N             N sends back to back with
+ *                                   MSG_DONTWAIT; print each result
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -206,6 +207,25 @@ static int cmd_garbage(void)
 	return 0;
 }
 
+static int cmd_burst(int argc, char **argv)
+{
+	struct sockaddr_in to;
+	unsigned char pkt[64] = { 8 };
+	int fd = open_sock(), n = atoi(argv[3]);
+
+	(void)argc;
+	fill_addr(&to, argv[2]);
+	for (int i = 1; i <= n; i++) {
+		pkt[7] = (unsigned char)i;
+		if (pingsock_sendto(fd, pkt, sizeof(pkt), MSG_DONTWAIT,
+				    (struct sockaddr *)&to, sizeof(to)) < 0)
+			printf("send%d=%s\n", i, ename(errno));
+		else
+			printf("send%d=ok\n", i);
+	}
+	return 0;
+}
+
 static int cmd_rawsend(int argc, char **argv)
 {
 	struct sockaddr_in to, me;
@@ -238,6 +258,8 @@ int main(int argc, char **argv)
 		return cmd_garbage();
 	if (argc >= 3 && strcmp(argv[1], "rawsend") == 0)
 		return cmd_rawsend(argc, argv);
+	if (argc >= 4 && strcmp(argv[1], "burst") == 0)
+		return cmd_burst(argc, argv);
 	fprintf(stderr, "usage: pstool ping|bind|pair|garbage|rawsend ...\n");
 	return 2;
 }
