@@ -539,9 +539,11 @@ static void deliver_error(struct server *s, const struct icmp_pkt *p,
 		dg.ee_info = v.info;
 		dg.offender_family = AF_INET;
 		memcpy(dg.offender, p->src.a, sizeof(dg.offender));
-		/* The record goes first: set_pending() wakes no one then. */
-		queue_record(ds, &dg, p->q_icmp, p->q_icmplen);
+		/* The pending error first: a reader woken by the record
+		 * and taking it must find the error already there, or it
+		 * would clear it before the daemon sets it. */
 		set_pending(ds, v.err, false);
+		queue_record(ds, &dg, p->q_icmp, p->q_icmplen);
 		return;
 	}
 }

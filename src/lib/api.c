@@ -154,6 +154,10 @@ static int open_daemon(int domain, int type, int protocol)
 	req.u.open.type = type;
 	req.u.open.protocol = protocol;
 	rc = conn_call(&req, NULL, 0, -1, &handle, &blen, fds);
+	if (rc == CONN_NODAEMON)
+		rc = -conn_dial_errno();
+	else if (rc == CONN_BROKEN)
+		rc = -ECONNRESET;
 	fd = fds[0];
 	ent.errfd = fds[2];
 	if (rc >= 0 && (fds[1] < 0 || fds[2] < 0 || blen != sizeof(handle)))

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <linux/sockios.h>
 #include <net/if.h>
+#include <netinet/in.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -63,6 +64,18 @@ static bool local_opt(int level, int name)
 	}
 }
 
+/* An SOL_IP value as do_ip_setsockopt() reads it: an int, or a byte. */
+static int ip_int(const void *val, socklen_t len)
+{
+	int v = 0;
+
+	if (len >= sizeof(int))
+		memcpy(&v, val, sizeof(v));
+	else if (len >= 1)
+		v = *(const uint8_t *)val;
+	return v;
+}
+
 EXPORT int pingsock_setsockopt(int fd, int level, int name, const void *val,
 			       socklen_t len)
 {
@@ -85,7 +98,11 @@ EXPORT int pingsock_setsockopt(int fd, int level, int name, const void *val,
 	req.u.opt.name = name;
 	req.u.opt.len = len > WIRE_OPTVAL_MAX ? WIRE_OPTVAL_MAX : len;
 	memcpy(req.u.opt.val, val, req.u.opt.len);
-	return (int)dsock_ret(dsock_call(fd, &ent, &req, NULL, 0, NULL, NULL));
+	rc = dsock_call(fd, &ent, &req, NULL, 0, NULL, NULL);
+	if (rc == 0 && level == SOL_IP && name == IP_RECVERR &&
+	    !ip_int(val, len))
+		errq_purge(&ent);
+	return (int)dsock_ret(rc);
 }
 
 EXPORT int pingsock_getsockopt(int fd, int level, int name, void *val,

@@ -111,9 +111,17 @@ static int dial(void)
 	rc = exchange(fd, &hello, NULL, 0, -1, NULL, NULL, NULL);
 	if (rc < 0) {
 		close(fd);
-		return rc == -ECONNRESET ? -ECONNREFUSED : rc;
+		/* Not a pingsockd, or one of another protocol version. */
+		return rc == CONN_BROKEN ? -ECONNREFUSED : -EPROTO;
 	}
 	return fd;
+}
+
+static __thread int dial_errno;
+
+int conn_dial_errno(void)
+{
+	return dial_errno;
 }
 
 /* Descriptors that came with a response: the first CONN_MAX_FDS go to
@@ -179,7 +187,7 @@ static int exchange(int fd, const struct wire_req *req,
 		memcpy(CMSG_DATA(c), &fd_in, sizeof(int));
 	}
 	if (xsend(fd, &mh))
-		return -ECONNRESET;
+		return CONN_BROKEN;
 
 	memset(&mh, 0, sizeof(mh));
 	iov[0].iov_base = resp;
@@ -196,7 +204,7 @@ static int exchange(int fd, const struct wire_req *req,
 				close(fd_out[i]);
 			fd_out[i] = -1;
 		}
-		return -ECONNRESET;
+		return CONN_BROKEN;
 	}
 	memcpy(&result, resp + 4, sizeof(result));
 	if (body && bodylen) {
@@ -215,6 +223,8 @@ int conn_call(const struct wire_req *req, const struct iovec *data,
 {
 	int rc;
 
+	for (int i = 0; fd_out && i < CONN_MAX_FDS; i++)
+		fd_out[i] = -1;
 	pthread_once(&once, init_once);
 	pthread_mutex_lock(&lock);
 	if (forked) {
@@ -227,13 +237,14 @@ int conn_call(const struct wire_req *req, const struct iovec *data,
 	if (ctl_fd < 0) {
 		rc = dial();
 		if (rc < 0) {
+			dial_errno = -rc;
 			pthread_mutex_unlock(&lock);
-			return rc;
+			return CONN_NODAEMON;
 		}
 		ctl_fd = rc;
 	}
 	rc = exchange(ctl_fd, req, data, ndata, fd_in, body, bodylen, fd_out);
-	if (rc == -ECONNRESET) {
+	if (rc == CONN_BROKEN) {
 		/* The daemon went away: a later socket() dials afresh. */
 		close(ctl_fd);
 		ctl_fd = -1;

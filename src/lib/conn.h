@@ -24,11 +24,18 @@
  * CONN_MAX_FDS descriptors into fd_out[] if given (-1 where none came).
  *
  * Returns the response's result (>= 0, or -errno from the daemon), or
- * -ECONNREFUSED / -ENOENT when the daemon cannot be reached, or
- * -ECONNRESET when the connection broke.
+ * CONN_NODAEMON when the daemon cannot be reached (conn_dial_errno() says
+ * why), or CONN_BROKEN when the connection broke.  Both are outside the
+ * range of -errno, so that a daemon's own -ECONNREFUSED (a pending error)
+ * is never taken for them.
  */
+#define CONN_NODAEMON (-100001)
+#define CONN_BROKEN (-100002)
 int conn_call(const struct wire_req *req, const struct iovec *data,
 	      int ndata, int fd_in, void *body, size_t *bodylen, int *fd_out);
+
+/* Why the calling thread's last connection attempt failed (errno). */
+int conn_dial_errno(void);
 
 /* The socket path in use (PINGSOCK_SOCKET or the default). */
 const char *conn_path(void);

@@ -40,7 +40,8 @@ static int attach(int fd, struct fdent *ent)
 		if (fds[i] >= 0)
 			close(fds[i]);
 	if (rc < 0)
-		return rc == -EBADF ? -ECONNRESET : rc;
+		return rc == -EBADF || rc == CONN_NODAEMON || rc == CONN_BROKEN
+			       ? -ECONNRESET : rc;
 	return blen < sizeof(uint32_t) ? -ECONNRESET : 0;
 }
 
@@ -71,7 +72,7 @@ int dsock_call(int fd, struct fdent *ent, struct wire_req *req,
 			break;
 		rc = WIRE_R_UNATTACHED;
 	}
-	if (rc == WIRE_R_UNATTACHED || rc == -ECONNREFUSED || rc == -ENOENT)
+	if (rc == WIRE_R_UNATTACHED || rc == CONN_NODAEMON || rc == CONN_BROKEN)
 		rc = -ECONNRESET;
 	return rc;
 }

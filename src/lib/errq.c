@@ -1,6 +1,7 @@
 #include "lib/errq.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <linux/errqueue.h>
 #include <netinet/in.h>
 #include <stdatomic.h>
@@ -91,6 +92,35 @@ static void put_recverr(struct cmsg_out *co, const struct wire_dgram *dg)
 	cmsg_put(co, SOL_IP, IP_RECVERR, &e, sizeof(e));
 }
 
+/*
+ * Take the next record.  The daemon counts a record before it sends it:
+ * while the count says one is coming, wait for it a little (it is
+ * microseconds away), so that a reader woken by POLLERR finds it.
+ */
+static ssize_t read_record(const struct fdent *ent, struct msghdr *m)
+{
+	for (int tries = 0;; tries++) {
+		ssize_t n = recvmsg(ent->errfd, m, MSG_DONTWAIT);
+
+		if (n >= 0 || errno != EAGAIN)
+			return n < 0 ? -errno : n;
+		if (atomic_load(&ent->shm->errq) <= 0 || tries >= 1000)
+			return -EAGAIN;
+		sched_yield();
+	}
+}
+
+void errq_purge(const struct fdent *ent)
+{
+	struct wire_dgram dg;
+
+	if (ent->errfd < 0 || !ent->shm)
+		return;
+	while (recv(ent->errfd, &dg, sizeof(dg), MSG_DONTWAIT | MSG_TRUNC) >= 0)
+		;
+	atomic_store(&ent->shm->errq, 0);
+}
+
 long errq_recv(const struct fdent *ent, struct msghdr *msg, int flags)
 {
 	struct iovec iov[1 + MAX_IOV];
@@ -110,10 +140,11 @@ long errq_recv(const struct fdent *ent, struct msghdr *msg, int flags)
 	for (size_t i = 0; i < msg->msg_iovlen; i++)
 		iov[1 + i] = msg->msg_iov[i];
 	m.msg_iovlen = 1 + msg->msg_iovlen;
-	/* The error queue never blocks (ip_recv_error()). */
-	n = recvmsg(ent->errfd, &m, MSG_DONTWAIT | (flags & MSG_PEEK));
+	/* The error queue never blocks (ip_recv_error()), and takes the
+	 * record even under MSG_PEEK, as the kernel does. */
+	n = read_record(ent, &m);
 	if (n < 0)
-		return -errno;
+		return n;
 	if ((size_t)n < sizeof(dg) || dg.kind != WIRE_DG_ERROR)
 		return -EAGAIN;
 	cm = atomic_load(&ent->shm->cmsg);
@@ -129,7 +160,7 @@ long errq_recv(const struct fdent *ent, struct msghdr *msg, int flags)
 	put_recverr(&co, &dg);
 	msg->msg_controllen = co.used;
 	msg->msg_flags = MSG_ERRQUEUE | (m.msg_flags & MSG_TRUNC) | co.flags;
-	if (!(flags & MSG_PEEK))
-		after_dequeue(ent, &dg);
+	after_dequeue(ent, &dg);
+	(void)flags;
 	return n - (ssize_t)sizeof(dg);
 }

@@ -20,6 +20,8 @@ int errq_take_pending(const struct fdent *ent);
 long errq_recv(const struct fdent *ent, struct msghdr *msg, int flags);
 /* Would the kernel's poll report POLLERR now? */
 bool errq_pollerr(const struct fdent *ent);
+/* IP_RECVERR 0: skb_errqueue_purge(); the pending error stays. */
+void errq_purge(const struct fdent *ent);
 /* Throw away wake-up markers at the head of the error descriptor. */
 void errq_drain_wakes(const struct fdent *ent);
 

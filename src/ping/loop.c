@@ -7,10 +7,12 @@
  * returns EINTR (the handlers are installed without SA_RESTART) and the
  * loop looks at the flags at the top.
  *
- * Scheduling is iputils' with a preload of 1: the next request leaves
- * one interval after the previous one actually left, and after the last
- * one ping waits twice the longest RTT (at least an interval), or -W when
- * nothing has answered yet.
+ * Scheduling is iputils' token bucket: a request may leave once an
+ * interval's worth of time has gathered since the last one, and -l
+ * starts the bucket with preload - 1 intervals of credit, so that many
+ * leave at once (and the bucket never holds more than preload).  After
+ * the last one ping waits twice the longest RTT (at least an interval),
+ * or -W when nothing has answered yet.
  */
 #include "ping/loop.h"
 
@@ -22,7 +24,9 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ping/echo.h"
 #include "ping/output.h"
@@ -75,8 +79,9 @@ static int64_t now_ns(void)
 
 struct sched {
 	int64_t start;
-	int64_t last_send;	/* when the last request left or failed */
-	bool sent_any;
+	bool started;		/* a request was let through */
+	int64_t cur_time;	/* when the last one was (iputils' cur_time) */
+	int64_t tokens;		/* ns of credit beyond that request */
 	int64_t deadline_at;	/* -w; NEVER without it */
 	int64_t exit_at;	/* the wait after the last request; NEVER */
 	int oom_count;		/* consecutive sends without buffer space */
@@ -87,61 +92,155 @@ static int64_t interval_ns(const struct ping_opts *o)
 	return o->interval > 0 ? o->interval * NS_PER_MS : 0;
 }
 
-/* A failed send still counts as sent; the next try waits an interval. */
-static int64_t sent(struct sched *s, struct ping_stats *st, int64_t now,
-		    int64_t wait)
+/* iputils' SCHINT(): no wait shorter than MININTERVAL. */
+static int64_t schint(int64_t ns)
 {
-	stats_sent(st);
-	s->last_send = now;
-	s->sent_any = true;
-	return wait;
+	return ns < SCHED_MIN ? SCHED_MIN : ns;
 }
 
 /*
- * One request.  Returns the time to the next one.  The errno handling is
- * iputils 20221126's: no buffer space is retried for up to -W before it
- * counts as an error, a full socket buffer is retried at once, and any
- * other failure (a pending ICMP error, no route) counts the request as
- * sent and lost, without a message, as that release prints none.
+ * The token bucket: 0 when a request may leave now (and it is charged),
+ * else the time until one may.  -i 0 (root only) has no bucket, but no
+ * more than preload requests in flight within 10 ms.
  */
-static int64_t send_one(struct rx *rx, struct sched *s, uint8_t *pkt,
-			int64_t now)
+static int64_t tokens_wait(struct rx *rx, struct sched *s, int64_t now)
+{
+	int64_t iv = interval_ns(rx->o), have, cap;
+
+	if (!s->started) {
+		s->started = true;
+		s->cur_time = now;
+		s->tokens = iv * (rx->o->preload - 1);
+		return 0;
+	}
+	have = now - s->cur_time;
+	if (iv == 0 && have < SCHED_MIN &&
+	    stats_in_flight(rx->st) >= rx->o->preload)
+		return SCHED_MIN - have;
+	have += s->tokens;
+	cap = iv * rx->o->preload;
+	if (have > cap)
+		have = cap;
+	if (have < iv)
+		return iv - have;
+	s->cur_time = now;
+	s->tokens = have - iv;
+	return 0;
+}
+
+/* -f: a dot per request, unless a terminal would fill with them. */
+static void flood_dot(const struct rx *rx)
+{
+	static int width = -1;
+	const struct ping_stats *st = rx->st;
+
+	if (width < 0) {
+		struct winsize w;
+
+		width = INT_MAX;
+		if (isatty(STDOUT_FILENO) &&
+		    ioctl(STDOUT_FILENO, TIOCGWINSZ, &w) == 0 && w.ws_col > 0)
+			width = w.ws_col;
+	}
+	if ((rx->o->preload < width && st->pipesize < width) ||
+	    stats_in_flight(st) < width)
+		out_flood(".");
+}
+
+/*
+ * A request failed hard: it counts as sent and lost; say so (with the
+ * send's errno) only when report is set, as iputils.  The bucket is
+ * emptied and the next try waits an interval.
+ */
+static int64_t hard_error(struct rx *rx, struct sched *s, bool report,
+			  int err)
+{
+	stats_sent(rx->st);
+	if (report && !rx->o->quiet) {
+		if (rx->o->flood)
+			out_flood("E");
+		else
+			error(0, err, "sendmsg");
+	}
+	s->tokens = 0;
+	return schint(interval_ns(rx->o));
+}
+
+/*
+ * No buffer space: retried for up to -W (every half interval, at most
+ * 500 ms apart) before it counts as an error.
+ */
+static int64_t out_of_buffers(struct rx *rx, struct sched *s, int err)
+{
+	int64_t retry = schint(interval_ns(rx->o) / 2);
+
+	if (retry > 500 * NS_PER_MS)
+		retry = 500 * NS_PER_MS;
+	s->tokens = 0;
+	if (++s->oom_count * retry < rx->o->linger * NS_PER_MS)
+		return retry;
+	return hard_error(rx, s, true, err);
+}
+
+static ssize_t send_request(struct rx *rx, uint8_t *pkt, size_t *len)
 {
 	const struct ping_opts *o = rx->o;
 	struct ping_stats *st = rx->st;
-	int64_t iv = interval_ns(o);
-	int64_t hard_wait = iv < SCHED_MIN ? SCHED_MIN : iv;
 	uint16_t seq = stats_next_seq(st);
 	struct timespec ts;
-	size_t len;
 	ssize_t n;
 
 	stats_forget(st, seq);
 	clock_gettime(CLOCK_REALTIME, &ts);
-	len = echo_build(pkt, o->datalen, seq, st->timing ? &ts : NULL);
-	n = pingsock_sendto(rx->fd, pkt, len, 0,
+	*len = echo_build(pkt, o->datalen, seq, st->timing ? &ts : NULL);
+	n = pingsock_sendto(rx->fd, pkt, *len, 0,
 			    (const struct sockaddr *)&rx->t->dst,
 			    sizeof(rx->t->dst));
-	if (n == (ssize_t)len) {
-		s->oom_count = 0;
-		return sent(s, st, now, iv);
-	}
-	if (n >= 0)
+	if (n >= 0 && n != (ssize_t)*len) {
 		errno = EMSGSIZE;	/* a short send: not a ping socket */
-	if (errno == ENOBUFS || errno == ENOMEM) {
-		int64_t retry = hard_wait / 2 < 500 * NS_PER_MS ?
-				hard_wait / 2 : 500 * NS_PER_MS;
-
-		if (++s->oom_count * retry < o->linger * NS_PER_MS)
-			return retry;
-		if (!o->quiet)
-			error(0, errno, "sendmsg");
-		return sent(s, st, now, hard_wait);
+		n = -1;
 	}
-	if (errno == EAGAIN || errno == EWOULDBLOCK)
-		return SCHED_MIN;
-	(void)rx_errqueue(rx, !exit_requested);
-	return sent(s, st, now, hard_wait);
+	return n;
+}
+
+/*
+ * One request.  Returns the time to the next one (<= 0: send again at
+ * once).  The errno handling is iputils 20221126's: no buffer space is
+ * retried, a full socket buffer is retried soon, and any other failure
+ * looks at the error queue: an ICMP error there is reported, then the
+ * send's errno ("sendmsg: ..."); a record for another socket means try
+ * again; an empty queue or a local error counts the request as lost
+ * without a message (that release prints none for, e.g., no route).
+ */
+static int64_t send_one(struct rx *rx, struct sched *s, uint8_t *pkt)
+{
+	int tries = 0;
+
+	for (;;) {
+		size_t len;
+		int err, r;
+
+		if (send_request(rx, pkt, &len) >= 0) {
+			s->oom_count = 0;
+			stats_sent(rx->st);
+			if (rx->o->flood && !rx->o->quiet)
+				flood_dot(rx);
+			return interval_ns(rx->o) - s->tokens;
+		}
+		err = errno;
+		if (err == ENOBUFS || err == ENOMEM)
+			return out_of_buffers(rx, s, err);
+		if (err == EAGAIN || err == EWOULDBLOCK) {
+			s->tokens += interval_ns(rx->o);
+			return SCHED_MIN;
+		}
+		r = rx_errqueue(rx, !exit_requested);
+		/* errno 0: the record was not ours; iputils sends again (a
+		 * bound keeps a stream of strangers' errors from looping). */
+		if (r == 0 && errno == 0 && ++tries < 16)
+			continue;
+		return hard_error(rx, s, r >= 0, err);
+	}
 }
 
 static bool all_sent(const struct ping_opts *o, const struct ping_stats *st)
@@ -156,27 +255,31 @@ static int64_t pinger(struct rx *rx, struct sched *s, uint8_t *pkt,
 {
 	const struct ping_opts *o = rx->o;
 	struct ping_stats *st = rx->st;
+	int64_t wait;
 
 	if (exit_requested || all_sent(o, st))
 		return NEVER;
-	if (s->sent_any) {
-		int64_t since = now - s->last_send;
-
-		/* -i 0 (root only): as fast as replies come, but no faster
-		 * than every 10 ms while one is outstanding. */
-		if (o->interval <= 0 && since < SCHED_MIN &&
-		    stats_in_flight(st) > 0)
-			return SCHED_MIN - since;
-		if (since < interval_ns(o))
-			return interval_ns(o) - since;
-	}
+	wait = tokens_wait(rx, s, now);
+	if (wait > 0)
+		return wait;
 	if (o->outstanding && st->ntransmitted > 0 &&
 	    !stats_seen(st, (uint16_t)st->ntransmitted)) {
 		unsigned long last = st->ntransmitted % PING_SEQ_SPACE;
 
 		out_outstanding(o->timestamps, last);
 	}
-	return send_one(rx, s, pkt, now);
+	return send_one(rx, s, pkt);
+}
+
+/* Every request due now (a preload leaves back to back, as iputils'
+ * do-while around pinger()); returns the time to the next. */
+static int64_t send_due(struct rx *rx, struct sched *s, uint8_t *pkt)
+{
+	int64_t next;
+
+	while ((next = pinger(rx, s, pkt, now_ns())) <= 0)
+		;
+	return next;
 }
 
 /* iputils' __schedule_exit(): how long to wait after the last request. */
@@ -243,10 +346,11 @@ static int finish(const struct rx *rx, const struct sched *s)
 {
 	const struct ping_opts *o = rx->o;
 	const struct ping_stats *st = rx->st;
-	long long elapsed_us = s->sent_any ? (s->last_send - s->start) / 1000
-					   : 0;
+	long long elapsed_us = s->started ? (s->cur_time - s->start) / 1000
+					  : 0;
 
-	out_summary(rx->t->name, st, elapsed_us, o->interval <= 0);
+	out_summary(rx->t->name, st, elapsed_us,
+		    o->interval <= 0 || o->flood);
 	if (!st->nreceived || (o->deadline && st->nreceived < o->count))
 		return 1;
 	return 0;
@@ -270,7 +374,7 @@ int loop_run(struct rx *rx, uint8_t *pkt)
 			status_requested = 0;
 			out_status(rx->st);
 		}
-		next = pinger(rx, &s, pkt, now);
+		next = send_due(rx, &s, pkt);
 		now = now_ns();
 		if (all_sent(o, rx->st) && s.exit_at == NEVER)
 			s.exit_at = now + final_wait(o, rx->st);

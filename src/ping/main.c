@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <error.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -45,12 +46,41 @@ static uint8_t *make_request(const struct ping_opts *o)
 	return pkt;
 }
 
-/* Unprivileged users may not flood: iputils' MINUSERINTERVAL. */
-static void check_interval(const struct ping_opts *o)
+/*
+ * iputils' setup(), after the header: -f alone means no interval at all,
+ * which only root may have (MINUSERINTERVAL), and the preload's tokens
+ * must fit an int of milliseconds.
+ */
+static void check_interval(struct ping_opts *o)
 {
+	if (o->flood && !o->interval_given)
+		o->interval = 0;
 	if (getuid() != 0 && o->interval < PING_MIN_USER_INTERVAL)
 		error(2, 0, "cannot flood; minimal interval allowed for user "
 		      "is %dms", PING_MIN_USER_INTERVAL);
+	if (o->interval >= INT_MAX / o->preload)
+		error(2, 0, "illegal preload and/or interval: %d",
+		      o->interval);
+}
+
+/* The socket, the destination and every option, in iputils' order. */
+static int prepare(struct ping_opts *o, struct ping_target *t,
+		   size_t *optlen)
+{
+	int fd = sock_open();
+
+	if (o->verbose)
+		out_verbose_socket(fd);
+	if (o->tos)
+		sock_set_tos(fd, o->tos);
+	sock_resolve(o->target, t);
+	if (o->verbose)
+		out_verbose_target(t->name);
+	opts_check_targets(o);
+	sock_resolve_hops(o, t);
+	sock_route(fd, o, t);
+	*optlen = sock_options(fd, o, t);
+	return fd;
 }
 
 int main(int argc, char **argv)
@@ -61,26 +91,23 @@ int main(int argc, char **argv)
 	struct namer names;
 	struct rx rx;
 	uint8_t *pkt;
+	size_t optlen;
 	int fd, rc;
 
 	opts_parse(argc, argv, &o);
 	pkt = make_request(&o);
-	fd = sock_open();
-	if (o.tos)
-		sock_set_tos(fd, o.tos);
-	sock_resolve(o.target, &t);
-	sock_route(fd, &o, &t);
-	sock_options(fd, &o);
+	fd = prepare(&o, &t, &optlen);
 	stats_init(&st, echo_timed(o.datalen));
 	namer_init(&names, o.numeric || t.numeric);
 	rx = (struct rx){ .fd = fd, .o = &o, .t = &t, .st = &st,
 			  .names = &names, .sent = pkt + ECHO_HDRLEN,
-			  .buflen = o.datalen + REPLY_SLACK };
+			  .buflen = o.datalen + REPLY_SLACK,
+			  .latency = o.latency };
 	rx.buf = xmalloc(rx.buflen);
 	out_header(t.name, t.dst.sin_addr, o.device || o.strict_source,
-		   t.src.sin_addr, o.device, o.datalen);
+		   t.src.sin_addr, o.device, o.datalen, optlen);
 	check_interval(&o);
-	(void)sock_timing(fd, o.interval);
+	(void)sock_timing(fd, o.interval, o.latency);
 	rc = loop_run(&rx, pkt);
 	pingsock_close(fd);
 	free(rx.buf);

@@ -32,9 +32,14 @@ static const char usage_text[] =
 	"  -a                 use audible ping\n"
 	"  -c <count>         stop after <count> replies\n"
 	"  -D                 print timestamps\n"
+	"  -f                 flood ping\n"
 	"  -h                 print help and exit\n"
 	"  -I <interface>     either interface name or address\n"
 	"  -i <interval>      seconds between sending each packet\n"
+	"  -l <preload>       send <preload> number of packages while "
+	"waiting replies\n"
+	"  -M <pmtud opt>     define mtu discovery, can be one of "
+	"<do|dont|want|probe>\n"
 	"  -n                 no dns name resolution\n"
 	"  -O                 report outstanding replies\n"
 	"  -p <pattern>       contents of padding byte\n"
@@ -42,11 +47,17 @@ static const char usage_text[] =
 	"  -Q <tclass>        use quality of service <tclass> bits\n"
 	"  -s <size>          use <size> as number of data bytes to be sent\n"
 	"  -t <ttl>           define time to live\n"
+	"  -U                 print user-to-user latency\n"
+	"  -v                 verbose output\n"
 	"  -V                 print version and exit\n"
 	"  -w <deadline>      reply wait <deadline> in seconds\n"
 	"  -W <timeout>       time to wait for response\n"
 	"\nIPv4 options:\n"
 	"  -4                 use IPv4\n"
+	"  -b                 allow pinging broadcast\n"
+	"  -R                 record route\n"
+	"  -T <timestamp>     define timestamp, can be one of "
+	"<tsonly|tsandaddr|tsprespec>\n"
 	"\nFor more details see ping(8).\n";
 
 /* iputils prints its usage on stderr and exits 2, for -h too. */
@@ -185,28 +196,117 @@ static _Noreturn void version(void)
 	exit(0);
 }
 
-static void parse_one(int ch, const char *arg, struct ping_opts *o,
-		      const char **pattern)
+/*
+ * -M: iputils 20221126 knows do, dont and want; probe (which later
+ * releases accept) is taken too, for IP_PMTUDISC_PROBE.
+ */
+static int parse_pmtu(const char *s)
+{
+	static const struct { const char *name; int mode; } modes[] = {
+		{ "do", IP_PMTUDISC_DO },
+		{ "dont", IP_PMTUDISC_DONT },
+		{ "want", IP_PMTUDISC_WANT },
+		{ "probe", IP_PMTUDISC_PROBE },
+	};
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (strcmp(s, modes[i].name) == 0)
+			return modes[i].mode;
+	error(2, 0, "invalid -M argument: %s", s);
+	return -1;	/* not reached */
+}
+
+/* -T; -R and -T exclude each other, whichever comes second complains. */
+static void parse_ts(const char *s, struct ping_opts *o)
+{
+	if (o->rroute)
+		error(2, 0, "only one of -T or -R may be used");
+	if (strcmp(s, "tsonly") == 0)
+		o->ts_type = PING_TS_TSONLY;
+	else if (strcmp(s, "tsandaddr") == 0)
+		o->ts_type = PING_TS_TSANDADDR;
+	else if (strcmp(s, "tsprespec") == 0)
+		o->ts_type = PING_TS_PRESPEC;
+	else
+		error(2, 0, "invalid timestamp type: %s", s);
+}
+
+static void parse_rroute(struct ping_opts *o)
+{
+	if (o->ts_type != PING_TS_NONE)
+		error(2, 0, "only one of -T or -R may be used");
+	o->rroute = true;
+}
+
+/* -l: above 3 only for root, checked as the option is read. */
+static int parse_preload(const char *s)
+{
+	int n = (int)parse_long(s, 1, PING_MAX_PRELOAD);
+
+	if (getuid() != 0 && n > PING_MAX_USER_PRELOAD)
+		error(2, 0, "cannot set preload to value greater than %d: %d",
+		      PING_MAX_USER_PRELOAD, n);
+	return n;
+}
+
+/* -f: numeric output and an unbuffered stdout, as iputils. */
+static void set_flood(struct ping_opts *o)
+{
+	o->flood = true;
+	o->numeric = true;
+	setvbuf(stdout, NULL, _IONBF, 0);
+}
+
+static void parse_flag(int ch, struct ping_opts *o)
 {
 	switch (ch) {
 	case '4':	break;	/* IPv4 is all this ping speaks */
 	case 'a':	o->audible = true; break;
-	case 'c':	o->count = parse_long(arg, 1, LONG_MAX); break;
+	case 'b':	o->broadcast = true; break;
 	case 'D':	o->timestamps = true; break;
-	case 'i':	o->interval = parse_interval(arg); break;
-	case 'I':	parse_iface(arg, o); break;
+	case 'f':	set_flood(o); break;
 	case 'n':	o->numeric = true; break;
 	case 'O':	o->outstanding = true; break;
-	case 'p':	*pattern = arg; break;
 	case 'q':	o->quiet = true; break;
+	case 'R':	parse_rroute(o); break;
+	case 'U':	o->latency = true; break;
+	case 'v':	o->verbose = true; break;
+	case 'V':	version();
+	default:	usage();	/* -h, -? and what getopt refused */
+	}
+}
+
+static void parse_one(int ch, const char *arg, struct ping_opts *o,
+		      const char **pattern)
+{
+	switch (ch) {
+	case 'c':	o->count = parse_long(arg, 1, LONG_MAX); break;
+	case 'i':	o->interval = parse_interval(arg);
+			o->interval_given = true; break;
+	case 'I':	parse_iface(arg, o); break;
+	case 'l':	o->preload = parse_preload(arg); break;
+	case 'M':	o->pmtudisc = parse_pmtu(arg); break;
+	case 'p':	*pattern = arg; break;
 	case 'Q':	o->tos = parse_tos(arg); break;
 	case 's':	o->datalen = (size_t)parse_long(arg, 0, INT_MAX); break;
 	case 't':	o->ttl = (int)parse_long(arg, 0, 255); break;
-	case 'V':	version();
+	case 'T':	parse_ts(arg, o); break;
 	case 'w':	o->deadline = parse_long(arg, 0, INT_MAX); break;
 	case 'W':	o->linger = parse_linger(arg); break;
-	default:	usage();	/* -h, -? and what getopt refused */
+	default:	parse_flag(ch, o);
 	}
+}
+
+static void set_defaults(struct ping_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->interval = PING_DEFAULT_INTERVAL;
+	o->linger = PING_DEFAULT_LINGER;
+	o->datalen = PING_DEFAULT_DATALEN;
+	o->ttl = -1;
+	o->ts_type = PING_TS_NONE;
+	o->pmtudisc = -1;
+	o->preload = 1;
 }
 
 void opts_parse(int argc, char **argv, struct ping_opts *o)
@@ -214,23 +314,29 @@ void opts_parse(int argc, char **argv, struct ping_opts *o)
 	const char *pattern = NULL;
 	int ch;
 
-	memset(o, 0, sizeof(*o));
-	o->interval = PING_DEFAULT_INTERVAL;
-	o->linger = PING_DEFAULT_LINGER;
-	o->datalen = PING_DEFAULT_DATALEN;
-	o->ttl = -1;
-	while ((ch = getopt(argc, argv, "h?4ac:Di:I:nOp:qQ:s:t:Vw:W:")) != -1)
+	set_defaults(o);
+	while ((ch = getopt(argc, argv,
+			    "h?4abc:Dfi:I:l:M:nOp:qQ:Rs:t:T:UvVw:W:")) != -1)
 		parse_one(ch, optarg, o, &pattern);
 	if (optind == argc)
 		error(1, EDESTADDRREQ, "usage error");
-	/* More names would be iputils' source route (-R/LSRR), which a ping
-	 * socket cannot send. */
-	if (argc - optind > 1)
-		usage();
-	o->target = argv[optind];
+	o->target = argv[argc - 1];
+	o->nextra = argc - optind - 1;
+	for (int i = 0; i < o->nextra && i < PING_MAX_TS_HOPS; i++)
+		o->hops[o->nhops++] = argv[optind + i];
 	/* After the destination check, as iputils' fill() runs there. */
 	if (pattern) {
 		o->have_pattern = true;
 		parse_pattern(pattern, o);
 	}
+}
+
+void opts_check_targets(const struct ping_opts *o)
+{
+	if (o->nextra == 0)
+		return;
+	/* More names without -T tsprespec would be iputils' loose source
+	 * route, which this ping does not offer. */
+	if (o->ts_type != PING_TS_PRESPEC || o->nextra > PING_MAX_TS_HOPS)
+		usage();
 }

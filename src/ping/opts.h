@@ -17,6 +17,14 @@
 #define PING_PATTERN_MAX	16	/* bytes of -p, as iputils */
 #define PING_SCHED_MIN		10	/* ms: iputils' MININTERVAL, the
 					 * shortest wait it schedules */
+#define PING_MAX_PRELOAD	65536	/* -l: iputils' MAX_DUP_CHK */
+#define PING_MAX_USER_PRELOAD	3	/* -l for users other than root */
+#define PING_MAX_TS_HOPS	4	/* -T tsprespec: addresses before
+					 * the destination */
+
+/* -T: the timestamp option's flag values (RFC 791); -1: no -T. */
+enum ping_ts { PING_TS_NONE = -1, PING_TS_TSONLY = 0,
+	       PING_TS_TSANDADDR = 1, PING_TS_PRESPEC = 3 };
 
 struct ping_opts {
 	long count;		/* -c: stop after this many replies; 0: never */
@@ -31,6 +39,18 @@ struct ping_opts {
 	bool audible;		/* -a */
 	bool outstanding;	/* -O */
 	bool timestamps;	/* -D */
+	bool broadcast;		/* -b */
+	bool flood;		/* -f */
+	bool interval_given;	/* -i was given (-f keeps it then) */
+	bool latency;		/* -U: receive times from the clock */
+	bool verbose;		/* -v */
+	bool rroute;		/* -R */
+	int ts_type;		/* -T, enum ping_ts */
+	int pmtudisc;		/* -M: IP_PMTUDISC_*; -1: leave it */
+	int preload;		/* -l: requests sent at once; 1 without */
+	int nextra;		/* names given before the destination */
+	int nhops;		/* -T tsprespec: hops[] before target */
+	const char *hops[PING_MAX_TS_HOPS];
 	bool have_pattern;	/* -p was given (even empty: data stays 0) */
 	int pattern_len;	/* bytes in pattern */
 	uint8_t pattern[PING_PATTERN_MAX];
@@ -46,5 +66,12 @@ struct ping_opts {
  * destination), 0 after -V.
  */
 void opts_parse(int argc, char **argv, struct ping_opts *o);
+
+/*
+ * More than one name is only for -T tsprespec (at most 4 before the
+ * destination): the usage text otherwise.  Called where iputils looks,
+ * once the destination is resolved.
+ */
+void opts_check_targets(const struct ping_opts *o);
 
 #endif

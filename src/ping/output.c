@@ -21,7 +21,8 @@ void out_pattern(const uint8_t *pat, int len)
 }
 
 void out_header(const char *host, struct in_addr dst, bool show_from,
-		struct in_addr src, const char *device, size_t datalen)
+		struct in_addr src, const char *device, size_t datalen,
+		size_t optlen)
 {
 	char d[INET_ADDRSTRLEN], s[INET_ADDRSTRLEN];
 
@@ -32,8 +33,26 @@ void out_header(const char *host, struct in_addr dst, bool show_from,
 		inet_ntop(AF_INET, &src, s, sizeof(s));
 		printf("from %s %s: ", s, device ? device : "");
 	}
-	/* The second figure is the IP datagram: data, ICMP and IP headers. */
-	printf("%zu(%zu) bytes of data.\n", datalen, datalen + 8 + 20);
+	/* The second figure is the IP datagram: data, ICMP and IP headers
+	 * with the options. */
+	printf("%zu(%zu) bytes of data.\n", datalen,
+	       datalen + 8 + optlen + 20);
+}
+
+/*
+ * The sockets as iputils -4 reports them (this ping has no IPv6
+ * socket).  The format ends in a newline of its own, so error() leaves
+ * an empty line after it, as in iputils.
+ */
+void out_verbose_socket(int fd)
+{
+	error(0, 0, "sock4.fd: %d (socktype: SOCK_DGRAM), sock6.fd: -1 "
+	      "(socktype: 0), hints.ai_family: AF_INET\n", fd);
+}
+
+void out_verbose_target(const char *canonname)
+{
+	printf("ai->ai_family: AF_INET, ai->ai_canonname: '%s'\n", canonname);
 }
 
 static void put_stamp(bool stamp)
@@ -77,7 +96,7 @@ static void put_time(long us)
 	       v % scale[3 - decimals]);
 }
 
-void out_reply(const struct reply_line *r)
+bool out_reply(const struct reply_line *r)
 {
 	put_stamp(r->stamp);
 	printf("%d bytes from %s: icmp_seq=%u ttl=%d", r->cc, r->from, r->seq,
@@ -85,7 +104,7 @@ void out_reply(const struct reply_line *r)
 	if (r->truncated) {
 		printf(" (truncated)\n");
 		fflush(stdout);
-		return;
+		return false;
 	}
 	if (r->triptime >= 0)
 		put_time(r->triptime);
@@ -95,9 +114,23 @@ void out_reply(const struct reply_line *r)
 		printf(" (BAD CHECKSUM!)");
 	if (r->wrong_source)
 		printf(" (DIFFERENT ADDRESS!)");
-	if (r->audible)
-		putchar('\a');
+	return true;
+}
+
+void out_bell(void)
+{
+	putchar('\a');
+}
+
+void out_line_end(void)
+{
 	putchar('\n');
+	fflush(stdout);
+}
+
+void out_flood(const char *marks)
+{
+	fputs(marks, stdout);
 	fflush(stdout);
 }
 

@@ -19,13 +19,18 @@
 /* "PATTERN: 0x..." before the header, for -p. */
 void out_pattern(const uint8_t *pat, int len);
 
-/* "PING host (addr) [from src dev: ]N(M) bytes of data." */
+/* "PING host (addr) [from src dev: ]N(M) bytes of data."; optlen: the
+ * IP options' bytes, counted in M. */
 void out_header(const char *host, struct in_addr dst, bool show_from,
-		struct in_addr src, const char *device, size_t datalen);
+		struct in_addr src, const char *device, size_t datalen,
+		size_t optlen);
+
+/* -v: iputils' two debugging lines, on stderr and stdout. */
+void out_verbose_socket(int fd);
+void out_verbose_target(const char *canonname);
 
 struct reply_line {
 	bool stamp;		/* -D: "[sec.usec] " first */
-	bool audible;		/* -a: a BEL at the end */
 	int cc;			/* ICMP bytes received */
 	const char *from;
 	unsigned seq;
@@ -35,8 +40,19 @@ struct reply_line {
 	bool dup, csfailed, wrong_source;
 };
 
-/* "64 bytes from ...: icmp_seq=1 ttl=64 time=0.045 ms" and its tails. */
-void out_reply(const struct reply_line *r);
+/*
+ * "64 bytes from ...: icmp_seq=1 ttl=64 time=0.045 ms" and its tails,
+ * without the newline; false when the line is complete already (a
+ * truncated reply says so and ends there).  Then, as iputils: -a's bell,
+ * the IP options, out_line_end().
+ */
+bool out_reply(const struct reply_line *r);
+void out_bell(void);
+void out_line_end(void);
+
+/* -f: the marks written instead of lines ("." sent, "\b \b" answered,
+ * "\bE" an error...), unbuffered. */
+void out_flood(const char *marks);
 
 /* "From gw icmp_seq=N <what the ICMP error says>"; gateway: redirects. */
 void out_icmp_error(bool stamp, const char *from, unsigned seq, int type,

@@ -30,6 +30,8 @@ struct rx_meta {
 	int ttl;		/* 0 when the kernel gave none, as iputils */
 	bool have_stamp;
 	struct timespec stamp;
+	const uint8_t *opts;	/* IP_RETOPTS: the reply's IP options */
+	size_t optlen;
 };
 
 static void read_cmsgs(struct msghdr *msg, struct rx_meta *m)
@@ -39,6 +41,11 @@ static void read_cmsgs(struct msghdr *msg, struct rx_meta *m)
 		if (c->cmsg_level == SOL_IP && c->cmsg_type == IP_TTL &&
 		    c->cmsg_len >= CMSG_LEN(sizeof(int))) {
 			memcpy(&m->ttl, CMSG_DATA(c), sizeof(int));
+		} else if (c->cmsg_level == SOL_IP &&
+			   c->cmsg_type == IP_RETOPTS &&
+			   c->cmsg_len >= CMSG_LEN(0)) {
+			m->opts = CMSG_DATA(c);
+			m->optlen = c->cmsg_len - CMSG_LEN(0);
 		} else if (c->cmsg_level == SOL_SOCKET &&
 			   c->cmsg_type == SO_TIMESTAMPNS &&
 			   c->cmsg_len >= CMSG_LEN(sizeof(m->stamp))) {
@@ -84,20 +91,61 @@ static long triptime(struct rx *r, const struct echo_reply *er,
 	return t;
 }
 
+/* -f: a mark instead of a line; -a still rings. */
+static void flood_reply(const struct rx *r, bool csfailed)
+{
+	out_flood(csfailed ? "\bC" : "\b \b");
+	if (r->o->audible)
+		out_flood("\a");
+}
+
+/*
+ * The line, then (as iputils' parse_reply()) the bell, the IP options
+ * and the newline.  For -b and multicast iputils hides (DUP!) unless -v
+ * and never says (DIFFERENT ADDRESS!): several hosts answer.
+ */
+static void print_reply(struct rx *r, const struct echo_reply *er,
+			const struct sockaddr_in *from,
+			const struct rx_meta *m, long t, enum reply_kind kind,
+			size_t cc, bool lookups)
+{
+	const struct ping_opts *o = r->o;
+	bool multi = r->t->multicast;
+	struct reply_line line = {
+		.stamp = o->timestamps,
+		.cc = (int)cc,
+		.from = namer_addr(r->names, from->sin_addr, lookups),
+		.seq = er->seq,
+		.ttl = m->ttl,
+		.truncated = cc < o->datalen + ECHO_HDRLEN,
+		.triptime = r->st->timing ? (t < 0 ? 0 : t) : -1,
+		.dup = kind == REPLY_DUP && (!multi || o->verbose),
+		.csfailed = er->csfailed,
+		.wrong_source = !multi && from->sin_addr.s_addr !=
+					  r->t->dst.sin_addr.s_addr,
+	};
+
+	if (!out_reply(&line))
+		return;
+	if (o->audible)
+		out_bell();
+	if (m->opts)
+		ipopt_print(&r->rr, m->opts, m->optlen, r->names, lookups);
+	out_line_end();
+}
+
 static void handle_reply(struct rx *r, size_t cc,
 			 const struct sockaddr_in *from,
 			 const struct rx_meta *m, bool lookups)
 {
 	struct echo_reply er;
 	struct timespec ts;
-	struct reply_line line = { .triptime = -1 };
-	size_t datalen = r->o->datalen;
 	enum reply_kind kind;
 	long t = -1;
 
 	if (!echo_parse(r->buf, cc, &er) || er.type != ICMP_ECHOREPLY)
 		return;
-	if (!echo_data_matches(&er, r->sent, datalen))
+	if (!echo_data_matches(&er, r->sent, r->o->datalen))
 		return;		/* not our echo after all */
 	recv_time(r, m, &ts);
 	if (r->st->timing && er.datalen >= sizeof(struct timeval))
@@ -105,26 +153,20 @@ static void handle_reply(struct rx *r, size_t cc,
 	kind = stats_reply(r->st, er.seq, t, er.csfailed);
 	if (r->o->quiet)
 		return;
-	line.stamp = r->o->timestamps;
-	line.audible = r->o->audible;
-	line.cc = (int)cc;
-	line.from = namer_addr(r->names, from->sin_addr, lookups);
-	line.seq = er.seq;
-	line.ttl = m->ttl;
-	line.truncated = cc < datalen + ECHO_HDRLEN;
-	if (r->st->timing)
-		line.triptime = t < 0 ? 0 : t;
-	line.dup = kind == REPLY_DUP;
-	line.csfailed = er.csfailed;
-	line.wrong_source = from->sin_addr.s_addr != r->t->dst.sin_addr.s_addr;
-	out_reply(&line);
+	if (r->o->flood)
+		flood_reply(r, er.csfailed);
+	else
+		print_reply(r, &er, from, m, t, kind, cc, lookups);
 }
 
 static int local_error(struct rx *r, const struct sock_extended_err *e)
 {
 	if (r->o->quiet)
 		return -1;	/* iputils neither prints nor counts it then */
-	out_local_error((int)e->ee_errno, e->ee_info);
+	if (r->o->flood)
+		out_flood("E");
+	else
+		out_local_error((int)e->ee_errno, e->ee_info);
 	stats_error(r->st);
 	return -1;
 }
@@ -168,7 +210,10 @@ static int icmp_error(struct rx *r, const struct sock_extended_err *e,
 	stats_error(r->st);
 	if (r->o->quiet)
 		return 1;
-	report_icmp_error(r, e, seq, lookups);
+	if (r->o->flood)
+		out_flood("\bE");
+	else
+		report_icmp_error(r, e, seq, lookups);
 	return 1;
 }
 
@@ -189,8 +234,12 @@ int rx_errqueue(struct rx *r, bool lookups)
 
 	n = pingsock_recvmsg(r->fd, &msg, MSG_ERRQUEUE | MSG_DONTWAIT);
 	if (n < 0) {
-		errno = saved;	/* nothing queued: the first error stands */
-		return 0;
+		/* Nothing queued: iputils 20221126 takes it as a local error
+		 * (no message); the first error stands. */
+		bool empty = errno == EAGAIN || errno == EINTR;
+
+		errno = saved;
+		return empty ? -1 : 0;
 	}
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c;
 	     c = CMSG_NXTHDR(&msg, c))

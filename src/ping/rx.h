@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ping/ipopt.h"
 #include "ping/names.h"
 #include "ping/opts.h"
 #include "ping/sock.h"
@@ -24,12 +25,14 @@ struct rx {
 	uint8_t *buf;		/* room for the largest reply */
 	size_t buflen;
 	bool latency;		/* stamp replies with the clock from now on */
+	struct ipopt_memory rr;	/* -R: the last route printed */
 };
 
 /*
  * Read one record from the error queue and report it.  > 0: an ICMP
- * error about one of our requests; < 0: a local error; 0: nothing of
- * ours, errno then says why (0: a record for someone else).
+ * error about one of our requests; < 0: a local error, or an empty queue
+ * (errno is then left as it was); 0: nothing of ours, errno then says
+ * why (0: a record for someone else).
  */
 int rx_errqueue(struct rx *r, bool lookups);
 

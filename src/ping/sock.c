@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "ping/echo.h"
+#include "ping/ipopt.h"
 #include "pingsock.h"
 
 #define IPHDR 20
@@ -77,6 +78,32 @@ void sock_resolve(const char *target, struct ping_target *t)
 	freeaddrinfo(res);
 }
 
+/* One hop of -T tsprespec: an address, or a name resolved for IPv4. */
+static struct in_addr resolve_hop(const char *name)
+{
+	struct addrinfo hints = { .ai_family = AF_INET,
+				  .ai_protocol = IPPROTO_UDP };
+	struct addrinfo *res;
+	struct in_addr a;
+	int rc;
+
+	if (inet_aton(name, &a))
+		return a;
+	rc = getaddrinfo(name, NULL, &hints, &res);
+	if (rc)
+		error(2, 0, "%s: %s", name, gai_strerror(rc));
+	a = ((const struct sockaddr_in *)res->ai_addr)->sin_addr;
+	freeaddrinfo(res);
+	return a;
+}
+
+void sock_resolve_hops(const struct ping_opts *o, struct ping_target *t)
+{
+	for (int i = 0; i < o->nhops; i++)
+		t->hops[i] = resolve_hop(o->hops[i]);
+	t->nhops = o->nhops;
+}
+
 static void bind_device(int fd, bool ping_fd, const char *dev)
 {
 	socklen_t len = (socklen_t)strlen(dev) + 1;
@@ -124,6 +151,28 @@ static void check_device_source(int fd, const char *dev,
 		      "device other than: %s", dev);
 }
 
+/*
+ * The probe's connect() failed.  EACCES is a broadcast address: without
+ * -b, iputils asks whether that was meant; with it, it warns (a plain
+ * line, not an error) and tries again with SO_BROADCAST.
+ */
+static void connect_failed(int probe, const struct ping_opts *o,
+			    const struct sockaddr_in *dst)
+{
+	int on = 1;
+
+	if (errno != EACCES)
+		error(2, errno, "connect");
+	if (!o->broadcast)
+		error(2, 0, "Do you want to ping broadcast? Then -b. If not, "
+		      "check your local firewall rules");
+	fprintf(stderr, "WARNING: pinging broadcast address\n");
+	if (setsockopt(probe, SOL_SOCKET, SO_BROADCAST, &on, sizeof(on)) < 0)
+		error(2, errno, "cannot set broadcasting");
+	if (connect(probe, (const struct sockaddr *)dst, sizeof(*dst)) < 0)
+		error(2, errno, "connect");
+}
+
 /* The source the kernel's route would pick, from a connected UDP socket. */
 static void probe_source(int fd, const struct ping_opts *o,
 			 struct ping_target *t)
@@ -142,20 +191,43 @@ static void probe_source(int fd, const struct ping_opts *o,
 				 sizeof(o->tos)) < 0)
 		error(0, errno, "warning: QOS sockopts");
 	dst.sin_port = htons(1025);
-	if (connect(probe, (struct sockaddr *)&dst, sizeof(dst)) < 0) {
-		/* EACCES: a broadcast address; iputils wants -b for it,
-		 * which this ping does not offer. */
-		if (errno == EACCES)
-			error(2, 0, "Do you want to ping broadcast? Then -b. "
-			      "If not, check your local firewall rules");
-		error(2, errno, "connect");
-	}
+	/* With -T tsprespec the route is the first hop's. */
+	if (t->nhops)
+		dst.sin_addr = t->hops[0];
+	if (connect(probe, (struct sockaddr *)&dst, sizeof(dst)) < 0)
+		connect_failed(probe, o, &dst);
 	if (getsockname(probe, (struct sockaddr *)&t->src, &alen) < 0)
 		error(2, errno, "getsockname");
 	t->src.sin_port = 0;
 	if (o->device)
 		check_device_source(fd, o->device, t);
 	close(probe);
+}
+
+/*
+ * iputils treats -b and a multicast destination alike ("multicast"):
+ * users must keep to an interval of a second and may not fragment, and
+ * the default becomes "do" rather than the kernel's "want".
+ */
+static void pmtu_discovery(int fd, const struct ping_opts *o,
+			   struct ping_target *t)
+{
+	int mode = o->pmtudisc;
+
+	t->multicast = o->broadcast ||
+		       IN_MULTICAST(ntohl(t->dst.sin_addr.s_addr));
+	if (t->multicast) {
+		if (getuid() != 0 && o->interval < 1000)
+			error(2, 0, "broadcast ping with too short interval: "
+			      "%d", o->interval);
+		if (getuid() != 0 && mode >= 0 && mode != IP_PMTUDISC_DO)
+			error(2, 0, "broadcast ping does not fragment");
+		if (mode < 0)
+			mode = IP_PMTUDISC_DO;
+	}
+	if (mode >= 0 && pingsock_setsockopt(fd, SOL_IP, IP_MTU_DISCOVER,
+					     &mode, sizeof(mode)) < 0)
+		error(2, errno, "IP_MTU_DISCOVER");
 }
 
 void sock_route(int fd, const struct ping_opts *o, struct ping_target *t)
@@ -178,23 +250,28 @@ void sock_route(int fd, const struct ping_opts *o, struct ping_target *t)
 		if (pingsock_ioctl(fd, SIOCGIFINDEX, &ifr) < 0)
 			error(2, 0, "unknown iface: %s", o->device);
 	}
+	pmtu_discovery(fd, o, t);
 	if (o->strict_source &&
 	    pingsock_bind(fd, (struct sockaddr *)&t->src, sizeof(t->src)) < 0)
 		error(2, errno, "bind");
 }
 
-static void set_bufs(int fd, size_t datalen)
+static void set_bufs(int fd, size_t datalen, size_t optlen, int preload)
 {
 	/* iputils' estimate of what one packet costs the kernel. */
 	long long one = (long long)datalen + ECHO_HDRLEN;
+	long long all;
 	int hold, want, got;
 	socklen_t len = sizeof(got);
 
-	one += ((one + 511) / 512) * (IPHDR + 16 + 64 + 160);
+	one += ((one + 511) / 512) *
+	       ((long long)optlen + IPHDR + 16 + 64 + 160);
 	hold = one > INT_MAX ? INT_MAX : (int)one;
 	(void)pingsock_setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &hold,
 				  sizeof(hold));
-	want = hold;
+	/* Room for a preload's worth of replies. */
+	all = one * preload;
+	want = hold = all > INT_MAX ? INT_MAX : (int)all;
 	if (hold < 65536)
 		hold = 65536;
 	(void)pingsock_setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &hold,
@@ -205,9 +282,43 @@ static void set_bufs(int fd, size_t datalen)
 		      "preload");
 }
 
-void sock_options(int fd, const struct ping_opts *o)
+/*
+ * -R, -T: IP_OPTIONS, whose failure (a daemon without them says
+ * ENOPROTOOPT) is fatal with iputils' wording.  A timestamp option the
+ * kernel refuses is tried once more with flag 2, as iputils does.
+ * Returns the bytes reserved for options, 40 as in iputils.
+ */
+static size_t ip_options(int fd, const struct ping_opts *o,
+			 const struct ping_target *t)
+{
+	uint8_t buf[IPOPT_SPACE];
+	size_t len;
+
+	if (o->rroute) {
+		len = ipopt_build_rr(buf);
+		if (pingsock_setsockopt(fd, IPPROTO_IP, IP_OPTIONS, buf,
+					(socklen_t)len) < 0)
+			error(2, errno, "record route");
+		return IPOPT_SPACE;
+	}
+	if (o->ts_type == PING_TS_NONE)
+		return 0;
+	len = ipopt_build_ts(buf, o->ts_type, t->hops, t->nhops);
+	if (pingsock_setsockopt(fd, IPPROTO_IP, IP_OPTIONS, buf,
+				(socklen_t)len) < 0) {
+		buf[3] = 2;
+		if (pingsock_setsockopt(fd, IPPROTO_IP, IP_OPTIONS, buf,
+					(socklen_t)len) < 0)
+			error(2, errno, "ts option");
+	}
+	return IPOPT_SPACE;
+}
+
+size_t sock_options(int fd, const struct ping_opts *o,
+		    const struct ping_target *t)
 {
 	int on = 1;
+	size_t optlen;
 
 	/* Errors for our requests arrive on the error queue (with the
 	 * offender), not as a bare errno on the next call. */
@@ -218,7 +329,11 @@ void sock_options(int fd, const struct ping_opts *o)
 		error(0, errno, "WARNING: setsockopt(IP_RECVTTL)");
 	if (pingsock_setsockopt(fd, SOL_IP, IP_RETOPTS, &on, sizeof(on)))
 		error(0, errno, "WARNING: setsockopt(IP_RETOPTS)");
-	set_bufs(fd, o->datalen);
+	optlen = ip_options(fd, o, t);
+	set_bufs(fd, o->datalen, optlen, o->preload);
+	if (o->broadcast && pingsock_setsockopt(fd, SOL_SOCKET, SO_BROADCAST,
+						&on, sizeof(on)) < 0)
+		error(2, errno, "cannot set broadcasting");
 	if (o->ttl >= 0) {
 		if (pingsock_setsockopt(fd, IPPROTO_IP, IP_MULTICAST_TTL,
 					&o->ttl, sizeof(o->ttl)) < 0)
@@ -227,18 +342,20 @@ void sock_options(int fd, const struct ping_opts *o)
 					sizeof(o->ttl)) < 0)
 			error(2, errno, "cannot set unicast time-to-live");
 	}
+	return optlen;
 }
 
-bool sock_timing(int fd, int interval)
+bool sock_timing(int fd, int interval, bool latency)
 {
 	int on = 1;
-	bool stamps = true;
+	bool stamps = !latency;
 	struct timeval tv = { .tv_sec = 1 };
 
 	/* Nanosecond kernel stamps: the RTT then excludes our own wake-up
-	 * (and, through pingsockd, the relay's receive side). */
-	if (pingsock_setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on,
-				sizeof(on))) {
+	 * (and, through pingsockd, the relay's receive side).  -U wants
+	 * the time user space sees: no stamps asked for. */
+	if (stamps && pingsock_setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on,
+					  sizeof(on))) {
 		error(0, 0, "Warning: no SO_TIMESTAMP support, falling back "
 		      "to SIOCGSTAMP");
 		stamps = false;

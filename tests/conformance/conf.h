@@ -809,4 +809,180 @@ static CONF_UNUSED int conf_getint(const char *what, int fd, int level,
 	return v;
 }
 
+/* ------------------------------------------------------------------ */
+/*
+ * The router topology ("// needs: router"; run.sh builds it for such
+ * cases):
+ *
+ *   client 10.77.0.2/24 -- 10.77.0.1/24 router 10.77.1.1/24 -- 10.77.1.2 far
+ *                                                                  10.77.1.3
+ *
+ * The client's default route is via the router; the router's link to the
+ * far namespace has MTU 1280; in the router 10.77.5.0/24 is an
+ * "unreachable" route, 10.77.6.0/24 a "prohibit" route (both rate-limited
+ * per source: burst 5, then 1/s), and 10.78.0.0/16 is local, where
+ * tests/lib/icmpforge answers an Echo Request for 10.78.T.C with an ICMP
+ * error of type T, code C from 10.77.0.1 (types 3, 4, 5, 11, 12 only; a
+ * request for 10.78.0.C gets no answer at all).
+ */
+#define CONF_R_CLIENT "10.77.0.2"
+#define CONF_R_ROUTER "10.77.0.1"
+#define CONF_R_FAR "10.77.1.2"
+#define CONF_R_FAR2 "10.77.1.3"
+#define CONF_R_FAR_MTU 1280
+#define CONF_R_UNREACH "10.77.5.1"
+#define CONF_R_PROHIBIT "10.77.6.1"
+#define CONF_R_BLACKHOLE "10.78.0.1"
+
+/* The address for which icmpforge answers with error type/code. */
+static CONF_UNUSED const char *conf_forged(unsigned type, unsigned code)
+{
+	static char b[8][INET_ADDRSTRLEN];
+	static unsigned next;
+	char *s = b[next++ % 8];
+
+	snprintf(s, sizeof(b[0]), "10.78.%u.%u", type & 255, code & 255);
+	return s;
+}
+
+/*
+ * recvmsg(MSG_ERRQUEUE | MSG_DONTWAIT | flags) with room bytes of buffer
+ * and ctllen of control buffer, printed in full: return value, msg_name,
+ * msg_flags, msg_controllen, the quoted request (sent: the length it was
+ * sent with, so that a whole quote has its checksum checked and a partial
+ * one says so) and every control message.
+ */
+static CONF_UNUSED long conf_errq(const char *what, int fd, size_t room,
+				  int flags, size_t ctllen, size_t sent)
+{
+	struct conf_rx rx;
+	size_t n;
+
+	conf_recvmsg(fd, room, flags | MSG_ERRQUEUE | MSG_DONTWAIT, ctllen,
+		     &rx);
+	if (rx.ret < 0) {
+		out("%s: -1 %s", what, conf_errname(rx.err));
+		return -1;
+	}
+	out("%s: %ld from %s flags=%s controllen=%zu", what, rx.ret,
+	    conf_sa(rx.name, sizeof(rx.name), rx.namelen, PORT_EXACT),
+	    conf_msgflags(rx.flags), rx.ctllen);
+	n = (size_t)rx.ret < room ? (size_t)rx.ret : room;
+	if (n > 0)
+		conf_icmp(what, fd, conf_rbuf, n, sent, false);
+	conf_cmsgs(what, rx.ctl, rx.ctllen);
+	return rx.ret;
+}
+
+/* Read and discard the whole error queue; returns how many records. */
+static CONF_UNUSED int conf_errq_drain(int fd)
+{
+	struct conf_rx rx;
+	int n = 0;
+
+	while (n < 1000 && conf_recvmsg(fd, 1000, MSG_ERRQUEUE | MSG_DONTWAIT,
+					512, &rx) >= 0)
+		n++;
+	return n;
+}
+
+static int conf_sentinel_fd CONF_UNUSED = -1;
+static uint16_t conf_sentinel_seq CONF_UNUSED;
+static bool conf_sentinel_broken CONF_UNUSED;
+
+/*
+ * Wait until every ICMP error that what was sent so far can cause has
+ * arrived (or been dropped): a second socket ("the sentinel", IP_RECVERR
+ * on) sends an Echo Request that icmpforge answers with Port Unreachable
+ * and waits (at most 1 s) for that error.  The router and the forger
+ * answer in order, so whatever came back for earlier requests has been
+ * received by then; 10 ms more cover the relay.  Prints nothing unless the
+ * sentinel's own error does not come (then it falls back to waiting
+ * 100 ms each time).  Needs the router topology.
+ */
+static CONF_UNUSED void conf_settle(void)
+{
+	struct sockaddr_in a = conf_sin(conf_forged(3, 3), 0);
+	double end;
+	bool got = false;
+
+	if (conf_sentinel_broken) {
+		usleep(100000);
+		return;
+	}
+	if (conf_sentinel_fd < 0) {
+		conf_sentinel_fd = pingsock_socket(AF_INET, SOCK_DGRAM,
+						   IPPROTO_ICMP);
+		if (conf_sentinel_fd < 0 ||
+		    conf_setint(conf_sentinel_fd, SOL_IP, IP_RECVERR, 1) < 0) {
+			out("settle: cannot make the sentinel socket");
+			conf_sentinel_broken = true;
+			usleep(100000);
+			return;
+		}
+	}
+	conf_errq_drain(conf_sentinel_fd);
+	conf_echo(conf_big, 16, ++conf_sentinel_seq);
+	/* A send that fails with a pending error sends nothing and takes
+	 * the error (there should be none, but the sentinel is there for
+	 * the order of things, not to judge them): try once more. */
+	if (pingsock_sendto(conf_sentinel_fd, conf_big, 16, 0, SA(&a),
+			    sizeof(a)) < 0 &&
+	    pingsock_sendto(conf_sentinel_fd, conf_big, 16, 0, SA(&a),
+			    sizeof(a)) < 0) {
+		int e = errno;
+
+		out("settle: the sentinel's sendto failed: %s",
+		    conf_errname(e));
+		conf_sentinel_broken = true;
+		usleep(100000);
+		return;
+	}
+	end = conf_now_mono() + 1.0;
+	while (!got) {
+		struct pollfd p = { .fd = conf_sentinel_fd, .events = POLLIN };
+		int left = (int)((end - conf_now_mono()) * 1000);
+
+		if (left <= 0)
+			break;
+		if (pingsock_poll(&p, 1, left) > 0 && (p.revents & POLLERR))
+			got = conf_errq_drain(conf_sentinel_fd) > 0;
+	}
+	if (!got) {
+		out("settle: the sentinel's error did not come within 1000 ms"
+		    " (waiting 100 ms from now on)");
+		conf_sentinel_broken = true;
+		return;
+	}
+	/* no pending error left behind on the sentinel either */
+	{
+		int v;
+		socklen_t l = sizeof(v);
+
+		pingsock_getsockopt(conf_sentinel_fd, SOL_SOCKET, SO_ERROR,
+				    &v, &l);
+	}
+	usleep(10000);
+}
+
+/* Wait (bounded) until poll reports POLLERR on fd; true if it did. */
+static CONF_UNUSED bool conf_wait_err(int fd, int timeout_ms)
+{
+	double end = conf_now_mono() + timeout_ms / 1000.0;
+
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int left = (int)((end - conf_now_mono()) * 1000);
+
+		if (left < 0)
+			left = 0;
+		if (pingsock_poll(&p, 1, left) > 0 && (p.revents & POLLERR))
+			return true;
+		if (left == 0)
+			return false;
+		if (p.revents)	/* POLLIN only: wait a little, look again */
+			usleep(1000);
+	}
+}
+
 #endif

@@ -25,10 +25,25 @@
 #   CONF_TIMEOUT    seconds allowed per run of a case (default 30)
 #   CONF_DAEMON_ARGS  extra pingsockd arguments
 #
-# A case says what it needs in a comment line "// needs: WHAT".  The only
-# WHAT provided is "peer" (the veth pair and peer namespace, which are
-# always set up); a case needing anything else fails at once, so that a
-# new need is noticed rather than silently missing.
+# A case says what it needs in a comment line "// needs: WHAT".  WHAT is
+# "peer" (the veth pair and peer namespace, which are always set up) or
+# "router"; a case needing anything else fails at once, so that a new need
+# is noticed rather than silently missing.
+#
+# "router": the case runs instead in a client namespace of its own, on
+# each side freshly built for that case (so the router's per-source rate
+# limits start full) and removed after it:
+#   client 10.77.0.2/24 (veth0, default route via 10.77.0.1)
+#   router 10.77.0.1/24 (vc) and 10.77.1.1/24 (vfar; that link has MTU
+#          1280 on both ends);
+#          ip_forward=1, icmp_ratelimit=0, icmp_echo_ignore_all=1;
+#          routes: unreachable 10.77.5.0/24, prohibit 10.77.6.0/24,
+#          local 10.78.0.0/16 (answered by tests/lib/icmpforge, run as
+#          root in the router: Echo Request for 10.78.T.C -> ICMP error
+#          type T code C)
+#   far    10.77.1.2/24 and 10.77.1.3/24 (veth0, default route via
+#          10.77.1.1)
+# The daemon side gets a pingsockd of its own in its client namespace.
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=../lib/netns.sh
@@ -132,6 +147,103 @@ run_case() {	# SHORT BACKEND NAME OUTFILE ERRFILE
 		>"$4" 2>"$5"
 }
 
+# --- the router topology ("// needs: router") --------------------------
+
+router_seq=0
+ROUTER_NS=()		# the namespaces of the current router topology
+FORGE_PID=""
+
+# router_up k|d: build a fresh topology; sets RCLIENT (the client's
+# SHORT).  The daemon side also starts a pingsockd there (RDAEMON_PID).
+router_up() {
+	local side=$1 mode=open c r f i
+	[ "$side" = d ] && mode=closed
+	router_seq=$((router_seq + 1))
+	c=$side${router_seq}c r=$side${router_seq}r f=$side${router_seq}f
+	ROUTER_NS=("$c" "$r" "$f")
+	RCLIENT=$c
+	ns_new "$c" "$mode" || return 1
+	ns_new "$r" open || return 1
+	ns_new "$f" open || return 1
+	ns_veth "$c" "$r" 10.77.0.2/24 10.77.0.1/24 veth0 vc || return 1
+	ns_veth "$r" "$f" 10.77.1.1/24 10.77.1.2/24 vfar veth0 || return 1
+	ip -n "$(ns_name "$f")" addr add 10.77.1.3/24 dev veth0 || return 1
+	# Both ends: a veth drops what exceeds the receiving end's MTU, so
+	# with 1280 on the router's end only, the far host's 1300-byte
+	# replies would vanish instead of being fragmented.
+	ip -n "$(ns_name "$r")" link set vfar mtu 1280 || return 1
+	ip -n "$(ns_name "$f")" link set veth0 mtu 1280 || return 1
+	ip -n "$(ns_name "$c")" route add default via 10.77.0.1 || return 1
+	ip -n "$(ns_name "$f")" route add default via 10.77.1.1 || return 1
+	in_ns "$r" sysctl -qw net.ipv4.ip_forward=1 \
+		net.ipv4.icmp_ratelimit=0 net.ipv4.icmp_echo_ignore_all=1 ||
+		return 1
+	ip -n "$(ns_name "$r")" route add unreachable 10.77.5.0/24 || return 1
+	ip -n "$(ns_name "$r")" route add prohibit 10.77.6.0/24 || return 1
+	ip -n "$(ns_name "$r")" route add local 10.78.0.0/16 dev lo ||
+		return 1
+	if [ ! -x "$T/tests/lib/icmpforge" ]; then
+		echo "$PS_BUILD/tests/lib/icmpforge not built" >&2
+		return 1
+	fi
+	# Stops by itself after the case's time limit (or when we exit).
+	# Not through a function: $! must be the forger itself.
+	ip netns exec "$(ns_name "$r")" "$T/tests/lib/icmpforge" \
+		-t $((2 * CONF_TIMEOUT + 30)) \
+		>"$T/forge-$r.out" 2>"$T/forge-$r.err" &
+	FORGE_PID=$!
+	for i in $(seq 1 100); do
+		[ -s "$T/forge-$r.out" ] && break
+		kill -0 "$FORGE_PID" 2>/dev/null || break
+		sleep 0.02
+	done
+	if ! [ -s "$T/forge-$r.out" ]; then
+		cat "$T/forge-$r.err" >&2
+		return 1
+	fi
+	# Neighbours resolved before the case starts (a packet that waits
+	# for ARP is still sent, but no case need depend on that).
+	in_ns "$c" /usr/bin/ping -n -q -c 1 -W 1 10.77.1.2 >/dev/null 2>&1
+	if [ "$side" = d ]; then
+		local main_pid=${DAEMON_PID:-}
+		rm -f "$(ns_sock "$c")"
+		# shellcheck disable=SC2086
+		if ! daemon_start "$c" --config "$T/conformance.conf" \
+			${CONF_DAEMON_ARGS:-}; then
+			DAEMON_PID=$main_pid
+			return 1
+		fi
+		RDAEMON_PID=$DAEMON_PID
+		DAEMON_PID=$main_pid
+	fi
+	return 0
+}
+
+# router_down: stop what router_up started and remove its namespaces.
+router_down() {
+	local n p keep=()
+	if [ -n "$FORGE_PID" ]; then
+		kill -TERM "$FORGE_PID" 2>/dev/null
+		wait "$FORGE_PID" 2>/dev/null
+		FORGE_PID=""
+	fi
+	if [ -n "${RDAEMON_PID:-}" ]; then
+		kill -TERM "$RDAEMON_PID" 2>/dev/null
+		wait "$RDAEMON_PID" 2>/dev/null
+		for p in "${DAEMON_PIDS[@]}"; do
+			[ "$p" = "$RDAEMON_PID" ] || keep+=("$p")
+		done
+		DAEMON_PIDS=("${keep[@]}")
+		RDAEMON_PID=""
+	fi
+	for n in "${ROUTER_NS[@]}"; do
+		ip netns pids "$(ns_name "$n")" 2>/dev/null |
+			xargs -r kill -KILL 2>/dev/null
+		ip netns del "$(ns_name "$n")" 2>/dev/null
+	done
+	ROUTER_NS=()
+}
+
 # --- the cases --------------------------------------------------------
 
 for name in "${cases[@]}"; do
@@ -141,14 +253,27 @@ for name in "${cases[@]}"; do
 		fail "conformance/$name" "$PS_BUILD/tests/conformance/$name not built"
 		continue
 	fi
-	unmet=$(sed -n 's|^// needs: *\([a-z0-9_-]*\).*|\1|p' "$HERE/$name.c" 2>/dev/null |
-		grep -v -x peer | tr '\n' ' ')
+	needs=$(sed -n 's|^// needs: *\([a-z0-9_-]*\).*|\1|p' "$HERE/$name.c" 2>/dev/null)
+	unmet=$(printf '%s\n' "$needs" | grep -v -x -e peer -e router -e '' |
+		tr '\n' ' ')
 	if [ -n "$unmet" ]; then
 		fail "conformance/$name" "needs ${unmet% }, which run.sh does not set up"
 		continue
 	fi
-	run_case k kernel "$name" "$k" "$k.err"
+	router=0
+	printf '%s\n' "$needs" | grep -q -x router && router=1
+	kns=k
+	if [ $router -eq 1 ]; then
+		if ! router_up k 2>"$T/router-up.err"; then
+			fail "conformance/$name" "cannot build the kernel side's router topology: $(tail -3 "$T/router-up.err" | tr '\n' ' ')"
+			router_down
+			continue
+		fi
+		kns=$RCLIENT
+	fi
+	run_case "$kns" kernel "$name" "$k" "$k.err"
 	krc=$?
+	[ $router -eq 1 ] && router_down
 	if [ $krc -ne 0 ] || [ ! -s "$k" ]; then
 		fail "conformance/$name" "the kernel run itself failed (exit $krc)"
 		show "$k"
@@ -161,17 +286,28 @@ for name in "${cases[@]}"; do
 		[ -s "$k.err" ] && show "$k.err"
 		continue
 	fi
-	if [ $have_daemon -ne 1 ] && ! start_daemon; then
+	dns=d dpid=${DAEMON_PID:-} dlog=$T/d.log
+	if [ $router -eq 1 ]; then
+		if ! router_up d 2>"$T/router-up.err"; then
+			fail "conformance/$name" "cannot build the daemon side's router topology or start its pingsockd: $(tail -3 "$T/router-up.err" | tr '\n' ' ')"
+			router_down
+			continue
+		fi
+		dns=$RCLIENT dpid=$RDAEMON_PID dlog=$T/$RCLIENT.log
+	elif [ $have_daemon -ne 1 ] && ! start_daemon; then
 		fail "conformance/$name" "pingsockd is not running: $daemon_log"
 		continue
+	else
+		dpid=$DAEMON_PID
 	fi
-	run_case d daemon "$name" "$d" "$d.err"
+	run_case "$dns" daemon "$name" "$d" "$d.err"
 	drc=$?
 	died=""
-	if ! kill -0 "$DAEMON_PID" 2>/dev/null; then
+	if ! kill -0 "$dpid" 2>/dev/null; then
 		died=" (pingsockd died during this case)"
-		have_daemon=0
+		[ $router -eq 1 ] || have_daemon=0
 	fi
+	[ $router -eq 1 ] && router_down
 	if ! cmp -s "$k" "$d"; then
 		fail "conformance/$name" "$(first_diff "$k" "$d")$died"
 		diff -u --label kernel --label daemon "$k" "$d" | tail -n +3 |
@@ -187,7 +323,7 @@ for name in "${cases[@]}"; do
 	fi
 	if [ -n "$died" ]; then
 		echo "  | pingsockd log:"
-		tail -20 "$T/d.log" 2>/dev/null | sed 's/^/  | /'
+		tail -20 "$dlog" 2>/dev/null | sed 's/^/  | /'
 	fi
 done
 
