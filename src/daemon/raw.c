@@ -25,6 +25,7 @@
 struct raw {
 	int fd;			/* receives; sends for the default options */
 	int send[2][NPMTU][2];	/* [broadcast][pmtudisc][mc_loop] */
+	int mc_ttl[2][NPMTU][2];	/* each one's IP_MULTICAST_TTL now */
 	uint8_t *bufs;		/* RAW_BATCH * RAW_BUF */
 	struct mmsghdr msgs[RAW_BATCH];
 	struct iovec iov[RAW_BATCH];
@@ -139,6 +140,10 @@ struct raw *raw_open(int family, char *err, size_t errlen)
 		return NULL;
 	}
 	memset(r->send, 0xff, sizeof(r->send));	/* all -1 */
+	for (int b = 0; b < 2; b++)
+		for (int m = 0; m < NPMTU; m++)
+			for (int l = 0; l < 2; l++)
+				r->mc_ttl[b][m][l] = 1;	/* the default */
 	r->fd = open_one(recv_filter(), 0, err, errlen);
 	if (r->fd < 0 || recv_options(r->fd, err, errlen) ||
 	    open_senders(r, err, errlen)) {
@@ -194,6 +199,7 @@ int raw_send(struct raw *r, const struct ps_sendinfo *info,
 			     .msg_iov = &iov, .msg_iovlen = 1,
 			     .msg_control = cbuf.b };
 	size_t used = 0;
+	int fd;
 
 	memset(&cbuf, 0, sizeof(cbuf));
 	memcpy(&to.sin_addr, info->dst.a, 4);
@@ -216,8 +222,18 @@ int raw_send(struct raw *r, const struct ps_sendinfo *info,
 		mh.msg_control = NULL;
 	if (info->pmtudisc < 0 || info->pmtudisc >= NPMTU)
 		return -EINVAL;
-	if (sendmsg(r->send[info->broadcast][info->pmtudisc][info->mc_loop], &mh,
-		    MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+	fd = r->send[info->broadcast][info->pmtudisc][info->mc_loop];
+	if (ps_addr_is_multicast(&info->dst) && info->ttl < 0) {
+		int *cur = &r->mc_ttl[info->broadcast][info->pmtudisc][info->mc_loop];
+
+		/* The daemon is one thread: set it right before the send. */
+		if (*cur != info->mc_ttl) {
+			if (set_int(fd, SOL_IP, IP_MULTICAST_TTL, info->mc_ttl))
+				return -errno;
+			*cur = info->mc_ttl;
+		}
+	}
+	if (sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
 		return -errno;
 	return 0;
 }

@@ -544,10 +544,16 @@ int ps_send_prepare(struct pstab *tab, struct psock *sk,
 			info->ifindex = sk->mc_index;
 		if (ps_addr_is_any(&info->src))
 			info->src = sk->mc_addr;
+		/* A group's TTL may be 0 (this host only), which no IP_TTL
+		 * control message can say: it goes as the raw socket's
+		 * IP_MULTICAST_TTL instead. */
+		info->mc_ttl = sk->mc_ttl;
 		if (info->ttl < 0)
-			info->ttl = sk->mc_ttl;
+			info->ttl = -2;
 	}
-	if (info->ttl < 0)
+	if (info->ttl == -2)
+		info->ttl = -1;
+	else if (info->ttl < 0)
 		info->ttl = sk->uc_ttl;
 	/* sock_alloc_send_skb(), once the route is known.  (The pending
 	 * error, checked next there, lives in the socket's shared page: the

@@ -106,7 +106,8 @@ struct ps_sendinfo {
 	struct ps_addr dst;
 	struct ps_addr src;	/* family 0: let the route choose */
 	uint32_t ifindex;	/* 0: any */
-	int ttl;		/* -1: the route's default */
+	int ttl;		/* per packet; -1: none given */
+	int mc_ttl;		/* for a group, when ttl is -1 */
 	int tos;
 	bool broadcast;		/* SO_BROADCAST */
 	bool any_src;		/* a group or broadcast: any replier counts */

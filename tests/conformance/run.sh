@@ -78,6 +78,10 @@ setup_side() {	# SHORT open|closed
 	# be unreachable and 255.255.255.255 unroutable, as in the
 	# reference measurements.
 	in_ns "$1" ip route flush default 2>/dev/null
+	# Both hosts answer broadcast and multicast echoes, so that
+	# broadcast.c has answers to compare.
+	in_ns "$1" sysctl -qw net.ipv4.icmp_echo_ignore_broadcasts=0 || return 1
+	in_ns "$1p" sysctl -qw net.ipv4.icmp_echo_ignore_broadcasts=0 || return 1
 	return 0
 }
 
