@@ -159,7 +159,7 @@ static int open_daemon(int domain, int type, int protocol)
 	else if (rc == CONN_BROKEN)
 		rc = -ECONNRESET;
 	fd = fds[0];
-	ent.errfd = fds[2];
+	ent.errfd = fds[2] >= 0 ? conn_move_high(fds[2]) : -1;
 	if (rc >= 0 && (fds[1] < 0 || fds[2] < 0 || blen != sizeof(handle)))
 		rc = -ECONNRESET;
 	if (rc >= 0 && !(ent.shm = dsock_map_shm(fds[1])))

@@ -97,7 +97,8 @@ EXPORT int pingsock_setsockopt(int fd, int level, int name, const void *val,
 	req.u.opt.level = level;
 	req.u.opt.name = name;
 	req.u.opt.len = len > WIRE_OPTVAL_MAX ? WIRE_OPTVAL_MAX : len;
-	memcpy(req.u.opt.val, val, req.u.opt.len);
+	if (req.u.opt.len)
+		memcpy(req.u.opt.val, val, req.u.opt.len);
 	rc = dsock_call(fd, &ent, &req, NULL, 0, NULL, NULL);
 	if (rc == 0 && level == SOL_IP && name == IP_RECVERR &&
 	    !ip_int(val, len))

@@ -1,6 +1,7 @@
 #include "lib/conn.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -114,7 +115,17 @@ static int dial(void)
 		/* Not a pingsockd, or one of another protocol version. */
 		return rc == CONN_BROKEN ? -ECONNREFUSED : -EPROTO;
 	}
-	return fd;
+	return conn_move_high(fd);
+}
+
+int conn_move_high(int fd)
+{
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, CONN_HIGH_FD);
+
+	if (high < 0)
+		return fd;	/* a low limit: keep it where it is */
+	close(fd);
+	return high;
 }
 
 static __thread int dial_errno;

@@ -34,6 +34,15 @@
 int conn_call(const struct wire_req *req, const struct iovec *data,
 	      int ndata, int fd_in, void *body, size_t *bodylen, int *fd_out);
 
+/*
+ * The library's own descriptors (the connection, each socket's error
+ * queue) are moved up to CONN_HIGH_FD or above when the limit allows, so
+ * that the descriptors a program sees are numbered as they would be with
+ * the kernel's sockets.  Returns the descriptor to use.
+ */
+#define CONN_HIGH_FD 512
+int conn_move_high(int fd);
+
 /* Why the calling thread's last connection attempt failed (errno). */
 int conn_dial_errno(void);
 

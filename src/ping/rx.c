@@ -130,7 +130,7 @@ static void print_reply(struct rx *r, const struct echo_reply *er,
 	if (o->audible)
 		out_bell();
 	if (m->opts)
-		ipopt_print(&r->rr, m->opts, m->optlen, r->names, lookups);
+		rrts_print(&r->rr, m->opts, m->optlen, r->names, lookups);
 	out_line_end();
 }
 

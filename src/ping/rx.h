@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ping/ipopt.h"
+#include "ping/rrts.h"
 #include "ping/names.h"
 #include "ping/opts.h"
 #include "ping/sock.h"
@@ -25,7 +25,7 @@ struct rx {
 	uint8_t *buf;		/* room for the largest reply */
 	size_t buflen;
 	bool latency;		/* stamp replies with the clock from now on */
-	struct ipopt_memory rr;	/* -R: the last route printed */
+	struct rrts_memory rr;	/* -R: the last route printed */
 };
 
 /*

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "ping/echo.h"
-#include "ping/ipopt.h"
+#include "ping/rrts.h"
 #include "pingsock.h"
 
 #define IPHDR 20
@@ -291,19 +291,19 @@ static void set_bufs(int fd, size_t datalen, size_t optlen, int preload)
 static size_t ip_options(int fd, const struct ping_opts *o,
 			 const struct ping_target *t)
 {
-	uint8_t buf[IPOPT_SPACE];
+	uint8_t buf[RRTS_SPACE];
 	size_t len;
 
 	if (o->rroute) {
-		len = ipopt_build_rr(buf);
+		len = rrts_build_rr(buf);
 		if (pingsock_setsockopt(fd, IPPROTO_IP, IP_OPTIONS, buf,
 					(socklen_t)len) < 0)
 			error(2, errno, "record route");
-		return IPOPT_SPACE;
+		return RRTS_SPACE;
 	}
 	if (o->ts_type == PING_TS_NONE)
 		return 0;
-	len = ipopt_build_ts(buf, o->ts_type, t->hops, t->nhops);
+	len = rrts_build_ts(buf, o->ts_type, t->hops, t->nhops);
 	if (pingsock_setsockopt(fd, IPPROTO_IP, IP_OPTIONS, buf,
 				(socklen_t)len) < 0) {
 		buf[3] = 2;
@@ -311,7 +311,7 @@ static size_t ip_options(int fd, const struct ping_opts *o,
 					(socklen_t)len) < 0)
 			error(2, errno, "ts option");
 	}
-	return IPOPT_SPACE;
+	return RRTS_SPACE;
 }
 
 size_t sock_options(int fd, const struct ping_opts *o,

@@ -46,17 +46,50 @@ for n in r k; do
 		nud permanent || { fail $LABEL/setup "veth in $n"; ns_done; }
 done
 
+# Behind each: a router and a far host, for the errors routers send.
+#   client 10.203.1.2 (cli0) -- (rtr0) 10.203.1.1 router 10.203.2.1
+#   (rtr1) -- (far0) 10.203.2.2-5 far, MTU 1280 on that link.
+# The router answers broadcasts (the client too: -b hears two hosts),
+# forwards without ICMP rate limit, and has an unreachable (Destination
+# Host Unreachable), a prohibit (Packet filtered) and no route at all
+# (Destination Net Unreachable) for some nets: those three are limited
+# per source by a bucket of 5 that no sysctl changes, so they are used
+# for 5 errors in all, before any other error from the router.  10.203.6.N is a black hole where a forger
+# answers each request with the ICMP error N stands for (see below).
+# Each client has its own router: no bucket or path MTU is shared.
+for n in r k; do
+	ns_new ${n}g closed && ns_new ${n}f closed &&
+	ns_veth $n ${n}g 10.203.1.2/24 10.203.1.1/24 cli0 rtr0 &&
+	ns_veth ${n}g ${n}f 10.203.2.1/24 10.203.2.2/24 rtr1 far0 &&
+	in_ns ${n}g ip link set rtr1 mtu 1280 &&
+	in_ns ${n}f ip link set far0 mtu 1280 &&
+	for a in 3 4 5; do in_ns ${n}f ip addr add 10.203.2.$a/24 dev far0; done &&
+	in_ns $n ip route add 10.203.0.0/16 via 10.203.1.1 &&
+	in_ns ${n}f ip route add default via 10.203.2.1 &&
+	in_ns ${n}g sysctl -qw net.ipv4.ip_forward=1 \
+		net.ipv4.icmp_ratelimit=0 \
+		net.ipv4.icmp_echo_ignore_broadcasts=0 &&
+	in_ns $n sysctl -qw net.ipv4.icmp_echo_ignore_broadcasts=0 &&
+	in_ns ${n}g ip route add unreachable 10.203.9.0/24 &&
+	in_ns ${n}g ip route add prohibit 10.203.7.0/24 &&
+	in_ns ${n}g ip route add blackhole 10.203.6.0/24 ||
+		{ fail $LABEL/setup "router for $n"; ns_done; }
+done
+
 # ours|ref ARGS...: one ping as nobody, in its namespace.
 ours() { as_nobody k env PINGSOCK_BACKEND="$BACKEND" "$T/ping" "$@"; }
 ref() { as_nobody r "$T/ref/ping" "$@"; }
 
 mask() {
 	sed -E -e 's#^[^ ]*/ping: #ping: #' \
+		-e 's#^(ping: sock4\.fd: )[0-9]+ #\1N #' \
 		-e 's/ time=[0-9.]+ ms/ time=T ms/' \
 		-e 's/, time [0-9]+ms/, time Tms/' \
 		-e 's#^(rtt min/avg/max/mdev = )[0-9.]+/[0-9.]+/[0-9.]+/[0-9.]+ ms#\1R ms#' \
 		-e 's#(, min/avg/ewma/max = )[0-9.]+/[0-9.]+/[0-9.]+/[0-9.]+ ms#\1R ms#' \
-		-e 's#^\[[0-9]+\.[0-9]{6}\] #[TS] #' "$1"
+		-e 's#(, ipg/ewma )[0-9.]+/[0-9.]+ ms#\1R ms#' \
+		-e 's#^\[[0-9]+\.[0-9]{6}\] #[TS] #' \
+		-e 's/\t-?[0-9]+( absolute)?( not-standard)?$/\tN\1\2/' "$1"
 }
 
 # compare NAME DIR: DIR/{ours,ref}.{out,err,rc} against each other.
@@ -83,6 +116,34 @@ same() {
 	ours "$@" >"$d/ours.out" 2>"$d/ours.err"; echo $? >"$d/ours.rc"
 	ref "$@" >"$d/ref.out" 2>"$d/ref.err"; echo $? >"$d/ref.rc"
 	compare "$name" "$d"
+}
+
+# versus NAME "REF ARGS" OURS ARGS...: as same, but iputils runs with
+# other arguments (for what we take and it refuses, e.g. -M probe).
+versus() {
+	local name=$LABEL/$1 refargs=$2 d; shift 2
+	case " ${PING_OUTPUT_EXCLUDE:-} " in *" ${name#"$LABEL"/} "*) return ;; esac
+	d=$(mktemp -d "$T/case.XXXXXX")
+	ours "$@" >"$d/ours.out" 2>"$d/ours.err"; echo $? >"$d/ours.rc"
+	# shellcheck disable=SC2086
+	ref $refargs >"$d/ref.out" 2>"$d/ref.err"; echo $? >"$d/ref.rc"
+	compare "$name" "$d"
+}
+
+# usage NAME ARGS...: both refuse with their usage text (ours lists only
+# the options we have): status 2, nothing on stdout, the same first lines.
+usage() {
+	local name=$LABEL/$1 d orc rrc; shift
+	case " ${PING_OUTPUT_EXCLUDE:-} " in *" ${name#"$LABEL"/} "*) return ;; esac
+	d=$(mktemp -d "$T/case.XXXXXX")
+	ours "$@" >"$d/o.out" 2>"$d/o.err"; orc=$?
+	ref "$@" >"$d/r.out" 2>"$d/r.err"; rrc=$?
+	if [ $orc = 2 ] && [ $rrc = 2 ] && [ ! -s "$d/o.out" ] &&
+		[ "$(mask "$d/o.err" | head -3)" = "$(mask "$d/r.err" | head -3)" ]; then
+		pass "$name"
+	else
+		fail "$name" "exit $orc (iputils $rrc): $(head -3 "$d/o.err" | tr '\n' '|')"
+	fi
 }
 
 # spawn ours|ref OUTPREFIX ARGS...: in the background, $! being ping itself
@@ -161,17 +222,9 @@ same bad_device	-I nosuchif0 127.0.0.1
 same bad_source	-I 10.9.9.9 127.0.0.1
 
 # Usage errors: the same complaint and status; our usage text lists only
-# the options we have, so only its first line is compared.
+# the options we have, so only its first lines are compared.
+usage usage_error -Z 127.0.0.1
 d=$(mktemp -d "$T/case.XXXXXX")
-ours -Z 127.0.0.1 >"$d/o.out" 2>"$d/o.err"; orc=$?
-ref -Z 127.0.0.1 >"$d/r.out" 2>"$d/r.err"; rrc=$?
-if [ $orc = 2 ] && [ $rrc = 2 ] && [ ! -s "$d/o.out" ] &&
-	[ "$(mask "$d/o.err" | head -3)" = "$(mask "$d/r.err" | head -3)" ]; then
-	pass $LABEL/usage_error
-else
-	fail $LABEL/usage_error \
-		"exit $orc (iputils $rrc): $(head -3 "$d/o.err" | tr '\n' '|')"
-fi
 ours -h >"$d/h.out" 2>"$d/h.err"; orc=$?
 [ $orc = 2 ] && [ ! -s "$d/h.out" ] && grep -q '^Usage$' "$d/h.err" &&
 	pass $LABEL/help || fail $LABEL/help "exit $orc"
@@ -183,6 +236,126 @@ out=$(ours -V); orc=$?
 signals sigint "INT@1.25" -i 0.5 127.0.0.1
 signals sigquit_sigint "QUIT@0.75 INT@1.25" -i 0.5 127.0.0.1
 signals sigint_no_reply "INT@1.25" -i 0.5 10.202.0.3
+
+# Errors from the router.  The unreachable ones first: any other error
+# the router sends (Time Exceeded, Frag Needed) empties the bucket they
+# share for this source, which then refills at one a second.
+same host_unreachable_router -c 2 -i 0.2 10.203.9.1
+same net_unreachable -c 2 -i 0.2 10.203.8.1
+same packet_filtered -c 1 10.203.7.1
+same ttl_exceeded -c 2 -i 0.2 -t 1 10.203.2.2
+same ttl_exceeded_stamped -c 1 -D -t 1 10.203.2.2
+same ttl_exceeded_verbose -4 -v -c 1 -t 1 10.203.2.2
+
+# Issue 5: the other options.
+same audible	-c 2 -i 0.2 -a 127.0.0.1	# a BEL before each newline
+same latency	-c 2 -i 0.2 -U 127.0.0.1
+same outstanding -c 2 -i 0.3 -W 1 -O 10.202.0.3
+same outstanding_stamped -c 2 -i 0.3 -W 1 -O -D 10.202.0.3
+same all_flags	-c 1 -a -D -U -O 127.0.0.1
+# -v: iputils -4's debugging lines (this ping has no IPv6 socket).
+same verbose	-4 -v -c 2 -i 0.2 127.0.0.1
+same verbose_name -4 -v -c 1 localhost
+same flood_user	-f 127.0.0.1			# needs -i 0.002 or more
+same flood	-f -c 5 -i 0.002 127.0.0.1	# ".\b \b" and ipg/ewma
+same flood_quiet -f -q -c 3 -i 0.002 127.0.0.1
+same flood_audible -f -a -c 2 -i 0.01 127.0.0.1
+same flood_errors -f -c 3 -i 0.01 -t 1 10.203.2.2	# ".\bE"
+same preload	-l 3 -c 3 127.0.0.1		# all at once: "pipe 3"
+same preload_user -l 4 127.0.0.1
+same preload_range -l 0 127.0.0.1
+# Errors read while sending: the send after one fails with it, and
+# iputils reports the error, then "sendmsg: No route to host".
+same preload_errors -l 3 -c 3 -i 0.3 -t 1 10.203.2.2
+same pmtu_bad	-M foo 127.0.0.1
+same pmtu_want	-c 2 -i 0.2 -M want -s 1300 10.203.2.3	# error, then fragments
+same pmtu_do	-c 2 -i 0.2 -M do -s 1300 10.203.2.2	# error, then local error
+same pmtu_dont	-c 2 -i 0.2 -M dont -s 1300 10.203.2.2
+versus pmtu_probe "-c 1 -M do 127.0.0.1" -c 1 -M probe 127.0.0.1
+same rroute	-c 2 -i 0.2 -R 10.203.2.2	# "RR:", then "(same route)"
+same rroute_lo	-c 1 -R 127.0.0.1
+same rroute_name -c 1 -R localhost
+same rroute_quiet -c 1 -q -R 10.203.2.2
+same rroute_audible -c 1 -a -R 127.0.0.1	# the BEL before "RR:"
+same ts_only	-c 2 -i 0.2 -T tsonly 10.203.2.2
+same ts_addr	-c 1 -T tsandaddr 10.203.2.2	# "Unrecorded hops: 2"
+same ts_prespec	-c 1 -T tsprespec 10.203.1.1 10.203.2.2
+same ts_prespec4 -c 1 -T tsprespec 127.0.0.1 127.0.0.2 127.0.0.3 \
+	127.0.0.4 127.0.0.1
+same ts_prespec_host -c 1 -T tsprespec nosuch.invalid 127.0.0.1
+same ts_bad	-T foo 127.0.0.1
+same rroute_ts	-R -T tsonly 127.0.0.1
+same ts_rroute	-T tsonly -R 127.0.0.1
+usage rroute_hosts -c 1 -R 127.0.0.1 127.0.0.1
+usage ts_hosts	-c 1 -T tsonly 127.0.0.1 127.0.0.1
+usage ts_prespec_many -c 1 -T tsprespec 127.0.0.1 127.0.0.1 127.0.0.1 \
+	127.0.0.1 127.0.0.1 127.0.0.1
+same broadcast_refused -c 1 10.203.1.255
+same broadcast	-b -c 2 10.203.1.255		# this host, then the router
+same broadcast_verbose -4 -b -v -c 2 10.203.1.255	# (DUP!) with -v only
+same broadcast_interval -b -i 0.5 10.203.1.255
+same broadcast_fragment -b -M want 10.203.1.255
+same broadcast_unicast -b -c 1 127.0.0.1
+
+
+# The rest of iputils' table, from errors forged by the router for
+# requests to 10.203.6.N: N = 100 + code for Destination Unreachable
+# (code 4 with MTU 1000), 50 + code for Redirect (new gateway
+# 10.203.1.5), 40 Source Quench, 41 Parameter Problem (pointer 20),
+# 42 Time Exceeded.  (The kernel drops the other types and codes.)
+forger='
+import socket, struct, sys
+def csum(b):
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+raw = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+cap = socket.socket(socket.AF_PACKET, socket.SOCK_DGRAM, socket.htons(0x800))
+cap.bind((sys.argv[1], 0x800))
+gw = struct.unpack("!I", socket.inet_aton("10.203.1.5"))[0]
+kinds = {40: (4, 0, 0), 41: (12, 0, 20 << 24), 42: (11, 0, 0)}
+kinds.update({50 + c: (5, c, gw) for c in range(5)})
+kinds.update({100 + c: (3, c, 1000 if c == 4 else 0) for c in range(16)})
+print("ready", flush=True)
+while True:
+    pkt = cap.recv(65536)
+    hl = (pkt[0] & 15) * 4
+    if len(pkt) < hl + 8 or pkt[hl] != 8 or pkt[16:19] != bytes([10, 203, 6]):
+        continue
+    if pkt[19] not in kinds:
+        continue
+    t, c, rest = kinds[pkt[19]]
+    msg = struct.pack("!BBHI", t, c, 0, rest) + pkt[:hl + 8]
+    msg = msg[:2] + struct.pack("!H", csum(msg)) + msg[4:]
+    raw.sendto(msg, (socket.inet_ntoa(pkt[12:16]), 0))
+'
+if command -v python3 >/dev/null; then
+	for n in r k; do
+		( exec ip netns exec "$(ns_name ${n}g)" python3 -c "$forger" rtr0 \
+			>"$T/forger-$n.log" 2>&1 ) &
+		DAEMON_PIDS+=($!)	# netns.sh's cleanup stops it
+	done
+	for _ in $(seq 50); do
+		grep -q ready "$T/forger-r.log" && grep -q ready "$T/forger-k.log" &&
+			break
+		sleep 0.1
+	done
+	for code in $(seq 0 15); do
+		same unreach_code$code -c 1 -W 1 10.203.6.$((100 + code))
+	done
+	for code in 0 1 2 3 4; do	# 4: "Redirect, Bad Code: 4"
+		same redirect_code$code -c 1 -W 1 10.203.6.$((50 + code))
+	done
+	same source_quench -c 1 -W 1 10.203.6.40
+	same parameter_problem -c 1 -W 1 10.203.6.41
+	same time_exceeded_forged -c 1 -W 1 10.203.6.42
+	same redirect_stamped -c 2 -i 0.2 -D 10.203.6.51
+	same redirect_flood -c 1 -f 10.203.6.51
+	same unreach_quiet -c 1 -q 10.203.6.101
+else
+	skip $LABEL/forged_errors "no python3 to forge errors"
+fi
 
 # Duplicates: a raw socket (as root) answers each reply once more.
 if command -v python3 >/dev/null; then

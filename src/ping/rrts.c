@@ -1,5 +1,5 @@
 /*
- * ipopt - see ipopt.h.
+ * rrts - see rrts.h.
  *
  * The printing keeps iputils 20221126's arithmetic, quirks included,
  * since its output is what is compared: the record-route "(same route)"
@@ -7,7 +7,7 @@
  * route is read from its pointer byte, and an address slot of a
  * timestamp option that ends the data ends the list without a newline.
  */
-#include "ping/ipopt.h"
+#include "ping/rrts.h"
 
 #include <arpa/inet.h>
 #include <netinet/ip.h>
@@ -20,28 +20,32 @@
 #define OPT_MINOFF 4		/* IPOPT_MINOFF: the first slot's pointer */
 #define TS_MINOFF 5		/* a timestamp option's first slot */
 
-size_t ipopt_build_rr(uint8_t buf[IPOPT_SPACE])
+size_t rrts_build_rr(uint8_t buf[RRTS_SPACE])
 {
-	memset(buf, 0, IPOPT_SPACE);
+	memset(buf, 0, RRTS_SPACE);
 	buf[0] = IPOPT_NOP;
 	buf[1] = IPOPT_RR;
 	buf[2] = 3 + 4 * RR_SLOTS;	/* 39: the rest of the space */
 	buf[3] = OPT_MINOFF;
-	return IPOPT_SPACE;
+	return RRTS_SPACE;
 }
 
-size_t ipopt_build_ts(uint8_t buf[IPOPT_SPACE], int ts_type,
+size_t rrts_build_ts(uint8_t buf[RRTS_SPACE], int ts_type,
 		      const struct in_addr *hops, int n)
 {
-	memset(buf, 0, IPOPT_SPACE);
+	memset(buf, 0, RRTS_SPACE);
 	buf[0] = IPOPT_TIMESTAMP;
 	/* Nine stamps, or four address and stamp pairs. */
 	buf[1] = ts_type == PING_TS_TSONLY ? 40 : 36;
 	buf[2] = TS_MINOFF;
 	buf[3] = (uint8_t)ts_type;
 	if (ts_type == PING_TS_PRESPEC) {
-		buf[1] = (uint8_t)(4 + n * 8);
-		for (int i = 0; i < n; i++)
+		size_t k = n < 0 ? 0 : (size_t)n;
+
+		if (k > PING_MAX_TS_HOPS)
+			k = PING_MAX_TS_HOPS;	/* 4 pairs fill the option */
+		buf[1] = (uint8_t)(4 + k * 8);
+		for (size_t i = 0; i < k; i++)
 			memcpy(buf + 4 + i * 8, &hops[i], 4);
 	}
 	return buf[1];
@@ -77,7 +81,7 @@ static void print_srr(const uint8_t *opt, struct namer *names, bool lookups)
 	}
 }
 
-static void print_rr(struct ipopt_memory *mem, const uint8_t *opt,
+static void print_rr(struct rrts_memory *mem, const uint8_t *opt,
 		     struct namer *names, bool lookups)
 {
 	int used = opt[2] > opt[1] ? opt[1] : opt[2];
@@ -163,15 +167,15 @@ static void print_ts(const uint8_t *opt, struct namer *names, bool lookups)
  * into a zeroed buffer with that much slack, so that a malformed block
  * reads zeros rather than whatever follows it.
  */
-void ipopt_print(struct ipopt_memory *mem, const uint8_t *opts, size_t len,
+void rrts_print(struct rrts_memory *mem, const uint8_t *opts, size_t len,
 		 struct namer *names, bool lookups)
 {
-	uint8_t buf[IPOPT_SPACE + 8] = { 0 };
+	uint8_t buf[RRTS_SPACE + 8] = { 0 };
 	const uint8_t *p = buf;
 	int left;
 
-	if (len > IPOPT_SPACE)
-		len = IPOPT_SPACE;
+	if (len > RRTS_SPACE)
+		len = RRTS_SPACE;
 	memcpy(buf, opts, len);
 	left = (int)len;
 	while (left > 0 && *p != IPOPT_EOL) {
