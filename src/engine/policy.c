@@ -31,6 +31,19 @@ static int parse_u32(const char **s, uint32_t *out)
 	return 0;
 }
 
+/* Nothing but blanks may follow a value. */
+static int expect_end(const char *val, const char *key, char *why,
+		      size_t whylen)
+{
+	while (*val == ' ' || *val == '\t')
+		val++;
+	if (*val) {
+		snprintf(why, whylen, "%s: unexpected \"%s\"", key, val);
+		return -1;
+	}
+	return 0;
+}
+
 static int parse_groups(struct policy *p, const char *val, char *why,
 			size_t whylen)
 {
@@ -40,12 +53,8 @@ static int parse_groups(struct policy *p, const char *val, char *why,
 		snprintf(why, whylen, "groups: expected two gids, LOW HIGH");
 		return -1;
 	}
-	while (*val == ' ' || *val == '\t')
-		val++;
-	if (*val) {
-		snprintf(why, whylen, "groups: unexpected \"%s\"", val);
+	if (expect_end(val, "groups", why, whylen))
 		return -1;
-	}
 	p->gid_low = lo;
 	p->gid_high = hi;
 	return 0;
@@ -61,12 +70,8 @@ static int parse_min_interval(struct policy *p, const char *val, char *why,
 			 "0 to 60000");
 		return -1;
 	}
-	while (*val == ' ' || *val == '\t')
-		val++;
-	if (*val) {
-		snprintf(why, whylen, "min_interval: unexpected \"%s\"", val);
+	if (expect_end(val, "min_interval", why, whylen))
 		return -1;
-	}
 	p->min_interval_ms = ms;
 	return 0;
 }

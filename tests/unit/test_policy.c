@@ -245,6 +245,22 @@ static void failure_leaves_output_untouched(void)
 }
 
 /* The error message is cut to the caller's buffer, still terminated. */
+/* min_interval: milliseconds, 0 to 60000; junk and overflow refused. */
+static void min_interval_key(void)
+{
+	struct policy p;
+
+	CHECK_EQ(parse(&p, ""), 0);
+	CHECK_EQ(p.min_interval_ms, 0);
+	CHECK_EQ(parse(&p, "min_interval = 200\n"), 0);
+	CHECK_EQ(p.min_interval_ms, 200);
+	CHECK_EQ(p.gid_low, 0);
+	CHECK_EQ(parse(&p, "min_interval = 60001\n"), -1);
+	CHECK(strstr(err, "test.conf:1: min_interval") != NULL);
+	CHECK_EQ(parse(&p, "groups = 1 2\nmin_interval = 5 ms\n"), -1);
+	CHECK(strstr(err, "test.conf:2: min_interval: unexpected") != NULL);
+}
+
 static void error_fits_buffer(void)
 {
 	struct policy p;
@@ -272,5 +288,6 @@ int main(void)
 	TEST(error_overlong_line);
 	TEST(failure_leaves_output_untouched);
 	TEST(error_fits_buffer);
+	TEST(min_interval_key);
 	return CHECK_DONE();
 }
