@@ -16,6 +16,11 @@
  *    struct wire_dgram followed by the ICMP message, so that poll() on the fd
  *    is exactly "a datagram is queued" and nothing is buffered in the client.
  *
+ *  - with it, two hidden ones: the socket's error queue (a second
+ *    socketpair: records, and wake-ups for a pending error without one),
+ *    and its shared page (struct wire_shm, a sealed memfd): the state a
+ *    receive must see without asking, such as the pending error.
+ *
  * Values are in host byte order: both ends are on the same host.
  */
 #ifndef PS_WIRE_H
