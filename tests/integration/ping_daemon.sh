@@ -41,6 +41,21 @@ rc=$?
 	pass ping_daemon/no_daemon_says_why ||
 	fail ping_daemon/no_daemon_says_why "exit $rc: $out"
 
+# Load: 100 concurrent pings, 20 echoes each 0.2 s apart (the 2010
+# patch's test at a twentieth of its size): no reply may be lost.
+pids=()
+for i in $(seq 1 100); do
+	as_nobody d "$T/ping" -q -c 20 -i 0.2 127.0.0.1 >"$T/load.$i" 2>&1 &
+	pids+=($!)
+done
+wait "${pids[@]}"	# not the daemon, also a background job
+lost=$(cat "$T"/load.* | grep -c -v -E '^$|^PING |^---|^rtt |20 packets transmitted, 20 received, 0% packet loss')
+if [ "$lost" = 0 ] && [ "$(cat "$T"/load.* | grep -c ' 0% packet loss')" = 100 ]; then
+	pass ping_daemon/100_concurrent_no_loss
+else
+	fail ping_daemon/100_concurrent_no_loss "$(cat "$T"/load.* | grep -v -E '^$|^PING |^rtt ' | sort | uniq -c | head)"
+fi
+
 printf 'groups = 100 200\n' >"$T/groups.conf"
 daemon_stop
 daemon_start d --config "$T/groups.conf" || fail ping_daemon/restart "with --config"
