@@ -152,6 +152,27 @@ out=$(as_nobody d "$PST" burst 127.0.0.1 3)
 printf 'groups = 0 4294967294\n' >"$cfg"
 kill -HUP "$DAEMON_PID"; sleep 0.3
 
+# --- the daemon goes away: calls fail at once, a new daemon serves again ---
+as_nobody d "$PST" orphan 127.0.0.1 2 >"$T/orphan.out" 2>&1 &
+orphan=$!
+sleep 1
+daemon_stop
+t0=$(date +%s)
+wait $orphan
+rc=$?
+t1=$(date +%s)
+out=$(cat "$T/orphan.out")
+if [ $rc = 0 ] && [ "$out" = $'before=reply\nsend=ECONNRESET\nrecv=ECONNRESET\nclose=0' ] &&
+	[ $((t1 - t0)) -le 3 ]; then
+	pass daemon/daemon_gone_econnreset
+else
+	fail daemon/daemon_gone_econnreset "rc=$rc $(tr '\n' ' ' <<<"$out")"
+fi
+daemon_start d --config "$cfg" || fail daemon/restart_after_stop "did not start"
+out=$(as_nobody d "$PST" ping 127.0.0.1 1 2>&1)
+grep -q '^reply' <<<"$out" && pass daemon/new_socket_after_restart ||
+	fail daemon/new_socket_after_restart "$out"
+
 # --- start-up failures: one clear line each -------------------------------
 out=$(in_ns d "$T/pingsockd" --foreground --socket "$SOCK" --user nobody 2>&1)
 rc=$?

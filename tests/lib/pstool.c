@@ -11,6 +11,9 @@
  *   pstool garbage                  send random bytes to the daemon
  *   pstool rawsend ADDR             send an echo with ident 0x1234 and a
  *                                   wrong checksum; print our ident
+ *   pstool orphan ADDR SECONDS      ping once, sleep (the test stops the
+ *                                   daemon meanwhile), then send and
+ *                                   receive again; print the errnos
  *   pstool burst ADDR N             N sends back to back with
  *                                   MSG_DONTWAIT; print each result
  */
@@ -226,6 +229,27 @@ static int cmd_burst(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_orphan(int argc, char **argv)
+{
+	struct sockaddr_in to;
+	unsigned char buf[128] = { 8 };
+	char from[64];
+	unsigned seq;
+	int fd = open_sock();
+
+	(void)argc;
+	fill_addr(&to, argv[2]);
+	printf("before=%s\n", send_echo(fd, &to, 1) ? "send-failed" :
+	       recv_echo(fd, 2000, &seq, from, sizeof(from)) ? "no-reply" : "reply");
+	sleep((unsigned)atoi(argv[3]));
+	printf("send=%s\n", pingsock_sendto(fd, buf, 64, 0, (struct sockaddr *)&to,
+					    sizeof(to)) < 0 ? ename(errno) : "ok");
+	printf("recv=%s\n", pingsock_recv(fd, buf, sizeof(buf), 0) < 0 ?
+	       ename(errno) : "data");
+	printf("close=%s\n", pingsock_close(fd) ? ename(errno) : "0");
+	return 0;
+}
+
 static int cmd_rawsend(int argc, char **argv)
 {
 	struct sockaddr_in to, me;
@@ -260,6 +284,8 @@ int main(int argc, char **argv)
 		return cmd_rawsend(argc, argv);
 	if (argc >= 4 && strcmp(argv[1], "burst") == 0)
 		return cmd_burst(argc, argv);
+	if (argc >= 4 && strcmp(argv[1], "orphan") == 0)
+		return cmd_orphan(argc, argv);
 	fprintf(stderr, "usage: pstool ping|bind|pair|garbage|rawsend ...\n");
 	return 2;
 }
