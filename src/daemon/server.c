@@ -915,8 +915,10 @@ static int send_reply(struct client *c, uint16_t type, const struct reply *r)
 
 /*
  * Check a decoded request against the table and the client's state, and
- * run it.  Returns -1 when the client must be disconnected.
+ * run it.  Returns -1 when the client must be disconnected for what it
+ * asked, DISPATCH_STUCK when its answer could not be queued.
  */
+#define DISPATCH_STUCK (-2)
 static int dispatch(struct server *s, struct client *c,
 		    const struct wire_req *req, int fd)
 {
@@ -935,12 +937,12 @@ static int dispatch(struct server *s, struct client *c,
 		else if (!ptrset_has((void *const *)ds->clients, ds->nclients, c))
 			r.result = WIRE_R_UNATTACHED;
 		if (!ds || r.result)
-			return send_reply(c, req->type, &r);
+			return send_reply(c, req->type, &r) ? DISPATCH_STUCK : 0;
 	}
 	op->fn(s, c, ds, req, fd, &r);
 	if (r.deferred)
 		return 0;
-	rc = send_reply(c, req->type, &r);
+	rc = send_reply(c, req->type, &r) ? DISPATCH_STUCK : 0;
 	if (r.fd >= 0)
 		close(r.fd);
 	return rc;
@@ -1077,9 +1079,10 @@ static void on_client(struct server *s, struct client *c, uint32_t events)
 		if (fd >= 0)
 			close(fd);
 		if (rc) {
-			protocol_error(s, c, req.type < WIRE_TYPE_END && c->hello
-					     ? "request not allowed now"
-					     : "bad request");
+			protocol_error(s, c, rc == DISPATCH_STUCK
+				       ? "not reading its answers"
+				       : req.type < WIRE_TYPE_END && c->hello
+				       ? "request not allowed now" : "bad request");
 			return;
 		}
 	}

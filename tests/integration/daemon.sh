@@ -83,6 +83,26 @@ else
 	fail daemon/garbage_client_disconnected "$out / $out2"
 fi
 
+# The daemon never blocks on a client: one that never reads its answers
+# is disconnected, one whose queue is full loses its own replies only.
+out=$(as_nobody d timeout 20 "$PST" nonreader)
+out2=$(as_nobody d "$PST" ping 127.0.0.1 1)
+[ "$out" = "nonreader=disconnected" ] && grep -q '^reply' <<<"$out2" &&
+	pass daemon/nonreading_client_disconnected ||
+	fail daemon/nonreading_client_disconnected "$out / $out2"
+before=$(stat_of dropped)
+as_nobody d "$PST" stall 127.0.0.1 300 >/dev/null &
+staller=$!
+sleep 0.5
+out2=$(as_nobody d "$PST" ping 127.0.0.1 3)
+wait $staller
+after=$(stat_of dropped)
+if [ "$(grep -c '^reply' <<<"$out2")" = 3 ] && [ "$after" -gt "$before" ]; then
+	pass daemon/full_queue_drops_own_replies_only
+else
+	fail daemon/full_queue_drops_own_replies_only "dropped $before -> $after; $out2"
+fi
+
 # --- privileges -----------------------------------------------------------
 st=/proc/$DAEMON_PID/status
 if grep -q '^CapEff:[[:space:]]*0000000000000000$' $st &&

@@ -14,6 +14,10 @@
  *   pstool orphan ADDR SECONDS      ping once, sleep (the test stops the
  *                                   daemon meanwhile), then send and
  *                                   receive again; print the errnos
+ *   pstool nonreader                send requests and never read the
+ *                                   answers; print when the daemon hangs up
+ *   pstool stall ADDR N             a socket with the smallest receive
+ *                                   buffer sends N echoes, reads nothing
  *   pstool burst ADDR N             N sends back to back with
  *                                   MSG_DONTWAIT; print each result
  */
@@ -29,6 +33,7 @@
 #include <unistd.h>
 
 #include "pingsock.h"
+#include "wire/wire.h"
 
 static const char *ename(int e)
 {
@@ -210,6 +215,41 @@ static int cmd_garbage(void)
 	return 0;
 }
 
+static int cmd_nonreader(void)
+{
+	int fd = dial_daemon();
+	struct wire_req req = { .type = WIRE_HELLO, .u.version = WIRE_VERSION };
+	uint8_t buf[64];
+	long n = wire_encode_req(&req, buf, sizeof(buf));
+	int sent = 0;
+
+	if (n < 0 || send(fd, buf, (size_t)n, MSG_NOSIGNAL) != n)
+		return 1;
+	req.type = WIRE_STATS;
+	n = wire_encode_req(&req, buf, sizeof(buf));
+	for (; sent < 200000; sent++) {
+		if (send(fd, buf, (size_t)n, MSG_NOSIGNAL) < 0)
+			break;
+	}
+	printf("nonreader=%s\n", sent < 200000 ? "disconnected" : "still-connected");
+	return 0;
+}
+
+static int cmd_stall(int argc, char **argv)
+{
+	struct sockaddr_in to;
+	int fd = open_sock(), one = 1, n = atoi(argv[3]);
+
+	(void)argc;
+	fill_addr(&to, argv[2]);
+	pingsock_setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &one, sizeof(one));
+	for (int i = 1; i <= n; i++)
+		send_echo(fd, &to, (unsigned)i);
+	printf("stalled=%d\n", n);
+	sleep(2);
+	return 0;
+}
+
 static int cmd_burst(int argc, char **argv)
 {
 	struct sockaddr_in to;
@@ -286,6 +326,10 @@ int main(int argc, char **argv)
 		return cmd_burst(argc, argv);
 	if (argc >= 4 && strcmp(argv[1], "orphan") == 0)
 		return cmd_orphan(argc, argv);
+	if (argc >= 2 && strcmp(argv[1], "nonreader") == 0)
+		return cmd_nonreader();
+	if (argc >= 4 && strcmp(argv[1], "stall") == 0)
+		return cmd_stall(argc, argv);
 	fprintf(stderr, "usage: pstool ping|bind|pair|garbage|rawsend ...\n");
 	return 2;
 }
