@@ -43,6 +43,7 @@ LIB_SRC    := $(wildcard src/lib/*.c)
 DAEMON_SRC := $(wildcard src/daemon/*.c)
 PING_SRC   := $(wildcard src/ping/*.c)
 CTL_SRC    := $(wildcard src/ctl/*.c)
+SHIM_SRC   := $(wildcard src/shim/*.c)
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNITLIB_SRC := $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
 TLIB_SRC   := $(wildcard tests/lib/*.c)
@@ -63,8 +64,9 @@ CONFS    := $(patsubst tests/conformance/%.c,$(BUILD)/tests/conformance/%,$(CONF
 BENCHES  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 PCFILE   := $(BUILD)/pingsock.pc
 
+SHIM_SO  := $(if $(SHIM_SRC),$(BUILD)/libpingsock-preload.so)
 PROGRAMS := $(DAEMON) $(PING) $(CTL)
-ALL := $(CORE_A) $(LIB_A) $(LIB_SO) $(PROGRAMS) $(PCFILE) \
+ALL := $(CORE_A) $(LIB_A) $(LIB_SO) $(SHIM_SO) $(PROGRAMS) $(PCFILE) \
        $(UNITS) $(TLIBS) $(CONFS) $(BENCHES)
 
 .PHONY: all check check-fast bench install uninstall clean lint fuzz
@@ -84,6 +86,12 @@ $(LIB_A): $(call obj,$(LIB_SRC) $(CORE_SRC))
 $(LIB_SO): $(call obj,$(LIB_SRC) $(CORE_SRC)) src/lib/libpingsock.map
 	$(CC) -shared $(LDFLAGS) -Wl,--version-script=src/lib/libpingsock.map \
 	  -Wl,-soname,libpingsock.so.0 -o $@ $(call obj,$(LIB_SRC) $(CORE_SRC))
+
+# The LD_PRELOAD shim: the library plus the interposed libc calls; it
+# exports those calls (its own version script) and nothing of the API.
+$(BUILD)/libpingsock-preload.so: $(call obj,$(SHIM_SRC) $(LIB_SRC) $(CORE_SRC)) src/shim/shim.map
+	$(CC) -shared $(LDFLAGS) -Wl,--version-script=src/shim/shim.map \
+	  -o $@ $(call obj,$(SHIM_SRC) $(LIB_SRC) $(CORE_SRC)) -ldl -lpthread
 
 $(DAEMON): $(call obj,$(DAEMON_SRC)) $(CORE_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_D)
@@ -130,7 +138,7 @@ bench: all
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 	  --inline-suppr -D_GNU_SOURCE -Iinclude -Isrc src
-	clang-tidy --quiet $(CORE_SRC) $(LIB_SRC) $(DAEMON_SRC) $(PING_SRC) $(CTL_SRC) \
+	clang-tidy --quiet $(CORE_SRC) $(LIB_SRC) $(DAEMON_SRC) $(PING_SRC) $(CTL_SRC) $(SHIM_SRC) \
 	  -- $(CPPFLAGS) -std=gnu11
 
 # libFuzzer targets for the decoders: build/fuzz/fuzz_NAME -max_total_time=60
@@ -149,6 +157,7 @@ install: all
 	install -m 0755 $(DAEMON) $(DESTDIR)$(PREFIX)/sbin/
 	install -m 0644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 0755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/libpingsock.so.0
+	[ -z "$(SHIM_SO)" ] || install -m 0755 $(SHIM_SO) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libpingsock.so.0 $(DESTDIR)$(PREFIX)/lib/libpingsock.so
 	install -m 0644 include/pingsock.h $(DESTDIR)$(PREFIX)/include/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \

@@ -1,4 +1,5 @@
 #include "lib/fdtab.h"
+#include "lib/shimapi.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -93,4 +94,41 @@ void fdtab_set_attached(int fd, uint32_t handle, pid_t pid,
 		*out = *e;
 	}
 	pthread_mutex_unlock(&lock);
+}
+
+int fdtab_dup(int oldfd, int newfd)
+{
+	int rc = 0, err = 0;
+
+	if (oldfd < 0 || newfd < 0) {
+		errno = EBADF;
+		return -1;
+	}
+	pthread_mutex_lock(&lock);
+	if ((size_t)oldfd >= ntab || !tab[oldfd].backend)
+		rc = -1, err = EBADF;
+	else if ((size_t)newfd >= ntab && grow((size_t)newfd))
+		rc = -1, err = ENOMEM;
+	else
+		tab[newfd] = tab[oldfd];
+	pthread_mutex_unlock(&lock);
+	if (rc)
+		errno = err;
+	return rc;
+}
+
+bool fdtab_drop_if_shared(int fd)
+{
+	bool shared = false;
+
+	pthread_mutex_lock(&lock);
+	if (fd >= 0 && (size_t)fd < ntab && tab[fd].backend && tab[fd].shm) {
+		for (size_t i = 0; i < ntab && !shared; i++)
+			shared = i != (size_t)fd && tab[i].backend &&
+				 tab[i].shm == tab[fd].shm;
+		if (shared)
+			memset(&tab[fd], 0, sizeof(tab[fd]));
+	}
+	pthread_mutex_unlock(&lock);
+	return shared;
 }

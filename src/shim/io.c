@@ -1,0 +1,467 @@
+/*
+ * io - the interposed socket calls.  Each one: bind the real functions,
+ * then, inside the library (shim_depth) or for any fd that is not one of
+ * pingsockd's sockets, the libc call itself; otherwise the pingsock_ call.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "lib/fdtab.h"
+#include "lib/shimapi.h"
+#include "pingsock.h"
+#include "shim/shim.h"
+
+#define SHIM_EXPORT __attribute__((visibility("default")))
+
+/* Not ours (or inside the library): straight to libc. */
+#define PASS(fd) (shim_init(), shim_depth || !shim_ours(fd))
+
+static bool shimmed_kind(int domain, int type, int protocol)
+{
+	int base = type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+	/* IPv4 only until pingsockd serves ICMPv6: an AF_INET6 request
+	 * keeps the kernel's answer. */
+	return base == SOCK_DGRAM && domain == AF_INET &&
+	       protocol == IPPROTO_ICMP;
+}
+
+SHIM_EXPORT int socket(int domain, int type, int protocol)
+{
+	const char *mode;
+	int fd;
+
+	shim_init();
+	if (shim_depth || !shimmed_kind(domain, type, protocol))
+		return shim_real.socket(domain, type, protocol);
+	mode = getenv("PINGSOCK_BACKEND");
+	if (!mode || !*mode || strcmp(mode, "auto") == 0 ||
+	    strcmp(mode, "kernel") == 0) {
+		/* The kernel's socket whenever it gives one; its answer
+		 * stands for anything but "you may not". */
+		fd = shim_real.socket(domain, type, protocol);
+		if (fd >= 0 || (mode && strcmp(mode, "kernel") == 0) ||
+		    (errno != EACCES && errno != EPROTONOSUPPORT))
+			return fd;
+	}
+	/* auto after the kernel's refusal, daemon, or a bad value (the
+	 * library's EINVAL). */
+	SHIM_ENTER();
+	fd = pingsock_socket(domain, type, protocol);
+	if (fd >= 0 && pingsock_backend(fd) != PINGSOCK_BACKEND_DAEMON)
+		fdtab_clear(fd);	/* the kernel's after all: not ours */
+	else if (fd >= 0)
+		shim_mark(fd, true);
+	SHIM_LEAVE();
+	SHIM_LOGRC(fd, "socket(%d, %#x, %d)%s", domain, type, protocol,
+		   fd >= 0 ? " [pingsockd]" : "");
+	return fd;
+}
+
+SHIM_EXPORT int bind(int fd, __CONST_SOCKADDR_ARG addr, socklen_t len)
+{
+	int rc;
+
+	if (PASS(fd))
+		return shim_real.bind(fd, addr, len);
+	SHIM_ENTER();
+	rc = pingsock_bind(fd, addr.__sockaddr__, len);
+	SHIM_LEAVE();
+	SHIM_LOGRC(rc, "bind(%d, %u)", fd, (unsigned)len);
+	return rc;
+}
+
+SHIM_EXPORT int connect(int fd, __CONST_SOCKADDR_ARG addr, socklen_t len)
+{
+	int rc;
+
+	if (PASS(fd))
+		return shim_real.connect(fd, addr, len);
+	SHIM_ENTER();
+	rc = pingsock_connect(fd, addr.__sockaddr__, len);
+	SHIM_LEAVE();
+	SHIM_LOGRC(rc, "connect(%d, %u)", fd, (unsigned)len);
+	return rc;
+}
+
+SHIM_EXPORT ssize_t send(int fd, const void *buf, size_t len, int flags)
+{
+	ssize_t rc;
+
+	if (PASS(fd))
+		return shim_real.send(fd, buf, len, flags);
+	SHIM_ENTER();
+	rc = pingsock_send(fd, buf, len, flags);
+	SHIM_LEAVE();
+	SHIM_LOGRC(rc, "send(%d, %zu, %#x)", fd, len, flags);
+	return rc;
+}
+
+SHIM_EXPORT ssize_t sendto(int fd, const void *buf, size_t len, int flags,
+			   __CONST_SOCKADDR_ARG dst, socklen_t dstlen)
+{
+	ssize_t rc;
+
+	if (PASS(fd))
+		return shim_real.sendto(fd, buf, len, flags, dst, dstlen);
+	SHIM_ENTER();
+	rc = pingsock_sendto(fd, buf, len, flags, dst.__sockaddr__, dstlen);
+	SHIM_LEAVE();
+	SHIM_LOGRC(rc, "sendto(%d, %zu, %#x, %u)", fd, len, flags,
+		   (unsigned)dstlen);
+	return rc;
+}
+
+SHIM_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+	ssize_t rc;
+
+	if (PASS(fd))
+		return shim_real.sendmsg(fd, msg, flags);
+	SHIM_ENTER();
+	rc = pingsock_sendmsg(fd, msg, flags);
+	SHIM_LEAVE();
+	SHIM_LOGRC(rc, "sendmsg(%d, %#x)", fd, flags);
+	return rc;
+}
+
+SHIM_EXPORT ssize_t recv(int fd, void *buf, size_t len, int flags)
+{
+	ssize_t rc;
+
+	if (PASS(fd))
+		return shim_real.recv(fd, buf, len, flags);
+	SHIM_ENTER();
+	rc = pingsock_recv(fd, buf, len, flags);
+	SHIM_LEAVE();
+	SHIM_LOGRC(rc, "recv(%d, %zu, %#x)", fd, len, flags);
+	return rc;
+}
+
+SHIM_EXPORT ssize_t recvfrom(int fd, void *__restrict buf, size_t len,
+			     int flags, __SOCKADDR_ARG src,
+			     socklen_t *__restrict srclen)
+{
+	ssize_t rc;
+
+	if (PASS(fd))
+		return shim_real.recvfrom(fd, buf, len, flags, src, srclen);
+	SHIM_ENTER();
+	rc = pingsock_recvfrom(fd, buf, len, flags, src.__sockaddr__, srclen);
+	SHIM_LEAVE();
+	SHIM_LOGRC(rc, "recvfrom(%d, %zu, %#x)", fd, len, flags);
+	return rc;
+}
+
+SHIM_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	ssize_t rc;
+
+	if (PASS(fd))
+		return shim_real.recvmsg(fd, msg, flags);
+	SHIM_ENTER();
+	rc = pingsock_recvmsg(fd, msg, flags);
+	SHIM_LEAVE();
+	SHIM_LOGRC(rc, "recvmsg(%d, %#x)", fd, flags);
+	return rc;
+}
+
+/* read/write on a datagram socket: recv/send with no flags. */
+SHIM_EXPORT ssize_t read(int fd, void *buf, size_t len)
+{
+	ssize_t rc;
+
+	if (PASS(fd))
+		return shim_real.read(fd, buf, len);
+	SHIM_ENTER();
+	rc = pingsock_recv(fd, buf, len, 0);
+	SHIM_LEAVE();
+	SHIM_LOGRC(rc, "read(%d, %zu)", fd, len);
+	return rc;
+}
+
+SHIM_EXPORT ssize_t write(int fd, const void *buf, size_t len)
+{
+	ssize_t rc;
+
+	if (PASS(fd))
+		return shim_real.write(fd, buf, len);
+	SHIM_ENTER();
+	rc = pingsock_send(fd, buf, len, 0);
+	SHIM_LEAVE();
+	SHIM_LOGRC(rc, "write(%d, %zu)", fd, len);
+	return rc;
+}
+
+/* _FORTIFY_SOURCE variants. */
+extern void __chk_fail(void) __attribute__((noreturn));
+ssize_t __read_chk(int fd, void *buf, size_t len, size_t buflen);
+ssize_t __recv_chk(int fd, void *buf, size_t len, size_t buflen, int flags);
+ssize_t __recvfrom_chk(int fd, void *buf, size_t len, size_t buflen,
+		       int flags, struct sockaddr *src, socklen_t *srclen);
+
+SHIM_EXPORT ssize_t __read_chk(int fd, void *buf, size_t len, size_t buflen)
+{
+	if (PASS(fd))
+		return shim_real.read_chk(fd, buf, len, buflen);
+	if (len > buflen)
+		__chk_fail();
+	return read(fd, buf, len);
+}
+
+SHIM_EXPORT ssize_t __recv_chk(int fd, void *buf, size_t len, size_t buflen,
+			       int flags)
+{
+	if (PASS(fd))
+		return shim_real.recv_chk(fd, buf, len, buflen, flags);
+	if (len > buflen)
+		__chk_fail();
+	return recv(fd, buf, len, flags);
+}
+
+SHIM_EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t len,
+				   size_t buflen, int flags,
+				   struct sockaddr *src, socklen_t *srclen)
+{
+	if (PASS(fd))
+		return shim_real.recvfrom_chk(fd, buf, len, buflen, flags, src,
+					      srclen);
+	if (len > buflen)
+		__chk_fail();
+	return recvfrom(fd, buf, len, flags, src, srclen);
+}
+
+SHIM_EXPORT int getsockname(int fd, __SOCKADDR_ARG addr,
+			    socklen_t *__restrict len)
+{
+	int rc;
+
+	if (PASS(fd))
+		return shim_real.getsockname(fd, addr, len);
+	SHIM_ENTER();
+	rc = pingsock_getsockname(fd, addr.__sockaddr__, len);
+	SHIM_LEAVE();
+	SHIM_LOGRC(rc, "getsockname(%d)", fd);
+	return rc;
+}
+
+SHIM_EXPORT int getpeername(int fd, __SOCKADDR_ARG addr,
+			    socklen_t *__restrict len)
+{
+	int rc;
+
+	if (PASS(fd))
+		return shim_real.getpeername(fd, addr, len);
+	SHIM_ENTER();
+	rc = pingsock_getpeername(fd, addr.__sockaddr__, len);
+	SHIM_LEAVE();
+	SHIM_LOGRC(rc, "getpeername(%d)", fd);
+	return rc;
+}
+
+SHIM_EXPORT int setsockopt(int fd, int level, int name, const void *val,
+			   socklen_t len)
+{
+	int rc;
+
+	if (PASS(fd))
+		return shim_real.setsockopt(fd, level, name, val, len);
+	SHIM_ENTER();
+	rc = pingsock_setsockopt(fd, level, name, val, len);
+	SHIM_LEAVE();
+	SHIM_LOGRC(rc, "setsockopt(%d, %d, %d, %u)", fd, level, name,
+		   (unsigned)len);
+	return rc;
+}
+
+SHIM_EXPORT int getsockopt(int fd, int level, int name, void *__restrict val,
+			   socklen_t *__restrict len)
+{
+	int rc;
+
+	if (PASS(fd))
+		return shim_real.getsockopt(fd, level, name, val, len);
+	SHIM_ENTER();
+	rc = pingsock_getsockopt(fd, level, name, val, len);
+	SHIM_LEAVE();
+	SHIM_LOGRC(rc, "getsockopt(%d, %d, %d)", fd, level, name);
+	return rc;
+}
+
+SHIM_EXPORT int ioctl(int fd, unsigned long request, ...)
+{
+	va_list ap;
+	void *arg;
+	int rc;
+
+	va_start(ap, request);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (PASS(fd))
+		return shim_real.ioctl(fd, request, arg);
+	SHIM_ENTER();
+	rc = pingsock_ioctl(fd, request, arg);
+	SHIM_LEAVE();
+	SHIM_LOGRC(rc, "ioctl(%d, %#lx)", fd, request);
+	return rc;
+}
+
+int shim_close_ours(int fd)
+{
+	int rc;
+
+	shim_mark(fd, false);
+	SHIM_ENTER();
+	if (fdtab_drop_if_shared(fd))
+		rc = shim_real.close(fd);	/* another copy lives on */
+	else
+		rc = pingsock_close(fd);
+	SHIM_LEAVE();
+	SHIM_LOGRC(rc, "close(%d)", fd);
+	return rc;
+}
+
+SHIM_EXPORT int close(int fd)
+{
+	if (PASS(fd))
+		return shim_real.close(fd);
+	return shim_close_ours(fd);
+}
+
+/* newfd (>= 0, a fresh copy of fd) becomes the same socket. */
+static int adopt(int fd, int newfd, const char *what)
+{
+	int saved;
+
+	if (newfd < 0) {
+		SHIM_LOGRC(newfd, "%s(%d)", what, fd);
+		return newfd;
+	}
+	if (fdtab_dup(fd, newfd) < 0) {
+		saved = errno;
+		shim_real.close(newfd);
+		errno = saved;
+		SHIM_LOGRC(-1, "%s(%d)", what, fd);
+		return -1;
+	}
+	shim_mark(newfd, true);
+	SHIM_LOGRC(newfd, "%s(%d)", what, fd);
+	return newfd;
+}
+
+static int do_fcntl(int (*real)(int, int, ...), int fd, int cmd, void *arg)
+{
+	int rc;
+
+	if (PASS(fd))
+		return real(fd, cmd, arg);
+	if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
+		return adopt(fd, real(fd, cmd, arg), "fcntl(F_DUPFD)");
+	/* Flags live on the data descriptor itself (O_NONBLOCK included,
+	 * which the library's receive honours). */
+	rc = real(fd, cmd, arg);
+	SHIM_LOGRC(rc, "fcntl(%d, %d)", fd, cmd);
+	return rc;
+}
+
+SHIM_EXPORT int fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	shim_init();
+	return do_fcntl(shim_real.fcntl, fd, cmd, arg);
+}
+
+SHIM_EXPORT int fcntl64(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	shim_init();
+	return do_fcntl(shim_real.fcntl64, fd, cmd, arg);
+}
+
+SHIM_EXPORT int dup(int fd)
+{
+	if (PASS(fd))
+		return shim_real.dup(fd);
+	return adopt(fd, shim_real.dup(fd), "dup");
+}
+
+/*
+ * dup2/dup3 onto a shimmed descriptor close it first (as the kernel
+ * does, though not atomically here); onto any other, the real call.
+ */
+static int dup_onto(int oldfd, int newfd, int flags, bool three)
+{
+	bool old_ours, new_ours;
+	int rc;
+
+	shim_init();
+	if (shim_depth)
+		return three ? shim_real.dup3(oldfd, newfd, flags)
+			     : shim_real.dup2(oldfd, newfd);
+	old_ours = shim_ours(oldfd);
+	new_ours = shim_ours(newfd);
+	if (!old_ours && !new_ours)
+		return three ? shim_real.dup3(oldfd, newfd, flags)
+			     : shim_real.dup2(oldfd, newfd);
+	if (oldfd == newfd)
+		return three ? shim_real.dup3(oldfd, newfd, flags)
+			     : shim_real.dup2(oldfd, newfd);
+	if (new_ours) {
+		/* Fail as the kernel would before touching newfd. */
+		if (shim_real.fcntl(oldfd, F_GETFD) < 0 ||
+		    (three && (flags & ~O_CLOEXEC))) {
+			if (three && (flags & ~O_CLOEXEC))
+				errno = EINVAL;
+			return -1;
+		}
+		shim_close_ours(newfd);
+	}
+	rc = three ? shim_real.dup3(oldfd, newfd, flags)
+		   : shim_real.dup2(oldfd, newfd);
+	if (!old_ours || rc < 0) {
+		SHIM_LOGRC(rc, "dup%c(%d, %d)", three ? '3' : '2', oldfd,
+			   newfd);
+		return rc;
+	}
+	return adopt(oldfd, rc, three ? "dup3" : "dup2");
+}
+
+SHIM_EXPORT int dup2(int oldfd, int newfd)
+{
+	return dup_onto(oldfd, newfd, 0, false);
+}
+
+SHIM_EXPORT int dup3(int oldfd, int newfd, int flags)
+{
+	return dup_onto(oldfd, newfd, flags, true);
+}
+
+SHIM_EXPORT int shutdown(int fd, int how)
+{
+	int rc;
+
+	if (PASS(fd))
+		return shim_real.shutdown(fd, how);
+	SHIM_ENTER();
+	rc = pingsock_shutdown(fd, how);
+	SHIM_LEAVE();
+	SHIM_LOGRC(rc, "shutdown(%d, %d)", fd, how);
+	return rc;
+}

@@ -1,0 +1,120 @@
+/* real - the libc functions behind the shim, the fd map, the debug log. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/fdtab.h"
+#include "pingsock.h"
+#include "shim/shim.h"
+
+struct shim_real shim_real;
+__thread int shim_depth __attribute__((tls_model("initial-exec")));
+bool shim_debug;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+#define BIND(field, name) \
+	(*(void **)&shim_real.field = dlsym(RTLD_NEXT, name))
+
+static void bind_all(void)
+{
+	const char *d = getenv("PINGSOCK_DEBUG");
+
+	BIND(socket, "socket");
+	BIND(bind, "bind");
+	BIND(connect, "connect");
+	BIND(send, "send");
+	BIND(sendto, "sendto");
+	BIND(sendmsg, "sendmsg");
+	BIND(recv, "recv");
+	BIND(recvfrom, "recvfrom");
+	BIND(recvmsg, "recvmsg");
+	BIND(read, "read");
+	BIND(write, "write");
+	BIND(read_chk, "__read_chk");
+	BIND(recv_chk, "__recv_chk");
+	BIND(recvfrom_chk, "__recvfrom_chk");
+	BIND(getsockname, "getsockname");
+	BIND(getpeername, "getpeername");
+	BIND(setsockopt, "setsockopt");
+	BIND(getsockopt, "getsockopt");
+	BIND(ioctl, "ioctl");
+	BIND(fcntl, "fcntl");
+	BIND(fcntl64, "fcntl64");
+	BIND(close, "close");
+	BIND(dup, "dup");
+	BIND(dup2, "dup2");
+	BIND(dup3, "dup3");
+	BIND(shutdown, "shutdown");
+	BIND(poll, "poll");
+	BIND(poll_chk, "__poll_chk");
+	BIND(ppoll, "ppoll");
+	BIND(select, "select");
+	BIND(pselect, "pselect");
+	if (!shim_real.fcntl64)
+		shim_real.fcntl64 = shim_real.fcntl;
+	shim_debug = d && *d && strcmp(d, "0") != 0;
+}
+
+void shim_init(void)
+{
+	pthread_once(&once, bind_all);
+}
+
+/* Daemon sockets among the low descriptors: one byte each. */
+#define SHIM_MAP_FDS 65536
+static _Atomic unsigned char map[SHIM_MAP_FDS];
+
+bool shim_ours(int fd)
+{
+	struct fdent ent;
+
+	if (fd < 0)
+		return false;
+	if (fd < SHIM_MAP_FDS)
+		return atomic_load_explicit(&map[fd], memory_order_relaxed);
+	return fdtab_get(fd, &ent) && ent.backend == PINGSOCK_BACKEND_DAEMON;
+}
+
+void shim_mark(int fd, bool ours)
+{
+	if (fd >= 0 && fd < SHIM_MAP_FDS)
+		atomic_store_explicit(&map[fd], ours, memory_order_relaxed);
+}
+
+const char *shim_errstr(void)
+{
+	static __thread char buf[96];
+
+	snprintf(buf, sizeof(buf), "(%s)", strerror(errno));
+	return buf;
+}
+
+void shim_log(const char *fmt, ...)
+{
+	int saved = errno;
+	char buf[512];
+	int n = snprintf(buf, sizeof(buf), "pingsock-preload[%d]: ",
+			 (int)getpid());
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (n > 0 && (size_t)n < sizeof(buf))
+		/* The analyzer misses the va_start above, as in log.c. */
+		n += vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized)
+	va_end(ap);
+	if (n < 0)
+		n = 0;
+	if ((size_t)n >= sizeof(buf) - 1)
+		n = (int)sizeof(buf) - 2;
+	buf[n++] = '\n';
+	if (shim_real.write)
+		(void)!shim_real.write(2, buf, (size_t)n);
+	errno = saved;
+}

@@ -1,0 +1,94 @@
+/*
+ * shim - libpingsock-preload.so: the libc calls an unmodified program
+ * makes on a ping socket, served by libpingsock when the socket is one of
+ * pingsockd's.
+ *
+ * Recursion guard.  The library objects linked into the shim call socket,
+ * close, recvmsg, poll, fcntl, ... themselves, and inside this shared
+ * object those references resolve to the shim's own definitions (the
+ * shim is first in the lookup scope after the executable).  Every
+ * interposed call therefore first checks a thread-local depth counter:
+ * while the shim is inside a pingsock_* call (SHIM_ENTER/SHIM_LEAVE), every
+ * interposed call goes straight to the real libc function.  Signal
+ * handlers that run while the depth is raised go to libc too, which is
+ * only wrong for a handler that uses a ping socket (a rare case).
+ *
+ * Fast path.  Whether an fd is a daemon socket is one relaxed load from a
+ * byte map (shim_ours); only fds above SHIM_MAP_FDS take the fdtab lock.
+ */
+#ifndef PS_SHIM_H
+#define PS_SHIM_H
+
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+struct shim_real {
+	__typeof__(socket) *socket;
+	__typeof__(bind) *bind;
+	__typeof__(connect) *connect;
+	__typeof__(send) *send;
+	__typeof__(sendto) *sendto;
+	__typeof__(sendmsg) *sendmsg;
+	__typeof__(recv) *recv;
+	__typeof__(recvfrom) *recvfrom;
+	__typeof__(recvmsg) *recvmsg;
+	ssize_t (*read)(int, void *, size_t);
+	ssize_t (*write)(int, const void *, size_t);
+	ssize_t (*read_chk)(int, void *, size_t, size_t);
+	ssize_t (*recv_chk)(int, void *, size_t, size_t, int);
+	ssize_t (*recvfrom_chk)(int, void *, size_t, size_t, int,
+				struct sockaddr *, socklen_t *);
+	__typeof__(getsockname) *getsockname;
+	__typeof__(getpeername) *getpeername;
+	__typeof__(setsockopt) *setsockopt;
+	__typeof__(getsockopt) *getsockopt;
+	int (*ioctl)(int, unsigned long, ...);
+	int (*fcntl)(int, int, ...);
+	int (*fcntl64)(int, int, ...);
+	int (*close)(int);
+	int (*dup)(int);
+	int (*dup2)(int, int);
+	int (*dup3)(int, int, int);
+	__typeof__(shutdown) *shutdown;
+	__typeof__(poll) *poll;
+	int (*poll_chk)(struct pollfd *, nfds_t, int, size_t);
+	__typeof__(ppoll) *ppoll;
+	__typeof__(select) *select;
+	__typeof__(pselect) *pselect;
+};
+
+extern struct shim_real shim_real;
+extern __thread int shim_depth __attribute__((tls_model("initial-exec")));
+extern bool shim_debug;
+
+/* Bind the real functions (once) and read PINGSOCK_DEBUG. */
+void shim_init(void);
+
+#define SHIM_ENTER() (shim_depth++)
+#define SHIM_LEAVE() (shim_depth--)
+
+/* Is fd one of pingsockd's sockets handed out by the shim? */
+bool shim_ours(int fd);
+void shim_mark(int fd, bool ours);
+
+/* PINGSOCK_DEBUG=1: one line on stderr; keeps errno. */
+void shim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Log "NAME(ARGS) = rc" (or "-1 (strerror)") for a call on fd; keeps errno. */
+#define SHIM_LOGRC(rc, fmt, ...)                                            \
+	do {                                                                \
+		if (shim_debug)                                             \
+			shim_log(fmt " = %ld%s%s", __VA_ARGS__, (long)(rc), \
+				 (rc) < 0 ? " " : "",                       \
+				 (rc) < 0 ? shim_errstr() : "");            \
+	} while (0)
+const char *shim_errstr(void);
+
+/* close() of a shimmed fd: the last copy closes the daemon socket. */
+int shim_close_ours(int fd);
+
+#endif
