@@ -61,6 +61,7 @@ CTL      := $(BUILD)/pingsockctl
 UNITS    := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRC))
 TLIBS    := $(patsubst tests/lib/%.c,$(BUILD)/tests/lib/%,$(TLIB_SRC))
 CONFS    := $(patsubst tests/conformance/%.c,$(BUILD)/tests/conformance/%,$(CONF_SRC))
+CONFS   += $(patsubst tests/conformance/%.c,$(BUILD)/tests/conformance-plain/%,$(CONF_SRC))
 BENCHES  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 PCFILE   := $(BUILD)/pingsock.pc
 
@@ -111,6 +112,16 @@ $(BUILD)/tests/lib/%: $(BUILD)/obj/tests/lib/%.o $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 
 $(BUILD)/tests/conformance/%: $(BUILD)/obj/tests/conformance/%.o $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
+
+# The same cases as plain libc programs (-DCONF_PLAIN, plain.h), without
+# libpingsock: run.sh runs them under the shim (CONF_SHIM=1).
+$(BUILD)/obj/tests/conformance-plain/%.o: tests/conformance/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -DCONF_PLAIN $(ALLCFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/conformance-plain/%: $(BUILD)/obj/tests/conformance-plain/%.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 
@@ -170,8 +181,11 @@ install: all
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/ping $(DESTDIR)$(PREFIX)/bin/pingsockctl \
 	  $(DESTDIR)$(PREFIX)/sbin/pingsockd $(DESTDIR)$(PREFIX)/lib/libpingsock.* \
+	  $(DESTDIR)$(PREFIX)/lib/libpingsock-preload.so \
 	  $(DESTDIR)$(PREFIX)/include/pingsock.h \
 	  $(DESTDIR)$(PREFIX)/lib/pkgconfig/pingsock.pc
+	for m in man/*.8; do rm -f $(DESTDIR)$(PREFIX)/share/man/man8/$${m#man/}; done
+	for m in man/*.3; do rm -f $(DESTDIR)$(PREFIX)/share/man/man3/$${m#man/}; done
 
 clean:
 	rm -rf build build-asan

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/errqueue.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -695,6 +696,30 @@ static void op_connect(struct server *s, struct client *c, struct dsock *ds,
 			       req->u.addr.len);
 }
 
+/*
+ * PINGSOCK_IDENT=keep: before its first send, bind the socket to the
+ * identifier the program wrote, as bind() with that port would (so the
+ * same-uid rule and "already bound: EINVAL" apply).  -EPERM when the
+ * policy forbids it; the library then sends as without the variable.
+ */
+static void op_keepid(struct server *s, struct client *c, struct dsock *ds,
+		      const struct wire_req *req, int fd, struct reply *r)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+
+	if (!s->conf.policy.ident_keep) {
+		r->result = -EPERM;
+		return;
+	}
+	if (ps_family(ds->ps) != AF_INET) {
+		r->result = -EAFNOSUPPORT;
+		return;
+	}
+	sin.sin_port = htons((uint16_t)req->u.ident);
+	r->result = ps_bind(s->tab, ds->ps, s->env, (const uint8_t *)&sin,
+			    sizeof(sin));
+}
+
 /* Put a checked request on the wire; the send's result. */
 static int32_t finish_send(struct server *s, struct dsock *ds,
 			   const struct ps_sendinfo *info, const uint8_t *pkt,
@@ -870,6 +895,7 @@ static const struct op ops[WIRE_TYPE_END] = {
 	[WIRE_GETPEER] = { op_getname, false, true, false },
 	[WIRE_SHUTDOWN] = { op_shutdown, false, true, false },
 	[WIRE_STATS] = { op_stats, false, false, false },
+	[WIRE_KEEPID] = { op_keepid, false, true, false },
 };
 
 static int send_reply(struct client *c, uint16_t type, const struct reply *r)

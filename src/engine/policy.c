@@ -11,6 +11,7 @@ void policy_default(struct policy *p)
 	p->gid_low = 0;
 	p->gid_high = UINT32_MAX - 1;	/* (gid_t)-1 is "no gid" */
 	p->min_interval_ms = 0;
+	p->ident_keep = true;
 }
 
 static int parse_u32(const char **s, uint32_t *out)
@@ -76,6 +77,20 @@ static int parse_min_interval(struct policy *p, const char *val, char *why,
 	return 0;
 }
 
+static int parse_ident_keep(struct policy *p, const char *val, char *why,
+			    size_t whylen)
+{
+	if (strcmp(val, "yes") == 0) {
+		p->ident_keep = true;
+	} else if (strcmp(val, "no") == 0) {
+		p->ident_keep = false;
+	} else {
+		snprintf(why, whylen, "ident_keep: expected yes or no");
+		return -1;
+	}
+	return 0;
+}
+
 struct key {
 	const char *name;
 	int (*parse)(struct policy *p, const char *val, char *why, size_t len);
@@ -84,6 +99,7 @@ struct key {
 static const struct key keys[] = {
 	{ "groups", parse_groups },
 	{ "min_interval", parse_min_interval },
+	{ "ident_keep", parse_ident_keep },
 };
 
 static char *trim(char *s)

@@ -8,6 +8,8 @@
  *   min_interval = MS     least time between two requests of one socket;
  *                         a send that comes sooner waits (EAGAIN with
  *                         MSG_DONTWAIT); default 0, no limit
+ *   ident_keep = yes|no   whether PINGSOCK_IDENT=keep may bind a socket to
+ *                         the identifier its program wrote; default yes
  *
  * A malformed file is refused as a whole with "FILE:LINE: reason", so a
  * reload with a bad file keeps the policy in force.
@@ -23,6 +25,7 @@
 struct policy {
 	uint32_t gid_low, gid_high;
 	uint32_t min_interval_ms;	/* between two sends of one socket */
+	bool ident_keep;		/* WIRE_KEEPID allowed */
 };
 
 void policy_default(struct policy *p);

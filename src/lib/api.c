@@ -19,6 +19,7 @@
 #include "lib/dsock.h"
 #include "lib/errq.h"
 #include "lib/fdtab.h"
+#include "lib/shimapi.h"
 #include "pingsock.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -29,7 +30,7 @@ enum mode { MODE_AUTO, MODE_KERNEL, MODE_DAEMON, MODE_BAD };
 
 static enum mode backend_mode(void)
 {
-	const char *m = getenv("PINGSOCK_BACKEND");
+	const char *m = secure_getenv("PINGSOCK_BACKEND");
 
 	if (!m || !*m || strcmp(m, "auto") == 0)
 		return MODE_AUTO;
@@ -148,7 +149,10 @@ static int open_daemon(int domain, int type, int protocol)
 	size_t blen = sizeof(handle);
 	struct fdent ent = { .backend = PINGSOCK_BACKEND_DAEMON,
 			     .family = domain, .errfd = -1 };
+	const char *ident = secure_getenv("PINGSOCK_IDENT");
 	int fds[CONN_MAX_FDS], fd, rc;
+
+	ent.keep_ident = ident && strcmp(ident, "keep") == 0;
 
 	req.u.open.domain = domain;
 	req.u.open.type = type;
@@ -196,7 +200,7 @@ EXPORT int pingsock_socket(int domain, int type, int protocol)
 	why[0] = '\0';
 	if (mode == MODE_BAD) {
 		snprintf(why, sizeof(why), "PINGSOCK_BACKEND=%s: expected "
-			 "auto, kernel or daemon", getenv("PINGSOCK_BACKEND"));
+			 "auto, kernel or daemon", secure_getenv("PINGSOCK_BACKEND"));
 		errno = EINVAL;
 		return -1;
 	}
@@ -213,20 +217,23 @@ EXPORT int pingsock_socket(int domain, int type, int protocol)
 				why_kernel(-rc);
 			return (int)dsock_ret(rc);
 		}
+		int krc = rc;
+
 		rc = open_daemon(domain, type, protocol);
 		if (rc >= 0) {
 			why[0] = '\0';
 			return rc;
 		}
 		if (rc == -ENOENT || rc == -ECONNREFUSED) {
-			/* Say both halves: the kernel refused, no daemon. */
+			/* Say both halves: the kernel refused, no daemon;
+			 * the errno is the kernel's. */
 			char k[sizeof(why)];
 
-			why_kernel(EACCES);
+			why_kernel(-krc);
 			memcpy(k, why, sizeof(k));
 			why_daemon(rc);
 			append_why(k);
-			rc = -EACCES;
+			rc = krc;
 		}
 		return (int)dsock_ret(rc);
 	}
@@ -382,12 +389,12 @@ EXPORT int pingsock_close(int fd)
  * What the kernel's datagram_poll() reports for a daemon socket that the
  * data descriptor cannot show by itself: POLLERR while an error is
  * pending or queued; after shutdown(SHUT_RD) readable (EOF); after both
- * directions, POLLHUP.
+ * directions, POLLHUP.  (The EPOLL* values of these bits are the same.)
  */
-static short synth_events(const struct pollfd *p, const struct fdent *ent)
+unsigned pollsynth(const struct fdent *ent, unsigned events)
 {
 	uint32_t shut;
-	short ev = 0;
+	unsigned ev = 0;
 
 	if (!ent->shm)
 		return 0;
@@ -395,10 +402,15 @@ static short synth_events(const struct pollfd *p, const struct fdent *ent)
 		ev |= POLLERR;
 	shut = atomic_load(&ent->shm->shutdown);
 	if (shut & WIRE_SHUT_RD)
-		ev |= (short)((POLLIN | POLLRDNORM | POLLRDHUP) & p->events);
+		ev |= (POLLIN | POLLRDNORM | POLLRDHUP) & events;
 	if (shut == (WIRE_SHUT_RD | WIRE_SHUT_WR))
 		ev |= POLLHUP;
 	return ev;
+}
+
+static short synth_events(const struct pollfd *p, const struct fdent *ent)
+{
+	return (short)pollsynth(ent, (unsigned short)p->events);
 }
 
 /* The daemon sockets among fds, with their error descriptors. */

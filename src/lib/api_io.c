@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <limits.h>
 #include <netinet/in.h>
+#include <netinet/ip_icmp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -61,6 +62,34 @@ static void *flatten(const struct iovec *iov, size_t n, size_t total)
 }
 
 /*
+ * PINGSOCK_IDENT=keep, at the socket's first send: ask the daemon to bind
+ * it to the identifier of this Echo Request.  Whatever the answer (taken,
+ * already bound, forbidden by the policy), the send then goes as usual.
+ */
+static void keep_ident(int fd, struct fdent *ent, const struct iovec *iov,
+		       size_t niov)
+{
+	struct wire_req req = { .type = WIRE_KEEPID };
+	uint8_t hdr[6];
+	size_t got = 0;
+
+	fdtab_clear_keep(fd);
+	ent->keep_ident = false;
+	for (size_t i = 0; i < niov && got < sizeof(hdr); i++) {
+		size_t n = iov[i].iov_len < sizeof(hdr) - got
+				   ? iov[i].iov_len : sizeof(hdr) - got;
+
+		if (n)
+			memcpy(hdr + got, iov[i].iov_base, n);
+		got += n;
+	}
+	if (got < sizeof(hdr) || hdr[0] != ICMP_ECHO || hdr[1] != 0)
+		return;
+	req.u.ident = (uint32_t)hdr[4] << 8 | hdr[5];
+	(void)dsock_call(fd, ent, &req, NULL, 0, NULL, NULL);
+}
+
+/*
  * One WIRE_SEND.  namelen is WIRE_NO_NAME when the caller gave no address;
  * the daemon checks the name and data exactly as the kernel would.
  */
@@ -76,6 +105,8 @@ static long dsend(int fd, struct fdent *ent, int flags, const void *name,
 
 	if (ctllen > WIRE_CTL_MAX)
 		return -ENOBUFS;
+	if (ent->keep_ident)
+		keep_ident(fd, ent, iov, niov);
 	req.u.send.flags = flags;
 	req.u.send.len = total > WIRE_DATA_MAX ? UINT32_MAX : (uint32_t)total;
 	req.u.send.namelen = namelen;

@@ -1,4 +1,5 @@
 #include "lib/conn.h"
+#include "lib/shimapi.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,9 +25,19 @@ static bool forked;	/* set in the child: ctl_fd is the parent's */
 
 const char *conn_path(void)
 {
-	const char *p = getenv("PINGSOCK_SOCKET");
+	const char *p = secure_getenv("PINGSOCK_SOCKET");
 
 	return p && *p ? p : PINGSOCK_DEFAULT_SOCKET;
+}
+
+int conn_fd(void)
+{
+	int fd;
+
+	pthread_mutex_lock(&lock);
+	fd = ctl_fd;
+	pthread_mutex_unlock(&lock);
+	return fd;
 }
 
 static void atfork_prepare(void) { pthread_mutex_lock(&lock); }

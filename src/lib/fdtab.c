@@ -74,6 +74,14 @@ void fdtab_set_stamp(int fd, const struct timespec *ts)
 	pthread_mutex_unlock(&lock);
 }
 
+void fdtab_clear_keep(int fd)
+{
+	pthread_mutex_lock(&lock);
+	if (fd >= 0 && (size_t)fd < ntab)
+		tab[fd].keep_ident = false;
+	pthread_mutex_unlock(&lock);
+}
+
 void fdtab_set_attached(int fd, uint32_t handle, pid_t pid,
 			struct wire_shm **shm, int *errfd, struct fdent *out)
 {
@@ -131,4 +139,32 @@ bool fdtab_drop_if_shared(int fd)
 	}
 	pthread_mutex_unlock(&lock);
 	return shared;
+}
+
+int fdtab_next(int from)
+{
+	int fd = -1;
+
+	pthread_mutex_lock(&lock);
+	for (size_t i = from < 0 ? 0 : (size_t)from; i < ntab && fd < 0; i++)
+		if (tab[i].backend)
+			fd = (int)i;
+	pthread_mutex_unlock(&lock);
+	return fd;
+}
+
+size_t fdtab_errfds(int *out, size_t max)
+{
+	size_t n = 0;
+
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < ntab; i++) {
+		if (!tab[i].backend || tab[i].errfd < 0)
+			continue;
+		if (n < max)
+			out[n] = tab[i].errfd;
+		n++;
+	}
+	pthread_mutex_unlock(&lock);
+	return n;
 }

@@ -20,6 +20,7 @@ struct fdent {
 	pid_t attached;		/* process whose connection knows handle */
 	struct wire_shm *shm;	/* the socket's shared state page */
 	int errfd;		/* the socket's error queue (hidden), or -1 */
+	bool keep_ident;	/* PINGSOCK_IDENT=keep, first send not yet made */
 	bool has_stamp;		/* SIOCGSTAMP: time of the last datagram read */
 	struct timespec stamp;
 };
@@ -29,6 +30,8 @@ bool fdtab_get(int fd, struct fdent *out);
 int fdtab_set(int fd, const struct fdent *ent);
 void fdtab_clear(int fd);
 void fdtab_set_stamp(int fd, const struct timespec *ts);
+/* The first send is being made: keep_ident no longer applies. */
+void fdtab_clear_keep(int fd);
 /*
  * Record a (re)attachment.  The shared page and error descriptor are
  * taken only if the entry has none (*shm and *errfd are then set to

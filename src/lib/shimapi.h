@@ -11,6 +11,9 @@
 #define PS_SHIMAPI_H
 
 #include <stdbool.h>
+#include <stddef.h>
+
+struct fdent;
 
 /* Give newfd a copy of oldfd's entry; -1 (ENOMEM / EBADF) on failure. */
 int fdtab_dup(int oldfd, int newfd);
@@ -23,5 +26,24 @@ int fdtab_dup(int oldfd, int newfd);
  * exactly one sees "last".
  */
 bool fdtab_drop_if_shared(int fd);
+
+/* The smallest descriptor >= from that has an entry, or -1. */
+int fdtab_next(int from);
+
+/*
+ * The library's own descriptors that a program must not close behind its
+ * back (close_range, closefrom): the error descriptor of every entry
+ * (copies share one, so a number may repeat) into out[0..max), and the
+ * count there would be.  conn_fd(): the control connection, or -1.
+ */
+size_t fdtab_errfds(int *out, size_t max);
+int conn_fd(void);
+
+/*
+ * The poll bits the kernel would add for this socket beyond what its data
+ * descriptor shows (POLLERR, POLLHUP, POLLIN|POLLRDNORM|POLLRDHUP after
+ * SHUT_RD as far as events asks for them).  Reads only ent->shm.
+ */
+unsigned pollsynth(const struct fdent *ent, unsigned events);
 
 #endif

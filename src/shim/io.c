@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/fdtab.h"
@@ -41,7 +42,7 @@ SHIM_EXPORT int socket(int domain, int type, int protocol)
 	shim_init();
 	if (shim_depth || !shimmed_kind(domain, type, protocol))
 		return shim_real.socket(domain, type, protocol);
-	mode = getenv("PINGSOCK_BACKEND");
+	mode = secure_getenv("PINGSOCK_BACKEND");
 	if (!mode || !*mode || strcmp(mode, "auto") == 0 ||
 	    strcmp(mode, "kernel") == 0) {
 		/* The kernel's socket whenever it gives one; its answer
@@ -171,6 +172,109 @@ SHIM_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	SHIM_LEAVE();
 	SHIM_LOGRC(rc, "recvmsg(%d, %#x)", fd, flags);
 	return rc;
+}
+
+/*
+ * sendmmsg/recvmmsg: one sendmsg/recvmsg per message, with the kernel's
+ * rules: at most UIO_MAXIOV messages; an error after the first message
+ * ends the batch and the count so far is returned; MSG_WAITFORONE makes
+ * every receive after the first non-blocking; the timeout is checked
+ * after each datagram, not during a blocking receive (as the kernel
+ * does).
+ */
+#define SHIM_MMSG_MAX 1024
+
+SHIM_EXPORT int sendmmsg(int fd, struct mmsghdr *vec, unsigned int vlen,
+			 int flags)
+{
+	unsigned int i;
+
+	if (PASS(fd))
+		return shim_real.sendmmsg(fd, vec, vlen, flags);
+	if (vlen > SHIM_MMSG_MAX)
+		vlen = SHIM_MMSG_MAX;
+	SHIM_ENTER();
+	for (i = 0; i < vlen; i++) {
+		ssize_t n = pingsock_sendmsg(fd, &vec[i].msg_hdr, flags);
+
+		if (n < 0)
+			break;
+		vec[i].msg_len = (unsigned int)n;
+	}
+	SHIM_LEAVE();
+	SHIM_LOGRC(i || vlen == 0 ? (long)i : -1L, "sendmmsg(%d, %u, %#x)",
+		   fd, vlen, flags);
+	return i || vlen == 0 ? (int)i : -1;
+}
+
+static bool past(const struct timespec *end)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > end->tv_sec ||
+	       (now.tv_sec == end->tv_sec && now.tv_nsec >= end->tv_nsec);
+}
+
+SHIM_EXPORT int recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen,
+			 int flags, struct timespec *tmo)
+{
+	struct timespec end;
+	unsigned int i;
+	int f = flags & ~MSG_WAITFORONE;
+
+	if (PASS(fd))
+		return shim_real.recvmmsg(fd, vec, vlen, flags, tmo);
+	if (tmo && (tmo->tv_sec < 0 || tmo->tv_nsec < 0 ||
+		    tmo->tv_nsec >= 1000000000)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (tmo) {
+		clock_gettime(CLOCK_MONOTONIC, &end);
+		end.tv_sec += tmo->tv_sec;
+		end.tv_nsec += tmo->tv_nsec;
+		if (end.tv_nsec >= 1000000000) {
+			end.tv_sec++;
+			end.tv_nsec -= 1000000000;
+		}
+	}
+	if (vlen > SHIM_MMSG_MAX)
+		vlen = SHIM_MMSG_MAX;
+	SHIM_ENTER();
+	for (i = 0; i < vlen; i++) {
+		ssize_t n = pingsock_recvmsg(fd, &vec[i].msg_hdr, f);
+
+		if (n < 0)
+			break;
+		vec[i].msg_len = (unsigned int)n;
+		if (flags & MSG_WAITFORONE)
+			f |= MSG_DONTWAIT;
+		if (tmo && past(&end))
+			break;
+		if (vec[i].msg_hdr.msg_flags & MSG_OOB)
+			break;
+	}
+	SHIM_LEAVE();
+	if (tmo && i > 0) {
+		/* What is left of the timeout, as the kernel writes back. */
+		struct timespec now;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (past(&end)) {
+			tmo->tv_sec = tmo->tv_nsec = 0;
+		} else {
+			tmo->tv_sec = end.tv_sec - now.tv_sec;
+			tmo->tv_nsec = end.tv_nsec - now.tv_nsec;
+			if (tmo->tv_nsec < 0) {
+				tmo->tv_sec--;
+				tmo->tv_nsec += 1000000000;
+			}
+		}
+	}
+	SHIM_LOGRC(i || vlen == 0 ? (long)i : -1L, "recvmmsg(%d, %u, %#x)",
+		   fd, vlen, flags);
+	return i || vlen == 0 ? (int)i : -1;
 }
 
 /* read/write on a datagram socket: recv/send with no flags. */
@@ -315,14 +419,20 @@ SHIM_EXPORT int ioctl(int fd, unsigned long request, ...)
 
 int shim_close_ours(int fd)
 {
+	struct fdent ent;
 	int rc;
 
 	shim_mark(fd, false);
 	SHIM_ENTER();
-	if (fdtab_drop_if_shared(fd))
+	if (fdtab_drop_if_shared(fd)) {
 		rc = shim_real.close(fd);	/* another copy lives on */
-	else
+	} else {
+		/* Its epoll registrations go first: a wait in another
+		 * thread must not read the shared page once unmapped. */
+		if (fdtab_get(fd, &ent))
+			shim_epoll_forget_sock(ent.shm);
 		rc = pingsock_close(fd);
+	}
 	SHIM_LEAVE();
 	SHIM_LOGRC(rc, "close(%d)", fd);
 	return rc;
@@ -330,8 +440,11 @@ int shim_close_ours(int fd)
 
 SHIM_EXPORT int close(int fd)
 {
-	if (PASS(fd))
+	if (PASS(fd)) {
+		if (!shim_depth && shim_epoll_is_watched(fd))
+			shim_epoll_forget_epfd(fd);
 		return shim_real.close(fd);
+	}
 	return shim_close_ours(fd);
 }
 

@@ -24,7 +24,7 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void bind_all(void)
 {
-	const char *d = getenv("PINGSOCK_DEBUG");
+	const char *d = secure_getenv("PINGSOCK_DEBUG");
 
 	BIND(socket, "socket");
 	BIND(bind, "bind");
@@ -57,6 +57,14 @@ static void bind_all(void)
 	BIND(ppoll, "ppoll");
 	BIND(select, "select");
 	BIND(pselect, "pselect");
+	BIND(epoll_ctl, "epoll_ctl");
+	BIND(epoll_wait, "epoll_wait");
+	BIND(epoll_pwait, "epoll_pwait");
+	BIND(epoll_pwait2, "epoll_pwait2");
+	BIND(sendmmsg, "sendmmsg");
+	BIND(recvmmsg, "recvmmsg");
+	BIND(close_range, "close_range");
+	BIND(closefrom, "closefrom");
 	if (!shim_real.fcntl64)
 		shim_real.fcntl64 = shim_real.fcntl;
 	shim_debug = d && *d && strcmp(d, "0") != 0;

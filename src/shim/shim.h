@@ -22,6 +22,8 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <sys/epoll.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -59,6 +61,17 @@ struct shim_real {
 	__typeof__(ppoll) *ppoll;
 	__typeof__(select) *select;
 	__typeof__(pselect) *pselect;
+	int (*epoll_ctl)(int, int, int, struct epoll_event *);
+	int (*epoll_wait)(int, struct epoll_event *, int, int);
+	int (*epoll_pwait)(int, struct epoll_event *, int, int,
+			   const sigset_t *);
+	int (*epoll_pwait2)(int, struct epoll_event *, int,
+			    const struct timespec *, const sigset_t *);
+	int (*sendmmsg)(int, struct mmsghdr *, unsigned int, int);
+	int (*recvmmsg)(int, struct mmsghdr *, unsigned int, int,
+			struct timespec *);
+	int (*close_range)(unsigned int, unsigned int, int);
+	void (*closefrom)(int);
 };
 
 extern struct shim_real shim_real;
@@ -90,5 +103,15 @@ const char *shim_errstr(void);
 
 /* close() of a shimmed fd: the last copy closes the daemon socket. */
 int shim_close_ours(int fd);
+
+/* epoll.c: registrations of shimmed sockets in epoll sets. */
+struct wire_shm;
+/* The socket (its shared page) is being closed: drop its registrations. */
+void shim_epoll_forget_sock(const struct wire_shm *shm);
+/* An epoll descriptor with shimmed registrations, being closed. */
+bool shim_epoll_is_watched(int epfd);
+void shim_epoll_forget_epfd(int epfd);
+/* The shim's own descriptors (see fdtab_errfds). */
+size_t shim_epoll_own_fds(int *out, size_t max);
 
 #endif

@@ -11,7 +11,7 @@ static const char *const type_names[WIRE_TYPE_END] = {
 	[WIRE_SEND] = "send",	    [WIRE_SETOPT] = "setsockopt",
 	[WIRE_GETOPT] = "getsockopt", [WIRE_GETNAME] = "getsockname",
 	[WIRE_GETPEER] = "getpeername", [WIRE_SHUTDOWN] = "shutdown",
-	[WIRE_STATS] = "stats",
+	[WIRE_STATS] = "stats",	    [WIRE_KEEPID] = "keepid",
 };
 
 const char *wire_type_name(unsigned type)
@@ -92,6 +92,11 @@ long wire_encode_req(const struct wire_req *req, uint8_t *buf, size_t cap)
 		break;
 	case WIRE_SHUTDOWN:
 		wbuf_i32(&w, req->u.how);
+		break;
+	case WIRE_KEEPID:
+		if (req->u.ident > 0xFFFF)
+			w.overflow = 1;
+		wbuf_u32(&w, req->u.ident);
 		break;
 	case WIRE_ATTACH:
 	case WIRE_DETACH:
@@ -193,6 +198,10 @@ int wire_decode_req(const uint8_t *msg, size_t len, struct wire_req *req)
 		return dec_getopt(&r, req);
 	case WIRE_SHUTDOWN:
 		rbuf_i32(&r, &req->u.how);
+		return rbuf_end(&r);
+	case WIRE_KEEPID:
+		if (rbuf_u32(&r, &req->u.ident) || req->u.ident > 0xFFFF)
+			return -1;
 		return rbuf_end(&r);
 	case WIRE_ATTACH:
 	case WIRE_DETACH:

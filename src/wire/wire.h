@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define WIRE_VERSION 2
+#define WIRE_VERSION 3
 
 /* Largest ICMP message a client may hand over (the kernel's 0xFFFF check). */
 #define WIRE_DATA_MAX 0xFFFF
@@ -58,6 +58,8 @@ enum wire_type {
 	WIRE_GETPEER,	/* -> sockaddr, result = its length */
 	WIRE_SHUTDOWN,	/* i32 how */
 	WIRE_STATS,	/* -> struct wire_stats */
+	WIRE_KEEPID,	/* u32 ident: bind an unbound socket to it, if free
+			 * and the policy allows (PINGSOCK_IDENT=keep) */
 	WIRE_TYPE_END
 };
 
@@ -95,6 +97,7 @@ struct wire_req {
 			uint8_t val[WIRE_OPTVAL_MAX];
 		} opt;
 		int32_t how;
+		uint32_t ident;
 	} u;
 };
 

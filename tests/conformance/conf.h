@@ -39,7 +39,12 @@
 #include <time.h>
 #include <unistd.h>
 
+/* -DCONF_PLAIN: the same case as a plain libc program (plain.h). */
+#ifdef CONF_PLAIN
+#include "plain.h"
+#else
 #include "pingsock.h"
+#endif
 
 #define CONF_UNUSED __attribute__((unused))
 

@@ -24,6 +24,11 @@
 #                   NAME.daemon, NAME.*.err), e.g. to diff them by hand
 #   CONF_TIMEOUT    seconds allowed per run of a case (default 30)
 #   CONF_DAEMON_ARGS  extra pingsockd arguments
+#   CONF_SHIM       1: run the plain-libc builds of the cases instead
+#                   (build/tests/conformance-plain/NAME, not linked with
+#                   libpingsock), the kernel side as they are, the daemon
+#                   side with only LD_PRELOAD=libpingsock-preload.so (and
+#                   no PINGSOCK_BACKEND); results "conformance-shim/NAME"
 #
 # A case says what it needs in a comment line "// needs: WHAT".  WHAT is
 # "peer" (the veth pair and peer namespace, which are always set up) or
@@ -54,6 +59,22 @@ CONF_ONLY=${CONF_ONLY:-}
 OUT=${CONF_OUT:-$T/out}
 mkdir -p "$OUT"
 
+CONF_SHIM=${CONF_SHIM:-}
+BINDIR=tests/conformance LABEL=conformance
+if [ "$CONF_SHIM" = 1 ]; then
+	BINDIR=tests/conformance-plain LABEL=conformance-shim
+	if ! cp "$PS_BUILD/libpingsock-preload.so" "$T/" 2>/dev/null; then
+		fail $LABEL "no $PS_BUILD/libpingsock-preload.so"
+		ns_done
+	fi
+	chmod a+r "$T/libpingsock-preload.so"
+	# The ASan build's shim needs the ASan runtime first.
+	PRELOAD=$T/libpingsock-preload.so
+	case $PS_BUILD in
+	*build-asan) PRELOAD="$(gcc -print-file-name=libasan.so):$PRELOAD" ;;
+	esac
+fi
+
 cases=()
 if [ -n "${CONF_CASES:-}" ]; then
 	read -r -a cases <<<"$CONF_CASES"
@@ -64,7 +85,7 @@ else
 	done
 fi
 if [ ${#cases[@]} -eq 0 ]; then
-	fail conformance "no cases found in $HERE"
+	fail $LABEL "no cases found in $HERE"
 	ns_done
 fi
 
@@ -86,14 +107,14 @@ setup_side() {	# SHORT open|closed
 }
 
 if ! setup_side k open; then
-	fail conformance "cannot set up the kernel-side namespaces (root needed)"
+	fail $LABEL "cannot set up the kernel-side namespaces (root needed)"
 	ns_done
 fi
 have_daemon=0
 daemon_log=""
 if [ "$CONF_ONLY" != kernel ]; then
 	if ! setup_side d closed; then
-		fail conformance "cannot set up the daemon-side namespaces"
+		fail $LABEL "cannot set up the daemon-side namespaces"
 		ns_done
 	fi
 	printf 'groups = 0 2147483647\n' >"$T/conformance.conf"
@@ -146,9 +167,13 @@ show() {	# FILE [MAX]: indented, at most MAX (40) lines
 }
 
 run_case() {	# SHORT BACKEND NAME OUTFILE ERRFILE
-	as_nobody "$1" env PINGSOCK_BACKEND="$2" \
-		timeout -k 5 "$CONF_TIMEOUT" "$T/tests/conformance/$3" \
-		>"$4" 2>"$5"
+	local -a senv=("PINGSOCK_BACKEND=$2")
+	if [ "$CONF_SHIM" = 1 ]; then
+		senv=()
+		[ "$2" = daemon ] && senv=("LD_PRELOAD=$PRELOAD")
+	fi
+	as_nobody "$1" timeout -k 5 "$CONF_TIMEOUT" env "${senv[@]}" \
+		"$T/$BINDIR/$3" >"$4" 2>"$5"
 }
 
 # --- the router topology ("// needs: router") --------------------------
@@ -251,17 +276,17 @@ router_down() {
 # --- the cases --------------------------------------------------------
 
 for name in "${cases[@]}"; do
-	bin=$T/tests/conformance/$name
+	bin=$T/$BINDIR/$name
 	k=$OUT/$name.kernel d=$OUT/$name.daemon
 	if [ ! -x "$bin" ]; then
-		fail "conformance/$name" "$PS_BUILD/tests/conformance/$name not built"
+		fail "$LABEL/$name" "$PS_BUILD/$BINDIR/$name not built"
 		continue
 	fi
 	needs=$(sed -n 's|^// needs: *\([a-z0-9_-]*\).*|\1|p' "$HERE/$name.c" 2>/dev/null)
 	unmet=$(printf '%s\n' "$needs" | grep -v -x -e peer -e router -e '' |
 		tr '\n' ' ')
 	if [ -n "$unmet" ]; then
-		fail "conformance/$name" "needs ${unmet% }, which run.sh does not set up"
+		fail "$LABEL/$name" "needs ${unmet% }, which run.sh does not set up"
 		continue
 	fi
 	router=0
@@ -269,7 +294,7 @@ for name in "${cases[@]}"; do
 	kns=k
 	if [ $router -eq 1 ]; then
 		if ! router_up k 2>"$T/router-up.err"; then
-			fail "conformance/$name" "cannot build the kernel side's router topology: $(tail -3 "$T/router-up.err" | tr '\n' ' ')"
+			fail "$LABEL/$name" "cannot build the kernel side's router topology: $(tail -3 "$T/router-up.err" | tr '\n' ' ')"
 			router_down
 			continue
 		fi
@@ -279,13 +304,13 @@ for name in "${cases[@]}"; do
 	krc=$?
 	[ $router -eq 1 ] && router_down
 	if [ $krc -ne 0 ] || [ ! -s "$k" ]; then
-		fail "conformance/$name" "the kernel run itself failed (exit $krc)"
+		fail "$LABEL/$name" "the kernel run itself failed (exit $krc)"
 		show "$k"
 		show "$k.err"
 		continue
 	fi
 	if [ "$CONF_ONLY" = kernel ]; then
-		skip "conformance/$name" "CONF_ONLY=kernel: daemon half not run"
+		skip "$LABEL/$name" "CONF_ONLY=kernel: daemon half not run"
 		show "$k" 100000
 		[ -s "$k.err" ] && show "$k.err"
 		continue
@@ -293,13 +318,13 @@ for name in "${cases[@]}"; do
 	dns=d dpid=${DAEMON_PID:-} dlog=$T/d.log
 	if [ $router -eq 1 ]; then
 		if ! router_up d 2>"$T/router-up.err"; then
-			fail "conformance/$name" "cannot build the daemon side's router topology or start its pingsockd: $(tail -3 "$T/router-up.err" | tr '\n' ' ')"
+			fail "$LABEL/$name" "cannot build the daemon side's router topology or start its pingsockd: $(tail -3 "$T/router-up.err" | tr '\n' ' ')"
 			router_down
 			continue
 		fi
 		dns=$RCLIENT dpid=$RDAEMON_PID dlog=$T/$RCLIENT.log
 	elif [ $have_daemon -ne 1 ] && ! start_daemon; then
-		fail "conformance/$name" "pingsockd is not running: $daemon_log"
+		fail "$LABEL/$name" "pingsockd is not running: $daemon_log"
 		continue
 	else
 		dpid=$DAEMON_PID
@@ -313,17 +338,17 @@ for name in "${cases[@]}"; do
 	fi
 	[ $router -eq 1 ] && router_down
 	if ! cmp -s "$k" "$d"; then
-		fail "conformance/$name" "$(first_diff "$k" "$d")$died"
+		fail "$LABEL/$name" "$(first_diff "$k" "$d")$died"
 		diff -u --label kernel --label daemon "$k" "$d" | tail -n +3 |
 			sed 's/^/  | /' | head -30
 		[ -s "$d.err" ] && show "$d.err"
 	elif [ $drc -ne 0 ]; then
-		fail "conformance/$name" "daemon run exited $drc$died"
+		fail "$LABEL/$name" "daemon run exited $drc$died"
 		show "$d.err"
 	elif [ -n "$died" ]; then
-		fail "conformance/$name" "same output, but$died"
+		fail "$LABEL/$name" "same output, but$died"
 	else
-		pass "conformance/$name"
+		pass "$LABEL/$name"
 	fi
 	if [ -n "$died" ]; then
 		echo "  | pingsockd log:"

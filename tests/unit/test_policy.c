@@ -244,7 +244,6 @@ static void failure_leaves_output_untouched(void)
 	CHECK(memcmp(&p, &before, sizeof(p)) == 0);
 }
 
-/* The error message is cut to the caller's buffer, still terminated. */
 /* min_interval: milliseconds, 0 to 60000; junk and overflow refused. */
 static void min_interval_key(void)
 {
@@ -261,6 +260,23 @@ static void min_interval_key(void)
 	CHECK(strstr(err, "test.conf:2: min_interval: unexpected") != NULL);
 }
 
+/* ident_keep: yes or no, nothing else; default yes. */
+static void ident_keep_key(void)
+{
+	struct policy p;
+
+	CHECK_EQ(parse(&p, ""), 0);
+	CHECK(p.ident_keep);
+	CHECK_EQ(parse(&p, "ident_keep = no\n"), 0);
+	CHECK(!p.ident_keep);
+	CHECK_EQ(parse(&p, "ident_keep = yes # the default\n"), 0);
+	CHECK(p.ident_keep);
+	CHECK_EQ(parse(&p, "\nident_keep = maybe\n"), -1);
+	CHECK(strstr(err, "test.conf:2: ident_keep: expected yes or no") != NULL);
+	CHECK_EQ(parse(&p, "ident_keep = 1\n"), -1);
+}
+
+/* The error message is cut to the caller's buffer, still terminated. */
 static void error_fits_buffer(void)
 {
 	struct policy p;
@@ -289,5 +305,6 @@ int main(void)
 	TEST(failure_leaves_output_untouched);
 	TEST(error_fits_buffer);
 	TEST(min_interval_key);
+	TEST(ident_keep_key);
 	return CHECK_DONE();
 }

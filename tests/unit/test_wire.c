@@ -157,6 +157,11 @@ static size_t samples(struct sample *s)
 	s[n].req.type = WIRE_SHUTDOWN;
 	s[n++].req.u.how = SHUT_WR;
 
+	s[n].req.type = WIRE_KEEPID;
+	s[n++].req.u.ident = 0xFFFF;
+	s[n].req.type = WIRE_KEEPID;
+	s[n++].req.u.ident = 0;
+
 	return n;
 }
 
@@ -212,6 +217,8 @@ static int same_req(const struct wire_req *a, const struct wire_req *b,
 		       a->u.opt.len == b->u.opt.len;
 	case WIRE_SHUTDOWN:
 		return a->u.how == b->u.how;
+	case WIRE_KEEPID:
+		return a->u.ident == b->u.ident;
 	default:
 		return 1;
 	}
@@ -569,11 +576,31 @@ static void encoder_small_buffer(void)
 	}
 }
 
+/* KEEPID: an identifier is 16 bits; anything larger is refused. */
+static void keepid_range(void)
+{
+	struct wire_req out, req = { .type = WIRE_KEEPID, .u.ident = 0x10000 };
+	struct wbuf w;
+
+	raw_hdr(&w, WIRE_KEEPID);
+	wbuf_u32(&w, 0xFFFF);
+	CHECK_EQ(raw_decode(&w, &out), 0);
+	CHECK_EQ(out.u.ident, 0xFFFF);
+	raw_hdr(&w, WIRE_KEEPID);
+	wbuf_u32(&w, 0x10000);
+	CHECK_EQ(raw_decode(&w, &out), -1);
+	raw_hdr(&w, WIRE_KEEPID);
+	wbuf_u16(&w, 7);
+	CHECK_EQ(raw_decode(&w, &out), -1);
+	CHECK_EQ(wire_encode_req(&req, msg, sizeof(msg)), -1);
+}
+
 static void type_names(void)
 {
 	CHECK(strcmp(wire_type_name(WIRE_HELLO), "hello") == 0);
 	CHECK(strcmp(wire_type_name(WIRE_SEND), "send") == 0);
 	CHECK(strcmp(wire_type_name(WIRE_STATS), "stats") == 0);
+	CHECK(strcmp(wire_type_name(WIRE_KEEPID), "keepid") == 0);
 	CHECK(strcmp(wire_type_name(0), "unknown") == 0);
 	CHECK(strcmp(wire_type_name(WIRE_TYPE_END), "unknown") == 0);
 	CHECK(strcmp(wire_type_name(0xffffffffu), "unknown") == 0);
@@ -594,6 +621,7 @@ int main(void)
 	TEST(send_ctllen_limit);
 	TEST(send_namelen_limit);
 	TEST(encoder_small_buffer);
+	TEST(keepid_range);
 	TEST(type_names);
 	return CHECK_DONE();
 }

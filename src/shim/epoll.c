@@ -1,0 +1,509 @@
+/*
+ * epoll - epoll_ctl and the epoll_wait family for pingsockd's sockets.
+ *
+ * The kernel's epoll watches a daemon socket's data descriptor directly,
+ * so replies wake it as they would a kernel ping socket.  What the data
+ * descriptor cannot show is what the socket's shared page holds: POLLERR
+ * (a pending error, or records on the error queue) and the shutdown
+ * states.  So one registration of a shimmed descriptor becomes two in the
+ * kernel's epoll set, both carrying the shim's own tag instead of the
+ * program's epoll_data:
+ *   - the data descriptor, with the program's events;
+ *   - a private duplicate of the socket's hidden error descriptor, for
+ *     EPOLLIN, which wakes the wait when a record or a wake-up arrives
+ *     (the same EPOLLET / EPOLLONESHOT as the program asked for);
+ * and the wait translates each tagged event back: the program's
+ * epoll_data, the data descriptor's events, plus what the shared page
+ * says (pollsynth).  Level-triggered registrations are also checked
+ * before and after the wait, so that a pending error keeps being
+ * reported while nothing new arrives, as the kernel's epoll reports it.
+ *
+ * A duplicate rather than the error descriptor itself: epoll keys a
+ * registration on (descriptor, file), and two copies of one socket may be
+ * in the same set.
+ *
+ * Limits: closing an epoll descriptor forgets its registrations here even
+ * if a copy of it (dup, fork) lives on; the copy then no longer reports
+ * EPOLLERR for shimmed sockets.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/epoll.h>
+#include <time.h>
+
+#include "lib/conn.h"
+#include "lib/errq.h"
+#include "lib/fdtab.h"
+#include "lib/shimapi.h"
+#include "shim/shim.h"
+
+#define SHIM_EXPORT __attribute__((visibility("default")))
+
+/* Tag: magic in the high half, slot << 1 | (1 for the error duplicate). */
+#define EP_MAGIC 0x70734b54u
+#define EP_TAG(slot, err) \
+	((uint64_t)EP_MAGIC << 32 | (uint64_t)(slot) << 1 | (err))
+#define EP_FLAGS (EPOLLET | EPOLLONESHOT | EPOLLEXCLUSIVE | EPOLLWAKEUP)
+
+struct ereg {
+	int epfd;		/* -1: free slot */
+	int fd;
+	int errdup;		/* -1: the socket had no error descriptor */
+	struct wire_shm *shm;	/* the socket's shared page: its identity */
+	uint32_t events;	/* as the program gave them */
+	epoll_data_t data;	/* the program's */
+	bool fired;		/* EPOLLONESHOT: reported, not re-armed */
+	unsigned gen;		/* the wait that gave it an output entry */
+	int out;		/* ... at this index */
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ereg *regs;
+static size_t nregs;
+static unsigned wait_gen;
+
+/* epoll descriptors with a shimmed registration, for the fast path. */
+#define EP_MAP_FDS 65536
+static _Atomic unsigned char watched[EP_MAP_FDS];
+
+static bool epfd_watched(int epfd)
+{
+	bool any = false;
+
+	if (epfd < 0)
+		return false;
+	if (epfd < EP_MAP_FDS)
+		return atomic_load_explicit(&watched[epfd],
+					    memory_order_relaxed);
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < nregs && !any; i++)
+		any = regs[i].epfd == epfd;
+	pthread_mutex_unlock(&lock);
+	return any;
+}
+
+static void set_watched(int epfd, bool on)
+{
+	if (epfd >= 0 && epfd < EP_MAP_FDS)
+		atomic_store_explicit(&watched[epfd], on, memory_order_relaxed);
+}
+
+/* Under the lock. */
+static bool epfd_has_regs(int epfd)
+{
+	for (size_t i = 0; i < nregs; i++)
+		if (regs[i].epfd == epfd)
+			return true;
+	return false;
+}
+
+static struct ereg *reg_find(int epfd, int fd)
+{
+	for (size_t i = 0; i < nregs; i++)
+		if (regs[i].epfd == epfd && regs[i].fd == fd)
+			return &regs[i];
+	return NULL;
+}
+
+static long reg_alloc(void)
+{
+	struct ereg *r;
+	size_t n, slot;
+
+	for (size_t i = 0; i < nregs; i++)
+		if (regs[i].epfd < 0)
+			return (long)i;
+	n = nregs ? 2 * nregs : 16;
+	r = realloc(regs, n * sizeof(*r));
+	if (!r)
+		return -1;
+	for (size_t i = nregs; i < n; i++)
+		r[i] = (struct ereg){ .epfd = -1, .fd = -1, .errdup = -1 };
+	regs = r;
+	slot = nregs;
+	nregs = n;
+	return (long)slot;
+}
+
+/* Drop the registration from the kernel's set (if still there) and here. */
+static void reg_free(struct ereg *r)
+{
+	if (r->errdup >= 0) {
+		shim_real.epoll_ctl(r->epfd, EPOLL_CTL_DEL, r->errdup, NULL);
+		shim_real.close(r->errdup);
+	}
+	*r = (struct ereg){ .epfd = -1, .fd = -1, .errdup = -1 };
+}
+
+static uint32_t synth(const struct ereg *r)
+{
+	struct fdent ent = { .shm = r->shm, .errfd = r->errdup };
+
+	return pollsynth(&ent, r->events);
+}
+
+static int ctl_add(int epfd, int fd, const struct epoll_event *ev)
+{
+	struct epoll_event mine = { .events = ev->events };
+	struct fdent ent;
+	struct ereg *r;
+	int saved;
+	long slot;
+
+	if (!fdtab_get(fd, &ent)) {
+		errno = EBADF;
+		return -1;
+	}
+	slot = reg_alloc();
+	if (slot < 0) {
+		errno = ENOMEM;
+		return -1;
+	}
+	r = &regs[slot];
+	mine.data.u64 = EP_TAG(slot, 0);
+	if (shim_real.epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &mine) < 0)
+		return -1;
+	*r = (struct ereg){ .epfd = epfd, .fd = fd, .errdup = -1,
+			    .shm = ent.shm, .events = ev->events,
+			    .data = ev->data };
+	if (ent.errfd >= 0) {
+		r->errdup = shim_real.fcntl(ent.errfd, F_DUPFD_CLOEXEC,
+					    CONN_HIGH_FD);
+		if (r->errdup < 0)
+			r->errdup = shim_real.fcntl(ent.errfd,
+						    F_DUPFD_CLOEXEC, 0);
+		mine.events = EPOLLIN | (ev->events & EP_FLAGS);
+		mine.data.u64 = EP_TAG(slot, 1);
+		if (r->errdup < 0 ||
+		    shim_real.epoll_ctl(epfd, EPOLL_CTL_ADD, r->errdup,
+					&mine) < 0) {
+			saved = errno;
+			shim_real.epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
+			reg_free(r);
+			errno = saved;
+			return -1;
+		}
+	}
+	set_watched(epfd, true);
+	return 0;
+}
+
+static int ctl_mod(int epfd, int fd, const struct epoll_event *ev)
+{
+	struct ereg *r = reg_find(epfd, fd);
+	struct epoll_event mine = { .events = ev->events };
+
+	if (!r) {
+		/* Not registered through the shim: the kernel's ENOENT. */
+		return shim_real.epoll_ctl(epfd, EPOLL_CTL_MOD, fd,
+					   (struct epoll_event *)ev);
+	}
+	mine.data.u64 = EP_TAG(r - regs, 0);
+	if (shim_real.epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &mine) < 0)
+		return -1;
+	r->events = ev->events;
+	r->data = ev->data;
+	r->fired = false;
+	if (r->errdup >= 0) {
+		mine.events = EPOLLIN | (ev->events & EP_FLAGS);
+		mine.data.u64 = EP_TAG(r - regs, 1);
+		shim_real.epoll_ctl(epfd, EPOLL_CTL_MOD, r->errdup, &mine);
+	}
+	return 0;
+}
+
+static int ctl_del(int epfd, int fd, struct epoll_event *ev)
+{
+	struct ereg *r = reg_find(epfd, fd);
+	int rc = shim_real.epoll_ctl(epfd, EPOLL_CTL_DEL, fd, ev);
+
+	if (r && rc == 0) {
+		reg_free(r);
+		if (!epfd_has_regs(epfd))
+			set_watched(epfd, false);
+	}
+	return rc;
+}
+
+SHIM_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
+{
+	int rc;
+
+	shim_init();
+	if (shim_depth || !shim_ours(fd))
+		return shim_real.epoll_ctl(epfd, op, fd, ev);
+	if (!ev && op != EPOLL_CTL_DEL)
+		return shim_real.epoll_ctl(epfd, op, fd, ev);	/* EFAULT */
+	pthread_mutex_lock(&lock);
+	switch (op) {
+	case EPOLL_CTL_ADD:
+		rc = ctl_add(epfd, fd, ev);
+		break;
+	case EPOLL_CTL_MOD:
+		rc = ctl_mod(epfd, fd, ev);
+		break;
+	case EPOLL_CTL_DEL:
+		rc = ctl_del(epfd, fd, ev);
+		break;
+	default:
+		rc = shim_real.epoll_ctl(epfd, op, fd, ev);	/* EINVAL */
+		break;
+	}
+	pthread_mutex_unlock(&lock);
+	SHIM_LOGRC(rc, "epoll_ctl(%d, %d, %d)", epfd, op, fd);
+	return rc;
+}
+
+/* ---- waiting ---- */
+
+/* One program-visible event for r, merged with an earlier one this wait. */
+static int emit(struct epoll_event *out, int n, struct ereg *r, uint32_t bits)
+{
+	if (!bits)
+		return n;
+	if (r->gen == wait_gen) {
+		out[r->out].events |= bits;
+		return n;
+	}
+	r->gen = wait_gen;
+	r->out = n;
+	out[n].events = bits;
+	out[n].data = r->data;
+	if (r->events & EPOLLONESHOT)
+		r->fired = true;
+	return n + 1;
+}
+
+static bool level_ready(int epfd)
+{
+	for (size_t i = 0; i < nregs; i++) {
+		struct ereg *r = &regs[i];
+
+		if (r->epfd == epfd && !(r->events & EPOLLET) && !r->fired &&
+		    synth(r))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Rewrite the n events the kernel gave into what the program sees;
+ * returns their number (at most max).  Under the lock.
+ */
+static int translate(int epfd, struct epoll_event *ev, int n, int max)
+{
+	int out = 0;
+
+	wait_gen++;
+	for (int i = 0; i < n; i++) {
+		struct epoll_event e = ev[i];
+		uint64_t slot = (e.data.u64 & 0xffffffffu) >> 1;
+		bool err = e.data.u64 & 1;
+		struct ereg *r;
+		struct fdent ent;
+
+		if (e.data.u64 >> 32 != EP_MAGIC || slot >= nregs) {
+			ev[out++] = e;	/* not a shimmed registration */
+			continue;
+		}
+		r = &regs[slot];
+		if (r->epfd != epfd || (r->fired && r->gen != wait_gen))
+			continue;	/* gone, or one-shot already fired */
+		if (err) {
+			ent = (struct fdent){ .shm = r->shm,
+					      .errfd = r->errdup };
+			errq_drain_wakes(&ent);
+			e.events = 0;
+		}
+		out = emit(ev, out, r, e.events | synth(r));
+	}
+	for (size_t i = 0; i < nregs && out < max; i++) {
+		struct ereg *r = &regs[i];
+
+		if (r->epfd == epfd && !(r->events & EPOLLET) && !r->fired &&
+		    r->gen != wait_gen)
+			out = emit(ev, out, r, synth(r));
+	}
+	return out;
+}
+
+enum wait_kind { W_WAIT, W_PWAIT, W_PWAIT2 };
+
+struct wait_call {
+	enum wait_kind kind;
+	const sigset_t *mask;
+	int64_t deadline;	/* CLOCK_MONOTONIC ns; -1: none */
+};
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The real call, for what is left of the time (0 when ready is set). */
+static int real_wait(const struct wait_call *w, int epfd,
+		     struct epoll_event *ev, int max, bool ready)
+{
+	int64_t left = -1;
+	struct timespec ts;
+
+	if (ready)
+		left = 0;
+	else if (w->deadline >= 0)
+		left = w->deadline > now_ns() ? w->deadline - now_ns() : 0;
+	if (w->kind == W_PWAIT2) {
+		ts.tv_sec = left < 0 ? 0 : left / 1000000000;
+		ts.tv_nsec = left < 0 ? 0 : left % 1000000000;
+		return shim_real.epoll_pwait2(epfd, ev, max,
+					      left < 0 ? NULL : &ts, w->mask);
+	}
+	int ms = left < 0 ? -1 : (int)((left + 999999) / 1000000);
+
+	if (w->kind == W_PWAIT)
+		return shim_real.epoll_pwait(epfd, ev, max, ms, w->mask);
+	return shim_real.epoll_wait(epfd, ev, max, ms);
+}
+
+static int ours_wait(const struct wait_call *w, int epfd,
+		     struct epoll_event *ev, int max)
+{
+	bool ready;
+	int n;
+
+	for (;;) {
+		pthread_mutex_lock(&lock);
+		ready = level_ready(epfd);
+		pthread_mutex_unlock(&lock);
+		n = real_wait(w, epfd, ev, max, ready);
+		if (n < 0)
+			return n;
+		pthread_mutex_lock(&lock);
+		n = translate(epfd, ev, n, max);
+		pthread_mutex_unlock(&lock);
+		/* Only stale wake-ups came: wait on while time is left. */
+		if (n || ready || w->deadline == 0 ||
+		    (w->deadline > 0 && now_ns() >= w->deadline))
+			return n;
+	}
+}
+
+static int64_t deadline_ms(int ms)
+{
+	if (ms < 0)
+		return -1;
+	return ms == 0 ? 0 : now_ns() + (int64_t)ms * 1000000;
+}
+
+SHIM_EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int ms)
+{
+	struct wait_call w = { W_WAIT, NULL, 0 };
+	int rc;
+
+	shim_init();
+	if (shim_depth || max <= 0 || !epfd_watched(epfd))
+		return shim_real.epoll_wait(epfd, ev, max, ms);
+	w.deadline = deadline_ms(ms);
+	rc = ours_wait(&w, epfd, ev, max);
+	SHIM_LOGRC(rc, "epoll_wait(%d, %d, %d ms)", epfd, max, ms);
+	return rc;
+}
+
+SHIM_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int ms,
+			    const sigset_t *mask)
+{
+	struct wait_call w = { W_PWAIT, mask, 0 };
+	int rc;
+
+	shim_init();
+	if (shim_depth || max <= 0 || !epfd_watched(epfd))
+		return shim_real.epoll_pwait(epfd, ev, max, ms, mask);
+	w.deadline = deadline_ms(ms);
+	rc = ours_wait(&w, epfd, ev, max);
+	SHIM_LOGRC(rc, "epoll_pwait(%d, %d, %d ms)", epfd, max, ms);
+	return rc;
+}
+
+SHIM_EXPORT int epoll_pwait2(int epfd, struct epoll_event *ev, int max,
+			     const struct timespec *ts, const sigset_t *mask)
+{
+	struct wait_call w = { W_PWAIT2, mask, -1 };
+	int rc;
+
+	shim_init();
+	if (shim_depth || max <= 0 || !epfd_watched(epfd) ||
+	    !shim_real.epoll_pwait2)
+		return shim_real.epoll_pwait2
+			       ? shim_real.epoll_pwait2(epfd, ev, max, ts, mask)
+			       : (errno = ENOSYS, -1);
+	if (ts && (ts->tv_sec < 0 || ts->tv_nsec < 0 ||
+		   ts->tv_nsec >= 1000000000)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (ts)
+		w.deadline = ts->tv_sec == 0 && ts->tv_nsec == 0
+				     ? 0
+				     : now_ns() + ts->tv_sec * 1000000000 +
+					       ts->tv_nsec;
+	rc = ours_wait(&w, epfd, ev, max);
+	SHIM_LOGRC(rc, "epoll_pwait2(%d, %d)", epfd, max);
+	return rc;
+}
+
+/* ---- forgetting ---- */
+
+void shim_epoll_forget_sock(const struct wire_shm *shm)
+{
+	if (!shm)
+		return;
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < nregs; i++) {
+		int epfd = regs[i].epfd;
+
+		if (epfd < 0 || regs[i].shm != shm)
+			continue;
+		reg_free(&regs[i]);
+		if (!epfd_has_regs(epfd))
+			set_watched(epfd, false);
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+bool shim_epoll_is_watched(int epfd)
+{
+	return epfd_watched(epfd);
+}
+
+void shim_epoll_forget_epfd(int epfd)
+{
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < nregs; i++)
+		if (regs[i].epfd == epfd)
+			reg_free(&regs[i]);
+	set_watched(epfd, false);
+	pthread_mutex_unlock(&lock);
+}
+
+size_t shim_epoll_own_fds(int *out, size_t max)
+{
+	size_t n = 0;
+
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < nregs; i++) {
+		if (regs[i].epfd < 0 || regs[i].errdup < 0)
+			continue;
+		if (n < max)
+			out[n] = regs[i].errdup;
+		n++;
+	}
+	pthread_mutex_unlock(&lock);
+	return n;
+}

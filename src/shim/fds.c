@@ -1,0 +1,120 @@
+/*
+ * fds - close_range and closefrom.
+ *
+ * A program that closes "everything above 2" (before exec, or to tidy up
+ * after fork) would also close the descriptors the library keeps for
+ * itself: the control connection, each socket's hidden error descriptor
+ * and the shim's epoll duplicates.  Those are left open here - they are
+ * close-on-exec, so an exec still drops them - and every shimmed socket
+ * in the range is closed the way close() closes it, so that the daemon
+ * frees what was the last copy.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/close_range.h>
+#include <stdlib.h>
+
+#include "lib/shimapi.h"
+#include "shim/shim.h"
+
+#define SHIM_EXPORT __attribute__((visibility("default")))
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The library's and the shim's own descriptors, sorted; NULL if none. */
+static int *own_fds(size_t *count)
+{
+	size_t nerr = fdtab_errfds(NULL, 0);
+	size_t nep = shim_epoll_own_fds(NULL, 0);
+	size_t cap = nerr + nep + 1, n = 0;
+	int *v = malloc(cap * sizeof(*v));
+
+	*count = 0;
+	if (!v)
+		return NULL;
+	/* More may have appeared since counting: take what fits. */
+	n = fdtab_errfds(v, nerr);
+	n = n < nerr ? n : nerr;
+	size_t m = shim_epoll_own_fds(v + n, nep);
+
+	n += m < nep ? m : nep;
+	v[n] = conn_fd();
+	if (v[n] >= 0)
+		n++;
+	qsort(v, n, sizeof(*v), cmp_int);
+	*count = n;
+	return v;
+}
+
+/* The real call over [first, last] minus the sorted own[0..n). */
+static int close_around(unsigned first, unsigned last, int flags,
+			const int *own, size_t n)
+{
+	unsigned lo = first;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned o = (unsigned)own[i];
+
+		if (own[i] < 0 || o < lo)
+			continue;
+		if (o > last)
+			break;
+		if (o > lo && shim_real.close_range(lo, o - 1, flags) < 0)
+			return -1;
+		lo = o + 1;
+		if (lo == 0)	/* o was UINT_MAX */
+			return 0;
+	}
+	if (lo <= last)
+		return shim_real.close_range(lo, last, flags);
+	return 0;
+}
+
+SHIM_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
+{
+	size_t n;
+	int *own, rc;
+
+	shim_init();
+	if (shim_depth || !shim_real.close_range)
+		return shim_real.close_range
+			       ? shim_real.close_range(first, last, flags)
+			       : (errno = ENOSYS, -1);
+	if (first > last ||
+	    (flags & ~(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC))) {
+		errno = EINVAL;
+		return -1;
+	}
+	own = own_fds(&n);
+	if (!(flags & CLOSE_RANGE_CLOEXEC)) {
+		int fd = first > INT_MAX ? -1 : fdtab_next((int)first);
+
+		for (; fd >= 0 && (unsigned)fd <= last; fd = fdtab_next(fd + 1))
+			if (shim_ours(fd))
+				shim_close_ours(fd);
+	}
+	rc = close_around(first, last, flags, own, n);
+	free(own);
+	SHIM_LOGRC(rc, "close_range(%u, %u, %#x)", first, last,
+		   (unsigned)flags);
+	return rc;
+}
+
+SHIM_EXPORT void closefrom(int lowfd)
+{
+	shim_init();
+	if (shim_depth) {
+		shim_real.closefrom(lowfd);
+		return;
+	}
+	if (close_range(lowfd < 0 ? 0 : (unsigned)lowfd, ~0U, 0) == 0)
+		return;
+	/* No close_range in this kernel: libc's own fallback, which cannot
+	 * spare the library's descriptors. */
+	shim_real.closefrom(lowfd);
+}
