@@ -125,6 +125,13 @@ $(BUILD)/tests/conformance-plain/%: $(BUILD)/obj/tests/conformance-plain/%.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 
+# A plain libc program (no libpingsock) for tests/integration/shim_prog.sh.
+SHIMPROG := $(BUILD)/tests/shimprog/shimprog
+all: $(SHIMPROG)
+$(SHIMPROG): $(BUILD)/obj/tests/shimprog/shimprog.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ -lpthread
+
 $(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -lm

@@ -18,6 +18,7 @@ struct hostenv {
 	struct ps_env env;
 	int nl;			/* NETLINK_ROUTE, for RTM_GETROUTE */
 	int proc_icmp;		/* /proc/net/icmp, re-read with pread */
+	int proc_icmp6;		/* /proc/net/icmp6 */
 	uint32_t seq;
 };
 
@@ -77,35 +78,63 @@ static int addr_type(void *ctx, const struct ps_addr *addr, uint32_t ifindex)
 	}
 }
 
-/* What ip4_datagram_connect() would do: route, pick a source. */
+/* A UDP socket of dst's family, bound to ifindex if given. */
+static int probe_socket(const struct ps_addr *dst, uint32_t ifindex)
+{
+	int fd = socket(dst->family == AF_INET6 ? AF_INET6 : AF_INET,
+			SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd >= 0 && ifindex)
+		setsockopt(fd, SOL_SOCKET, SO_BINDTOIFINDEX, &ifindex,
+			   sizeof(ifindex));
+	return fd;
+}
+
+/* a as a sockaddr of its family, port 9 (any port would do). */
+static socklen_t probe_name(const struct ps_addr *a, uint16_t port,
+			    struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	return ps_addr_to_sockaddr(a, port, ss);
+}
+
+/* What ip4_datagram_connect() / ip6_datagram_connect() would do: route,
+ * pick a source. */
 static int route(void *ctx, const struct ps_addr *dst, uint32_t ifindex,
 		 bool broadcast, struct ps_addr *src)
 {
-	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(9) };
-	socklen_t len = sizeof(sin);
+	struct sockaddr_storage ss;
+	socklen_t len;
 	int one = 1, fd, rc = 0;
 
 	(void)ctx;
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	fd = probe_socket(dst, ifindex);
 	if (fd < 0)
 		return -errno;
 	if (broadcast)
 		setsockopt(fd, SOL_SOCKET, SO_BROADCAST, &one, sizeof(one));
-	if (ifindex)
-		setsockopt(fd, SOL_SOCKET, SO_BINDTOIFINDEX, &ifindex,
-			   sizeof(ifindex));
 	if (!ps_addr_is_any(src)) {
-		memcpy(&sin.sin_addr, src->a, 4);
-		sin.sin_port = 0;
-		if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) != 0)
+		len = probe_name(src, 0, &ss);
+		if (bind(fd, (struct sockaddr *)&ss, len) != 0)
 			rc = -errno;
-		sin.sin_port = htons(9);
 	}
-	memcpy(&sin.sin_addr, dst->a, 4);
-	if (rc == 0 && connect(fd, (struct sockaddr *)&sin, sizeof(sin)) != 0)
+	len = probe_name(dst, 9, &ss);
+	if (rc == 0 && connect(fd, (struct sockaddr *)&ss, len) != 0)
 		rc = -errno;
-	if (rc == 0 && getsockname(fd, (struct sockaddr *)&sin, &len) == 0)
-		ps_addr_v4(src, sin.sin_addr.s_addr);
+	len = sizeof(ss);
+	if (rc == 0 && getsockname(fd, (struct sockaddr *)&ss, &len) == 0) {
+		if (ss.ss_family == AF_INET6) {
+			const struct sockaddr_in6 *s6 = (const void *)&ss;
+
+			memset(src, 0, sizeof(*src));
+			src->family = AF_INET6;
+			memcpy(src->a, &s6->sin6_addr, 16);
+		} else {
+			const struct sockaddr_in *s4 = (const void *)&ss;
+
+			ps_addr_v4(src, s4->sin_addr.s_addr);
+		}
+	}
 	close(fd);
 	return rc;
 }
@@ -118,6 +147,19 @@ static int dev_index(void *ctx, const char *name)
 	return idx ? (int)idx : -ENODEV;
 }
 
+static bool ifa_is(const struct ifaddrs *i, const struct ps_addr *addr)
+{
+	const struct sockaddr *sa = i->ifa_addr;
+
+	if (!sa || sa->sa_family != addr->family)
+		return false;
+	if (sa->sa_family == AF_INET6)
+		return memcmp(&((const struct sockaddr_in6 *)(const void *)sa)
+				       ->sin6_addr, addr->a, 16) == 0;
+	return memcmp(&((const struct sockaddr_in *)(const void *)sa)->sin_addr,
+		      addr->a, 4) == 0;
+}
+
 static int addr_dev(void *ctx, const struct ps_addr *addr)
 {
 	struct ifaddrs *ifs, *i;
@@ -126,15 +168,37 @@ static int addr_dev(void *ctx, const struct ps_addr *addr)
 	(void)ctx;
 	if (getifaddrs(&ifs) != 0)
 		return 0;
-	for (i = ifs; i && !idx; i = i->ifa_next) {
-		const struct sockaddr_in *sin = (const void *)i->ifa_addr;
-
-		if (sin && sin->sin_family == AF_INET &&
-		    memcmp(&sin->sin_addr, addr->a, 4) == 0)
+	for (i = ifs; i && !idx; i = i->ifa_next)
+		if (ifa_is(i, addr))
 			idx = (int)if_nametoindex(i->ifa_name);
-	}
 	freeifaddrs(ifs);
 	return idx;
+}
+
+/* ipv6_chk_addr(): on that device, or (not strict) a global address of
+ * any device. */
+static bool local6(void *ctx, const struct ps_addr *addr, uint32_t ifindex,
+		   bool strict)
+{
+	struct ifaddrs *ifs, *i;
+	bool found = false;
+
+	(void)ctx;
+	if (getifaddrs(&ifs) != 0)
+		return false;
+	for (i = ifs; i && !found; i = i->ifa_next) {
+		const struct sockaddr_in6 *s6 = (const void *)i->ifa_addr;
+		bool global;
+
+		if (!ifa_is(i, addr))
+			continue;
+		global = !IN6_IS_ADDR_LINKLOCAL(&s6->sin6_addr) &&
+			 !IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr);
+		found = !ifindex || if_nametoindex(i->ifa_name) == ifindex ||
+			(!strict && global);
+	}
+	freeifaddrs(ifs);
+	return found;
 }
 
 static int dev_name(void *ctx, uint32_t ifindex, char *buf)
@@ -143,23 +207,22 @@ static int dev_name(void *ctx, uint32_t ifindex, char *buf)
 	return if_indextoname(ifindex, buf) ? 0 : -ENODEV;
 }
 
-/* IP_MTU of a UDP socket connected the same way. */
+/* IP_MTU / IPV6_MTU of a UDP socket connected the same way. */
 static int route_mtu(void *ctx, const struct ps_addr *dst, uint32_t ifindex)
 {
-	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(9) };
-	socklen_t len = sizeof(int);
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(int), salen;
 	int fd, mtu = 0, rc = 0;
+	bool v6 = dst->family == AF_INET6;
 
 	(void)ctx;
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	fd = probe_socket(dst, ifindex);
 	if (fd < 0)
 		return -errno;
-	if (ifindex)
-		setsockopt(fd, SOL_SOCKET, SO_BINDTOIFINDEX, &ifindex,
-			   sizeof(ifindex));
-	memcpy(&sin.sin_addr, dst->a, 4);
-	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)) != 0 ||
-	    getsockopt(fd, SOL_IP, IP_MTU, &mtu, &len) != 0)
+	salen = probe_name(dst, 9, &ss);
+	if (connect(fd, (struct sockaddr *)&ss, salen) != 0 ||
+	    getsockopt(fd, v6 ? SOL_IPV6 : SOL_IP, v6 ? IPV6_MTU : IP_MTU,
+		       &mtu, &len) != 0)
 		rc = -errno;
 	close(fd);
 	return rc ? rc : mtu;
@@ -187,6 +250,7 @@ struct hostenv *hostenv_open(char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	h->proc_icmp = h->proc_icmp6 = -1;
 	h->nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
 	if (h->nl < 0 || bind(h->nl, (struct sockaddr *)&snl, sizeof(snl))) {
 		snprintf(err, errlen, "rtnetlink socket: %s", strerror(errno));
@@ -195,12 +259,14 @@ struct hostenv *hostenv_open(char *err, size_t errlen)
 	}
 	/* Optional: without it we only miss the kernel's own idents. */
 	h->proc_icmp = open("/proc/net/icmp", O_RDONLY | O_CLOEXEC);
+	h->proc_icmp6 = open("/proc/net/icmp6", O_RDONLY | O_CLOEXEC);
 	h->env.addr_type = addr_type;
 	h->env.route = route;
 	h->env.dev_index = dev_index;
 	h->env.dev_name = dev_name;
 	h->env.addr_dev = addr_dev;
 	h->env.route_mtu = route_mtu;
+	h->env.local6 = local6;
 	h->env.ctx = h;
 	h->env.default_ttl = read_sysctl("/proc/sys/net/ipv4/ip_default_ttl",
 					 64, 1, 255);
@@ -208,6 +274,10 @@ struct hostenv *hostenv_open(char *err, size_t errlen)
 					   0, 0, 1);
 	h->env.no_pmtu_disc = read_sysctl("/proc/sys/net/ipv4/ip_no_pmtu_disc",
 					  0, 0, 3);
+	h->env.default_hoplimit =
+		read_sysctl("/proc/sys/net/ipv6/conf/all/hop_limit", 64, 1, 255);
+	h->env.nonlocal_bind6 =
+		read_sysctl("/proc/sys/net/ipv6/ip_nonlocal_bind", 0, 0, 1);
 	return h;
 }
 
@@ -219,6 +289,8 @@ void hostenv_close(struct hostenv *h)
 		close(h->nl);
 	if (h->proc_icmp >= 0)
 		close(h->proc_icmp);
+	if (h->proc_icmp6 >= 0)
+		close(h->proc_icmp6);
 	free(h);
 }
 
@@ -227,30 +299,31 @@ const struct ps_env *hostenv_env(struct hostenv *h)
 	return &h->env;
 }
 
-/* Lines look like "   0: 0100007F:9C41 00000000:0000 07 ...". */
+/* Lines look like "   0: 0100007F:9C41 00000000:0000 07 ..." (icmp6:
+ * 32 hex digits of address). */
 static void parse_icmp_line(const char *line, uint8_t *bitmap)
 {
-	unsigned slot, addr, ident;
+	unsigned slot, ident;
 
-	if (sscanf(line, " %u: %x:%x", &slot, &addr, &ident) == 3 &&
+	if (sscanf(line, " %u: %*[0-9A-Fa-f]:%x", &slot, &ident) == 2 &&
 	    ident < 65536)
 		bitmap[ident / 8] |= (uint8_t)(1u << (ident % 8));
 }
 
-int hostenv_kernel_idents(struct hostenv *h, uint8_t *bitmap)
+int hostenv_kernel_idents(struct hostenv *h, int family, uint8_t *bitmap)
 {
 	static char buf[1 << 16];
 	size_t keep = 0;
 	off_t off = 0;
 	bool heading = true;
+	int fd = family == AF_INET6 ? h->proc_icmp6 : h->proc_icmp;
 
 	memset(bitmap, 0, 65536 / 8);
-	if (h->proc_icmp < 0)
+	if (fd < 0)
 		return -1;
 	/* A seq_file hands out whole lines, a buffer at a time. */
 	for (;;) {
-		ssize_t n = pread(h->proc_icmp, buf + keep, sizeof(buf) - 1 - keep,
-				  off);
+		ssize_t n = pread(fd, buf + keep, sizeof(buf) - 1 - keep, off);
 		char *line = buf, *nl;
 
 		if (n < 0)

@@ -19,9 +19,10 @@ void hostenv_close(struct hostenv *h);
 const struct ps_env *hostenv_env(struct hostenv *h);
 
 /*
- * Re-read /proc/net/icmp: a bitmap (8192 bytes) of the identifiers the
- * kernel's own IPv4 ping sockets are bound to.  Returns 0 or -1.
+ * Re-read /proc/net/icmp (icmp6 for AF_INET6): a bitmap (8192 bytes) of
+ * the identifiers the kernel's own ping sockets are bound to.  Returns 0
+ * or -1.
  */
-int hostenv_kernel_idents(struct hostenv *h, uint8_t *bitmap);
+int hostenv_kernel_idents(struct hostenv *h, int family, uint8_t *bitmap);
 
 #endif

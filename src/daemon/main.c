@@ -185,6 +185,10 @@ int main(int argc, char **argv)
 	conf.raw4 = raw_open(AF_INET, err, sizeof(err));
 	if (!conf.raw4)
 		fatal(err);
+	/* A host without IPv6 still gets IPv4 ping sockets. */
+	conf.raw6 = raw6_open(err, sizeof(err));
+	if (!conf.raw6)
+		log_warn("no IPv6 ping sockets: %s", err);
 	conf.host = hostenv_open(err, sizeof(err));
 	if (!conf.host)
 		fatal(err);

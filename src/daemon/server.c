@@ -34,7 +34,7 @@
 #define MAX_GROUPS 65536
 #define LOOP_SPIN_NS 50000
 
-enum hkind { H_LISTEN, H_CLIENT, H_DATA, H_RAW, H_SIGNAL };
+enum hkind { H_LISTEN, H_CLIENT, H_DATA, H_RAW, H_RAW6, H_SIGNAL };
 
 struct handler {
 	enum hkind kind;
@@ -96,7 +96,7 @@ struct slot {
 
 struct server {
 	int ep;
-	struct handler listen, raw, sig;
+	struct handler listen, raw, raw6, sig;
 	struct server_conf conf;
 	struct pstab *tab;
 	const struct ps_env *env;
@@ -357,6 +357,10 @@ static int dsock_new(struct server *s, struct client *c,
 	ds->shm_fd = ds->err_fd = ds->err_peer = -1;
 	err = pstab_open(s->tab, req->u.open.domain, req->u.open.type,
 			 req->u.open.protocol, c->uid, &ds->ps);
+	if (!err && ps_family(ds->ps) == AF_INET6 && !s->conf.raw6) {
+		pstab_close(s->tab, ds->ps);
+		err = -EAFNOSUPPORT;	/* as a kernel without IPv6 says */
+	}
 	if (err) {
 		free(ds);
 		return err;
@@ -434,6 +438,7 @@ static void fill_dgram(struct wire_dgram *dg, const struct icmp_pkt *p,
 	dg->family = p->src.family;
 	dg->ttl = p->ttl;
 	dg->tos = p->tos;
+	dg->flowinfo = p->flowinfo;
 	dg->ifindex = rp->ifindex;
 	memcpy(dg->src, p->src.a, sizeof(dg->src));
 	memcpy(dg->dst, p->dst.a, sizeof(dg->dst));
@@ -520,8 +525,11 @@ static void deliver_error(struct server *s, const struct icmp_pkt *p,
 		return;
 	}
 	ds = ps_owner(ps);
-	if (!icmp4_error_verdict(p->type, p->code, p->info, ps_pmtudisc(ps),
-				 s->env->no_pmtu_disc, &v))
+	if (p->src.family == AF_INET6 ?
+		    !icmp6_error_verdict(p->type, p->code, p->info, &v) :
+		    !icmp4_error_verdict(p->type, p->code, p->info,
+					 ps_pmtudisc(ps), s->env->no_pmtu_disc,
+					 &v))
 		return;
 	switch (ps_error_action(ps, v.hard)) {
 	case PS_ERR_DROP:
@@ -533,6 +541,7 @@ static void deliver_error(struct server *s, const struct icmp_pkt *p,
 		fill_dgram(&dg, p, rp);
 		dg.kind = WIRE_DG_ERROR;
 		memcpy(dg.src, p->q_dst.a, sizeof(dg.src));	/* msg_name */
+		dg.src_scope = 0;
 		dg.ee_errno = (uint32_t)v.err;
 		dg.ee_origin = SO_EE_ORIGIN_ICMP;
 		dg.ee_type = p->type;
@@ -540,6 +549,14 @@ static void deliver_error(struct server *s, const struct icmp_pkt *p,
 		dg.ee_info = v.info;
 		dg.offender_family = AF_INET;
 		memcpy(dg.offender, p->src.a, sizeof(dg.offender));
+		if (p->src.family == AF_INET6) {
+			/* ipv6_recv_error(): scope ids of link-local
+			 * addresses are the incoming interface. */
+			dg.ee_origin = SO_EE_ORIGIN_ICMP6;
+			dg.offender_family = AF_INET6;
+			dg.src_scope = ps_addr_needs_scope(&p->q_dst) ? rp->ifindex : 0;
+			dg.offender_scope = p->src.scope;
+		}
 		/* The pending error first: a reader woken by the record
 		 * and taking it must find the error already there, or it
 		 * would clear it before the daemon sets it. */
@@ -566,8 +583,9 @@ static void local_error(struct server *s, struct dsock *ds,
 	clock_gettime(CLOCK_REALTIME, &now);
 	memset(&dg, 0, sizeof(dg));
 	dg.kind = WIRE_DG_ERROR;
-	dg.family = AF_INET;
+	dg.family = info->dst.family;
 	memcpy(dg.src, info->dst.a, sizeof(dg.src));
+	dg.src_scope = info->dst.scope;
 	dg.ts_sec = now.tv_sec;
 	dg.ts_nsec = now.tv_nsec;
 	dg.ee_errno = EMSGSIZE;
@@ -576,11 +594,14 @@ static void local_error(struct server *s, struct dsock *ds,
 	queue_record(ds, &dg, NULL, 0);
 }
 
-static void on_packet(struct server *s, const struct raw_pkt *rp)
+static void on_packet(struct server *s, const struct raw_pkt *rp, int family)
 {
 	struct icmp_pkt p;
+	enum icmp_parse_result res =
+		family == AF_INET6 ? icmp6_parse(rp->data, rp->len, &rp->m6, &p)
+				   : icmp4_parse(rp->data, rp->len, &p);
 
-	if (icmp4_parse(rp->data, rp->len, &p) != ICMP_PARSE_OK) {
+	if (res != ICMP_PARSE_OK) {
 		s->stats.bad_packets++;
 		return;
 	}
@@ -598,7 +619,21 @@ static void drain_raw(struct server *s)
 		int n = raw_recv(s->conf.raw4, pkts, RAW_BATCH);
 
 		for (int i = 0; i < n; i++)
-			on_packet(s, &pkts[i]);
+			on_packet(s, &pkts[i], AF_INET);
+		if (n < RAW_BATCH)
+			break;
+	}
+}
+
+static void drain_raw6(struct server *s)
+{
+	struct raw_pkt pkts[RAW_BATCH];
+
+	for (int b = 0; s->conf.raw6 && b < MAX_RAW_BATCHES; b++) {
+		int n = raw6_recv(s->conf.raw6, pkts, RAW_BATCH);
+
+		for (int i = 0; i < n; i++)
+			on_packet(s, &pkts[i], AF_INET6);
 		if (n < RAW_BATCH)
 			break;
 	}
@@ -725,7 +760,9 @@ static int32_t finish_send(struct server *s, struct dsock *ds,
 			   const struct ps_sendinfo *info, const uint8_t *pkt,
 			   uint32_t len)
 {
-	int err = raw_send(s->conf.raw4, info, pkt, len);
+	int err = info->dst.family == AF_INET6
+			  ? raw6_send(s->conf.raw6, info, pkt, len)
+			  : raw_send(s->conf.raw4, info, pkt, len);
 
 	local_error(s, ds, info, err);
 	if (err)
@@ -736,7 +773,10 @@ static int32_t finish_send(struct server *s, struct dsock *ds,
 	s->stats.sent++;
 	/* On loopback the reply is usually queued already: hand it over
 	 * before answering, so the client wakes once, not twice. */
-	drain_raw(s);
+	if (info->dst.family == AF_INET6)
+		drain_raw6(s);
+	else
+		drain_raw(s);
 	return (int32_t)len;
 }
 
@@ -1255,8 +1295,10 @@ static void tick(struct server *s)
 	if (now < s->next_tick)
 		return;
 	s->next_tick = now + 1;
-	if (hostenv_kernel_idents(s->conf.host, bitmap) == 0)
+	if (hostenv_kernel_idents(s->conf.host, AF_INET, bitmap) == 0)
 		pstab_set_foreign(s->tab, AF_INET, bitmap);
+	if (hostenv_kernel_idents(s->conf.host, AF_INET6, bitmap) == 0)
+		pstab_set_foreign(s->tab, AF_INET6, bitmap);
 }
 
 /* ---- the loop ---- */
@@ -1284,8 +1326,11 @@ static int setup(struct server *s, struct server_conf *conf)
 	s->listen.fd = conf->listen_fd;
 	s->raw.kind = H_RAW;
 	s->raw.fd = raw_fd(conf->raw4);
+	s->raw6.kind = H_RAW6;
+	s->raw6.fd = conf->raw6 ? raw6_fd(conf->raw6) : -1;
 	if (s->ep < 0 || !s->tab || !s->reqbuf || !s->msgbuf || s->sig.fd < 0 ||
 	    ep_add(s, &s->listen, EPOLLIN) || ep_add(s, &s->raw, EPOLLIN) ||
+	    (conf->raw6 && ep_add(s, &s->raw6, EPOLLIN)) ||
 	    ep_add(s, &s->sig, EPOLLIN)) {
 		log_err("event loop set-up: %s", strerror(errno));
 		return -1;
@@ -1310,6 +1355,7 @@ static void teardown(struct server *s)
 	if (s->ep >= 0)
 		close(s->ep);
 	raw_close(s->conf.raw4);
+	raw6_close(s->conf.raw6);
 	hostenv_close(s->conf.host);
 	free(s->reqbuf);
 	free(s->msgbuf);
@@ -1331,6 +1377,9 @@ static void handle_event(struct server *s, struct epoll_event *ev)
 		break;
 	case H_RAW:
 		drain_raw(s);
+		break;
+	case H_RAW6:
+		drain_raw6(s);
 		break;
 	case H_SIGNAL:
 		on_signal(s);

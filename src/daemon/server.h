@@ -19,6 +19,7 @@ struct server_conf {
 	const char *config_path;	/* NULL: defaults, SIGHUP does nothing */
 	struct policy policy;
 	struct raw *raw4;
+	struct raw6 *raw6;	/* NULL: this host has no IPv6 */
 	struct hostenv *host;
 };
 

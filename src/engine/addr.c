@@ -30,6 +30,15 @@ bool ps_addr_is_multicast(const struct ps_addr *x)
 	return (x->a[0] & 0xf0) == 0xe0;
 }
 
+bool ps_addr_needs_scope(const struct ps_addr *x)
+{
+	if (x->family != AF_INET6)
+		return false;
+	if (x->a[0] == 0xfe && (x->a[1] & 0xc0) == 0x80)
+		return true;
+	return x->a[0] == 0xff && ((x->a[1] & 0x0f) == 1 || (x->a[1] & 0x0f) == 2);
+}
+
 bool ps_addr_is_limited_bcast(const struct ps_addr *x)
 {
 	return x->family == AF_INET && ps_addr_get_v4(x) == htonl(INADDR_BROADCAST);

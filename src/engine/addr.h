@@ -19,6 +19,9 @@ struct ps_addr {
 bool ps_addr_is_any(const struct ps_addr *x);
 bool ps_addr_eq(const struct ps_addr *x, const struct ps_addr *y);
 bool ps_addr_is_multicast(const struct ps_addr *x);
+/* IPv6: link-local unicast, or a link- or interface-local group: an
+ * address that means nothing without an interface (a scope id). */
+bool ps_addr_needs_scope(const struct ps_addr *x);
 /* 255.255.255.255 (IPv4 only). */
 bool ps_addr_is_limited_bcast(const struct ps_addr *x);
 void ps_addr_v4(struct ps_addr *x, uint32_t be_addr);

@@ -8,7 +8,14 @@ enum {
 	T_ECHOREPLY = 0, T_DEST_UNREACH = 3, T_SOURCE_QUENCH = 4,
 	T_REDIRECT = 5, T_ECHO = 8, T_TIME_EXCEEDED = 11, T_PARAMPROB = 12,
 	T_EXT_ECHO = 42, T_EXT_ECHOREPLY = 43,
-	T6_ECHO = 128, T6_EXT_ECHO = 160,
+	T6_ECHO = 128, T6_ECHOREPLY = 129, T6_EXT_ECHO = 160,
+	T6_EXT_ECHOREPLY = 161,
+};
+
+/* IPv6 next-header values that ipv6_skip_exthdr() walks over. */
+enum {
+	NH_HOP = 0, NH_ROUTING = 43, NH_FRAGMENT = 44, NH_AUTH = 51,
+	NH_NONE = 59, NH_DEST = 60, NH_ICMPV6 = 58,
 };
 
 uint16_t icmp_checksum(const void *data, size_t len)
@@ -52,6 +59,27 @@ static uint16_t get16(const uint8_t *p)
 	return (uint16_t)(p[0] << 8 | p[1]);
 }
 
+uint16_t icmp_echo_seq(const uint8_t *msg)
+{
+	uint16_t seq = get16(msg + 6);
+
+	/* RFC 8335: an 8-bit sequence number, then bits that differ
+	 * between request (L) and reply (state). */
+	if (msg[0] == T_EXT_ECHO || msg[0] == T_EXT_ECHOREPLY ||
+	    msg[0] == T6_EXT_ECHO || msg[0] == T6_EXT_ECHOREPLY)
+		seq &= 0xff00;
+	return seq;
+}
+
+void icmp6_set_ident(uint8_t *msg, size_t len, uint16_t ident)
+{
+	uint16_t be = htons(ident);
+
+	(void)len;
+	memcpy(msg + 4, &be, 2);
+	msg[2] = msg[3] = 0;
+}
+
 static int is_error_type(uint8_t type)
 {
 	return type == T_DEST_UNREACH || type == T_SOURCE_QUENCH ||
@@ -80,7 +108,7 @@ static void parse_quote(struct icmp_pkt *out)
 	ps_addr_v4(&out->q_dst, 0);
 	memcpy(out->q_dst.a, q + 16, 4);
 	out->ident = get16(q + ihl + 4);
-	out->seq = get16(q + ihl + 6);
+	out->seq = icmp_echo_seq(q + ihl);
 	out->q_icmp = q + ihl;
 	out->q_icmplen = qlen - ihl;
 	memcpy(&out->info, out->icmp + 4, 4);
@@ -122,9 +150,120 @@ enum icmp_parse_result icmp4_parse(const uint8_t *pkt, size_t len,
 	if (out->type == T_ECHOREPLY || out->type == T_EXT_ECHOREPLY) {
 		out->kind = ICMP_K_REPLY;
 		out->ident = get16(out->icmp + 4);
-		out->seq = get16(out->icmp + 6);
+		out->seq = icmp_echo_seq(out->icmp);
 	} else if (is_error_type(out->type)) {
 		parse_quote(out);
+	}
+	return ICMP_PARSE_OK;
+}
+
+/* The ICMPv6 checksum over the pseudo-header (RFC 8200 8.1) and msg. */
+static uint16_t icmp6_checksum(const struct ps_addr *src,
+			       const struct ps_addr *dst, const uint8_t *msg,
+			       size_t len)
+{
+	uint32_t sum = 0;
+
+	for (int i = 0; i < 16; i += 2) {
+		sum += (uint32_t)src->a[i] << 8 | src->a[i + 1];
+		sum += (uint32_t)dst->a[i] << 8 | dst->a[i + 1];
+	}
+	sum += (uint32_t)(len >> 16) + (uint32_t)(len & 0xffff);
+	sum += NH_ICMPV6;
+	for (size_t i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)msg[i] << 8 | msg[i + 1];
+	if (len & 1)
+		sum += (uint32_t)msg[len - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+/*
+ * ipv6_skip_exthdr(): the offset of the upper-layer header after the
+ * fixed header at q (qlen bytes), and its protocol in *nh; -1 if it runs
+ * past the quote or is a later fragment (no upper header there).
+ */
+static long skip_exthdr(const uint8_t *q, size_t qlen, uint8_t *nh)
+{
+	size_t off = 40;
+
+	*nh = q[6];
+	for (;;) {
+		size_t hlen;
+
+		if (*nh != NH_HOP && *nh != NH_ROUTING && *nh != NH_FRAGMENT &&
+		    *nh != NH_AUTH && *nh != NH_DEST)
+			return (long)off;
+		if (off + 8 > qlen)
+			return -1;
+		if (*nh == NH_FRAGMENT) {
+			if (get16(q + off + 2) & ~0x7)
+				return -1;	/* not the first fragment */
+			hlen = 8;
+		} else if (*nh == NH_AUTH) {
+			hlen = ((size_t)q[off + 1] + 2) << 2;
+		} else {
+			hlen = ((size_t)q[off + 1] + 1) << 3;
+		}
+		*nh = q[off];
+		off += hlen;
+	}
+}
+
+static void parse_quote6(struct icmp_pkt *out)
+{
+	const uint8_t *q = out->icmp + ICMP_HDR_LEN;
+	size_t qlen = out->icmplen - ICMP_HDR_LEN;
+	uint8_t nh;
+	long off;
+
+	if (qlen < 40 || (q[0] >> 4) != 6)
+		return;
+	off = skip_exthdr(q, qlen, &nh);
+	if (off < 0 || nh != NH_ICMPV6 || qlen < (size_t)off + ICMP_HDR_LEN ||
+	    q[off] != T6_ECHO)
+		return;
+	memset(&out->q_src, 0, sizeof(out->q_src));
+	out->q_src.family = AF_INET6;
+	memcpy(out->q_src.a, q + 8, 16);
+	memset(&out->q_dst, 0, sizeof(out->q_dst));
+	out->q_dst.family = AF_INET6;
+	memcpy(out->q_dst.a, q + 24, 16);
+	out->ident = get16(q + off + 4);
+	out->seq = icmp_echo_seq(q + off);
+	out->q_icmp = q + off;
+	out->q_icmplen = qlen - (size_t)off;
+	memcpy(&out->info, out->icmp + 4, 4);
+	out->info = ntohl(out->info);
+	out->kind = ICMP_K_ERROR;
+}
+
+enum icmp_parse_result icmp6_parse(const uint8_t *msg, size_t len,
+				   const struct icmp6_meta *m,
+				   struct icmp_pkt *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (len < ICMP_HDR_LEN || m->src.family != AF_INET6 ||
+	    m->dst.family != AF_INET6)
+		return ICMP_PARSE_SHORT;
+	if (icmp6_checksum(&m->src, &m->dst, msg, len) != 0)
+		return ICMP_PARSE_CSUM;
+	out->src = m->src;
+	out->dst = m->dst;
+	out->ttl = m->hoplimit;
+	out->tos = m->tclass;
+	out->flowinfo = m->flowinfo;
+	out->icmp = msg;
+	out->icmplen = len;
+	out->type = msg[0];
+	out->code = msg[1];
+	if (out->type == T6_ECHOREPLY || out->type == T6_EXT_ECHOREPLY) {
+		out->kind = ICMP_K_REPLY;
+		out->ident = get16(msg + 4);
+		out->seq = icmp_echo_seq(msg);
+	} else if (out->type < 128) {
+		parse_quote6(out);	/* every type below 128 is an error */
 	}
 	return ICMP_PARSE_OK;
 }

@@ -22,8 +22,19 @@ uint16_t icmp_checksum(const void *data, size_t len);
  */
 int icmp_echo_type_ok(int family, uint8_t type, uint8_t code);
 
+/*
+ * The sequence number a reply must repeat, of an echo message (request
+ * or reply, either family, at least 8 bytes): all 16 bits, or for an
+ * Extended Echo (RFC 8335) only its 8-bit sequence number (in the high
+ * byte).
+ */
+uint16_t icmp_echo_seq(const uint8_t *msg);
+
 /* Put ident into an ICMPv4 echo message and recompute its checksum. */
 void icmp4_set_ident(uint8_t *msg, size_t len, uint16_t ident);
+/* ICMPv6: the identifier, and a zero checksum (a raw ICMPv6 socket
+ * always computes it, as for the kernel's ping socket). */
+void icmp6_set_ident(uint8_t *msg, size_t len, uint16_t ident);
 
 enum icmp_kind {
 	ICMP_K_OTHER = 0,
@@ -34,7 +45,8 @@ enum icmp_kind {
 struct icmp_pkt {
 	enum icmp_kind kind;
 	struct ps_addr src, dst;	/* of the received datagram */
-	uint8_t ttl, tos;
+	uint8_t ttl, tos;		/* IPv6: hop limit, traffic class */
+	uint32_t flowinfo;		/* IPv6, network order */
 	const uint8_t *opts;		/* IPv4 options, optlen bytes */
 	size_t optlen;
 	uint8_t type, code;
@@ -60,6 +72,24 @@ enum icmp_parse_result {
  * options, ICMP message).  Pointers in out point into pkt.
  */
 enum icmp_parse_result icmp4_parse(const uint8_t *pkt, size_t len,
+				   struct icmp_pkt *out);
+
+/* What a raw ICMPv6 socket says about a message besides its bytes. */
+struct icmp6_meta {
+	struct ps_addr src, dst;	/* msg_name; IPV6_PKTINFO */
+	uint8_t hoplimit, tclass;	/* IPV6_HOPLIMIT, IPV6_TCLASS */
+	uint32_t flowinfo;		/* IPV6_FLOWINFO */
+};
+
+/*
+ * Parse an ICMPv6 message as a raw ICMPv6 socket delivers it (no IP
+ * header).  The checksum is verified with the pseudo-header of m.  An
+ * error is ours only if it quotes an Echo Request (the kernel's
+ * icmpv6_err() passes nothing else to ping_err()), extension headers of
+ * the quoted datagram skipped as ipv6_skip_exthdr() does.
+ */
+enum icmp_parse_result icmp6_parse(const uint8_t *msg, size_t len,
+				   const struct icmp6_meta *m,
 				   struct icmp_pkt *out);
 
 #endif

@@ -86,3 +86,53 @@ bool icmp4_error_verdict(uint8_t type, uint8_t code, uint32_t raw_info,
 		return false;
 	}
 }
+
+enum {
+	T6_DEST_UNREACH = 1, T6_PKT_TOOBIG = 2, T6_TIME_EXCEED = 3,
+	T6_PARAMPROB = 4,
+};
+
+/* tab_unreach[] of net/ipv6/icmp.c: codes 0..6; later ones EPROTO. */
+static const struct {
+	int err;
+	bool hard;
+} unreach6[] = {
+	{ ENETUNREACH, false },	 /* 0 no route */
+	{ EACCES, true },	 /* 1 administratively prohibited */
+	{ EHOSTUNREACH, false }, /* 2 beyond scope of source address */
+	{ EHOSTUNREACH, false }, /* 3 address unreachable */
+	{ ECONNREFUSED, true },	 /* 4 port unreachable */
+	{ EACCES, true },	 /* 5 source address failed policy */
+	{ EACCES, true },	 /* 6 reject route */
+};
+
+bool icmp6_error_verdict(uint8_t type, uint8_t code, uint32_t raw_info,
+			 struct icmp_verdict *v)
+{
+	if (type >= 128)
+		return false;
+	v->err = EPROTO;	/* unknown error types: soft EPROTO */
+	v->hard = false;
+	v->info = raw_info;
+	switch (type) {
+	case T6_DEST_UNREACH:
+		v->hard = true;
+		if (code < sizeof(unreach6) / sizeof(unreach6[0])) {
+			v->err = unreach6[code].err;
+			v->hard = unreach6[code].hard;
+		}
+		break;
+	case T6_PKT_TOOBIG:
+		v->err = EMSGSIZE;
+		break;
+	case T6_PARAMPROB:
+		v->hard = true;
+		break;
+	case T6_TIME_EXCEED:
+		v->err = EHOSTUNREACH;
+		break;
+	default:
+		break;
+	}
+	return true;
+}

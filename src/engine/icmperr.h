@@ -26,4 +26,13 @@ bool icmp4_error_verdict(uint8_t type, uint8_t code, uint32_t raw_info,
 			 int pmtudisc, int no_pmtu_disc,
 			 struct icmp_verdict *out);
 
+/*
+ * Map an ICMPv6 error (types below 128) as icmpv6_err_convert() does;
+ * ee_info is bytes 4..7 of the error's header (the MTU of a Packet Too
+ * Big, the pointer of a Parameter Problem), whatever the socket's
+ * IPV6_MTU_DISCOVER.  Returns false for what is not an error.
+ */
+bool icmp6_error_verdict(uint8_t type, uint8_t code, uint32_t raw_info,
+			 struct icmp_verdict *out);
+
 #endif

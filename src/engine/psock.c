@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -96,6 +97,8 @@ int pstab_open(struct pstab *tab, int domain, int type, int protocol,
 	sk->rcv_saddr.family = sk->saddr.family = (uint8_t)domain;
 	sk->daddr.family = (uint8_t)domain;
 	sk->mc_addr.family = (uint8_t)domain;
+	if (domain == AF_INET6)
+		ps6_init(sk);
 	tab->nsockets++;
 	*out = sk;
 	return 0;
@@ -251,8 +254,6 @@ static int check_bind_addr(const struct psock *sk, const struct ps_env *env,
 {
 	int err;
 
-	if (sk->family != AF_INET)
-		return -EAFNOSUPPORT;	/* IPv6: a later issue */
 	err = sa_parse4(sa, len, true, addr, ident);
 	if (err)
 		return err;
@@ -273,15 +274,26 @@ int ps_bind(struct pstab *tab, struct psock *sk, const struct ps_env *env,
 	    const uint8_t *sa, uint32_t len)
 {
 	struct ps_addr addr;
+	uint32_t old_dev = sk->bound_dev, dev = sk->bound_dev;
 	uint16_t ident;
-	int err = check_bind_addr(sk, env, sa, len, &addr, &ident);
+	int err;
 
+	if (sk->family == AF_INET6)
+		err = ps6_check_bind(sk, env, sa, len, &addr, &ident, &dev);
+	else
+		err = check_bind_addr(sk, env, sa, len, &addr, &ident);
 	if (err)
 		return err;
+	/* ping_check_bind_addr() binds a scoped address's device at once,
+	 * and ping_bind() puts the old one back only when the identifier
+	 * is taken. */
+	sk->bound_dev = dev;
 	if (sk->ident != 0)
 		return -EINVAL;
-	if (get_port(tab, sk, ident))
+	if (get_port(tab, sk, ident)) {
+		sk->bound_dev = old_dev;
 		return -EADDRINUSE;
+	}
 	sk->rcv_saddr = sk->saddr = addr;
 	sk->addr_locked = !ps_addr_is_any(&addr);
 	sk->port_locked = ident != 0;
@@ -323,8 +335,8 @@ int ps_connect(struct pstab *tab, struct psock *sk, const struct ps_env *env,
 	}
 	if (autobind(tab, sk))
 		return -EAGAIN;
-	if (sk->family != AF_INET)
-		return -EAFNOSUPPORT;
+	if (sk->family == AF_INET6)
+		return ps6_connect(sk, env, sa, len);
 	err = sa_parse4(sa, len, false, &dst, &port);
 	if (err)
 		return err;
@@ -344,12 +356,22 @@ int ps_connect(struct pstab *tab, struct psock *sk, const struct ps_env *env,
 
 int ps_getname(const struct psock *sk, bool peer, uint8_t *out)
 {
-	if (peer) {
-		if (!sk->connected || sk->dport == 0)
-			return -ENOTCONN;
-		return (int)ps_addr_to_sockaddr(&sk->daddr, sk->dport, out);
-	}
-	return (int)ps_addr_to_sockaddr(&sk->rcv_saddr, sk->ident, out);
+	struct ps_addr a = peer ? sk->daddr : sk->rcv_saddr;
+	socklen_t n;
+
+	if (peer && (!sk->connected || sk->dport == 0))
+		return -ENOTCONN;
+	if (sk->family != AF_INET6)
+		return (int)ps_addr_to_sockaddr(&a, peer ? sk->dport : sk->ident,
+						out);
+	/* inet6_getname(): the bound device as scope of a link-local
+	 * address; the peer's flow label with IPV6_FLOWINFO_SEND. */
+	a.scope = ps6_scope_of(&a, sk->bound_dev);
+	n = ps_addr_to_sockaddr(&a, peer ? sk->dport : sk->ident, out);
+	if (peer && sk->sndflow)
+		memcpy(out + offsetof(struct sockaddr_in6, sin6_flowinfo),
+		       &sk->flow_label, sizeof(sk->flow_label));
+	return (int)n;
 }
 
 int ps_shutdown(struct psock *sk, int how)
@@ -408,7 +430,7 @@ static int cmsg_int(const struct cmsghdr *h, const uint8_t *data, int *v)
 }
 
 /* __sock_cmsg_send(): what a SOL_SOCKET control message may be. */
-static int sol_socket_cmsg(const struct cmsghdr *h, const uint8_t *data)
+int ps_sol_socket_cmsg(const struct cmsghdr *h, const uint8_t *data)
 {
 	uint32_t v;
 
@@ -499,13 +521,31 @@ static int parse_ctl(const uint8_t *ctl, uint32_t len,
 		if (h.cmsg_len < sizeof(h) || h.cmsg_len > len - off)
 			return -EINVAL;
 		if (h.cmsg_level == SOL_SOCKET)
-			err = sol_socket_cmsg(&h, ctl + off + CMSG_LEN(0));
+			err = ps_sol_socket_cmsg(&h, ctl + off + CMSG_LEN(0));
 		else if (h.cmsg_level == SOL_IP)
 			err = sol_ip_cmsg(&h, ctl + off + CMSG_LEN(0), info);
 		if (err)
 			return err;
 		off += CMSG_ALIGN(h.cmsg_len);
 	}
+	return 0;
+}
+
+/* The IPv6 send, past the checks both families share. */
+static int send6_prepare(struct psock *sk, const struct ps_env *env,
+			 const uint8_t *name, uint32_t namelen,
+			 const uint8_t *ctl, uint32_t ctllen, uint8_t *msg,
+			 uint32_t len, struct ps_sendinfo *info)
+{
+	int err = ps6_send_prepare(sk, env, name, namelen, ctl, ctllen, info);
+
+	if (err)
+		return err;
+	if (sk->shut & WIRE_SHUT_WR)
+		return -EPIPE;
+	info->any_src = ps_addr_is_multicast(&info->dst);
+	info->seq = icmp_echo_seq(msg);
+	icmp6_set_ident(msg, len, sk->ident);
 	return 0;
 }
 
@@ -523,8 +563,9 @@ int ps_send_prepare(struct pstab *tab, struct psock *sk,
 	err = check_request(sk, flags, msg, len);
 	if (err)
 		return err;
-	if (sk->family != AF_INET)
-		return -EAFNOSUPPORT;
+	if (sk->family == AF_INET6)
+		return send6_prepare(sk, env, name, namelen, ctl, ctllen, msg,
+				     len, info);
 	err = send_dest(sk, name, namelen, &info->dst);
 	if (err)
 		return err;
@@ -570,7 +611,7 @@ int ps_send_prepare(struct pstab *tab, struct psock *sk,
 			(sk->broadcast &&
 			 env->addr_type(env->ctx, &info->dst, info->ifindex) ==
 				 PS_RTN_BROADCAST);
-	info->seq = (uint16_t)(msg[6] << 8 | msg[7]);
+	info->seq = icmp_echo_seq(msg);
 	icmp4_set_ident(msg, len, sk->ident);
 	return 0;
 }
@@ -583,15 +624,29 @@ void ps_sent(struct psock *sk, const struct ps_sendinfo *info,
 
 enum ps_err_action ps_error_action(const struct psock *sk, bool hard)
 {
-	if (sk->recverr)
+	if (sk->family == AF_INET6 ? sk->recverr6 : sk->recverr)
 		return PS_ERR_QUEUE;
 	return hard && sk->connected ? PS_ERR_SET : PS_ERR_DROP;
 }
 
-bool ps_local_errors(const struct psock *sk) { return sk->recverr; }
+bool ps_local_errors(const struct psock *sk)
+{
+	return sk->family == AF_INET6 ? sk->recverr6 : sk->recverr;
+}
 int ps_pmtudisc(const struct psock *sk) { return sk->pmtudisc; }
 uint32_t ps_tsflags(const struct psock *sk) { return sk->tsflags; }
-uint32_t ps_cmsg_flags(const struct psock *sk) { return sk->cmsg; }
+/* The receive options that apply to this family's datagrams: IPv4's
+ * may be set on an IPv6 socket (they reach ip_setsockopt()) but only
+ * ever concern IPv4 packets, which it never receives. */
+uint32_t ps_cmsg_flags(const struct psock *sk)
+{
+	uint32_t v4 = WIRE_CM_TTL | WIRE_CM_TOS | WIRE_CM_PKTINFO |
+		      WIRE_CM_RECVOPTS | WIRE_CM_RETOPTS;
+	uint32_t v6 = WIRE_CM_PKTINFO6 | WIRE_CM_HOPLIMIT | WIRE_CM_TCLASS |
+		      WIRE_CM_FLOWINFO | WIRE_CM_SNDFLOW;
+
+	return sk->cmsg & ~(sk->family == AF_INET6 ? v4 : v6);
+}
 int ps_family(const struct psock *sk) { return sk->family; }
 uint16_t ps_ident(const struct psock *sk) { return sk->ident; }
 uint32_t ps_uid(const struct psock *sk) { return sk->uid; }

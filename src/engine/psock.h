@@ -45,10 +45,19 @@ struct ps_env {
 	int (*addr_dev)(void *ctx, const struct ps_addr *addr);
 	/* The path MTU a connect()ed socket would see (IP_MTU), or -errno. */
 	int (*route_mtu)(void *ctx, const struct ps_addr *dst, uint32_t ifindex);
+	/*
+	 * IPv6: is addr one of ours, as ipv6_chk_addr() asks: on ifindex
+	 * (0: any device), or with strict false also a global address of
+	 * another device.
+	 */
+	bool (*local6)(void *ctx, const struct ps_addr *addr, uint32_t ifindex,
+		       bool strict);
 	void *ctx;
 	int default_ttl;	/* net.ipv4.ip_default_ttl */
 	bool nonlocal_bind;	/* net.ipv4.ip_nonlocal_bind */
 	int no_pmtu_disc;	/* net.ipv4.ip_no_pmtu_disc */
+	int default_hoplimit;	/* net.ipv6.conf.all.hop_limit */
+	bool nonlocal_bind6;	/* net.ipv6.ip_nonlocal_bind */
 };
 
 struct pstab;
@@ -106,9 +115,11 @@ struct ps_sendinfo {
 	struct ps_addr dst;
 	struct ps_addr src;	/* family 0: let the route choose */
 	uint32_t ifindex;	/* 0: any */
-	int ttl;		/* per packet; -1: none given */
+	int ttl;		/* per packet; -1: none given (IPv6: hop limit) */
 	int mc_ttl;		/* for a group, when ttl is -1 */
-	int tos;
+	int tos;		/* IPv6: traffic class */
+	uint32_t flowlabel;	/* IPv6, network order */
+	bool dontfrag;		/* IPv6: IPV6_DONTFRAG */
 	bool broadcast;		/* SO_BROADCAST */
 	bool any_src;		/* a group or broadcast: any replier counts */
 	bool mc_loop;		/* IP_MULTICAST_LOOP */

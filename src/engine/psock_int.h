@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include "engine/addr.h"
 #include "engine/ipopt.h"
@@ -52,7 +53,41 @@ struct psock {
 	int rcvbuf;
 	struct ipopt opts;	/* IP_OPTIONS */
 	uint32_t tsflags;	/* SO_TIMESTAMPING */
+	/* IPv6 (struct ipv6_pinfo) */
+	int hop_limit;		/* IPV6_UNICAST_HOPS; -1: the route's */
+	int mc_hops;		/* IPV6_MULTICAST_HOPS */
+	bool mc6_loop;		/* IPV6_MULTICAST_LOOP */
+	uint32_t mc6_oif;	/* IPV6_MULTICAST_IF */
+	uint32_t ucast_oif;	/* IPV6_UNICAST_IF */
+	uint8_t tclass;		/* IPV6_TCLASS */
+	int pmtudisc6;		/* IPV6_MTU_DISCOVER */
+	int frag_size;		/* IPV6_MTU (set) */
+	bool recverr6;		/* IPV6_RECVERR */
+	bool v6only;		/* IPV6_V6ONLY */
+	bool sndflow;		/* IPV6_FLOWINFO_SEND */
+	bool dontfrag;		/* IPV6_DONTFRAG */
+	int autoflowlabel;	/* IPV6_AUTOFLOWLABEL; -1: not set */
+	bool rfc4884_6;		/* IPV6_RECVERR_RFC4884 */
+	uint32_t flow_label;	/* of the connected peer, network order */
+	uint32_t sticky_ifindex;	/* IPV6_PKTINFO (sticky) */
+	struct ps_addr sticky_addr;
 };
+
+/* psock6.c: the IPv6 halves of bind, connect and send. */
+int ps6_check_bind(const struct psock *sk, const struct ps_env *env,
+		   const uint8_t *sa, uint32_t len, struct ps_addr *addr,
+		   uint16_t *ident, uint32_t *scope_dev);
+int ps6_connect(struct psock *sk, const struct ps_env *env,
+		const uint8_t *sa, uint32_t len);
+int ps6_send_prepare(const struct psock *sk, const struct ps_env *env,
+		     const uint8_t *name, uint32_t namelen,
+		     const uint8_t *ctl, uint32_t ctllen,
+		     struct ps_sendinfo *info);
+void ps6_init(struct psock *sk);
+/* The scope id getsockname/getpeername show for a (link-local) address. */
+uint32_t ps6_scope_of(const struct ps_addr *a, uint32_t ifindex);
+/* __sock_cmsg_send() for SOL_SOCKET messages (psock.c). */
+int ps_sol_socket_cmsg(const struct cmsghdr *h, const uint8_t *data);
 
 
 #endif

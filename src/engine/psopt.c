@@ -19,6 +19,7 @@
 #include "engine/psock.h"
 #include "engine/ipopt.h"
 #include "engine/psock_int.h"
+#include "engine/psopt6.h"
 #include "wire/wire.h"
 
 static int get_int_val(const uint8_t *val, uint32_t len, int *out)
@@ -293,11 +294,15 @@ int ps_setopt(struct psock *sk, const struct ps_env *env, int level,
 {
 	if (level == SOL_SOCKET)
 		return sol_socket_set(sk, env, name, val, len);
-	if (level == SOL_IP && sk->family == AF_INET && name == IP_OPTIONS)
+	if (level == SOL_IPV6 && sk->family == AF_INET6)
+		return ps6_setopt(sk, env, name, val, len);
+	/* SOL_IP: on an IPv6 socket too (ipv6_setsockopt() hands it to
+	 * udp_prot, which calls ip_setsockopt()). */
+	if (level == SOL_IP && name == IP_OPTIONS)
 		return ipopt_set(&sk->opts, val, len);
-	if (level == SOL_IP && sk->family == AF_INET && name == IP_MULTICAST_IF)
+	if (level == SOL_IP && name == IP_MULTICAST_IF)
 		return set_mc_if(sk, env, val, len);
-	if (level == SOL_IP && sk->family == AF_INET)
+	if (level == SOL_IP)
 		return sol_ip_set(sk, name, val, len);
 	return -ENOPROTOOPT;
 }
@@ -448,10 +453,13 @@ int ps_getopt(struct psock *sk, const struct ps_env *env, int level,
 		*len = n;
 		return 0;
 	}
+	if (level == SOL_IPV6 && sk->family == AF_INET6)
+		return ps6_getopt(sk, env, name, val, len);
 	/* ip_getsockopt() answers other levels with EOPNOTSUPP, while
-	 * ip_setsockopt() says ENOPROTOOPT: an asymmetry of the kernel's. */
-	if (level != SOL_IP || sk->family != AF_INET)
-		return -EOPNOTSUPP;
+	 * ip_setsockopt() says ENOPROTOOPT: an asymmetry of the kernel's.
+	 * ipv6_getsockopt() says ENOPROTOOPT for levels it does not know. */
+	if (level != SOL_IP)
+		return sk->family == AF_INET6 ? -ENOPROTOOPT : -EOPNOTSUPP;
 	if (name == IP_MULTICAST_IF) {
 		size_t alen = *len < 4 ? *len : 4;
 

@@ -236,7 +236,7 @@ static long drecv(int fd, const struct fdent *ent, struct msghdr *msg,
 		return -ECONNRESET;	/* EOF: the daemon went away */
 	/* The options in force now, not when the reply arrived. */
 	cm = ent->shm ? atomic_load(&ent->shm->cmsg) : 0;
-	cmsg_fill_name(&dg, msg);
+	cmsg_fill_name(&dg, msg, cm);
 	cmsg_begin(&co, msg);
 	tsf = ent->shm ? atomic_load(&ent->shm->tsflags) : 0;
 	cmsg_from_dgram(&co, &dg, cm, tsf);

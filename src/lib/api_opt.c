@@ -100,7 +100,8 @@ EXPORT int pingsock_setsockopt(int fd, int level, int name, const void *val,
 	if (req.u.opt.len)
 		memcpy(req.u.opt.val, val, req.u.opt.len);
 	rc = dsock_call(fd, &ent, &req, NULL, 0, NULL, NULL);
-	if (rc == 0 && level == SOL_IP && name == IP_RECVERR &&
+	if (rc == 0 && ((level == SOL_IP && name == IP_RECVERR) ||
+			(level == SOL_IPV6 && name == IPV6_RECVERR)) &&
 	    !ip_int(val, len))
 		errq_purge(&ent);
 	return (int)dsock_ret(rc);

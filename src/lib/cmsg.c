@@ -3,11 +3,15 @@
 #include "engine/addr.h"
 
 #include <netinet/in.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
+
+/* IPV6_FLOWINFO (<linux/in6.h>), as a receive control message type. */
+#define CMSG_IPV6_FLOWINFO 11
 
 void cmsg_begin(struct cmsg_out *o, const struct msghdr *msg)
 {
@@ -120,6 +124,34 @@ bool cmsg_takes_stamp(uint32_t flags, uint32_t tsflags)
 	       (tsflags & (WIRE_TS_RX_SOFTWARE | WIRE_TS_SOFTWARE));
 }
 
+/* ip6_datagram_recv_common_ctl() then _specific_ctl(), in their order. */
+static void put_ip6(struct cmsg_out *o, const struct wire_dgram *dg,
+		    uint32_t flags)
+{
+	if (flags & WIRE_CM_PKTINFO6) {
+		struct in6_pktinfo pi;
+
+		memset(&pi, 0, sizeof(pi));
+		pi.ipi6_ifindex = dg->ifindex;
+		memcpy(&pi.ipi6_addr, dg->dst, 16);
+		cmsg_put(o, SOL_IPV6, IPV6_PKTINFO, &pi, sizeof(pi));
+	}
+	if (flags & WIRE_CM_HOPLIMIT) {
+		int hl = dg->ttl;
+
+		cmsg_put(o, SOL_IPV6, IPV6_HOPLIMIT, &hl, sizeof(hl));
+	}
+	if (flags & WIRE_CM_TCLASS) {
+		int tc = dg->tos;
+
+		cmsg_put(o, SOL_IPV6, IPV6_TCLASS, &tc, sizeof(tc));
+	}
+	/* Only when there is some: class and label bits of the header. */
+	if ((flags & WIRE_CM_FLOWINFO) && dg->flowinfo)
+		cmsg_put(o, SOL_IPV6, CMSG_IPV6_FLOWINFO, &dg->flowinfo,
+			 sizeof(dg->flowinfo));
+}
+
 void cmsg_from_dgram(struct cmsg_out *o, const struct wire_dgram *dg,
 		     uint32_t flags, uint32_t tsflags)
 {
@@ -127,11 +159,15 @@ void cmsg_from_dgram(struct cmsg_out *o, const struct wire_dgram *dg,
 	put_timestamping(o, dg, flags, tsflags);
 	if (dg->family == AF_INET)
 		put_ip(o, dg, flags);
+	else if (dg->family == AF_INET6)
+		put_ip6(o, dg, flags);
 }
 
 /* msg_name: the source (or, for an error, the request's destination),
- * port 0, copied as far as it fits; msg_namelen: its full length. */
-void cmsg_fill_name(const struct wire_dgram *dg, struct msghdr *msg)
+ * port 0, copied as far as it fits; msg_namelen: its full length.  IPv6:
+ * the flow information too with IPV6_FLOWINFO_SEND (flags). */
+void cmsg_fill_name(const struct wire_dgram *dg, struct msghdr *msg,
+		    uint32_t flags)
 {
 	struct ps_addr a;
 	uint8_t sa[sizeof(struct sockaddr_in6)];
@@ -144,6 +180,10 @@ void cmsg_fill_name(const struct wire_dgram *dg, struct msghdr *msg)
 	memcpy(a.a, dg->src, sizeof(a.a));
 	a.scope = dg->src_scope;
 	salen = ps_addr_to_sockaddr(&a, 0, sa);
+	if (dg->family == AF_INET6 && (flags & WIRE_CM_SNDFLOW) &&
+	    dg->kind == WIRE_DG_REPLY)
+		memcpy(sa + offsetof(struct sockaddr_in6, sin6_flowinfo),
+		       &dg->flowinfo, sizeof(dg->flowinfo));
 	n = msg->msg_namelen < salen ? msg->msg_namelen : salen;
 	memcpy(msg->msg_name, sa, n);
 	msg->msg_namelen = salen;

@@ -23,7 +23,8 @@ struct cmsg_out {
 void cmsg_begin(struct cmsg_out *o, const struct msghdr *msg);
 void cmsg_put(struct cmsg_out *o, int level, int type, const void *data,
 	      size_t len);
-void cmsg_fill_name(const struct wire_dgram *dg, struct msghdr *msg);
+void cmsg_fill_name(const struct wire_dgram *dg, struct msghdr *msg,
+		    uint32_t flags);
 
 /* The ancillary data the kernel would attach to this datagram, for the
  * receive options (WIRE_CM_*) in force. */

@@ -47,6 +47,13 @@ void errq_drain_wakes(const struct fdent *ent)
 			break;
 }
 
+/* is_icmp_err_skb() */
+static bool from_icmp(const struct wire_dgram *dg)
+{
+	return dg->ee_origin == SO_EE_ORIGIN_ICMP ||
+	       dg->ee_origin == SO_EE_ORIGIN_ICMP6;
+}
+
 /*
  * sock_dequeue_err_skb(): once a record is taken, the pending error
  * becomes that of the next ICMP record, or is cleared if the one taken
@@ -62,29 +69,50 @@ static void after_dequeue(const struct fdent *ent, const struct wire_dgram *dg)
 	errq_drain_wakes(ent);
 	n = recv(ent->errfd, &next, sizeof(next), MSG_PEEK | MSG_DONTWAIT);
 	if (n >= (ssize_t)sizeof(next) && next.kind == WIRE_DG_ERROR &&
-	    next.ee_origin == SO_EE_ORIGIN_ICMP) {
+	    from_icmp(&next)) {
 		icmp_next = true;
 		atomic_store(&ent->shm->err, (int32_t)next.ee_errno);
 	}
-	if (dg->ee_origin == SO_EE_ORIGIN_ICMP && !icmp_next)
+	if (from_icmp(dg) && !icmp_next)
 		atomic_store(&ent->shm->err, 0);
 }
 
-/* The IP_RECVERR message: sock_extended_err, then the offender. */
+static void fill_ee(struct sock_extended_err *ee, const struct wire_dgram *dg)
+{
+	ee->ee_errno = dg->ee_errno;
+	ee->ee_origin = dg->ee_origin;
+	ee->ee_type = dg->ee_type;
+	ee->ee_code = dg->ee_code;
+	ee->ee_info = dg->ee_info;
+	ee->ee_data = dg->ee_data;
+}
+
+/* The IP_RECVERR (IPV6_RECVERR) message: sock_extended_err, then the
+ * offender (all zero when there is none). */
 static void put_recverr(struct cmsg_out *co, const struct wire_dgram *dg)
 {
 	struct {
 		struct sock_extended_err ee;
 		struct sockaddr_in offender;
 	} e;
+	struct {
+		struct sock_extended_err ee;
+		struct sockaddr_in6 offender;
+	} e6;
 
+	if (dg->family == AF_INET6) {
+		memset(&e6, 0, sizeof(e6));
+		fill_ee(&e6.ee, dg);
+		if (dg->offender_family == AF_INET6) {
+			e6.offender.sin6_family = AF_INET6;
+			memcpy(&e6.offender.sin6_addr, dg->offender, 16);
+			e6.offender.sin6_scope_id = dg->offender_scope;
+		}
+		cmsg_put(co, SOL_IPV6, IPV6_RECVERR, &e6, sizeof(e6));
+		return;
+	}
 	memset(&e, 0, sizeof(e));
-	e.ee.ee_errno = dg->ee_errno;
-	e.ee.ee_origin = dg->ee_origin;
-	e.ee.ee_type = dg->ee_type;
-	e.ee.ee_code = dg->ee_code;
-	e.ee.ee_info = dg->ee_info;
-	e.ee.ee_data = dg->ee_data;
+	fill_ee(&e.ee, dg);
 	if (dg->offender_family == AF_INET) {
 		e.offender.sin_family = AF_INET;
 		memcpy(&e.offender.sin_addr, dg->offender, 4);
@@ -148,12 +176,12 @@ long errq_recv(const struct fdent *ent, struct msghdr *msg, int flags)
 	if ((size_t)n < sizeof(dg) || dg.kind != WIRE_DG_ERROR)
 		return -EAGAIN;
 	cm = atomic_load(&ent->shm->cmsg);
-	cmsg_fill_name(&dg, msg);
+	cmsg_fill_name(&dg, msg, cm);
 	cmsg_begin(&co, msg);
 	/* sock_recv_timestamp(), then for ICMP records the IP control
 	 * messages of the error packet, then the record itself. */
 	cmsg_from_dgram(&co, &dg,
-			dg.ee_origin == SO_EE_ORIGIN_ICMP ? cm
+			from_icmp(&dg) ? cm
 			: cm & (WIRE_CM_TIMESTAMP | WIRE_CM_TIMESTAMPNS |
 				WIRE_CM_TSTAMP_NEW | WIRE_CM_TSTAMPING_NEW),
 			atomic_load(&ent->shm->tsflags));

@@ -28,10 +28,9 @@ static bool shimmed_kind(int domain, int type, int protocol)
 {
 	int base = type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
 
-	/* IPv4 only until pingsockd serves ICMPv6: an AF_INET6 request
-	 * keeps the kernel's answer. */
-	return base == SOCK_DGRAM && domain == AF_INET &&
-	       protocol == IPPROTO_ICMP;
+	return base == SOCK_DGRAM &&
+	       ((domain == AF_INET && protocol == IPPROTO_ICMP) ||
+		(domain == AF_INET6 && protocol == IPPROTO_ICMPV6));
 }
 
 SHIM_EXPORT int socket(int domain, int type, int protocol)

@@ -193,6 +193,12 @@ enum wire_dgram_kind {
 #define WIRE_CM_RETOPTS		0x0100u	/* IP_RETOPTS */
 #define WIRE_CM_RXQ_OVFL	0x0200u	/* SO_RXQ_OVFL */
 #define WIRE_CM_TSTAMPING_NEW	0x0400u	/* set with SO_TIMESTAMPING_NEW */
+#define WIRE_CM_PKTINFO6	0x0800u	/* IPV6_RECVPKTINFO */
+#define WIRE_CM_HOPLIMIT	0x1000u	/* IPV6_RECVHOPLIMIT */
+#define WIRE_CM_TCLASS		0x2000u	/* IPV6_RECVTCLASS */
+#define WIRE_CM_FLOWINFO	0x4000u	/* IPV6_FLOWINFO (receive) */
+#define WIRE_CM_SNDFLOW		0x8000u	/* IPV6_FLOWINFO_SEND: msg_name
+					 * carries the flow information */
 
 struct wire_dgram {
 	uint8_t kind;
@@ -208,7 +214,9 @@ struct wire_dgram {
 	int64_t ts_sec;		/* the kernel's receive time (CLOCK_REALTIME) */
 	int64_t ts_nsec;
 	uint8_t optlen;		/* IPv4 options of the reply */
-	uint8_t pad[7];
+	uint8_t pad[3];
+	uint32_t flowinfo;	/* IPv6: the reply's flow information
+				 * (network order) */
 	uint8_t opts[40];
 	/* WIRE_DG_ERROR: struct sock_extended_err and the offender. */
 	uint32_t ee_errno;
@@ -218,7 +226,7 @@ struct wire_dgram {
 	uint8_t offender_family;	/* 0: none (all-zero sockaddr) */
 	uint8_t pad2[3];
 	uint8_t offender[16];
-	uint8_t pad3[4];
+	uint32_t offender_scope;	/* IPv6 link-local offender */
 };
 
 #define WIRE_DGRAM_HDR ((size_t)sizeof(struct wire_dgram))

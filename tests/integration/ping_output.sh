@@ -11,6 +11,11 @@
 # PINGSOCK_BACKEND picks how ours gets its socket: kernel (default; its
 # namespace's range is open) or daemon (range closed, pingsockd serves).
 . "$(dirname "$0")/../lib/netns.sh"
+# mask and compare (DIR/{ours,ref}.{out,err,rc}); compare.sh's same is
+# replaced below by one that runs the two one after the other.
+CMP_REF=iputils CMP_OURS=ours
+# shellcheck source-path=SCRIPTDIR source=../lib/compare.sh
+. "$(dirname "$0")/../lib/compare.sh"
 
 BACKEND=${PINGSOCK_BACKEND:-kernel}
 LABEL=ping_output${PING_OUTPUT_LABEL:+_$PING_OUTPUT_LABEL}
@@ -79,32 +84,6 @@ done
 # ours|ref ARGS...: one ping as nobody, in its namespace.
 ours() { as_nobody k env PINGSOCK_BACKEND="$BACKEND" "$T/ping" "$@"; }
 ref() { as_nobody r "$T/ref/ping" "$@"; }
-
-mask() {
-	sed -E -e 's#^[^ ]*/ping: #ping: #' \
-		-e 's#^(ping: sock4\.fd: )[0-9]+ #\1N #' \
-		-e 's/ time=[0-9.]+ ms/ time=T ms/' \
-		-e 's/, time [0-9]+ms/, time Tms/' \
-		-e 's#^(rtt min/avg/max/mdev = )[0-9.]+/[0-9.]+/[0-9.]+/[0-9.]+ ms#\1R ms#' \
-		-e 's#(, min/avg/ewma/max = )[0-9.]+/[0-9.]+/[0-9.]+/[0-9.]+ ms#\1R ms#' \
-		-e 's#(, ipg/ewma )[0-9.]+/[0-9.]+ ms#\1R ms#' \
-		-e 's#^\[[0-9]+\.[0-9]{6}\] #[TS] #' \
-		-e 's/\t-?[0-9]+( absolute)?( not-standard)?$/\tN\1\2/' "$1"
-}
-
-# compare NAME DIR: DIR/{ours,ref}.{out,err,rc} against each other.
-compare() {
-	local name=$1 d=$2 s why=""
-	for s in out err; do
-		if ! diff <(mask "$d/ref.$s") <(mask "$d/ours.$s") >"$d/diff.$s"; then
-			why+="std$s differs (< iputils, > ours): "
-			why+=$(head -12 "$d/diff.$s" | tr '\n' '|')" "
-		fi
-	done
-	[ "$(cat "$d/ours.rc")" = "$(cat "$d/ref.rc")" ] ||
-		why+="exit $(cat "$d/ours.rc"), iputils $(cat "$d/ref.rc") "
-	[ -z "$why" ] && pass "$name" || fail "$name" "$why"
-}
 
 # same NAME ARGS...: run both, compare everything.  Cases named in
 # PING_OUTPUT_EXCLUDE are not run (for a backend still missing what they

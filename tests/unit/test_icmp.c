@@ -234,15 +234,16 @@ static void parse_echo_reply(void)
 	CHECK_EQ(p.icmplen, 16);
 	CHECK(memcmp(p.icmp + 8, "abcdefgh", 8) == 0);
 
-	/* Extended Echo Reply (RFC 8335) is a reply too. */
-	il = build_icmp(icmp, 43, 0, 0x00050009, NULL, 0);
+	/* Extended Echo Reply (RFC 8335) is a reply too; its sequence
+	 * number is 8 bits, the byte after it the interface state. */
+	il = build_icmp(icmp, 43, 0, 0x00050907, NULL, 0);
 	len = build_ip(5, IPPROTO_ICMP, ip4(127, 0, 0, 1), ip4(127, 0, 0, 1),
 		       icmp, il);
 	CHECK_EQ(icmp4_parse(pkt, len, &p), ICMP_PARSE_OK);
 	CHECK_EQ(p.kind, ICMP_K_REPLY);
 	CHECK_EQ(p.type, 43);
 	CHECK_EQ(p.ident, 5);
-	CHECK_EQ(p.seq, 9);
+	CHECK_EQ(p.seq, 0x0900);
 }
 
 /* Bytes after tot_len (link padding) are not part of the datagram. */

@@ -1,0 +1,246 @@
+#include "daemon/raw.h"
+
+#include <errno.h>
+#include <netinet/icmp6.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#ifndef IPV6_FLOWINFO
+#define IPV6_FLOWINFO 11	/* <linux/in6.h> */
+#endif
+
+#define RAW6_BUF 65536
+#define RAW6_RCVBUF (8 << 20)
+
+struct raw6 {
+	int fd;
+	int pmtudisc, mc_loop, mc_hops;	/* what the socket has now */
+	uint8_t *bufs;			/* RAW_BATCH * RAW6_BUF */
+	struct mmsghdr msgs[RAW_BATCH];
+	struct iovec iov[RAW_BATCH];
+	struct sockaddr_in6 names[RAW_BATCH];
+	union {
+		struct cmsghdr align;
+		char b[CMSG_SPACE(sizeof(struct in6_pktinfo)) +
+		       3 * CMSG_SPACE(sizeof(int)) +
+		       CMSG_SPACE(sizeof(struct timespec))];
+	} ctl[RAW_BATCH];
+};
+
+static int set_int(int fd, int level, int name, int val)
+{
+	return setsockopt(fd, level, name, &val, sizeof(val));
+}
+
+/* Echo Reply, Extended Echo Reply and every error type (below 128). */
+static void recv_filter(struct icmp6_filter *f)
+{
+	ICMP6_FILTER_SETBLOCKALL(f);
+	for (int t = 1; t < 128; t++)
+		ICMP6_FILTER_SETPASS(t, f);
+	ICMP6_FILTER_SETPASS(ICMP6_ECHO_REPLY, f);
+	ICMP6_FILTER_SETPASS(161, f);	/* Extended Echo Reply (RFC 8335) */
+}
+
+struct raw6 *raw6_open(char *err, size_t errlen)
+{
+	struct icmp6_filter f;
+	struct raw6 *r = calloc(1, sizeof(*r));
+
+	if (!r || !(r->bufs = malloc((size_t)RAW_BATCH * RAW6_BUF))) {
+		snprintf(err, errlen, "out of memory");
+		free(r);
+		return NULL;
+	}
+	r->pmtudisc = IPV6_PMTUDISC_WANT;
+	r->mc_loop = 1;
+	r->mc_hops = 1;
+	r->fd = socket(AF_INET6, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		       IPPROTO_ICMPV6);
+	if (r->fd < 0) {
+		snprintf(err, errlen, "raw ICMPv6 socket: %s", strerror(errno));
+		raw6_close(r);
+		return NULL;
+	}
+	recv_filter(&f);
+	if (set_int(r->fd, SOL_SOCKET, SO_RCVBUFFORCE, RAW6_RCVBUF))
+		set_int(r->fd, SOL_SOCKET, SO_RCVBUF, RAW6_RCVBUF);
+	if (set_int(r->fd, SOL_SOCKET, SO_SNDBUFFORCE, RAW6_RCVBUF))
+		set_int(r->fd, SOL_SOCKET, SO_SNDBUF, RAW6_RCVBUF);
+	if (setsockopt(r->fd, IPPROTO_ICMPV6, ICMP6_FILTER, &f, sizeof(f)) ||
+	    set_int(r->fd, SOL_SOCKET, SO_TIMESTAMPNS_OLD, 1) ||
+	    set_int(r->fd, SOL_IPV6, IPV6_RECVPKTINFO, 1) ||
+	    set_int(r->fd, SOL_IPV6, IPV6_RECVHOPLIMIT, 1) ||
+	    set_int(r->fd, SOL_IPV6, IPV6_RECVTCLASS, 1) ||
+	    set_int(r->fd, SOL_IPV6, IPV6_FLOWINFO, 1)) {
+		snprintf(err, errlen, "raw ICMPv6 socket options: %s",
+			 strerror(errno));
+		raw6_close(r);
+		return NULL;
+	}
+	return r;
+}
+
+void raw6_close(struct raw6 *r)
+{
+	if (!r)
+		return;
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->bufs);
+	free(r);
+}
+
+int raw6_fd(const struct raw6 *r)
+{
+	return r->fd;
+}
+
+static void add_cmsg(struct msghdr *mh, size_t *used, int type,
+		     const void *data, size_t len)
+{
+	struct cmsghdr *c = (struct cmsghdr *)((char *)mh->msg_control + *used);
+
+	c->cmsg_level = SOL_IPV6;
+	c->cmsg_type = type;
+	c->cmsg_len = CMSG_LEN(len);
+	memcpy(CMSG_DATA(c), data, len);
+	*used += CMSG_SPACE(len);
+}
+
+/* A socket-wide option, changed only when this send needs another. */
+static int want(int fd, int name, int *cur, int val)
+{
+	if (*cur == val)
+		return 0;
+	if (set_int(fd, SOL_IPV6, name, val))
+		return -errno;
+	*cur = val;
+	return 0;
+}
+
+int raw6_send(struct raw6 *r, const struct ps_sendinfo *info,
+	      const uint8_t *msg, size_t len)
+{
+	struct sockaddr_in6 to = { .sin6_family = AF_INET6 };
+	struct iovec iov = { .iov_base = (void *)msg, .iov_len = len };
+	union {
+		struct cmsghdr align;
+		char b[CMSG_SPACE(sizeof(struct in6_pktinfo)) +
+		       3 * CMSG_SPACE(sizeof(int))];
+	} cbuf;
+	struct msghdr mh = { .msg_name = &to, .msg_namelen = sizeof(to),
+			     .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf.b };
+	size_t used = 0;
+	int tclass = info->tos, df = 1, err;
+
+	memset(&cbuf, 0, sizeof(cbuf));
+	memcpy(&to.sin6_addr, info->dst.a, 16);
+	to.sin6_scope_id = info->dst.scope;
+	if (!ps_addr_is_any(&info->src) || info->ifindex) {
+		struct in6_pktinfo pi;
+
+		memset(&pi, 0, sizeof(pi));
+		pi.ipi6_ifindex = info->ifindex;
+		if (!ps_addr_is_any(&info->src))
+			memcpy(&pi.ipi6_addr, info->src.a, 16);
+		add_cmsg(&mh, &used, IPV6_PKTINFO, &pi, sizeof(pi));
+	}
+	if (info->ttl >= 0)
+		add_cmsg(&mh, &used, IPV6_HOPLIMIT, &info->ttl, sizeof(int));
+	if (tclass)
+		add_cmsg(&mh, &used, IPV6_TCLASS, &tclass, sizeof(int));
+	if (info->dontfrag)
+		add_cmsg(&mh, &used, IPV6_DONTFRAG, &df, sizeof(int));
+	mh.msg_controllen = used;
+	if (!used)
+		mh.msg_control = NULL;
+	if (info->pmtudisc < IPV6_PMTUDISC_DONT ||
+	    info->pmtudisc > IPV6_PMTUDISC_OMIT)
+		return -EINVAL;
+	err = want(r->fd, IPV6_MTU_DISCOVER, &r->pmtudisc, info->pmtudisc);
+	if (!err)
+		err = want(r->fd, IPV6_MULTICAST_LOOP, &r->mc_loop,
+			   info->mc_loop);
+	if (err)
+		return err;
+	if (sendmsg(r->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+		return -errno;
+	return 0;
+}
+
+static void read_cmsgs(struct msghdr *mh, struct raw_pkt *p)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+		int v;
+
+		if (c->cmsg_level == SOL_SOCKET &&
+		    c->cmsg_type == SO_TIMESTAMPNS_OLD) {
+			memcpy(&p->stamp, CMSG_DATA(c), sizeof(p->stamp));
+			continue;
+		}
+		if (c->cmsg_level != SOL_IPV6)
+			continue;
+		switch (c->cmsg_type) {
+		case IPV6_PKTINFO: {
+			struct in6_pktinfo pi;
+
+			memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+			p->ifindex = (uint32_t)pi.ipi6_ifindex;
+			p->m6.dst.family = AF_INET6;
+			memcpy(p->m6.dst.a, &pi.ipi6_addr, 16);
+			break;
+		}
+		case IPV6_HOPLIMIT:
+			memcpy(&v, CMSG_DATA(c), sizeof(v));
+			p->m6.hoplimit = (uint8_t)v;
+			break;
+		case IPV6_TCLASS:
+			memcpy(&v, CMSG_DATA(c), sizeof(v));
+			p->m6.tclass = (uint8_t)v;
+			break;
+		case IPV6_FLOWINFO:
+			memcpy(&p->m6.flowinfo, CMSG_DATA(c), 4);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+int raw6_recv(struct raw6 *r, struct raw_pkt *pkts, int max)
+{
+	int n;
+
+	if (max > RAW_BATCH)
+		max = RAW_BATCH;
+	for (int i = 0; i < max; i++) {
+		r->iov[i].iov_base = r->bufs + (size_t)i * RAW6_BUF;
+		r->iov[i].iov_len = RAW6_BUF;
+		memset(&r->msgs[i], 0, sizeof(r->msgs[i]));
+		r->msgs[i].msg_hdr.msg_name = &r->names[i];
+		r->msgs[i].msg_hdr.msg_namelen = sizeof(r->names[i]);
+		r->msgs[i].msg_hdr.msg_iov = &r->iov[i];
+		r->msgs[i].msg_hdr.msg_iovlen = 1;
+		r->msgs[i].msg_hdr.msg_control = r->ctl[i].b;
+		r->msgs[i].msg_hdr.msg_controllen = sizeof(r->ctl[i].b);
+	}
+	n = recvmmsg(r->fd, r->msgs, (unsigned)max, MSG_DONTWAIT, NULL);
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+	for (int i = 0; i < n; i++) {
+		memset(&pkts[i], 0, sizeof(pkts[i]));
+		pkts[i].data = r->iov[i].iov_base;
+		pkts[i].len = r->msgs[i].msg_len;
+		pkts[i].m6.src.family = AF_INET6;
+		memcpy(pkts[i].m6.src.a, &r->names[i].sin6_addr, 16);
+		pkts[i].m6.src.scope = r->names[i].sin6_scope_id;
+		read_cmsgs(&r->msgs[i].msg_hdr, &pkts[i]);
+	}
+	return n;
+}

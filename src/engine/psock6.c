@@ -1,0 +1,355 @@
+/*
+ * psock6 - the IPv6 halves of bind, connect and send, as the kernel's
+ * IPv6 ping socket has them: ping_check_bind_addr(),
+ * ip6_datagram_connect_v6_only(), ping_v6_sendmsg() and
+ * ip6_datagram_send_ctl() (net/ipv4/ping.c, net/ipv6/ping.c,
+ * net/ipv6/datagram.c).  psock.c does what both families share.
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <string.h>
+
+#include "engine/psock_int.h"
+
+/* SIN6_LEN_RFC2133: a sockaddr_in6 without sin6_scope_id. */
+#define SIN6_LEN_OLD 24
+#define FLOWINFO_MASK htonl(0x0FFFFFFFu)
+#define FLOWLABEL_MASK htonl(0x000FFFFFu)
+
+/* The bits of ipv6_addr_type() that the checks use. */
+enum {
+	A6_ANY = 1, A6_UNICAST = 2, A6_MULTICAST = 4, A6_LOOPBACK = 8,
+	A6_LINKLOCAL = 16, A6_MAPPED = 32,
+};
+
+static unsigned a6_type(const uint8_t *a)
+{
+	static const uint8_t zero[12];
+
+	if (a[0] == 0xff) {
+		unsigned scope = a[1] & 0x0f;
+
+		if (scope == 1)		/* interface-local */
+			return A6_MULTICAST | A6_LOOPBACK;
+		return A6_MULTICAST | (scope == 2 ? A6_LINKLOCAL : 0);
+	}
+	if (a[0] == 0xfe && (a[1] & 0xc0) == 0x80)
+		return A6_UNICAST | A6_LINKLOCAL;
+	if (memcmp(a, zero, 10) == 0 && a[10] == 0xff && a[11] == 0xff)
+		return A6_MAPPED;
+	if (memcmp(a, zero, 12) == 0) {
+		static const uint8_t zero4[4];
+
+		if (memcmp(a + 12, zero4, 4) == 0)
+			return A6_ANY;
+		if (a[12] == 0 && a[13] == 0 && a[14] == 0 && a[15] == 1)
+			return A6_UNICAST | A6_LOOPBACK;
+	}
+	return A6_UNICAST;
+}
+
+/* __ipv6_addr_needs_scope_id() */
+static bool needs_scope(unsigned t)
+{
+	return (t & A6_LINKLOCAL) ||
+	       ((t & A6_MULTICAST) && (t & (A6_LOOPBACK | A6_LINKLOCAL)));
+}
+
+uint32_t ps6_scope_of(const struct ps_addr *a, uint32_t ifindex)
+{
+	return ps_addr_needs_scope(a) ? ifindex : 0;
+}
+
+/* Copy a sockaddr_in6 of at least minlen bytes; the rest reads as 0. */
+static int sa_parse6(const uint8_t *sa, uint32_t len, uint32_t minlen,
+		     struct sockaddr_in6 *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (len < minlen)
+		return -EINVAL;
+	memcpy(out, sa, len < sizeof(*out) ? len : sizeof(*out));
+	return out->sin6_family == AF_INET6 ? 0 : -EAFNOSUPPORT;
+}
+
+static void to_addr(const struct in6_addr *in, struct ps_addr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->family = AF_INET6;
+	memcpy(a->a, in, 16);
+}
+
+static bool dev_ok(const struct ps_env *env, uint32_t ifindex)
+{
+	char name[IFNAMSIZ];
+
+	return env->dev_name(env->ctx, ifindex, name) == 0;
+}
+
+int ps6_check_bind(const struct psock *sk, const struct ps_env *env,
+		   const uint8_t *sa, uint32_t len, struct ps_addr *addr,
+		   uint16_t *ident, uint32_t *scope_dev)
+{
+	struct sockaddr_in6 s6;
+	uint32_t dev = 0;
+	unsigned t;
+	bool scoped, has;
+	int err = sa_parse6(sa, len, sizeof(s6), &s6);
+
+	if (err)
+		return err;
+	to_addr(&s6.sin6_addr, addr);
+	*ident = ntohs(s6.sin6_port);
+	t = a6_type(addr->a);
+	scoped = needs_scope(t);
+	if ((t != A6_ANY && !(t & A6_UNICAST)) || (scoped && !s6.sin6_scope_id))
+		return -EINVAL;
+	if (s6.sin6_scope_id) {
+		if (!dev_ok(env, s6.sin6_scope_id))
+			return -ENODEV;
+		dev = s6.sin6_scope_id;
+	}
+	if (!dev && sk->bound_dev) {
+		if (!dev_ok(env, sk->bound_dev))
+			return -ENODEV;
+		dev = sk->bound_dev;
+	}
+	has = t != A6_ANY && env->local6(env->ctx, addr, dev, scoped);
+	if (!(sk->freebind || env->nonlocal_bind6 || has || t == A6_ANY))
+		return -EADDRNOTAVAIL;
+	*scope_dev = scoped ? s6.sin6_scope_id : sk->bound_dev;
+	return 0;
+}
+
+/* The output interface of a flow to dst when nothing else names one. */
+static uint32_t default_oif(const struct psock *sk, unsigned t)
+{
+	return (t & A6_MULTICAST) ? sk->mc6_oif : sk->ucast_oif;
+}
+
+int ps6_connect(struct psock *sk, const struct ps_env *env,
+		const uint8_t *sa, uint32_t len)
+{
+	struct sockaddr_in6 s6;
+	struct ps_addr dst, src;
+	uint32_t label = 0, oif;
+	unsigned t;
+	int err = sa_parse6(sa, len, SIN6_LEN_OLD, &s6);
+
+	if (err)
+		return err;
+	if (sk->sndflow) {
+		label = s6.sin6_flowinfo & FLOWINFO_MASK;
+		if (label & FLOWLABEL_MASK)
+			return -EINVAL;	/* no flow label was leased */
+	}
+	to_addr(&s6.sin6_addr, &dst);
+	t = a6_type(dst.a);
+	if (t == A6_ANY) {		/* "connect to self" */
+		dst.a[15] = 1;
+		t = a6_type(dst.a);
+	}
+	if (t & A6_MAPPED) {
+		if (sk->v6only)
+			return -ENETUNREACH;
+		/* An IPv4 connect, on a socket that can never send to it. */
+		sk->daddr = dst;
+		sk->dport = ntohs(s6.sin6_port);
+		sk->connected = true;
+		return 0;
+	}
+	if (needs_scope(t)) {
+		if (len >= sizeof(s6) && s6.sin6_scope_id) {
+			if (sk->bound_dev && sk->bound_dev != s6.sin6_scope_id)
+				return -EINVAL;
+			sk->bound_dev = s6.sin6_scope_id;
+		}
+		if (!sk->bound_dev && (t & A6_MULTICAST))
+			sk->bound_dev = sk->mc6_oif;
+		if (!sk->bound_dev)
+			return -EINVAL;
+	}
+	oif = sk->bound_dev ? sk->bound_dev : default_oif(sk, t);
+	dst.scope = ps6_scope_of(&dst, oif);
+	src = sk->saddr;
+	err = env->route(env->ctx, &dst, oif, false, &src);
+	if (err)
+		return err;
+	if (ps_addr_is_any(&sk->saddr))
+		sk->saddr = src;
+	if (ps_addr_is_any(&sk->rcv_saddr))
+		sk->rcv_saddr = src;
+	sk->daddr = dst;
+	sk->dport = ntohs(s6.sin6_port);
+	sk->flow_label = label;
+	sk->connected = true;
+	return 0;
+}
+
+static int cmsg_int6(const struct cmsghdr *h, const uint8_t *data, int lo,
+		     int hi, int *v)
+{
+	if (h->cmsg_len != CMSG_LEN(sizeof(int)))
+		return -EINVAL;
+	memcpy(v, data, sizeof(int));
+	return *v < lo || *v > hi ? -EINVAL : 0;
+}
+
+struct ctl6 {
+	uint32_t oif;
+	int hlimit, tclass, dontfrag;
+};
+
+/*
+ * IPV6_PKTINFO: its interface becomes the output one; its address is
+ * checked (and then, in ping_v6_sendmsg(), not used: the source is the
+ * socket's).
+ */
+static int cmsg_pktinfo(const struct psock *sk, const struct ps_env *env,
+			const struct cmsghdr *h, const uint8_t *data,
+			struct ctl6 *c)
+{
+	struct in6_pktinfo pi;
+	struct ps_addr a;
+	unsigned t;
+	uint32_t idx;
+
+	if (h->cmsg_len < CMSG_LEN(sizeof(pi)))
+		return -EINVAL;
+	memcpy(&pi, data, sizeof(pi));
+	idx = (uint32_t)pi.ipi6_ifindex;
+	if (idx) {
+		if (c->oif && idx != c->oif &&
+		    (sk->bound_dev != c->oif ||
+		     (sk->bound_dev && sk->bound_dev != idx)))
+			return -EINVAL;
+		c->oif = idx;
+	}
+	to_addr(&pi.ipi6_addr, &a);
+	t = a6_type(a.a);
+	if (c->oif) {
+		if (!dev_ok(env, c->oif))
+			return -ENODEV;
+	} else if (t & A6_LINKLOCAL) {
+		return -EINVAL;
+	}
+	if (t != A6_ANY && !sk->freebind && !env->nonlocal_bind6 &&
+	    !env->local6(env->ctx, &a, c->oif,
+			 (t & (A6_LINKLOCAL | A6_LOOPBACK)) != 0))
+		return -EINVAL;
+	return 0;
+}
+
+static int sol_ipv6_cmsg(const struct psock *sk, const struct ps_env *env,
+			 const struct cmsghdr *h, const uint8_t *data,
+			 struct ctl6 *c)
+{
+	switch (h->cmsg_type) {
+	case IPV6_PKTINFO:
+	case IPV6_2292PKTINFO:
+		return cmsg_pktinfo(sk, env, h, data, c);
+	case IPV6_HOPLIMIT:
+		return cmsg_int6(h, data, -1, 255, &c->hlimit);
+	case IPV6_TCLASS:
+		return cmsg_int6(h, data, -1, 255, &c->tclass);
+	case IPV6_DONTFRAG:
+		return cmsg_int6(h, data, 0, 1, &c->dontfrag);
+	default:
+		return -EINVAL;
+	}
+}
+
+/* ip6_datagram_send_ctl(): SOL_SOCKET and SOL_IPV6; others skipped. */
+static int parse_ctl6(const struct psock *sk, const struct ps_env *env,
+		      const uint8_t *ctl, uint32_t len, struct ctl6 *c)
+{
+	size_t off = 0;
+
+	while (len >= sizeof(struct cmsghdr) &&
+	       off + sizeof(struct cmsghdr) <= len) {
+		struct cmsghdr h;
+		int err = 0;
+
+		memcpy(&h, ctl + off, sizeof(h));
+		if (h.cmsg_len < sizeof(h) || h.cmsg_len > len - off)
+			return -EINVAL;
+		if (h.cmsg_level == SOL_SOCKET)
+			err = ps_sol_socket_cmsg(&h, ctl + off + CMSG_LEN(0));
+		else if (h.cmsg_level == SOL_IPV6)
+			err = sol_ipv6_cmsg(sk, env, &h,
+					    ctl + off + CMSG_LEN(0), c);
+		if (err)
+			return err;
+		off += CMSG_ALIGN(h.cmsg_len);
+	}
+	return 0;
+}
+
+int ps6_send_prepare(const struct psock *sk, const struct ps_env *env,
+		     const uint8_t *name, uint32_t namelen,
+		     const uint8_t *ctl, uint32_t ctllen,
+		     struct ps_sendinfo *info)
+{
+	struct ctl6 c = { .hlimit = -1, .tclass = sk->tclass,
+			  .dontfrag = sk->dontfrag };
+	struct sockaddr_in6 s6;
+	struct ps_addr dst;
+	uint32_t label = 0;
+	unsigned t;
+	int err;
+
+	if (name) {
+		err = sa_parse6(name, namelen, sizeof(s6), &s6);
+		if (err)
+			return err;
+		to_addr(&s6.sin6_addr, &dst);
+		if (sk->sndflow)
+			label = s6.sin6_flowinfo & FLOWINFO_MASK;
+		if (needs_scope(a6_type(dst.a)))
+			c.oif = s6.sin6_scope_id;
+	} else {
+		if (!sk->connected)
+			return -EDESTADDRREQ;
+		dst = sk->daddr;
+		label = sk->flow_label;
+	}
+	t = a6_type(dst.a);
+	if (!c.oif)
+		c.oif = sk->bound_dev;
+	if (!c.oif)
+		c.oif = sk->sticky_ifindex;
+	if (!c.oif)
+		c.oif = default_oif(sk, t);
+	if ((needs_scope(t) && !c.oif) || (t & A6_MAPPED) ||
+	    (c.oif && sk->bound_dev && c.oif != sk->bound_dev))
+		return -EINVAL;
+	err = parse_ctl6(sk, env, ctl, ctllen, &c);
+	if (err)
+		return err;
+	dst.scope = ps6_scope_of(&dst, c.oif);
+	info->dst = dst;
+	info->src = sk->saddr;
+	info->ifindex = c.oif;
+	/* ip6_sk_dst_hoplimit(): a group's hops, else the socket's, else
+	 * (-1) the route's, which the raw socket finds the same way. */
+	if (c.hlimit < 0)
+		c.hlimit = (t & A6_MULTICAST) ? sk->mc_hops : sk->hop_limit;
+	info->ttl = c.hlimit;
+	info->mc_ttl = sk->mc_hops;
+	info->tos = c.tclass < 0 ? sk->tclass : c.tclass;
+	info->flowlabel = label;
+	info->dontfrag = c.dontfrag;
+	info->mc_loop = sk->mc6_loop;
+	info->pmtudisc = sk->pmtudisc6;
+	return 0;
+}
+
+void ps6_init(struct psock *sk)
+{
+	sk->hop_limit = -1;
+	sk->mc_hops = 1;	/* IPV6_DEFAULT_MCASTHOPS */
+	sk->mc6_loop = true;
+	sk->pmtudisc6 = IPV6_PMTUDISC_WANT;
+	sk->v6only = true;	/* as ping sockets are (measured) */
+	sk->autoflowlabel = -1;
+}

@@ -1,0 +1,257 @@
+/*
+ * psopt6 - SOL_IPV6 options of an IPv6 ping socket, as the kernel's
+ * do_ipv6_setsockopt()/do_ipv6_getsockopt() (net/ipv6/ipv6_sockglue.c)
+ * parse and answer them.  An int option reads 0 when optlen is shorter
+ * than an int, and each one then checks optlen itself.
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <string.h>
+
+#include "engine/psock_int.h"
+#include "engine/psopt6.h"
+#include "wire/wire.h"
+
+/* <linux/in6.h> has these; glibc's <netinet/in.h> does not. */
+#ifndef IPV6_FLOWINFO
+#define IPV6_FLOWINFO 11
+#endif
+#ifndef IPV6_FLOWINFO_SEND
+#define IPV6_FLOWINFO_SEND 33
+#endif
+
+static void set_flag(uint32_t *flags, uint32_t bit, bool on)
+{
+	if (on)
+		*flags |= bit;
+	else
+		*flags &= ~bit;
+}
+
+static bool dev_ok(const struct ps_env *env, uint32_t ifindex)
+{
+	char name[IFNAMSIZ];
+
+	return env->dev_name(env->ctx, ifindex, name) == 0;
+}
+
+/* The receive options: rxopt bits, each a plain boolean. */
+static const struct {
+	int name;
+	uint32_t bit;
+} rx6[] = {
+	{ IPV6_RECVPKTINFO, WIRE_CM_PKTINFO6 },
+	{ IPV6_RECVHOPLIMIT, WIRE_CM_HOPLIMIT },
+	{ IPV6_RECVTCLASS, WIRE_CM_TCLASS },
+	{ IPV6_FLOWINFO, WIRE_CM_FLOWINFO },
+};
+
+static int rx_flag(int name, uint32_t *bit)
+{
+	for (size_t i = 0; i < sizeof(rx6) / sizeof(rx6[0]); i++) {
+		if (rx6[i].name == name) {
+			*bit = rx6[i].bit;
+			return 0;
+		}
+	}
+	return -ENOPROTOOPT;
+}
+
+static int set_pktinfo(struct psock *sk, const uint8_t *val, uint32_t len)
+{
+	struct in6_pktinfo pi;
+
+	if (len < sizeof(pi))
+		return -EINVAL;
+	memcpy(&pi, val, sizeof(pi));
+	if (sk->bound_dev && (uint32_t)pi.ipi6_ifindex != sk->bound_dev)
+		return -EINVAL;
+	sk->sticky_ifindex = (uint32_t)pi.ipi6_ifindex;
+	memset(&sk->sticky_addr, 0, sizeof(sk->sticky_addr));
+	sk->sticky_addr.family = AF_INET6;
+	memcpy(sk->sticky_addr.a, &pi.ipi6_addr, 16);
+	return 0;
+}
+
+static int set_if(struct psock *sk, const struct ps_env *env, int name,
+		  int v, uint32_t len)
+{
+	if (name == IPV6_UNICAST_IF) {
+		uint32_t idx;
+
+		if (len != sizeof(int))
+			return -EINVAL;
+		idx = ntohl((uint32_t)v);
+		if (idx && !dev_ok(env, idx))
+			return -EADDRNOTAVAIL;
+		if (idx && sk->bound_dev && sk->bound_dev != idx)
+			return -EINVAL;
+		sk->ucast_oif = idx;
+		return 0;
+	}
+	if (len < sizeof(int))
+		return -EINVAL;
+	if (v) {
+		if (!dev_ok(env, (uint32_t)v))
+			return -ENODEV;
+		if (sk->bound_dev && sk->bound_dev != (uint32_t)v)
+			return -EINVAL;
+	}
+	sk->mc6_oif = (uint32_t)v;
+	return 0;
+}
+
+static int set_int_opt(struct psock *sk, int name, int v, uint32_t len)
+{
+	if (len < sizeof(int))
+		return -EINVAL;
+	switch (name) {
+	case IPV6_UNICAST_HOPS:
+		if (v < -1 || v > 255)
+			return -EINVAL;
+		sk->hop_limit = v;
+		return 0;
+	case IPV6_MULTICAST_HOPS:
+		if (v < -1 || v > 255)
+			return -EINVAL;
+		sk->mc_hops = v == -1 ? 1 : v;
+		return 0;
+	case IPV6_MULTICAST_LOOP:
+		if (v != 0 && v != 1)
+			return -EINVAL;
+		sk->mc6_loop = v;
+		return 0;
+	case IPV6_TCLASS:
+		if (v < -1 || v > 0xff)
+			return -EINVAL;
+		sk->tclass = (uint8_t)(v == -1 ? 0 : v);
+		return 0;
+	case IPV6_MTU_DISCOVER:
+		if (v < IPV6_PMTUDISC_DONT || v > IPV6_PMTUDISC_OMIT)
+			return -EINVAL;
+		sk->pmtudisc6 = v;
+		return 0;
+	case IPV6_MTU:
+		if (v && v < 1280)
+			return -EINVAL;
+		sk->frag_size = v;
+		return 0;
+	case IPV6_RECVERR:
+		sk->recverr6 = v != 0;
+		return 0;
+	case IPV6_RECVERR_RFC4884:
+		if (v < 0 || v > 1)
+			return -EINVAL;
+		sk->rfc4884_6 = v;
+		return 0;
+	case IPV6_V6ONLY:
+		if (sk->ident)
+			return -EINVAL;
+		sk->v6only = v != 0;
+		return 0;
+	case IPV6_FLOWINFO_SEND:
+		sk->sndflow = v != 0;
+		set_flag(&sk->cmsg, WIRE_CM_SNDFLOW, v != 0);
+		return 0;
+	case IPV6_DONTFRAG:
+		sk->dontfrag = v != 0;
+		return 0;
+	case IPV6_AUTOFLOWLABEL:
+		sk->autoflowlabel = v != 0;
+		return 0;
+	case IPV6_FREEBIND:
+		sk->freebind = v != 0;
+		return 0;
+	case IPV6_TRANSPARENT:
+		return v ? -EPERM : 0;
+	default:
+		return -ENOPROTOOPT;
+	}
+}
+
+int ps6_setopt(struct psock *sk, const struct ps_env *env, int name,
+	       const uint8_t *val, uint32_t len)
+{
+	uint32_t bit;
+	int v = 0;
+
+	if (len >= sizeof(int))
+		memcpy(&v, val, sizeof(int));
+	if (name == IPV6_PKTINFO)
+		return set_pktinfo(sk, val, len);
+	if (name == IPV6_MULTICAST_IF || name == IPV6_UNICAST_IF)
+		return set_if(sk, env, name, v, len);
+	if (rx_flag(name, &bit) == 0) {
+		if (len < sizeof(int))
+			return -EINVAL;
+		set_flag(&sk->cmsg, bit, v != 0);
+		return 0;
+	}
+	return set_int_opt(sk, name, v, len);
+}
+
+static int get_int_opt(const struct psock *sk, const struct ps_env *env,
+		       int name, int *v)
+{
+	uint32_t bit;
+
+	if (rx_flag(name, &bit) == 0) {
+		*v = !!(sk->cmsg & bit);
+		return 0;
+	}
+	switch (name) {
+	case IPV6_UNICAST_HOPS:
+		*v = sk->hop_limit >= 0 ? sk->hop_limit : env->default_hoplimit;
+		return 0;
+	case IPV6_MULTICAST_HOPS: *v = sk->mc_hops; return 0;
+	case IPV6_MULTICAST_LOOP: *v = sk->mc6_loop; return 0;
+	case IPV6_MULTICAST_IF: *v = (int)sk->mc6_oif; return 0;
+	case IPV6_UNICAST_IF: *v = (int)htonl(sk->ucast_oif); return 0;
+	case IPV6_TCLASS: *v = sk->tclass; return 0;
+	case IPV6_MTU_DISCOVER: *v = sk->pmtudisc6; return 0;
+	case IPV6_RECVERR: *v = sk->recverr6; return 0;
+	case IPV6_RECVERR_RFC4884: *v = sk->rfc4884_6; return 0;
+	case IPV6_V6ONLY: *v = sk->v6only; return 0;
+	case IPV6_FLOWINFO_SEND: *v = sk->sndflow; return 0;
+	case IPV6_DONTFRAG: *v = sk->dontfrag; return 0;
+	case IPV6_AUTOFLOWLABEL:
+		*v = sk->autoflowlabel >= 0 ? sk->autoflowlabel : 1;
+		return 0;
+	case IPV6_FREEBIND: *v = sk->freebind; return 0;
+	case IPV6_TRANSPARENT: *v = 0; return 0;
+	case IPV6_MTU:
+		if (!sk->connected)
+			return -ENOTCONN;
+		*v = env->route_mtu(env->ctx, &sk->daddr, sk->bound_dev);
+		return *v < 0 ? *v : 0;
+	default:
+		return -ENOPROTOOPT;
+	}
+}
+
+int ps6_getopt(const struct psock *sk, const struct ps_env *env, int name,
+	       uint8_t *val, uint32_t *len)
+{
+	uint32_t n;
+	int v, err;
+
+	if (name == IPV6_PKTINFO) {
+		struct in6_pktinfo pi;
+
+		memset(&pi, 0, sizeof(pi));
+		pi.ipi6_ifindex = (int)sk->sticky_ifindex;
+		memcpy(&pi.ipi6_addr, sk->sticky_addr.a, 16);
+		n = *len < sizeof(pi) ? *len : sizeof(pi);
+		memcpy(val, &pi, n);
+		*len = n;
+		return 0;
+	}
+	err = get_int_opt(sk, env, name, &v);
+	if (err)
+		return err;
+	n = *len < sizeof(int) ? *len : sizeof(int);
+	memcpy(val, &v, n);
+	*len = n;
+	return 0;
+}
