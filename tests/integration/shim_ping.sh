@@ -72,6 +72,23 @@ d=$(mktemp -d "$T/case.XXXXXX")
 before=$(sent)
 PINGSOCK_DEBUG=1 ours -c 2 127.0.0.1 >"$d/out" 2>"$d/err"; rc=$?
 after=$(sent)
+# strace: the ping socket is the kernel's (created, no EACCES) and
+# nothing connects to pingsockd's socket.  strace gets the preload only
+# for the program it runs.
+if command -v strace >/dev/null; then
+	chmod 777 "$d"
+	as_nobody dc strace -f -qq -o "$d/trace" -e trace=socket,connect \
+		-E LD_PRELOAD="$PRELOAD" "$T/bin/ping" -c 1 127.0.0.1 \
+		>/dev/null 2>&1
+	if grep -q 'socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP) = [0-9]' \
+		"$d/trace" && ! grep -q "$(ns_sock dc)" "$d/trace"; then
+		pass "$LABEL/kernel_untouched_strace"
+	else
+		fail "$LABEL/kernel_untouched_strace" "$(grep -E 'ICMP|AF_UNIX' "$d/trace" | head -4 | tr '\n' '|')"
+	fi
+else
+	fail "$LABEL/kernel_untouched_strace" "strace is not installed"
+fi
 in_ns dc sysctl -qw net.ipv4.ping_group_range="1 0"
 ref -c 2 127.0.0.1 >"$d/ref.out" 2>/dev/null
 if [ $rc = 0 ] && ! grep -q pingsock-preload "$d/err" && [ -n "$before" ] &&
