@@ -740,19 +740,16 @@ static void op_connect(struct server *s, struct client *c, struct dsock *ds,
 static void op_keepid(struct server *s, struct client *c, struct dsock *ds,
 		      const struct wire_req *req, int fd, struct reply *r)
 {
-	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct ps_addr any = { .family = (uint8_t)ps_family(ds->ps) };
+	uint8_t sa[sizeof(struct sockaddr_in6)];
+	socklen_t len;
 
 	if (!s->conf.policy.ident_keep) {
 		r->result = -EPERM;
 		return;
 	}
-	if (ps_family(ds->ps) != AF_INET) {
-		r->result = -EAFNOSUPPORT;
-		return;
-	}
-	sin.sin_port = htons((uint16_t)req->u.ident);
-	r->result = ps_bind(s->tab, ds->ps, s->env, (const uint8_t *)&sin,
-			    sizeof(sin));
+	len = ps_addr_to_sockaddr(&any, (uint16_t)req->u.ident, sa);
+	r->result = ps_bind(s->tab, ds->ps, s->env, sa, len);
 }
 
 /* Put a checked request on the wire; the send's result. */

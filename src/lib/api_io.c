@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <limits.h>
 #include <netinet/in.h>
+#include <netinet/icmp6.h>
 #include <netinet/ip_icmp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,7 +84,8 @@ static void keep_ident(int fd, struct fdent *ent, const struct iovec *iov,
 			memcpy(hdr + got, iov[i].iov_base, n);
 		got += n;
 	}
-	if (got < sizeof(hdr) || hdr[0] != ICMP_ECHO || hdr[1] != 0)
+	if (got < sizeof(hdr) || hdr[1] != 0 ||
+	    hdr[0] != (ent->family == AF_INET6 ? ICMP6_ECHO_REQUEST : ICMP_ECHO))
 		return;
 	req.u.ident = (uint32_t)hdr[4] << 8 | hdr[5];
 	(void)dsock_call(fd, ent, &req, NULL, 0, NULL, NULL);

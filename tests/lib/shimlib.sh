@@ -115,14 +115,32 @@ shim_daemon_restart() {
 # Both links have MTU 1500.  Side k: the client's ping_group_range is
 # open (the kernel's ping socket); side d: closed, and pingsockd (with
 # DAEMON ARGS) runs in the client's namespace.
+# IPv6 on the same links (no duplicate address detection, so addresses
+# work at once):
+#   client fd00:77::2/64 (default via fd00:77::1)
+#   router fd00:77::1/64 (vc), fd00:77:1::1/64 (vfar), forwarding on,
+#          net.ipv6.icmp.ratelimit=0; the route to fd00:77:1::/64 has
+#          a locked MTU of 1280 (IPv6 only; forwarding ignores a route
+#          MTU that is not locked): a 1400-byte request gets Packet Too
+#          Big; unreachable fd00:77:5::/64
+#   far    fd00:77:1::2/64 and fd00:77:1::3/64; nobody has fd00:77:1::9
+#          (a made-up permanent neighbour, as for IPv4)
 TOPO_CLIENT=10.77.0.2 TOPO_ROUTER=10.77.0.1
 TOPO_FAR1=10.77.1.2 TOPO_FAR2=10.77.1.3 TOPO_DEAD=10.77.1.9
+TOPO6_CLIENT=fd00:77::2 TOPO6_ROUTER=fd00:77::1
+TOPO6_FAR1=fd00:77:1::2 TOPO6_FAR2=fd00:77:1::3 TOPO6_DEAD=fd00:77:1::9
+TOPO6_UNREACH=fd00:77:5::1
 router_topology() {
-	local side=$1 mode=closed c r f a; shift
+	local side=$1 mode=closed c r f a n; shift
 	[ "$side" = k ] && mode=open
 	c=${side}c r=${side}r f=${side}f
-	ns_new "$c" "$mode" && ns_new "$r" closed && ns_new "$f" closed &&
-		ns_veth "$c" "$r" $TOPO_CLIENT/24 $TOPO_ROUTER/24 veth0 vc &&
+	ns_new "$c" "$mode" && ns_new "$r" closed && ns_new "$f" closed ||
+		return 1
+	for n in "$c" "$r" "$f"; do
+		in_ns "$n" sysctl -qw net.ipv6.conf.all.accept_dad=0 \
+			net.ipv6.conf.default.accept_dad=0 || return 1
+	done
+	ns_veth "$c" "$r" $TOPO_CLIENT/24 $TOPO_ROUTER/24 veth0 vc &&
 		ns_veth "$r" "$f" 10.77.1.1/24 $TOPO_FAR1/24 vfar veth0 &&
 		ip -n "$(ns_name "$f")" addr add $TOPO_FAR2/24 dev veth0 || return 1
 	for a in "$c veth0" "$r vc" "$r vfar" "$f veth0"; do
@@ -134,8 +152,9 @@ router_topology() {
 			net.ipv4.icmp_ratelimit=0 &&
 		ip -n "$(ns_name "$r")" neigh add $TOPO_DEAD \
 			lladdr 02:00:00:00:00:09 dev vfar nud permanent || return 1
+	topology6 "$c" "$r" "$f" || return 1
 	# Neighbours resolved before any test runs (as root: raw socket).
-	for a in $TOPO_FAR1 $TOPO_FAR2; do
+	for a in $TOPO_FAR1 $TOPO_FAR2 $TOPO6_FAR1 $TOPO6_FAR2; do
 		in_ns "$c" ping -n -q -c 1 -W 1 "$a" >/dev/null 2>&1 ||
 			return 1
 	done
@@ -143,4 +162,29 @@ router_topology() {
 		shim_daemon "$c" "$@" || return 1
 	fi
 	return 0
+}
+
+# topology6 CLIENT ROUTER FAR: the IPv6 half of router_topology.
+topology6() {
+	local c r f
+	c=$(ns_name "$1"); r=$(ns_name "$2"); f=$(ns_name "$3")
+	ip -n "$c" addr add $TOPO6_CLIENT/64 dev veth0 nodad &&
+		ip -n "$r" addr add $TOPO6_ROUTER/64 dev vc nodad &&
+		ip -n "$r" addr add fd00:77:1::1/64 dev vfar nodad noprefixroute &&
+		ip -n "$f" addr add $TOPO6_FAR1/64 dev veth0 nodad &&
+		ip -n "$f" addr add $TOPO6_FAR2/64 dev veth0 nodad &&
+		ip -n "$c" -6 route add default via $TOPO6_ROUTER &&
+		ip -n "$f" -6 route add default via fd00:77:1::1 &&
+		ip -n "$r" -6 route add fd00:77:1::/64 dev vfar mtu lock 1280 &&
+		ip -n "$r" -6 route add unreachable fd00:77:5::/64 &&
+		in_ns "$2" sysctl -qw net.ipv6.conf.all.forwarding=1 \
+			net.ipv6.icmp.ratelimit=0 &&
+		ip -n "$r" -6 neigh add $TOPO6_DEAD lladdr 02:00:00:00:00:09 \
+			dev vfar nud permanent
+}
+
+# link_local SHORT DEV: the fe80:: address of DEV in namespace SHORT.
+link_local() {
+	ip -n "$(ns_name "$1")" -6 -o addr show dev "$2" scope link |
+		awk '{ sub(/\/.*/, "", $4); print $4; exit }'
 }
