@@ -990,4 +990,533 @@ static CONF_UNUSED bool conf_wait_err(int fd, int timeout_ms)
 	}
 }
 
+/* ------------------------------------------------------------------ */
+/*
+ * IPv6 (socket(AF_INET6, SOCK_DGRAM, IPPROTO_ICMPV6)).  The helpers below
+ * mirror the IPv4 ones above; those are left as they are.  Every IPv6
+ * address of the test namespaces is fixed (run.sh: no automatic
+ * link-local addresses), so addresses, link-local ones included, print
+ * deterministically; a scope id prints as the interface's name.
+ */
+#include <ifaddrs.h>
+#include <netinet/icmp6.h>
+
+#ifndef IPV6_FLOWINFO
+#define IPV6_FLOWINFO 11
+#endif
+#ifndef IPV6_FLOWINFO_SEND
+#define IPV6_FLOWINFO_SEND 33
+#endif
+
+/* The peer topology (veth0 here, veth1 in the peer namespace). */
+#define CONF6_LOCAL "fd00:201::1"
+#define CONF6_PEER "fd00:201::2"
+#define CONF6_LL_LOCAL "fe80::1"	/* on veth0 */
+#define CONF6_LL_PEER "fe80::2"		/* the peer's, on its veth1 */
+#define CONF6_NOROUTE "fd00:99::1"	/* no default route */
+#define CONF6_IF "veth0"
+
+/* The router topology (see run.sh). */
+#define CONF6_R_CLIENT "fd00:77::2"
+#define CONF6_R_ROUTER "fd00:77::1"
+#define CONF6_R_ROUTER_FAR "fd00:77:1::1"
+#define CONF6_R_FAR "fd00:77:1::2"
+#define CONF6_R_FAR2 "fd00:77:1::3"
+#define CONF6_R_FAR_MTU 1280
+#define CONF6_R_UNREACH "fd00:77:5::1"	/* route "unreachable": DU code 0 */
+#define CONF6_R_PROHIBIT "fd00:77:6::1"	/* route "prohibit": DU code 1 */
+
+/* A fresh IPv6 ping socket; a case cannot go on without one. */
+static CONF_UNUSED int conf_socket6_type(int type)
+{
+	int fd = pingsock_socket(AF_INET6, type, IPPROTO_ICMPV6);
+	int e = errno;
+
+	if (fd < 0) {
+		out("socket6: -1 %s", conf_errname(e));
+		fprintf(stderr, "pingsock_socket(AF_INET6): %s: %s\n",
+			strerror(e), pingsock_why());
+		exit(2);
+	}
+	return fd;
+}
+
+static CONF_UNUSED int conf_socket6(void)
+{
+	return conf_socket6_type(SOCK_DGRAM);
+}
+
+/* An interface's index (0 if there is no such interface). */
+static CONF_UNUSED unsigned conf_ifidx(const char *name)
+{
+	return if_nametoindex(name);
+}
+
+/* A sockaddr_in6; scope is an interface index (0: none). */
+static CONF_UNUSED struct sockaddr_in6 conf_sin6(const char *ip, int port,
+						 unsigned scope)
+{
+	struct sockaddr_in6 a;
+
+	memset(&a, 0, sizeof(a));
+	a.sin6_family = AF_INET6;
+	a.sin6_port = htons((uint16_t)port);
+	a.sin6_scope_id = scope;
+	if (inet_pton(AF_INET6, ip, &a.sin6_addr) != 1) {
+		fprintf(stderr, "bad address %s\n", ip);
+		exit(2);
+	}
+	return a;
+}
+
+/* Fill an ICMPv6 Echo Request (type 128) of len bytes into buf. */
+static CONF_UNUSED void conf_echo6(uint8_t *buf, size_t len, uint16_t seq)
+{
+	conf_echo(buf, len, seq);
+	if (len >= 1)
+		buf[0] = 128;		/* ICMP6_ECHO_REQUEST */
+}
+
+/* sendto(a) an Echo Request of len bytes with sequence seq. */
+static CONF_UNUSED long conf_ping6_to(const char *what, int fd,
+				      const struct sockaddr_in6 *a,
+				      uint16_t seq, size_t len)
+{
+	conf_echo6(conf_big, len, seq);
+	return TRY(what, pingsock_sendto(fd, conf_big, len, 0, SA(a),
+					 sizeof(*a)));
+}
+
+/* sendto(ip, no scope) an Echo Request of len bytes. */
+static CONF_UNUSED long conf_ping6(const char *what, int fd, const char *ip,
+				   uint16_t seq, size_t len)
+{
+	struct sockaddr_in6 a = conf_sin6(ip, 0, 0);
+
+	return conf_ping6_to(what, fd, &a, seq, len);
+}
+
+/* send() on a connected IPv6 socket. */
+static CONF_UNUSED long conf_psend6(const char *what, int fd, uint16_t seq,
+				    size_t len)
+{
+	conf_echo6(conf_big, len, seq);
+	return TRY(what, pingsock_send(fd, conf_big, len, 0));
+}
+
+/* A scope id: 0, or the interface's name. */
+static CONF_UNUSED const char *conf_scope6(uint32_t id)
+{
+	static char b[4][IF_NAMESIZE + 16];
+	static unsigned next;
+	char *s = b[next++ % 4];
+
+	if (!id)
+		return "0";
+	if (!if_indextoname(id, s))
+		snprintf(s, sizeof(b[0]), "ifindex%u", (unsigned)id);
+	return s;
+}
+
+/*
+ * conf_sa6's mask may also have FLOW_MASK: the flow label part of
+ * sin6_flowinfo (a received packet's, which the sender's kernel may
+ * choose at random) is then printed as "set" or 0, the traffic class
+ * exactly.
+ */
+enum { FLOW_MASK = 2 };
+
+/*
+ * Describe a returned IPv6 socket address (as conf_sa: buflen is the room
+ * given, len what came back, bytes beyond must still hold 0xaa).  Anything
+ * that is not a whole AF_INET6 sockaddr_in6 is printed as bytes.  mask:
+ * PORT_EXACT or PORT_MASK, optionally | FLOW_MASK.
+ */
+static CONF_UNUSED const char *conf_sa6(const void *sa, socklen_t buflen,
+					socklen_t len, int mask)
+{
+	static char s[4][240];
+	static unsigned next;
+	char *b = s[next++ % 4];
+	struct sockaddr_in6 in;
+	const uint8_t *raw = sa;
+	char ip[INET6_ADDRSTRLEN], port[16], hex[80], flow[40];
+	socklen_t copied = len < buflen ? len : buflen;
+	bool fill_ok = true;
+	uint32_t fi;
+
+	for (socklen_t i = copied; i < buflen && i < 128; i++)
+		if (raw[i] != 0xaa)
+			fill_ok = false;
+	memset(&in, 0, sizeof(in));
+	if (copied >= sizeof(in))
+		memcpy(&in, sa, sizeof(in));
+	if (buflen < sizeof(in) || len != sizeof(in) ||
+	    in.sin6_family != AF_INET6) {
+		conf_hex(hex, sizeof(hex), sa, copied < 32 ? copied : 32);
+		snprintf(b, sizeof(s[0]), "len=%u bytes=%s%s", (unsigned)len,
+			 hex, fill_ok ? "" : " (overwrote past len)");
+		return b;
+	}
+	inet_ntop(AF_INET6, &in.sin6_addr, ip, sizeof(ip));
+	if ((mask & PORT_MASK) && in.sin6_port)
+		snprintf(port, sizeof(port), "auto");
+	else
+		snprintf(port, sizeof(port), "%u", ntohs(in.sin6_port));
+	fi = ntohl(in.sin6_flowinfo);
+	if ((mask & FLOW_MASK) && (fi & 0xfffff))
+		snprintf(flow, sizeof(flow), "tclass 0x%02x label set",
+			 (unsigned)(fi >> 20) & 0xff);
+	else
+		snprintf(flow, sizeof(flow), "0x%x", (unsigned)fi);
+	snprintf(b, sizeof(s[0]),
+		 "len=28 AF_INET6 %s port=%s flowinfo=%s scope=%s%s", ip,
+		 port, flow, conf_scope6(in.sin6_scope_id),
+		 fill_ok ? "" : " (overwrote past len)");
+	return b;
+}
+
+/* getsockname (peer=false) or getpeername of an IPv6 socket, printed. */
+static CONF_UNUSED int conf_name6(const char *what, int fd, bool peer,
+				  int mask)
+{
+	uint8_t buf[128];
+	socklen_t len = sizeof(buf);
+	int r, e;
+
+	memset(buf, 0xaa, sizeof(buf));
+	r = peer ? pingsock_getpeername(fd, SA(buf), &len)
+		 : pingsock_getsockname(fd, SA(buf), &len);
+	e = errno;
+	if (r < 0)
+		out("%s: -1 %s", what, conf_errname(e));
+	else
+		out("%s: %d %s", what, r,
+		    conf_sa6(buf, sizeof(buf), len, mask));
+	return r;
+}
+
+/*
+ * (conf_ident works for IPv6 sockets as it is: the identifier is at the
+ * same offset in a sockaddr_in6 as in a sockaddr_in.)
+ */
+
+/*
+ * The ICMPv6 checksum covers a pseudo-header with both addresses; the
+ * sum is the same whichever is the source.  One of them is the peer's
+ * (msg_name), the other is one of this namespace's addresses: the
+ * checksum is "ok" when it adds up with any of those.
+ */
+static CONF_UNUSED bool conf_cksum6_with(const struct in6_addr *a,
+					 const struct in6_addr *b,
+					 const uint8_t *p, size_t n)
+{
+	uint32_t s = 0;
+
+	for (int i = 0; i < 16; i += 2) {
+		s += (uint32_t)(a->s6_addr[i] << 8 | a->s6_addr[i + 1]);
+		s += (uint32_t)(b->s6_addr[i] << 8 | b->s6_addr[i + 1]);
+	}
+	s += (uint32_t)(n >> 16) + (uint32_t)(n & 0xffff);
+	s += IPPROTO_ICMPV6;
+	for (size_t i = 0; i + 1 < n; i += 2)
+		s += (uint32_t)(p[i] << 8 | p[i + 1]);
+	if (n & 1)
+		s += (uint32_t)(p[n - 1] << 8);
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return s == 0xffff;
+}
+
+static CONF_UNUSED bool conf_cksum6_ok(const struct in6_addr *peer,
+				       const uint8_t *p, size_t n)
+{
+	static struct in6_addr locals[32];
+	static int nlocal = -1;
+
+	if (nlocal < 0) {
+		struct ifaddrs *ifa, *i;
+
+		nlocal = 0;
+		if (getifaddrs(&ifa) == 0) {
+			for (i = ifa; i && nlocal < 32; i = i->ifa_next)
+				if (i->ifa_addr &&
+				    i->ifa_addr->sa_family == AF_INET6)
+					locals[nlocal++] =
+						((struct sockaddr_in6 *)
+							 i->ifa_addr)->sin6_addr;
+			freeifaddrs(ifa);
+		}
+	}
+	for (int i = 0; i < nlocal; i++)
+		if (conf_cksum6_with(peer, &locals[i], p, n))
+			return true;
+	/* sent to oneself: both addresses are the peer's */
+	return conf_cksum6_with(peer, peer, p, n);
+}
+
+/*
+ * Describe the ICMPv6 message in p[0..n) (as conf_icmp; peer: the other
+ * end's address for the checksum, NULL if not known: "unchecked").
+ */
+static CONF_UNUSED void conf_icmp6(const char *what, int fd, const uint8_t *p,
+				   size_t n, size_t full,
+				   const struct in6_addr *peer, bool exact)
+{
+	char idb[32];
+	unsigned id, seq;
+	bool pay = true;
+	const char *ck;
+
+	if (n < 8) {
+		char hex[40];
+
+		conf_hex(hex, sizeof(hex), p, n);
+		out("%s: short icmp6 %zu bytes: %s", what, n, hex);
+		return;
+	}
+	id = (unsigned)(p[4] << 8 | p[5]);
+	seq = (unsigned)(p[6] << 8 | p[7]);
+	if (exact)
+		snprintf(idb, sizeof(idb), "%u", id);
+	else
+		snprintf(idb, sizeof(idb), "%s",
+			 id && id == conf_ident(fd) ? "own" : "not-own");
+	for (size_t i = 8; i < n; i++)
+		if (p[i] != conf_pat(i, (uint16_t)seq))
+			pay = false;
+	if (n != full)
+		ck = "partial";
+	else if (!peer)
+		ck = "unchecked";
+	else
+		ck = conf_cksum6_ok(peer, p, n) ? "ok" : "bad";
+	out("%s: type=%u code=%u ident=%s seq=%u cksum=%s payload=%s(%zu)",
+	    what, p[0], p[1], idb, seq, ck, pay ? "ok" : "differs", n - 8);
+}
+
+static CONF_UNUSED const char *conf_ctype6(int t)
+{
+	static char b[16];
+
+	switch (t) {
+	case IPV6_HOPLIMIT: return "IPV6_HOPLIMIT";
+	case IPV6_TCLASS: return "IPV6_TCLASS";
+	case IPV6_PKTINFO: return "IPV6_PKTINFO";
+	case IPV6_RECVERR: return "IPV6_RECVERR";
+	case IPV6_PATHMTU: return "IPV6_PATHMTU";
+	case IPV6_FLOWINFO: return "IPV6_FLOWINFO";
+	case IPV6_2292HOPLIMIT: return "IPV6_2292HOPLIMIT";
+	case IPV6_2292PKTINFO: return "IPV6_2292PKTINFO";
+	case IPV6_HOPOPTS: return "IPV6_HOPOPTS";
+	case IPV6_DSTOPTS: return "IPV6_DSTOPTS";
+	case IPV6_RTHDR: return "IPV6_RTHDR";
+	case IPV6_ORIGDSTADDR: return "IPV6_ORIGDSTADDR";
+	default: snprintf(b, sizeof(b), "type%d", t); return b;
+	}
+}
+
+/*
+ * Print every control message of an IPv6 socket's returned control
+ * buffer: the SOL_IPV6 ones here, all others as conf_cmsgs prints them.
+ */
+static CONF_UNUSED void conf_cmsgs6(const char *what, const void *ctl,
+				    size_t len)
+{
+	const uint8_t *p = ctl;
+	size_t off = 0;
+
+	while (len - off >= sizeof(struct cmsghdr)) {
+		struct cmsghdr h;
+		const uint8_t *d;
+		size_t dlen, avail, step;
+		char hex[80];
+
+		memcpy(&h, p + off, sizeof(h));
+		d = p + off + CMSG_LEN(0);
+		dlen = h.cmsg_len >= CMSG_LEN(0) ? h.cmsg_len - CMSG_LEN(0)
+						 : 0;
+		avail = len - off - CMSG_LEN(0);
+		if (dlen > avail)
+			dlen = avail;
+		step = CMSG_ALIGN(h.cmsg_len);
+		if (h.cmsg_level != SOL_IPV6) {
+			conf_cmsgs(what, p + off,
+				   step < len - off ? step : len - off);
+		} else if ((h.cmsg_type == IPV6_HOPLIMIT ||
+			    h.cmsg_type == IPV6_TCLASS ||
+			    h.cmsg_type == IPV6_2292HOPLIMIT) &&
+			   dlen == sizeof(int)) {
+			int v;
+
+			memcpy(&v, d, sizeof(v));
+			out("%s: cmsg SOL_IPV6/%s len=%zu int %d", what,
+			    conf_ctype6(h.cmsg_type), (size_t)h.cmsg_len, v);
+		} else if ((h.cmsg_type == IPV6_PKTINFO ||
+			    h.cmsg_type == IPV6_2292PKTINFO) &&
+			   dlen == sizeof(struct in6_pktinfo)) {
+			struct in6_pktinfo pi;
+			char a[INET6_ADDRSTRLEN];
+
+			memcpy(&pi, d, sizeof(pi));
+			inet_ntop(AF_INET6, &pi.ipi6_addr, a, sizeof(a));
+			out("%s: cmsg SOL_IPV6/%s len=%zu if=%s addr=%s", what,
+			    conf_ctype6(h.cmsg_type), (size_t)h.cmsg_len,
+			    conf_ifname((int)pi.ipi6_ifindex), a);
+		} else if (h.cmsg_type == IPV6_FLOWINFO && dlen == 4) {
+			uint32_t v;
+
+			/* the flow label may be random: set or not */
+			memcpy(&v, d, sizeof(v));
+			v = ntohl(v);
+			out("%s: cmsg SOL_IPV6/IPV6_FLOWINFO len=%zu tclass "
+			    "0x%02x label %s", what, (size_t)h.cmsg_len,
+			    (unsigned)(v >> 20) & 0xff,
+			    v & 0xfffff ? "set" : "0");
+		} else if (h.cmsg_type == IPV6_PATHMTU &&
+			   dlen == sizeof(struct ip6_mtuinfo)) {
+			struct ip6_mtuinfo mi;
+
+			memcpy(&mi, d, sizeof(mi));
+			out("%s: cmsg SOL_IPV6/IPV6_PATHMTU len=%zu mtu=%u "
+			    "addr=[%s]", what, (size_t)h.cmsg_len,
+			    (unsigned)mi.ip6m_mtu,
+			    conf_sa6(&mi.ip6m_addr, sizeof(mi.ip6m_addr),
+				     sizeof(mi.ip6m_addr), PORT_EXACT));
+		} else if (h.cmsg_type == IPV6_RECVERR &&
+			   dlen >= sizeof(struct sock_extended_err)) {
+			struct sock_extended_err ee;
+			const char *offn = "none";
+
+			memcpy(&ee, d, sizeof(ee));
+			if (dlen >= sizeof(ee) + sizeof(struct sockaddr_in6))
+				offn = conf_sa6(d + sizeof(ee),
+						sizeof(struct sockaddr_in6),
+						sizeof(struct sockaddr_in6),
+						PORT_EXACT);
+			out("%s: cmsg SOL_IPV6/IPV6_RECVERR len=%zu ee_errno=%s "
+			    "origin=%u type=%u code=%u pad=%u info=%u data=%u "
+			    "offender=[%s]", what, (size_t)h.cmsg_len,
+			    conf_errname((int)ee.ee_errno), ee.ee_origin,
+			    ee.ee_type, ee.ee_code, ee.ee_pad, ee.ee_info,
+			    ee.ee_data, offn);
+		} else {
+			conf_hex(hex, sizeof(hex), d, dlen < 32 ? dlen : 32);
+			out("%s: cmsg SOL_IPV6/%s len=%zu data=%s", what,
+			    conf_ctype6(h.cmsg_type), (size_t)h.cmsg_len, hex);
+		}
+		if (h.cmsg_len < sizeof(struct cmsghdr))
+			break;
+		off += step;
+		if (off > len)
+			break;
+	}
+	if (off < len && len - off < sizeof(struct cmsghdr) && off != len)
+		out("%s: %zu trailing control bytes", what, len - off);
+}
+
+/* The address in a returned msg_name, if it is a whole sockaddr_in6. */
+static CONF_UNUSED const struct in6_addr *conf_rx_peer6(
+	const struct conf_rx *rx)
+{
+	static struct in6_addr a;
+	struct sockaddr_in6 in;
+
+	if (rx->namelen != sizeof(in))
+		return NULL;
+	memcpy(&in, rx->name, sizeof(in));
+	if (in.sin6_family != AF_INET6)
+		return NULL;
+	a = in.sin6_addr;
+	return &a;
+}
+
+/* Print what conf_recvmsg got on an IPv6 socket. */
+static CONF_UNUSED void conf_show_rx6(const char *what, int fd,
+				      const struct conf_rx *rx, size_t room,
+				      bool exact)
+{
+	size_t n;
+
+	if (rx->ret < 0) {
+		out("%s: -1 %s", what, conf_errname(rx->err));
+		return;
+	}
+	out("%s: %ld from %s flags=%s controllen=%zu", what, rx->ret,
+	    conf_sa6(rx->name, sizeof(rx->name), rx->namelen,
+		     PORT_EXACT | FLOW_MASK),
+	    conf_msgflags(rx->flags), rx->ctllen);
+	n = (size_t)rx->ret < room ? (size_t)rx->ret : room;
+	conf_icmp6(what, fd, conf_rbuf, n,
+		   rx->flags & MSG_TRUNC ? SIZE_MAX : (size_t)rx->ret,
+		   conf_rx_peer6(rx), exact);
+	conf_cmsgs6(what, rx->ctl, rx->ctllen);
+}
+
+/* Wait (bounded) for a datagram on an IPv6 socket; print all of it. */
+static CONF_UNUSED long conf_reply6(const char *what, int fd, size_t room,
+				    int flags, size_t ctllen, bool exact)
+{
+	struct conf_rx rx;
+
+	if (!conf_wait_in(fd, CONF_WAIT_MS)) {
+		out("%s: nothing within %d ms", what, CONF_WAIT_MS);
+		return -1;
+	}
+	conf_recvmsg(fd, room, flags | MSG_DONTWAIT, ctllen, &rx);
+	conf_show_rx6(what, fd, &rx, room, exact);
+	return rx.ret;
+}
+
+/* Plain reply of up to 70000 bytes, no control buffer. */
+static CONF_UNUSED long conf_reply6_1(const char *what, int fd, bool exact)
+{
+	return conf_reply6(what, fd, sizeof(conf_rbuf), 0, 0, exact);
+}
+
+/* Expect nothing more to arrive on an IPv6 socket within ms. */
+static CONF_UNUSED void conf_quiet6(const char *what, int fd, int ms)
+{
+	struct conf_rx rx;
+
+	if (!conf_wait_in(fd, ms)) {
+		out("%s: nothing more", what);
+		return;
+	}
+	conf_recvmsg(fd, sizeof(conf_rbuf), MSG_DONTWAIT, 0, &rx);
+	conf_show_rx6(L("%s: unexpected", what), fd, &rx, sizeof(conf_rbuf),
+		      false);
+}
+
+/*
+ * recvmsg(MSG_ERRQUEUE | MSG_DONTWAIT | flags) on an IPv6 socket, printed
+ * in full as conf_errq does: msg_name (the original destination), the
+ * quoted request (checksummed against it when whole: sent is the length
+ * it was sent with) and every control message (IPV6_RECVERR: the
+ * extended error and the offender).
+ */
+static CONF_UNUSED long conf_errq6(const char *what, int fd, size_t room,
+				   int flags, size_t ctllen, size_t sent)
+{
+	struct conf_rx rx;
+	size_t n;
+
+	conf_recvmsg(fd, room, flags | MSG_ERRQUEUE | MSG_DONTWAIT, ctllen,
+		     &rx);
+	if (rx.ret < 0) {
+		out("%s: -1 %s", what, conf_errname(rx.err));
+		return -1;
+	}
+	out("%s: %ld from %s flags=%s controllen=%zu", what, rx.ret,
+	    conf_sa6(rx.name, sizeof(rx.name), rx.namelen,
+		     PORT_EXACT | FLOW_MASK),
+	    conf_msgflags(rx.flags), rx.ctllen);
+	n = (size_t)rx.ret < room ? (size_t)rx.ret : room;
+	if (n > 0)
+		conf_icmp6(what, fd, conf_rbuf, n, sent, conf_rx_peer6(&rx),
+			   false);
+	conf_cmsgs6(what, rx.ctl, rx.ctllen);
+	return rx.ret;
+}
+
 #endif

@@ -45,9 +45,10 @@ static __attribute__((unused)) const char *plain_why(void)
 }
 
 /*
- * Non-zero if fd is an IPv4 ICMP datagram socket, as pingsock_backend() is
- * non-zero for a pingsock socket: what socket.c prints is then the same
- * on both sides.  errno is left as it was.
+ * Non-zero if fd is an IPv4 ICMP or IPv6 ICMPv6 datagram socket, as
+ * pingsock_backend() is non-zero for a pingsock socket: what socket.c and
+ * socket6.c print is then the same on both sides.  errno is left as it
+ * was.
  */
 static __attribute__((unused)) int plain_backend(int fd)
 {
@@ -57,7 +58,9 @@ static __attribute__((unused)) int plain_backend(int fd)
 	ok = getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l1) == 0 &&
 	     getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &proto, &l2) == 0 &&
 	     getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &l3) == 0 &&
-	     type == SOCK_DGRAM && proto == IPPROTO_ICMP && dom == AF_INET;
+	     type == SOCK_DGRAM &&
+	     ((proto == IPPROTO_ICMP && dom == AF_INET) ||
+	      (proto == IPPROTO_ICMPV6 && dom == AF_INET6));
 	errno = e;
 	return ok;
 }

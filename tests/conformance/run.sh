@@ -8,9 +8,15 @@
 #           PINGSOCK_BACKEND=kernel (the kernel's own ping socket);
 #   daemon: namespace with ping_group_range "1 0", pingsockd running,
 #           PINGSOCK_BACKEND=daemon.
-# Both namespaces have lo up and a veth pair to a peer namespace,
-# 10.201.0.1/24 (veth0, local) -- 10.201.0.2/24 (veth1, peer), and no
-# default route.  Identical outputs: "PASS: conformance/NAME"; otherwise
+# Both namespaces have lo up (127.0.0.1, ::1) and a veth pair to a peer
+# namespace, and no default route (IPv4 or IPv6):
+#   local (veth0)  10.201.0.1/24  fd00:201::1/64  fe80::1/64
+#   peer  (veth1)  10.201.0.2/24  fd00:201::2/64  fe80::2/64
+# Every IPv6 address in the test namespaces is fixed and usable at once:
+# the namespaces have accept_dad 0 and addr_gen_mode 1 (no automatic
+# link-local addresses, which would depend on the random MAC addresses),
+# and the addresses are added "nodad", link-local ones included.
+# Identical outputs: "PASS: conformance/NAME"; otherwise
 # "FAIL: conformance/NAME: ..." with the first differing line, then the
 # diff.  A kernel run that exits non-zero is a failure too, and so is a
 # daemon that does not start or dies.
@@ -39,15 +45,26 @@
 # each side freshly built for that case (so the router's per-source rate
 # limits start full) and removed after it:
 #   client 10.77.0.2/24 (veth0, default route via 10.77.0.1)
+#          fd00:77::2/64, fe80::2/64 (default route via fd00:77::1)
 #   router 10.77.0.1/24 (vc) and 10.77.1.1/24 (vfar; that link has MTU
 #          1280 on both ends);
+#          fd00:77::1/64, fe80::1/64 (vc) and fd00:77:1::1/64,
+#          fe80::1/64 (vfar);
 #          ip_forward=1, icmp_ratelimit=0, icmp_echo_ignore_all=1;
+#          IPv6 forwarding=1, icmp ratelimit=0, echo_ignore_all=1 (the
+#          ratelimit 0 leaves the IPv6 reject routes' errors unlimited
+#          too: no per-source bucket there, unlike IPv4);
 #          routes: unreachable 10.77.5.0/24, prohibit 10.77.6.0/24,
 #          local 10.78.0.0/16 (answered by tests/lib/icmpforge, run as
 #          root in the router: Echo Request for 10.78.T.C -> ICMP error
-#          type T code C)
+#          type T code C);
+#          unreachable fd00:77:5::/64 (Destination Unreachable code 0,
+#          no route), prohibit fd00:77:6::/64 (code 1, administratively
+#          prohibited)
 #   far    10.77.1.2/24 and 10.77.1.3/24 (veth0, default route via
 #          10.77.1.1)
+#          fd00:77:1::2/64, fd00:77:1::3/64, fe80::2/64 (default route
+#          via fd00:77:1::1)
 # The daemon side gets a pingsockd of its own in its client namespace.
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -91,10 +108,49 @@ fi
 
 # --- namespaces -------------------------------------------------------
 
+# v6_prep SHORT...: before any veth is made there, so that the veth's
+# IPv6 configuration starts from it: no duplicate address detection, no
+# automatic (MAC-derived, so random) link-local address.
+v6_prep() {
+	local n
+	for n in "$@"; do
+		in_ns "$n" sysctl -qw net.ipv6.conf.all.accept_dad=0 \
+			net.ipv6.conf.default.accept_dad=0 \
+			net.ipv6.conf.default.addr_gen_mode=1 || return 1
+	done
+}
+
+# v6_addr SHORT IF ADDR/PLEN...: fixed addresses, usable at once.
+v6_addr() {
+	local n=$1 dev=$2 a
+	shift 2
+	for a in "$@"; do
+		ip -n "$(ns_name "$n")" -6 addr add "$a" dev "$dev" nodad ||
+			return 1
+	done
+}
+
+# v6_ready SHORT...: wait (at most 2 s) until no IPv6 address there is
+# tentative any more.
+v6_ready() {
+	local n i
+	for n in "$@"; do
+		for i in $(seq 1 40); do
+			[ -z "$(ip -n "$(ns_name "$n")" -6 addr show tentative)" ] &&
+				break
+			sleep 0.05
+		done
+	done
+}
+
 setup_side() {	# SHORT open|closed
 	ns_new "$1" "$2" || return 1
 	ns_new "$1p" open || return 1
+	v6_prep "$1" "$1p" || return 1
 	ns_veth "$1" "$1p" 10.201.0.1/24 10.201.0.2/24 veth0 veth1 || return 1
+	v6_addr "$1" veth0 fd00:201::1/64 fe80::1/64 || return 1
+	v6_addr "$1p" veth1 fd00:201::2/64 fe80::2/64 || return 1
+	v6_ready "$1" "$1p"
 	# Make sure neither side has a default route: 10.99.0.0/16 must
 	# be unreachable and 255.255.255.255 unroutable, as in the
 	# reference measurements.
@@ -103,6 +159,8 @@ setup_side() {	# SHORT open|closed
 	# broadcast.c has answers to compare.
 	in_ns "$1" sysctl -qw net.ipv4.icmp_echo_ignore_broadcasts=0 || return 1
 	in_ns "$1p" sysctl -qw net.ipv4.icmp_echo_ignore_broadcasts=0 || return 1
+	# probe.c: RFC 8335 PROBE answered (by this host, for both families).
+	in_ns "$1" sysctl -qw net.ipv4.icmp_echo_enable_probe=1 || return 1
 	return 0
 }
 
@@ -194,9 +252,15 @@ router_up() {
 	ns_new "$c" "$mode" || return 1
 	ns_new "$r" open || return 1
 	ns_new "$f" open || return 1
+	v6_prep "$c" "$r" "$f" || return 1
 	ns_veth "$c" "$r" 10.77.0.2/24 10.77.0.1/24 veth0 vc || return 1
 	ns_veth "$r" "$f" 10.77.1.1/24 10.77.1.2/24 vfar veth0 || return 1
 	ip -n "$(ns_name "$f")" addr add 10.77.1.3/24 dev veth0 || return 1
+	v6_addr "$c" veth0 fd00:77::2/64 fe80::2/64 || return 1
+	v6_addr "$r" vc fd00:77::1/64 fe80::1/64 || return 1
+	v6_addr "$r" vfar fd00:77:1::1/64 fe80::1/64 || return 1
+	v6_addr "$f" veth0 fd00:77:1::2/64 fd00:77:1::3/64 fe80::2/64 ||
+		return 1
 	# Both ends: a veth drops what exceeds the receiving end's MTU, so
 	# with 1280 on the router's end only, the far host's 1300-byte
 	# replies would vanish instead of being fragmented.
@@ -204,11 +268,23 @@ router_up() {
 	ip -n "$(ns_name "$f")" link set veth0 mtu 1280 || return 1
 	ip -n "$(ns_name "$c")" route add default via 10.77.0.1 || return 1
 	ip -n "$(ns_name "$f")" route add default via 10.77.1.1 || return 1
+	v6_ready "$c" "$r" "$f"
+	ip -n "$(ns_name "$c")" -6 route add default via fd00:77::1 ||
+		return 1
+	ip -n "$(ns_name "$f")" -6 route add default via fd00:77:1::1 ||
+		return 1
 	in_ns "$r" sysctl -qw net.ipv4.ip_forward=1 \
 		net.ipv4.icmp_ratelimit=0 net.ipv4.icmp_echo_ignore_all=1 ||
 		return 1
+	in_ns "$r" sysctl -qw net.ipv6.conf.all.forwarding=1 \
+		net.ipv6.icmp.ratelimit=0 net.ipv6.icmp.echo_ignore_all=1 ||
+		return 1
 	ip -n "$(ns_name "$r")" route add unreachable 10.77.5.0/24 || return 1
 	ip -n "$(ns_name "$r")" route add prohibit 10.77.6.0/24 || return 1
+	ip -n "$(ns_name "$r")" -6 route add unreachable fd00:77:5::/64 ||
+		return 1
+	ip -n "$(ns_name "$r")" -6 route add prohibit fd00:77:6::/64 ||
+		return 1
 	ip -n "$(ns_name "$r")" route add local 10.78.0.0/16 dev lo ||
 		return 1
 	if [ ! -x "$T/tests/lib/icmpforge" ]; then
@@ -231,8 +307,10 @@ router_up() {
 		return 1
 	fi
 	# Neighbours resolved before the case starts (a packet that waits
-	# for ARP is still sent, but no case need depend on that).
+	# for ARP or ND is still sent, but no case need depend on that).
 	in_ns "$c" /usr/bin/ping -n -q -c 1 -W 1 10.77.1.2 >/dev/null 2>&1
+	in_ns "$c" /usr/bin/ping -6 -n -q -c 1 -W 1 fd00:77:1::2 \
+		>/dev/null 2>&1
 	if [ "$side" = d ]; then
 		local main_pid=${DAEMON_PID:-}
 		rm -f "$(ns_sock "$c")"
