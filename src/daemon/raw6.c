@@ -18,7 +18,7 @@
 
 struct raw6 {
 	int fd;
-	int pmtudisc, mc_loop, mc_hops;	/* what the socket has now */
+	int pmtudisc, mc_loop, frag;	/* what the socket has now */
 	uint8_t *bufs;			/* RAW_BATCH * RAW6_BUF */
 	struct mmsghdr msgs[RAW_BATCH];
 	struct iovec iov[RAW_BATCH];
@@ -58,7 +58,6 @@ struct raw6 *raw6_open(char *err, size_t errlen)
 	}
 	r->pmtudisc = IPV6_PMTUDISC_WANT;
 	r->mc_loop = 1;
-	r->mc_hops = 1;
 	r->fd = socket(AF_INET6, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC,
 		       IPPROTO_ICMPV6);
 	if (r->fd < 0) {
@@ -167,6 +166,8 @@ int raw6_send(struct raw6 *r, const struct ps_sendinfo *info,
 	if (!err)
 		err = want(r->fd, IPV6_MULTICAST_LOOP, &r->mc_loop,
 			   info->mc_loop);
+	if (!err)	/* IPV6_MTU: the socket's cap on fragment size */
+		err = want(r->fd, IPV6_MTU, &r->frag, info->frag_size);
 	if (err)
 		return err;
 	if (sendmsg(r->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)

@@ -525,6 +525,8 @@ static void deliver_error(struct server *s, const struct icmp_pkt *p,
 		return;
 	}
 	ds = ps_owner(ps);
+	if (p->src.family == AF_INET6 && p->type == 2)	/* Packet Too Big */
+		ps_pmtu_changed(ps, &p->q_dst);
 	if (p->src.family == AF_INET6 ?
 		    !icmp6_error_verdict(p->type, p->code, p->info, &v) :
 		    !icmp4_error_verdict(p->type, p->code, p->info,
@@ -580,12 +582,19 @@ static void local_error(struct server *s, struct dsock *ds,
 	if (err != -EMSGSIZE || !ps_local_errors(ds->ps))
 		return;
 	mtu = s->env->route_mtu(s->env->ctx, &info->dst, info->ifindex);
+	/* ip6_append_data(): IPV6_MTU lowers the MTU a send must fit. */
+	if (info->frag_size > 0 && (mtu <= 0 || info->frag_size < mtu))
+		mtu = info->frag_size;
 	clock_gettime(CLOCK_REALTIME, &now);
 	memset(&dg, 0, sizeof(dg));
 	dg.kind = WIRE_DG_ERROR;
 	dg.family = info->dst.family;
 	memcpy(dg.src, info->dst.a, sizeof(dg.src));
 	dg.src_scope = info->dst.scope;
+	/* ipv6_local_error(): the port is the flow's, which for ICMPv6 is
+	 * where the type and code sit. */
+	if (dg.family == AF_INET6)
+		dg.port = (uint16_t)(info->type << 8 | info->code);
 	dg.ts_sec = now.tv_sec;
 	dg.ts_nsec = now.tv_nsec;
 	dg.ee_errno = EMSGSIZE;

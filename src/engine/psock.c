@@ -541,6 +541,9 @@ static int send6_prepare(struct psock *sk, const struct ps_env *env,
 
 	if (err)
 		return err;
+	/* sk_dst_check(): a stale cached route is dropped by a send. */
+	if (sk->mtu_stale)
+		sk->cached_mtu = 0;
 	if (sk->shut & WIRE_SHUT_WR)
 		return -EPIPE;
 	info->any_src = ps_addr_is_multicast(&info->dst);
@@ -557,6 +560,10 @@ int ps_send_prepare(struct pstab *tab, struct psock *sk,
 	int err;
 
 	memset(info, 0, sizeof(*info));
+	if (len >= 2) {
+		info->type = msg[0];
+		info->code = msg[1];
+	}
 	/* inet_send_prepare() binds before the protocol looks at anything. */
 	if (autobind(tab, sk))
 		return -EAGAIN;
@@ -616,6 +623,12 @@ int ps_send_prepare(struct pstab *tab, struct psock *sk,
 	return 0;
 }
 
+void ps_pmtu_changed(struct psock *sk, const struct ps_addr *dst)
+{
+	if (sk->connected && ps_addr_eq(&sk->daddr, dst))
+		sk->mtu_stale = true;
+}
+
 void ps_sent(struct psock *sk, const struct ps_sendinfo *info,
 	     uint64_t now_s)
 {
@@ -643,7 +656,8 @@ uint32_t ps_cmsg_flags(const struct psock *sk)
 	uint32_t v4 = WIRE_CM_TTL | WIRE_CM_TOS | WIRE_CM_PKTINFO |
 		      WIRE_CM_RECVOPTS | WIRE_CM_RETOPTS;
 	uint32_t v6 = WIRE_CM_PKTINFO6 | WIRE_CM_HOPLIMIT | WIRE_CM_TCLASS |
-		      WIRE_CM_FLOWINFO | WIRE_CM_SNDFLOW;
+		      WIRE_CM_FLOWINFO | WIRE_CM_SNDFLOW |
+		      WIRE_CM_PKTINFO2292 | WIRE_CM_HOPLIMIT2292;
 
 	return sk->cmsg & ~(sk->family == AF_INET6 ? v4 : v6);
 }

@@ -119,6 +119,8 @@ struct ps_sendinfo {
 	int mc_ttl;		/* for a group, when ttl is -1 */
 	int tos;		/* IPv6: traffic class */
 	uint32_t flowlabel;	/* IPv6, network order */
+	uint8_t type, code;	/* of the request */
+	int frag_size;		/* IPv6: IPV6_MTU, 0: the path's */
 	bool dontfrag;		/* IPv6: IPV6_DONTFRAG */
 	bool broadcast;		/* SO_BROADCAST */
 	bool any_src;		/* a group or broadcast: any replier counts */
@@ -148,6 +150,13 @@ void ps_sent(struct psock *sk, const struct ps_sendinfo *info,
  * queue a record on the error queue (IP_RECVERR).
  */
 enum ps_err_action { PS_ERR_DROP, PS_ERR_SET, PS_ERR_QUEUE };
+/*
+ * A Packet Too Big (or Fragmentation Needed) for dst reached the host:
+ * a route MTU changed, and the route the socket had cached for its
+ * connected peer (IPV6_MTU reads it) is stale from the next send on.
+ */
+void ps_pmtu_changed(struct psock *sk, const struct ps_addr *dst);
+
 enum ps_err_action ps_error_action(const struct psock *sk, bool hard);
 /* Does a failed send queue a local error record (ip_local_error())? */
 bool ps_local_errors(const struct psock *sk);

@@ -133,9 +133,16 @@ int ps6_connect(struct psock *sk, const struct ps_env *env,
 	struct sockaddr_in6 s6;
 	struct ps_addr dst, src;
 	uint32_t label = 0, oif;
+	uint16_t family;
 	unsigned t;
-	int err = sa_parse6(sa, len, SIN6_LEN_OLD, &s6);
+	int err;
 
+	/* __ip6_datagram_connect(): an IPv4 address is refused by family
+	 * (on a v6-only socket) before any length is looked at. */
+	memcpy(&family, sa, sizeof(family));
+	if (family == AF_INET)
+		return -EAFNOSUPPORT;
+	err = sa_parse6(sa, len, SIN6_LEN_OLD, &s6);
 	if (err)
 		return err;
 	if (sk->sndflow) {
@@ -183,6 +190,11 @@ int ps6_connect(struct psock *sk, const struct ps_env *env,
 	sk->dport = ntohs(s6.sin6_port);
 	sk->flow_label = label;
 	sk->connected = true;
+	/* The route it now caches, as IPV6_MTU reports it. */
+	sk->cached_mtu = env->route_mtu(env->ctx, &dst, oif);
+	if (sk->cached_mtu < 0)
+		sk->cached_mtu = 0;
+	sk->mtu_stale = false;
 	return 0;
 }
 
@@ -326,6 +338,10 @@ int ps6_send_prepare(const struct psock *sk, const struct ps_env *env,
 	err = parse_ctl6(sk, env, ctl, ctllen, &c);
 	if (err)
 		return err;
+	/* ip6_sk_dst_lookup_flow(): no route to :: or through a device
+	 * that does not exist. */
+	if (t == A6_ANY || (c.oif && !dev_ok(env, c.oif)))
+		return -ENETUNREACH;
 	dst.scope = ps6_scope_of(&dst, c.oif);
 	info->dst = dst;
 	info->src = sk->saddr;
@@ -336,7 +352,10 @@ int ps6_send_prepare(const struct psock *sk, const struct ps_env *env,
 		c.hlimit = (t & A6_MULTICAST) ? sk->mc_hops : sk->hop_limit;
 	info->ttl = c.hlimit;
 	info->mc_ttl = sk->mc_hops;
-	info->tos = c.tclass < 0 ? sk->tclass : c.tclass;
+	/* A class of -1 in a control message is not "the default": it
+	 * becomes all ones in the header (ip6_make_flowinfo()). */
+	info->tos = c.tclass & 0xff;
+	info->frag_size = sk->frag_size;
 	info->flowlabel = label;
 	info->dontfrag = c.dontfrag;
 	info->mc_loop = sk->mc6_loop;

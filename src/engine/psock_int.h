@@ -15,6 +15,9 @@
 #include "engine/reqlog.h"
 
 #define NIDENT 65536
+/* Groups one IPv6 socket may join.  The kernel's limit is the socket's
+ * option memory (net.core.optmem_max), ENOMEM past it; ours is a count. */
+#define PS_MAX_MEMBERSHIPS 64
 
 struct psock {
 	struct psock *next;	/* in its identifier's chain, newest first */
@@ -71,6 +74,15 @@ struct psock {
 	uint32_t flow_label;	/* of the connected peer, network order */
 	uint32_t sticky_ifindex;	/* IPV6_PKTINFO (sticky) */
 	struct ps_addr sticky_addr;
+	uint32_t rxquiet;	/* receive options without effect on ping
+				 * replies (extension headers, path MTU) */
+	int cached_mtu;		/* of the connected route; 0: none */
+	bool mtu_stale;		/* a PMTU change since it was cached */
+	struct ps_mcast {
+		uint8_t group[16];
+		uint32_t ifindex;
+	} mc[PS_MAX_MEMBERSHIPS];	/* IPV6_JOIN_GROUP */
+	unsigned nmc;
 };
 
 /* psock6.c: the IPv6 halves of bind, connect and send. */

@@ -45,7 +45,63 @@ static const struct {
 	{ IPV6_RECVHOPLIMIT, WIRE_CM_HOPLIMIT },
 	{ IPV6_RECVTCLASS, WIRE_CM_TCLASS },
 	{ IPV6_FLOWINFO, WIRE_CM_FLOWINFO },
+	{ IPV6_2292PKTINFO, WIRE_CM_PKTINFO2292 },
+	{ IPV6_2292HOPLIMIT, WIRE_CM_HOPLIMIT2292 },
 };
+
+/*
+ * Receive options that change nothing for a ping socket: Echo Replies
+ * carry no extension headers, and ping_recvmsg() never reports a path
+ * MTU.  Kept, so that they read back as set.
+ */
+static const int quiet6[] = {
+	IPV6_RECVPATHMTU, IPV6_RECVRTHDR, IPV6_RECVHOPOPTS, IPV6_RECVDSTOPTS,
+	IPV6_2292HOPOPTS, IPV6_2292DSTOPTS, IPV6_2292RTHDR, IPV6_RECVFRAGSIZE,
+};
+
+static int quiet_bit(int name, uint32_t *bit)
+{
+	for (size_t i = 0; i < sizeof(quiet6) / sizeof(quiet6[0]); i++) {
+		if (quiet6[i] == name) {
+			*bit = 1u << i;
+			return 0;
+		}
+	}
+	return -ENOPROTOOPT;
+}
+
+/* ipv6_sock_mc_join() / ipv6_sock_mc_drop(), the socket's own list. */
+static int mc_join(struct psock *sk, const struct ps_env *env, bool join,
+		   const uint8_t *val, uint32_t len)
+{
+	struct ipv6_mreq mr;
+	uint32_t idx;
+
+	if (len < sizeof(mr))
+		return -EINVAL;
+	memcpy(&mr, val, sizeof(mr));
+	if (mr.ipv6mr_multiaddr.s6_addr[0] != 0xff)
+		return -EINVAL;
+	idx = (uint32_t)mr.ipv6mr_interface;
+	for (unsigned i = 0; i < sk->nmc; i++) {
+		if (memcmp(sk->mc[i].group, &mr.ipv6mr_multiaddr, 16) != 0 ||
+		    (idx && sk->mc[i].ifindex != idx))
+			continue;
+		if (join)
+			return -EADDRINUSE;
+		sk->mc[i] = sk->mc[--sk->nmc];
+		return 0;
+	}
+	if (!join)
+		return -EADDRNOTAVAIL;
+	if (idx && !dev_ok(env, idx))
+		return -ENODEV;
+	if (sk->nmc >= PS_MAX_MEMBERSHIPS)
+		return -ENOMEM;
+	memcpy(sk->mc[sk->nmc].group, &mr.ipv6mr_multiaddr, 16);
+	sk->mc[sk->nmc++].ifindex = idx;
+	return 0;
+}
 
 static int rx_flag(int name, uint32_t *bit)
 {
@@ -180,6 +236,14 @@ int ps6_setopt(struct psock *sk, const struct ps_env *env, int name,
 		memcpy(&v, val, sizeof(int));
 	if (name == IPV6_PKTINFO)
 		return set_pktinfo(sk, val, len);
+	if (name == IPV6_JOIN_GROUP || name == IPV6_LEAVE_GROUP)
+		return mc_join(sk, env, name == IPV6_JOIN_GROUP, val, len);
+	if (quiet_bit(name, &bit) == 0) {
+		if (len < sizeof(int))
+			return -EINVAL;
+		set_flag(&sk->rxquiet, bit, v != 0);
+		return 0;
+	}
 	if (name == IPV6_MULTICAST_IF || name == IPV6_UNICAST_IF)
 		return set_if(sk, env, name, v, len);
 	if (rx_flag(name, &bit) == 0) {
@@ -198,6 +262,10 @@ static int get_int_opt(const struct psock *sk, const struct ps_env *env,
 
 	if (rx_flag(name, &bit) == 0) {
 		*v = !!(sk->cmsg & bit);
+		return 0;
+	}
+	if (quiet_bit(name, &bit) == 0) {
+		*v = !!(sk->rxquiet & bit);
 		return 0;
 	}
 	switch (name) {
@@ -221,10 +289,12 @@ static int get_int_opt(const struct psock *sk, const struct ps_env *env,
 	case IPV6_FREEBIND: *v = sk->freebind; return 0;
 	case IPV6_TRANSPARENT: *v = 0; return 0;
 	case IPV6_MTU:
-		if (!sk->connected)
+		/* The MTU of the route cached at connect, until a send
+		 * finds it stale. */
+		if (!sk->connected || !sk->cached_mtu)
 			return -ENOTCONN;
-		*v = env->route_mtu(env->ctx, &sk->daddr, sk->bound_dev);
-		return *v < 0 ? *v : 0;
+		*v = sk->cached_mtu;
+		return 0;
 	default:
 		return -ENOPROTOOPT;
 	}

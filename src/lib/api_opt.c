@@ -120,7 +120,9 @@ EXPORT int pingsock_getsockopt(int fd, int level, int name, void *val,
 		return getsockopt(fd, level, name, val, len);
 	if (!len)
 		return (int)dsock_ret(-EFAULT);
-	if ((int)*len < 0)
+	/* ip_getsockopt() and sk_getsockopt() refuse a negative length;
+	 * do_ipv6_getsockopt() takes it as unsigned, so as "plenty". */
+	if ((int)*len < 0 && !(ent.family == AF_INET6 && level == SOL_IPV6))
 		return (int)dsock_ret(-EINVAL);
 	if (local_opt(level, name))
 		return getsockopt(fd, level, name, val, len);

@@ -150,6 +150,20 @@ static void put_ip6(struct cmsg_out *o, const struct wire_dgram *dg,
 	if ((flags & WIRE_CM_FLOWINFO) && dg->flowinfo)
 		cmsg_put(o, SOL_IPV6, CMSG_IPV6_FLOWINFO, &dg->flowinfo,
 			 sizeof(dg->flowinfo));
+	/* The RFC 2292 names come after the others. */
+	if (flags & WIRE_CM_PKTINFO2292) {
+		struct in6_pktinfo pi;
+
+		memset(&pi, 0, sizeof(pi));
+		pi.ipi6_ifindex = dg->ifindex;
+		memcpy(&pi.ipi6_addr, dg->dst, 16);
+		cmsg_put(o, SOL_IPV6, IPV6_2292PKTINFO, &pi, sizeof(pi));
+	}
+	if (flags & WIRE_CM_HOPLIMIT2292) {
+		int hl = dg->ttl;
+
+		cmsg_put(o, SOL_IPV6, IPV6_2292HOPLIMIT, &hl, sizeof(hl));
+	}
 }
 
 void cmsg_from_dgram(struct cmsg_out *o, const struct wire_dgram *dg,
@@ -179,7 +193,7 @@ void cmsg_fill_name(const struct wire_dgram *dg, struct msghdr *msg,
 	a.family = dg->family;
 	memcpy(a.a, dg->src, sizeof(a.a));
 	a.scope = dg->src_scope;
-	salen = ps_addr_to_sockaddr(&a, 0, sa);
+	salen = ps_addr_to_sockaddr(&a, dg->port, sa);
 	if (dg->family == AF_INET6 && (flags & WIRE_CM_SNDFLOW) &&
 	    dg->kind == WIRE_DG_REPLY)
 		memcpy(sa + offsetof(struct sockaddr_in6, sin6_flowinfo),

@@ -199,6 +199,8 @@ enum wire_dgram_kind {
 #define WIRE_CM_FLOWINFO	0x4000u	/* IPV6_FLOWINFO (receive) */
 #define WIRE_CM_SNDFLOW		0x8000u	/* IPV6_FLOWINFO_SEND: msg_name
 					 * carries the flow information */
+#define WIRE_CM_PKTINFO2292	0x10000u /* IPV6_2292PKTINFO */
+#define WIRE_CM_HOPLIMIT2292	0x20000u /* IPV6_2292HOPLIMIT */
 
 struct wire_dgram {
 	uint8_t kind;
@@ -214,7 +216,11 @@ struct wire_dgram {
 	int64_t ts_sec;		/* the kernel's receive time (CLOCK_REALTIME) */
 	int64_t ts_nsec;
 	uint8_t optlen;		/* IPv4 options of the reply */
-	uint8_t pad[3];
+	uint8_t pad;
+	uint16_t port;		/* msg_name's port (host order): 0, but an
+				 * IPv6 local error has the request's type
+				 * and code there (they share the flow's
+				 * port field in the kernel) */
 	uint32_t flowinfo;	/* IPv6: the reply's flow information
 				 * (network order) */
 	uint8_t opts[40];
