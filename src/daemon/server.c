@@ -19,6 +19,7 @@
 
 #include "daemon/listener.h"
 #include "daemon/log.h"
+#include "daemon/uidtab.h"
 #include "engine/icmp.h"
 #include "engine/icmperr.h"
 #include "engine/psock.h"
@@ -99,6 +100,7 @@ struct server {
 	struct handler listen, raw, raw6, sig;
 	struct server_conf conf;
 	struct pstab *tab;
+	struct uidtab *uids;	/* per-user limits */
 	const struct ps_env *env;
 	struct slot *slots;
 	uint32_t nslots, free_head;
@@ -262,6 +264,10 @@ static int send_reply(struct client *c, uint16_t type, const struct reply *r);
 
 static void dsock_free(struct server *s, struct dsock *ds)
 {
+	struct uident *u = uidtab_get(s->uids, ds->uid, false);
+
+	if (u && u->nsockets)
+		u->nsockets--;
 	log_info("close socket=%u uid=%u pid=%d ident=%u sent=%llu "
 		 "replies=%llu drops=%llu", ds->handle, (unsigned)ds->uid,
 		 (int)ds->pid, ps_ident(ds->ps), (unsigned long long)ds->sent,
@@ -670,6 +676,7 @@ static void op_open(struct server *s, struct client *c, struct dsock *ds,
 		    const struct wire_req *req, int fd, struct reply *r)
 {
 	struct dsock *nds;
+	struct uident *u;
 	int cfd = -1;
 
 	if (!gid_ok(s, c)) {
@@ -678,9 +685,23 @@ static void op_open(struct server *s, struct client *c, struct dsock *ds,
 		r->result = -EACCES;
 		return;
 	}
+	u = uidtab_get(s->uids, c->uid, true);
+	if (!u) {
+		r->result = -ENOMEM;
+		return;
+	}
+	if (s->conf.policy.max_sockets &&
+	    u->nsockets >= s->conf.policy.max_sockets) {
+		log_info("refused socket: uid=%u pid=%d: %u sockets open "
+			 "(max_sockets)", (unsigned)c->uid, (int)c->pid,
+			 u->nsockets);
+		r->result = -EMFILE;
+		return;
+	}
 	r->result = dsock_new(s, c, req, &cfd);
 	if (r->result)
 		return;
+	u->nsockets++;
 	nds = c->socks[c->nsocks - 1];
 	memcpy(r->body, &nds->handle, sizeof(nds->handle));
 	r->len = sizeof(nds->handle);
@@ -733,9 +754,42 @@ static void op_bind(struct server *s, struct client *c, struct dsock *ds,
 			    req->u.addr.len);
 }
 
+/* The address in the caller's sockaddr bytes, if it is one of the
+ * socket's family (otherwise the call fails by itself). */
+static bool sa_addr(int family, const uint8_t *sa, uint32_t len,
+		    struct ps_addr *a)
+{
+	uint16_t fam;
+
+	memset(a, 0, sizeof(*a));
+	if (len < sizeof(fam))
+		return false;
+	memcpy(&fam, sa, sizeof(fam));
+	if (fam != family)
+		return false;
+	a->family = (uint8_t)family;
+	if (family == AF_INET && len >= sizeof(struct sockaddr_in)) {
+		memcpy(a->a, sa + offsetof(struct sockaddr_in, sin_addr), 4);
+		return true;
+	}
+	if (family == AF_INET6 && len >= 24) {
+		memcpy(a->a, sa + offsetof(struct sockaddr_in6, sin6_addr), 16);
+		return true;
+	}
+	return false;
+}
+
 static void op_connect(struct server *s, struct client *c, struct dsock *ds,
 		       const struct wire_req *req, int fd, struct reply *r)
 {
+	struct ps_addr dst;
+
+	if (sa_addr(ps_family(ds->ps), req->u.addr.bytes, req->u.addr.len,
+		    &dst) &&
+	    !policy_dest_allowed(&s->conf.policy, &dst)) {
+		r->result = -EACCES;	/* a refused destination network */
+		return;
+	}
 	r->result = ps_connect(s->tab, ds->ps, s->env, req->u.addr.bytes,
 			       req->u.addr.len);
 }
@@ -791,14 +845,27 @@ static uint64_t interval_ns(const struct server *s)
 	return (uint64_t)s->conf.policy.min_interval_ms * 1000000u;
 }
 
-static bool must_wait(const struct server *s, const struct dsock *ds)
+/*
+ * When this socket's next request may go (0: now): min_interval since
+ * its last one, and its user's rate.
+ */
+static uint64_t due_at(const struct server *s, const struct dsock *ds,
+		       const struct uident *u, uint64_t now)
 {
-	return interval_ns(s) && ds->last_send_ns &&
-	       mono_ns() < ds->last_send_ns + interval_ns(s);
+	uint64_t due = 0, w;
+
+	if (interval_ns(s) && ds->last_send_ns &&
+	    now < ds->last_send_ns + interval_ns(s))
+		due = ds->last_send_ns + interval_ns(s);
+	w = u ? rate_wait(&u->bucket, now, s->conf.policy.rate,
+			  s->conf.policy.burst) : 0;
+	if (w && now + w > due)
+		due = now + w;
+	return due;
 }
 
 static int park(struct server *s, struct client *c, struct dsock *ds,
-		const struct ps_sendinfo *info, uint32_t len)
+		const struct ps_sendinfo *info, uint32_t len, uint64_t due)
 {
 	struct parked *p = malloc(sizeof(*p) + len);
 	struct epoll_event ev = { .events = 0, .data.ptr = &c->h };
@@ -808,7 +875,7 @@ static int park(struct server *s, struct client *c, struct dsock *ds,
 	p->ds = ds;
 	p->info = *info;
 	p->len = len;
-	p->due_ns = ds->last_send_ns + interval_ns(s);
+	p->due_ns = due;
 	memcpy(p->pkt, s->msgbuf, len);
 	c->park = p;
 	epoll_ctl(s->ep, EPOLL_CTL_MOD, c->h.fd, &ev);
@@ -821,6 +888,8 @@ static void op_send(struct server *s, struct client *c, struct dsock *ds,
 	const struct wire_req *q = req;
 	struct ps_sendinfo info;
 	uint32_t len = q->u.send.len;
+	struct uident *u;
+	uint64_t now, due;
 	int err;
 
 	if (len <= WIRE_DATA_MAX)
@@ -832,6 +901,11 @@ static void op_send(struct server *s, struct client *c, struct dsock *ds,
 			      q->u.send.ctllen, s->msgbuf,
 			      len > WIRE_DATA_MAX ? WIRE_DATA_MAX + 1 : len,
 			      &info);
+	/* The policy, once the kernel's own checks have passed. */
+	if (!err && len > s->conf.policy.max_request)
+		err = -EMSGSIZE;
+	if (!err && !policy_dest_allowed(&s->conf.policy, &info.dst))
+		err = -EACCES;
 	/* The pending error (sk_err) is taken by the send, which then
 	 * sends nothing; the client may have written anything there. */
 	if (!err) {
@@ -844,10 +918,19 @@ static void op_send(struct server *s, struct client *c, struct dsock *ds,
 		r->result = err;
 		return;
 	}
-	if (must_wait(s, ds)) {
-		if (q->u.send.flags & MSG_DONTWAIT)
-			r->result = -EAGAIN;
-		else if (park(s, c, ds, &info, len))
+	u = uidtab_get(s->uids, ds->uid, true);
+	now = mono_ns();
+	due = due_at(s, ds, u, now);
+	if (due && (q->u.send.flags & MSG_DONTWAIT)) {
+		r->result = -EAGAIN;
+		return;
+	}
+	/* Its place in the user's rate is taken now, even if it waits. */
+	if (u)
+		rate_take(&u->bucket, now, s->conf.policy.rate,
+			  s->conf.policy.burst);
+	if (due) {
+		if (park(s, c, ds, &info, len, due))
 			r->result = -ENOBUFS;
 		else
 			r->deferred = true;
@@ -1301,6 +1384,7 @@ static void tick(struct server *s)
 	if (now < s->next_tick)
 		return;
 	s->next_tick = now + 1;
+	uidtab_prune(s->uids, mono_ns());
 	if (hostenv_kernel_idents(s->conf.host, AF_INET, bitmap) == 0)
 		pstab_set_foreign(s->tab, AF_INET, bitmap);
 	if (hostenv_kernel_idents(s->conf.host, AF_INET6, bitmap) == 0)
@@ -1318,6 +1402,7 @@ static int setup(struct server *s, struct server_conf *conf)
 	s->env = hostenv_env(conf->host);
 	s->ep = epoll_create1(EPOLL_CLOEXEC);
 	s->tab = pstab_new((uint16_t)(getpid() ^ time(NULL)));
+	s->uids = uidtab_new();
 	s->reqbuf = malloc(WIRE_MSG_MAX);
 	s->msgbuf = malloc(WIRE_DATA_MAX + 1);
 	sigemptyset(&set);
@@ -1334,7 +1419,7 @@ static int setup(struct server *s, struct server_conf *conf)
 	s->raw.fd = raw_fd(conf->raw4);
 	s->raw6.kind = H_RAW6;
 	s->raw6.fd = conf->raw6 ? raw6_fd(conf->raw6) : -1;
-	if (s->ep < 0 || !s->tab || !s->reqbuf || !s->msgbuf || s->sig.fd < 0 ||
+	if (s->ep < 0 || !s->tab || !s->uids || !s->reqbuf || !s->msgbuf || s->sig.fd < 0 ||
 	    ep_add(s, &s->listen, EPOLLIN) || ep_add(s, &s->raw, EPOLLIN) ||
 	    (conf->raw6 && ep_add(s, &s->raw6, EPOLLIN)) ||
 	    ep_add(s, &s->sig, EPOLLIN)) {
@@ -1353,6 +1438,7 @@ static void teardown(struct server *s)
 			dsock_free(s, s->slots[i].ds);
 	free(s->slots);
 	pstab_free(s->tab);
+	uidtab_free(s->uids);
 	if (s->conf.socket_path)
 		listener_remove(s->conf.socket_path);
 	close(s->listen.fd);

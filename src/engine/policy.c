@@ -1,5 +1,6 @@
 #include "engine/policy.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -12,6 +13,12 @@ void policy_default(struct policy *p)
 	p->gid_high = UINT32_MAX - 1;	/* (gid_t)-1 is "no gid" */
 	p->min_interval_ms = 0;
 	p->ident_keep = true;
+	p->max_sockets = 64;
+	p->rate = 100;
+	p->burst = 100;
+	p->max_request = 65535;
+	p->nnets = 0;
+	p->any_allow = false;
 }
 
 static int parse_u32(const char **s, uint32_t *out)
@@ -91,6 +98,124 @@ static int parse_ident_keep(struct policy *p, const char *val, char *why,
 	return 0;
 }
 
+static int parse_num(const char *val, const char *key, uint32_t lo,
+		     uint32_t hi, uint32_t *out, char *why, size_t whylen)
+{
+	uint32_t v;
+
+	if (parse_u32(&val, &v) || v < lo || v > hi) {
+		snprintf(why, whylen, "%s: expected a number, %u to %u", key,
+			 (unsigned)lo, (unsigned)hi);
+		return -1;
+	}
+	if (expect_end(val, key, why, whylen))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_max_sockets(struct policy *p, const char *val, char *why,
+			     size_t whylen)
+{
+	return parse_num(val, "max_sockets", 0, 1000000, &p->max_sockets, why,
+			 whylen);
+}
+
+static int parse_rate(struct policy *p, const char *val, char *why,
+		      size_t whylen)
+{
+	return parse_num(val, "rate", 0, 1000000, &p->rate, why, whylen);
+}
+
+static int parse_burst(struct policy *p, const char *val, char *why,
+		       size_t whylen)
+{
+	return parse_num(val, "burst", 1, 1000000, &p->burst, why, whylen);
+}
+
+static int parse_max_request(struct policy *p, const char *val, char *why,
+			     size_t whylen)
+{
+	return parse_num(val, "max_request", 8, 65535, &p->max_request, why,
+			 whylen);
+}
+
+/* Keep the first plen bits of a. */
+static void mask_to(struct ps_addr *a, unsigned plen)
+{
+	size_t n = ps_addr_len(a->family);
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned bits = plen > i * 8 ? plen - (unsigned)i * 8 : 0;
+
+		if (bits < 8)
+			a->a[i] &= (uint8_t)(0xff00u >> bits);
+	}
+}
+
+/* "10.0.0.0/8", "fd00::/8", or an address alone (a host). */
+static int parse_net(struct policy *p, const char *val, bool allow,
+		     char *why, size_t whylen)
+{
+	const char *key = allow ? "allow" : "deny";
+	char buf[64], *slash;
+	struct policy_net n = { .allow = allow };
+	unsigned long plen;
+	char *end;
+
+	if (strlen(val) >= sizeof(buf) || !*val) {
+		snprintf(why, whylen, "%s: expected NETWORK/LENGTH", key);
+		return -1;
+	}
+	strcpy(buf, val);
+	slash = strchr(buf, '/');
+	if (slash)
+		*slash = '\0';
+	if (inet_pton(AF_INET, buf, n.addr.a) == 1) {
+		n.addr.family = AF_INET;
+	} else if (inet_pton(AF_INET6, buf, n.addr.a) == 1) {
+		n.addr.family = AF_INET6;
+	} else {
+		snprintf(why, whylen, "%s: \"%s\" is not an IPv4 or IPv6 address",
+			 key, buf);
+		return -1;
+	}
+	plen = n.addr.family == AF_INET6 ? 128 : 32;
+	if (slash) {
+		unsigned long max = plen;
+
+		errno = 0;
+		plen = strtoul(slash + 1, &end, 10);
+		if (errno || end == slash + 1 || *end || plen > max) {
+			snprintf(why, whylen, "%s: prefix length must be 0 to %lu",
+				 key, max);
+			return -1;
+		}
+	}
+	if (p->nnets >= POLICY_MAX_NETS) {
+		snprintf(why, whylen, "%s: more than %d networks", key,
+			 POLICY_MAX_NETS);
+		return -1;
+	}
+	n.plen = (uint8_t)plen;
+	mask_to(&n.addr, n.plen);
+	p->nets[p->nnets++] = n;
+	p->any_allow |= allow;
+	return 0;
+}
+
+static int parse_deny(struct policy *p, const char *val, char *why,
+		      size_t whylen)
+{
+	return parse_net(p, val, false, why, whylen);
+}
+
+static int parse_allow(struct policy *p, const char *val, char *why,
+		       size_t whylen)
+{
+	return parse_net(p, val, true, why, whylen);
+}
+
 struct key {
 	const char *name;
 	int (*parse)(struct policy *p, const char *val, char *why, size_t len);
@@ -100,6 +225,12 @@ static const struct key keys[] = {
 	{ "groups", parse_groups },
 	{ "min_interval", parse_min_interval },
 	{ "ident_keep", parse_ident_keep },
+	{ "max_sockets", parse_max_sockets },
+	{ "rate", parse_rate },
+	{ "burst", parse_burst },
+	{ "max_request", parse_max_request },
+	{ "deny", parse_deny },
+	{ "allow", parse_allow },
 };
 
 static char *trim(char *s)
@@ -168,6 +299,27 @@ int policy_parse(struct policy *out, const char *text, size_t len,
 	}
 	*out = p;
 	return 0;
+}
+
+bool policy_dest_allowed(const struct policy *p, const struct ps_addr *dst)
+{
+	const struct policy_net *best = NULL;
+
+	for (unsigned i = 0; i < p->nnets; i++) {
+		const struct policy_net *n = &p->nets[i];
+		struct ps_addr a = *dst;
+
+		if (n->addr.family != dst->family ||
+		    (best && n->plen <= best->plen &&
+		     !(n->plen == best->plen && !n->allow)))
+			continue;
+		mask_to(&a, n->plen);
+		if (ps_addr_eq(&a, &n->addr))
+			best = n;
+	}
+	if (best)
+		return best->allow;
+	return !p->any_allow;
 }
 
 bool policy_gid_allowed(const struct policy *p, gid_t egid,

@@ -10,6 +10,22 @@
  *                         MSG_DONTWAIT); default 0, no limit
  *   ident_keep = yes|no   whether PINGSOCK_IDENT=keep may bind a socket to
  *                         the identifier its program wrote; default yes
+ *   max_sockets = N       sockets one uid may hold open (EMFILE past it);
+ *                         default 64, 0: no limit
+ *   rate = N              requests per second one uid may send, and
+ *   burst = N             how many of them may come at once (a token
+ *                         bucket); a send past it waits (EAGAIN with
+ *                         MSG_DONTWAIT); defaults 100 and 100, rate 0: no
+ *                         limit
+ *   max_request = BYTES   largest ICMP message a client may send (EMSGSIZE
+ *                         past it); default 65535, the kernel's own limit
+ *   deny = NET/LEN        destinations refused (EACCES from sendto and
+ *   allow = NET/LEN       connect), IPv4 or IPv6, one network per line,
+ *                         any number of lines: a destination in a denied
+ *                         network is refused; when there are allow lines,
+ *                         one outside all of them is refused too; the
+ *                         longest matching network decides between an
+ *                         allow and a deny line
  *
  * A malformed file is refused as a whole with "FILE:LINE: reason", so a
  * reload with a bad file keeps the policy in force.
@@ -22,10 +38,26 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "engine/addr.h"
+
+#define POLICY_MAX_NETS 256
+
+struct policy_net {
+	struct ps_addr addr;	/* masked to plen */
+	uint8_t plen;
+	bool allow;
+};
+
 struct policy {
 	uint32_t gid_low, gid_high;
 	uint32_t min_interval_ms;	/* between two sends of one socket */
 	bool ident_keep;		/* WIRE_KEEPID allowed */
+	uint32_t max_sockets;		/* per uid; 0: none */
+	uint32_t rate, burst;		/* per uid; rate 0: none */
+	uint32_t max_request;		/* bytes of ICMP */
+	struct policy_net nets[POLICY_MAX_NETS];
+	unsigned nnets;
+	bool any_allow;			/* some line is an allow line */
 };
 
 void policy_default(struct policy *p);
@@ -36,6 +68,9 @@ void policy_default(struct policy *p);
  */
 int policy_parse(struct policy *p, const char *text, size_t len,
 		 const char *name, char *err, size_t errlen);
+
+/* May a socket send to (or connect to) dst? */
+bool policy_dest_allowed(const struct policy *p, const struct ps_addr *dst);
 
 /* The egid or any supplementary gid in range, as the kernel's ping_group_range. */
 bool policy_gid_allowed(const struct policy *p, gid_t egid,

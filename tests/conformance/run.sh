@@ -175,7 +175,8 @@ if [ "$CONF_ONLY" != kernel ]; then
 		fail $LABEL "cannot set up the daemon-side namespaces"
 		ns_done
 	fi
-	printf 'groups = 0 2147483647\n' >"$T/conformance.conf"
+	printf 'groups = 0 2147483647\nrate = 0\nmax_sockets = 0\n' \
+		>"$T/conformance.conf"
 	chmod 644 "$T/conformance.conf"
 	start_daemon() {
 		rm -f "$(ns_sock d)"

@@ -88,9 +88,18 @@ ns_sock() { echo "$T/run-$1/socket"; }
 
 # daemon_start SHORT [args...]: pingsockd in the foreground (background
 # job), --user nobody, socket $T/SHORT.sock; waits until it accepts.
+# Without a --config among args, the daemon gets one that lifts the
+# per-user limits (rate, max_sockets): tests load it harder than any one
+# user should; the limits have their own tests.
 daemon_start() {
 	local short=$1; shift
 	local sock; sock=$(ns_sock "$short")
+	case " $* " in
+	*" --config "*) ;;
+	*) printf 'rate = 0\nmax_sockets = 0\n' >"$T/unlimited.conf"
+		chmod 644 "$T/unlimited.conf"
+		set -- --config "$T/unlimited.conf" "$@" ;;
+	esac
 	# Not through a function: $! must be the daemon itself.
 	ip netns exec "$(ns_name "$short")" ${PS_DAEMON_WRAPPER:-} \
 		"$T/pingsockd" --foreground --socket "$sock" --user nobody \

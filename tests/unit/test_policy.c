@@ -2,6 +2,7 @@
  * test_policy - the configuration parser and the gid check
  * (src/engine/policy.c).
  */
+#include <arpa/inet.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/types.h>
@@ -276,6 +277,100 @@ static void ident_keep_key(void)
 	CHECK_EQ(parse(&p, "ident_keep = 1\n"), -1);
 }
 
+/* Limits: numbers in range, defaults 64 sockets, 100/s, burst 100. */
+static void limit_keys(void)
+{
+	struct policy p;
+
+	CHECK_EQ(parse(&p, ""), 0);
+	CHECK_EQ(p.max_sockets, 64);
+	CHECK_EQ(p.rate, 100);
+	CHECK_EQ(p.burst, 100);
+	CHECK_EQ(p.max_request, 65535);
+	CHECK_EQ(parse(&p, "max_sockets = 0\nrate = 0\nburst = 7\n"
+			   "max_request = 100\n"), 0);
+	CHECK_EQ(p.max_sockets, 0);
+	CHECK_EQ(p.rate, 0);
+	CHECK_EQ(p.burst, 7);
+	CHECK_EQ(p.max_request, 100);
+	CHECK_EQ(parse(&p, "burst = 0\n"), -1);
+	CHECK(strstr(err, "test.conf:1: burst: expected a number, 1 to") != NULL);
+	CHECK_EQ(parse(&p, "max_request = 7\n"), -1);
+	CHECK_EQ(parse(&p, "max_request = 65536\n"), -1);
+	CHECK_EQ(parse(&p, "rate = -1\n"), -1);
+	CHECK_EQ(parse(&p, "rate = 5/s\n"), -1);
+}
+
+static struct ps_addr a4(const char *s)
+{
+	struct ps_addr a;
+
+	memset(&a, 0, sizeof(a));
+	a.family = AF_INET;
+	inet_pton(AF_INET, s, a.a);
+	return a;
+}
+
+static struct ps_addr a6(const char *s)
+{
+	struct ps_addr a;
+
+	memset(&a, 0, sizeof(a));
+	a.family = AF_INET6;
+	inet_pton(AF_INET6, s, a.a);
+	return a;
+}
+
+/* deny/allow: longest match decides; any allow line closes the rest. */
+static void networks(void)
+{
+	struct policy p;
+	struct ps_addr x;
+
+	CHECK_EQ(parse(&p, ""), 0);
+	x = a4("10.1.2.3");
+	CHECK(policy_dest_allowed(&p, &x));
+	CHECK_EQ(parse(&p, "deny = 10.0.0.0/8\n"), 0);
+	CHECK(!policy_dest_allowed(&p, &x));
+	x = a4("11.0.0.1");
+	CHECK(policy_dest_allowed(&p, &x));
+	CHECK_EQ(parse(&p, "deny = 10.0.0.0/8\nallow = 10.1.0.0/16\n"), 0);
+	x = a4("10.1.2.3");
+	CHECK(policy_dest_allowed(&p, &x));
+	x = a4("10.2.0.1");
+	CHECK(!policy_dest_allowed(&p, &x));
+	x = a4("192.0.2.1");	/* an allow line exists: the rest is refused */
+	CHECK(!policy_dest_allowed(&p, &x));
+	/* The same network both ways: deny wins. */
+	CHECK_EQ(parse(&p, "allow = 10.0.0.0/8\ndeny = 10.0.0.0/8\n"), 0);
+	x = a4("10.0.0.1");
+	CHECK(!policy_dest_allowed(&p, &x));
+	/* A host; bits past the length are ignored; IPv6. */
+	CHECK_EQ(parse(&p, "deny = 10.9.9.9\ndeny = 192.168.1.77/24\n"
+			   "deny = fd00::/8\n"), 0);
+	x = a4("10.9.9.9");
+	CHECK(!policy_dest_allowed(&p, &x));
+	x = a4("10.9.9.8");
+	CHECK(policy_dest_allowed(&p, &x));
+	x = a4("192.168.1.1");
+	CHECK(!policy_dest_allowed(&p, &x));
+	x = a6("fd12::1");
+	CHECK(!policy_dest_allowed(&p, &x));
+	x = a6("2001:db8::1");
+	CHECK(policy_dest_allowed(&p, &x));
+	CHECK_EQ(parse(&p, "deny = 0.0.0.0/0\n"), 0);
+	x = a4("1.2.3.4");
+	CHECK(!policy_dest_allowed(&p, &x));
+	x = a6("::1");		/* the other family is untouched */
+	CHECK(policy_dest_allowed(&p, &x));
+	CHECK_EQ(parse(&p, "deny = 10.0.0.0/33\n"), -1);
+	CHECK(strstr(err, "deny: prefix length must be 0 to 32") != NULL);
+	CHECK_EQ(parse(&p, "allow = fd00::/129\n"), -1);
+	CHECK_EQ(parse(&p, "deny = example.org\n"), -1);
+	CHECK(strstr(err, "is not an IPv4 or IPv6 address") != NULL);
+	CHECK_EQ(parse(&p, "deny = 10.0.0.0/\n"), -1);
+}
+
 /* The error message is cut to the caller's buffer, still terminated. */
 static void error_fits_buffer(void)
 {
@@ -306,5 +401,7 @@ int main(void)
 	TEST(error_fits_buffer);
 	TEST(min_interval_key);
 	TEST(ident_keep_key);
+	TEST(limit_keys);
+	TEST(networks);
 	return CHECK_DONE();
 }

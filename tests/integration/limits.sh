@@ -1,0 +1,188 @@
+#!/bin/bash
+# limits - pingsockd's per-user limits (issue 8): max_sockets (EMFILE),
+# rate/burst (a token bucket: EAGAIN with MSG_DONTWAIT, a wait
+# otherwise), deny/allow networks (EACCES), max_request (EMSGSIZE), and a
+# reload on SIGHUP that applies to new sockets while existing ones keep
+# working.  The client is Python's socket module through the shim, as
+# uid 65534 in a namespace where only pingsockd serves ping sockets.
+# shellcheck source-path=SCRIPTDIR source=../lib/shimlib.sh
+. "$(dirname "$0")/../lib/shimlib.sh"
+
+shim_init limits
+PY=/usr/bin/python3
+ns_new d closed || { fail "$LABEL/setup" "namespace"; ns_done; }
+ns_new p open && ns_veth d p 10.205.0.1/24 10.205.0.2/24 ||
+	{ fail "$LABEL/setup" "veth"; ns_done; }
+
+cat >"$T/lim.py" <<'PY'
+import errno, socket, struct, sys, time
+
+def sock():
+    return socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_ICMP)
+
+def echo(seq, size=8):
+    return struct.pack('!BBHHH', 8, 0, 0, 0, seq & 0xffff) + b'x' * size
+
+def name(e):
+    return errno.errorcode.get(e, str(e))
+
+def try_send(s, addr, seq, flags=0, size=8):
+    try:
+        s.sendto(echo(seq, size), flags, (addr, 0))
+        return "ok"
+    except OSError as e:
+        return name(e.errno)
+
+cmd = sys.argv[1]
+if cmd == "sockets":            # N: open N sockets, report the first failure
+    held = []
+    for i in range(int(sys.argv[2])):
+        try:
+            held.append(sock())
+        except OSError as e:
+            print("socket %d: %s" % (i + 1, name(e.errno)))
+            break
+    else:
+        print("socket all %d: ok" % len(held))
+elif cmd == "burst":            # ADDR SECONDS: sends at 1000/s, MSG_DONTWAIT
+    s = sock()
+    end = time.monotonic() + float(sys.argv[3])
+    ok = again = 0
+    while time.monotonic() < end:
+        r = try_send(s, sys.argv[2], ok + again, socket.MSG_DONTWAIT)
+        if r == "ok":
+            ok += 1
+        elif r == "EAGAIN":
+            again += 1
+        else:
+            print("unexpected", r)
+            break
+        time.sleep(0.001)
+    print("sent %d eagain %d" % (ok, again))
+elif cmd == "blocking":         # ADDR N: N blocking sends, the time taken
+    s = sock()
+    t = time.monotonic()
+    for i in range(int(sys.argv[3])):
+        r = try_send(s, sys.argv[2], i)
+        if r != "ok":
+            print("send %d: %s" % (i, r))
+            break
+    print("elapsed %.2f" % (time.monotonic() - t))
+elif cmd == "dest":             # ADDR...: sendto and connect to each
+    for a in sys.argv[2:]:
+        s = sock()
+        r = try_send(s, a, 1)
+        try:
+            s.connect((a, 0))
+            c = "ok"
+        except OSError as e:
+            c = name(e.errno)
+        print("%s: sendto %s connect %s" % (a, r, c))
+elif cmd == "size":             # ADDR SIZE...: sends of each payload size
+    s = sock()
+    for n in sys.argv[3:]:
+        print("size %s: %s" % (n, try_send(s, sys.argv[2], 1, 0, int(n))))
+elif cmd == "reload":           # ADDR: hold 5, wait for the signal file, more
+    held = [sock() for _ in range(5)]
+    try:
+        sock()
+        print("6th before: ok")
+    except OSError as e:
+        print("6th before: %s" % name(e.errno))
+    open(sys.argv[3], "w").close()          # "ready"
+    while not __import__("os").path.exists(sys.argv[4]):
+        time.sleep(0.05)
+    try:
+        held.append(sock())
+        print("6th after: ok")
+    except OSError as e:
+        print("6th after: %s" % name(e.errno))
+    s = held[0]
+    s.settimeout(2)
+    print("old socket send: %s" % try_send(s, sys.argv[2], 7))
+    try:
+        d = s.recv(100)
+        print("old socket reply: type %d" % d[0])
+    except OSError as e:
+        print("old socket reply: %s" % name(e.errno))
+PY
+chmod a+r "$T/lim.py"
+
+py() { shimmed d env "${PY_ENV[@]}" "$PY" "$T/lim.py" "$@"; }
+# conf TEXT: restart the namespace's daemon with that configuration.
+conf() {
+	printf '%b' "$1" >"$T/lim.conf"
+	chmod 644 "$T/lim.conf"
+	shim_daemon_restart d --config "$T/lim.conf"
+}
+check() {	# NAME EXPECTED-ERE OUTPUT
+	if grep -Eq "$2" <<<"$3"; then
+		pass "$LABEL/$1"
+	else
+		fail "$LABEL/$1" "expected /$2/, got: $(tr '\n' '|' <<<"$3")"
+	fi
+}
+
+# Defaults: an empty configuration.
+conf "" || { fail "$LABEL/setup" "pingsockd"; ns_done; }
+check max_sockets_default '^socket 65: EMFILE$' "$(py sockets 70)"
+# Up to 1000/s for 2 s against 100/s with a burst of 100: at most the
+# burst and 2 s worth (300) go, the rest is EAGAIN.  (A slow machine
+# makes fewer attempts, never more successes.)
+o=$(py burst 10.205.0.2 2)
+n=$(sed -n 's/^sent \([0-9]*\) .*/\1/p' <<<"$o")
+if [ -n "$n" ] && [ "$n" -ge 150 ] && [ "$n" -le 305 ] &&
+	grep -Eq 'eagain [1-9]' <<<"$o"; then
+	pass "$LABEL/rate_default"
+else
+	fail "$LABEL/rate_default" "expected about 300 sent of 2000: $o"
+fi
+
+# A slow rate: blocking sends wait for their turn, none fails.
+conf "rate = 20\nburst = 5\n" || { fail "$LABEL/setup" "pingsockd"; ns_done; }
+o=$(py blocking 10.205.0.2 25)
+t=$(sed -n 's/^elapsed //p' <<<"$o")
+# 25 at 20/s with 5 at once: the last goes 1 s after the first, never
+# sooner (later only on a loaded machine).
+if [ -n "$t" ] && awk -v t="$t" 'BEGIN { exit !(t >= 0.95 && t <= 10) }'; then
+	pass "$LABEL/rate_blocking"
+else
+	fail "$LABEL/rate_blocking" "25 sends at 20/s, burst 5: expected ~1 s, $o"
+fi
+
+# Networks: the longest match decides; with an allow line, the rest is
+# refused.
+conf "deny = 10.205.0.0/24\nallow = 10.205.0.2/32\n" ||
+	{ fail "$LABEL/setup" "pingsockd"; ns_done; }
+o=$(py dest 10.205.0.2 10.205.0.3 127.0.0.1)
+check deny_net '^10\.205\.0\.3: sendto EACCES connect EACCES$' "$o"
+check allow_host '^10\.205\.0\.2: sendto ok connect ok$' "$o"
+check deny_default_outside_allow '^127\.0\.0\.1: sendto EACCES connect EACCES$' "$o"
+conf "deny = 10.205.0.0/16\n" || { fail "$LABEL/setup" "pingsockd"; ns_done; }
+o=$(py dest 10.205.0.2 127.0.0.1)
+check deny_only '^10\.205\.0\.2: sendto EACCES' "$o"
+check deny_only_rest '^127\.0\.0\.1: sendto ok connect ok$' "$o"
+
+# max_request: counted in bytes of ICMP message (8 of header).
+conf "max_request = 100\n" || { fail "$LABEL/setup" "pingsockd"; ns_done; }
+o=$(py size 127.0.0.1 92 93)
+check max_request_fits '^size 92: ok$' "$o"
+check max_request_over '^size 93: EMSGSIZE$' "$o"
+
+# A reload raises max_sockets: new sockets get it, the old ones work on.
+conf "max_sockets = 5\n" || { fail "$LABEL/setup" "pingsockd"; ns_done; }
+mkdir -p "$T/sig" && chmod 777 "$T/sig"
+py reload 127.0.0.1 "$T/sig/ready" "$T/sig/go" >"$T/reload.out" 2>&1 &
+client=$!
+for _ in $(seq 1 100); do [ -e "$T/sig/ready" ] && break; sleep 0.05; done
+printf 'max_sockets = 10\n' >"$T/lim.conf"
+kill -HUP "${SHIM_DAEMON[d]}"
+sleep 0.3
+: >"$T/sig/go"
+wait "$client"
+o=$(cat "$T/reload.out")
+check reload_before '^6th before: EMFILE$' "$o"
+check reload_after '^6th after: ok$' "$o"
+check reload_old_socket '^old socket reply: type 0$' "$o"
+
+ns_done
