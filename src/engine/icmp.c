@@ -101,7 +101,8 @@ static void parse_quote(struct icmp_pkt *out)
 	ihl = (size_t)(q[0] & 0x0f) * 4;
 	if (ihl < 20 || qlen < ihl + ICMP_HDR_LEN || q[9] != IPPROTO_ICMP)
 		return;
-	if (q[ihl] != T_ECHO && q[ihl] != T_EXT_ECHO)
+	/* ping_err(): only what a ping socket may have sent (code 0). */
+	if ((q[ihl] != T_ECHO && q[ihl] != T_EXT_ECHO) || q[ihl + 1] != 0)
 		return;
 	ps_addr_v4(&out->q_src, 0);
 	memcpy(out->q_src.a, q + 12, 4);
@@ -218,11 +219,13 @@ static void parse_quote6(struct icmp_pkt *out)
 	uint8_t nh;
 	long off;
 
-	if (qlen < 40 || (q[0] >> 4) != 6)
+	/* icmpv6_notify() reads the quoted next header without looking at
+	 * the version. */
+	if (qlen < 40)
 		return;
 	off = skip_exthdr(q, qlen, &nh);
 	if (off < 0 || nh != NH_ICMPV6 || qlen < (size_t)off + ICMP_HDR_LEN ||
-	    q[off] != T6_ECHO)
+	    q[off] != T6_ECHO || q[off + 1] != 0)
 		return;
 	memset(&out->q_src, 0, sizeof(out->q_src));
 	out->q_src.family = AF_INET6;

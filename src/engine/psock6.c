@@ -16,6 +16,7 @@
 #define SIN6_LEN_OLD 24
 #define FLOWINFO_MASK htonl(0x0FFFFFFFu)
 #define FLOWLABEL_MASK htonl(0x000FFFFFu)
+#define IPV6_FLOWINFO_CMSG 11	/* IPV6_FLOWINFO, <linux/in6.h> */
 
 /* The bits of ipv6_addr_type() that the checks use. */
 enum {
@@ -137,19 +138,13 @@ int ps6_connect(struct psock *sk, const struct ps_env *env,
 	unsigned t;
 	int err;
 
-	/* __ip6_datagram_connect(): an IPv4 address is refused by family
-	 * (on a v6-only socket) before any length is looked at. */
+	/* ip6_datagram_connect_v6_only(): the family before the length. */
 	memcpy(&family, sa, sizeof(family));
-	if (family == AF_INET)
+	if (family != AF_INET6)
 		return -EAFNOSUPPORT;
 	err = sa_parse6(sa, len, SIN6_LEN_OLD, &s6);
 	if (err)
 		return err;
-	if (sk->sndflow) {
-		label = s6.sin6_flowinfo & FLOWINFO_MASK;
-		if (label & FLOWLABEL_MASK)
-			return -EINVAL;	/* no flow label was leased */
-	}
 	to_addr(&s6.sin6_addr, &dst);
 	t = a6_type(dst.a);
 	if (t == A6_ANY) {		/* "connect to self" */
@@ -176,7 +171,15 @@ int ps6_connect(struct psock *sk, const struct ps_env *env,
 		if (!sk->bound_dev)
 			return -EINVAL;
 	}
-	oif = sk->bound_dev ? sk->bound_dev : default_oif(sk, t);
+	/* ip6_datagram_dst_update(): the flow label, then the route. */
+	if (sk->sndflow) {
+		label = s6.sin6_flowinfo & FLOWINFO_MASK;
+		if (label & FLOWLABEL_MASK)
+			return -EINVAL;	/* no flow label was leased */
+	}
+	oif = sk->bound_dev ? sk->bound_dev
+	      : sk->sticky_ifindex ? sk->sticky_ifindex
+				   : default_oif(sk, t);
 	dst.scope = ps6_scope_of(&dst, oif);
 	src = sk->saddr;
 	err = env->route(env->ctx, &dst, oif, false, &src);
@@ -252,6 +255,24 @@ static int cmsg_pktinfo(const struct psock *sk, const struct ps_env *env,
 	return 0;
 }
 
+/* IPV6_FLOWINFO: class and label of this packet.  (Accepted as by the
+ * kernel; the daemon's raw socket cannot put a label it has not leased,
+ * so the label is not sent: see pingsockd(8).) */
+static int cmsg_flowinfo(const struct cmsghdr *h, const uint8_t *data)
+{
+	(void)data;
+	return h->cmsg_len < CMSG_LEN(4) ? -EINVAL : 0;
+}
+
+/* Hop-by-hop and destination options: CAP_NET_RAW once well formed. */
+static int cmsg_opthdr(const struct cmsghdr *h, const uint8_t *data)
+{
+	if (h->cmsg_len < CMSG_LEN(2) ||
+	    h->cmsg_len < CMSG_LEN(((size_t)data[1] + 1) << 3))
+		return -EINVAL;
+	return -EPERM;
+}
+
 static int sol_ipv6_cmsg(const struct psock *sk, const struct ps_env *env,
 			 const struct cmsghdr *h, const uint8_t *data,
 			 struct ctl6 *c)
@@ -260,7 +281,16 @@ static int sol_ipv6_cmsg(const struct psock *sk, const struct ps_env *env,
 	case IPV6_PKTINFO:
 	case IPV6_2292PKTINFO:
 		return cmsg_pktinfo(sk, env, h, data, c);
+	case IPV6_FLOWINFO_CMSG:
+		return cmsg_flowinfo(h, data);
+	case IPV6_HOPOPTS:
+	case IPV6_DSTOPTS:
+	case IPV6_RTHDRDSTOPTS:
+	case IPV6_2292HOPOPTS:
+	case IPV6_2292DSTOPTS:
+		return cmsg_opthdr(h, data);
 	case IPV6_HOPLIMIT:
+	case IPV6_2292HOPLIMIT:
 		return cmsg_int6(h, data, -1, 255, &c->hlimit);
 	case IPV6_TCLASS:
 		return cmsg_int6(h, data, -1, 255, &c->tclass);
@@ -371,4 +401,5 @@ void ps6_init(struct psock *sk)
 	sk->pmtudisc6 = IPV6_PMTUDISC_WANT;
 	sk->v6only = true;	/* as ping sockets are (measured) */
 	sk->autoflowlabel = -1;
+	sk->mc6_all = true;
 }

@@ -71,6 +71,8 @@ struct psock {
 	bool dontfrag;		/* IPV6_DONTFRAG */
 	int autoflowlabel;	/* IPV6_AUTOFLOWLABEL; -1: not set */
 	bool rfc4884_6;		/* IPV6_RECVERR_RFC4884 */
+	bool mc6_all;		/* IPV6_MULTICAST_ALL */
+	int min_hopcount;	/* IPV6_MINHOPCOUNT (ping_rcv() ignores it) */
 	uint32_t flow_label;	/* of the connected peer, network order */
 	uint32_t sticky_ifindex;	/* IPV6_PKTINFO (sticky) */
 	struct ps_addr sticky_addr;

@@ -57,6 +57,7 @@ static const struct {
 static const int quiet6[] = {
 	IPV6_RECVPATHMTU, IPV6_RECVRTHDR, IPV6_RECVHOPOPTS, IPV6_RECVDSTOPTS,
 	IPV6_2292HOPOPTS, IPV6_2292DSTOPTS, IPV6_2292RTHDR, IPV6_RECVFRAGSIZE,
+	IPV6_ROUTER_ALERT_ISOLATE,
 };
 
 static int quiet_bit(int name, uint32_t *bit)
@@ -141,7 +142,7 @@ static int set_if(struct psock *sk, const struct ps_env *env, int name,
 		idx = ntohl((uint32_t)v);
 		if (idx && !dev_ok(env, idx))
 			return -EADDRNOTAVAIL;
-		if (idx && sk->bound_dev && sk->bound_dev != idx)
+		if (idx && sk->bound_dev)
 			return -EINVAL;
 		sk->ucast_oif = idx;
 		return 0;
@@ -160,6 +161,16 @@ static int set_if(struct psock *sk, const struct ps_env *env, int name,
 
 static int set_int_opt(struct psock *sk, int name, int v, uint32_t len)
 {
+	/* These two take a short optlen as 0 (do_ipv6_setsockopt() reads
+	 * val as 0 and checks no length for them). */
+	if (name == IPV6_DONTFRAG) {
+		sk->dontfrag = v != 0;
+		return 0;
+	}
+	if (name == IPV6_AUTOFLOWLABEL) {
+		sk->autoflowlabel = v != 0;
+		return 0;
+	}
 	if (len < sizeof(int))
 		return -EINVAL;
 	switch (name) {
@@ -210,11 +221,13 @@ static int set_int_opt(struct psock *sk, int name, int v, uint32_t len)
 		sk->sndflow = v != 0;
 		set_flag(&sk->cmsg, WIRE_CM_SNDFLOW, v != 0);
 		return 0;
-	case IPV6_DONTFRAG:
-		sk->dontfrag = v != 0;
+	case IPV6_MULTICAST_ALL:
+		sk->mc6_all = v != 0;
 		return 0;
-	case IPV6_AUTOFLOWLABEL:
-		sk->autoflowlabel = v != 0;
+	case IPV6_MINHOPCOUNT:
+		if (v < 0 || v > 255)
+			return -EINVAL;
+		sk->min_hopcount = v;
 		return 0;
 	case IPV6_FREEBIND:
 		sk->freebind = v != 0;
@@ -287,6 +300,8 @@ static int get_int_opt(const struct psock *sk, const struct ps_env *env,
 		*v = sk->autoflowlabel >= 0 ? sk->autoflowlabel : 1;
 		return 0;
 	case IPV6_FREEBIND: *v = sk->freebind; return 0;
+	case IPV6_MULTICAST_ALL: *v = sk->mc6_all; return 0;
+	case IPV6_MINHOPCOUNT: *v = sk->min_hopcount; return 0;
 	case IPV6_TRANSPARENT: *v = 0; return 0;
 	case IPV6_MTU:
 		/* The MTU of the route cached at connect, until a send
@@ -306,17 +321,6 @@ int ps6_getopt(const struct psock *sk, const struct ps_env *env, int name,
 	uint32_t n;
 	int v, err;
 
-	if (name == IPV6_PKTINFO) {
-		struct in6_pktinfo pi;
-
-		memset(&pi, 0, sizeof(pi));
-		pi.ipi6_ifindex = (int)sk->sticky_ifindex;
-		memcpy(&pi.ipi6_addr, sk->sticky_addr.a, 16);
-		n = *len < sizeof(pi) ? *len : sizeof(pi);
-		memcpy(val, &pi, n);
-		*len = n;
-		return 0;
-	}
 	err = get_int_opt(sk, env, name, &v);
 	if (err)
 		return err;
