@@ -70,7 +70,7 @@ PROGRAMS := $(DAEMON) $(PING) $(CTL)
 ALL := $(CORE_A) $(LIB_A) $(LIB_SO) $(SHIM_SO) $(PROGRAMS) $(PCFILE) \
        $(UNITS) $(TLIBS) $(CONFS) $(BENCHES)
 
-.PHONY: all check check-fast bench install uninstall clean lint fuzz
+.PHONY: all check check-fast bench install uninstall clean lint fuzz fuzz-build
 all: $(ALL)
 
 $(BUILD)/obj/%.o: %.c
@@ -159,9 +159,16 @@ lint:
 	clang-tidy --quiet $(CORE_SRC) $(LIB_SRC) $(DAEMON_SRC) $(PING_SRC) $(CTL_SRC) $(SHIM_SRC) \
 	  -- $(CPPFLAGS) -std=gnu11
 
-# libFuzzer targets for the decoders: build/fuzz/fuzz_NAME -max_total_time=60
-FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
-fuzz: $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
+# libFuzzer targets for the decoders (clang, ASan+UBSan): `make fuzz`
+# builds them and runs each for FUZZ_RUNS inputs from its seed corpus
+# (tests/fuzz/corpus/NAME; new inputs go to a scratch directory).  The
+# suite (tests/integration/fuzz.sh) does the same.
+FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
+FUZZ_RUNS ?= 200000
+fuzz: fuzz-build
+	tests/fuzz/run $(FUZZ_RUNS) $(FUZZ_BINS)
+fuzz-build: $(FUZZ_BINS)
 build/fuzz/%: tests/fuzz/%.c $(CORE_SRC)
 	@mkdir -p $(dir $@)
 	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined $(CPPFLAGS) \

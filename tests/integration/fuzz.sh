@@ -1,0 +1,20 @@
+#!/bin/bash
+# fuzz - the libFuzzer targets (tests/fuzz), built with clang, ASan and
+# UBSan, each run for FUZZ_RUNS inputs (default 200000) from its seed
+# corpus.  They sanitize themselves, so the suite's second pass (the ASan
+# build) does not run them again.
+cd "$(dirname "$0")/../.." || exit 1
+case ${PS_BUILD:-build} in
+*build-asan) exit 0 ;;
+esac
+if ! command -v clang >/dev/null; then
+	echo "FAIL: fuzz: clang is not installed (.ci/packages has it)"
+	exit 1
+fi
+if ! make -s fuzz-build >/tmp/fuzz-build.$$ 2>&1; then
+	echo "FAIL: fuzz/build: $(tail -3 /tmp/fuzz-build.$$ | tr '\n' '|')"
+	rm -f /tmp/fuzz-build.$$
+	exit 1
+fi
+rm -f /tmp/fuzz-build.$$
+exec tests/fuzz/run "${FUZZ_RUNS:-200000}" build/fuzz/fuzz_*
