@@ -163,11 +163,10 @@ static int parse_net(struct policy *p, const char *val, bool allow,
 	unsigned long plen;
 	char *end;
 
-	if (strlen(val) >= sizeof(buf) || !*val) {
+	if (!*val || snprintf(buf, sizeof(buf), "%s", val) >= (int)sizeof(buf)) {
 		snprintf(why, whylen, "%s: expected NETWORK/LENGTH", key);
 		return -1;
 	}
-	strcpy(buf, val);
 	slash = strchr(buf, '/');
 	if (slash)
 		*slash = '\0';
