@@ -14,11 +14,22 @@
 #endif
 
 #define RAW6_BUF 65536
+/* Flow labels the raw socket leases to put clients' labels on the wire
+ * (the kernel's limit per unprivileged socket is about this many). */
+#define RAW6_LABELS 32
+#ifndef IPV6_FLOWINFO_SEND
+#define IPV6_FLOWINFO_SEND 33
+#endif
+#ifndef IPV6_FLOWLABEL_MGR
+#define IPV6_FLOWLABEL_MGR 32
+#endif
 #define RAW6_RCVBUF (8 << 20)
 
 struct raw6 {
 	int fd;
 	int pmtudisc, mc_loop, frag;	/* what the socket has now */
+	uint32_t labels[RAW6_LABELS];	/* flow labels it leased */
+	unsigned nlabels;
 	uint8_t *bufs;			/* RAW_BATCH * RAW6_BUF */
 	struct mmsghdr msgs[RAW_BATCH];
 	struct iovec iov[RAW_BATCH];
@@ -75,7 +86,8 @@ struct raw6 *raw6_open(char *err, size_t errlen)
 	    set_int(r->fd, SOL_IPV6, IPV6_RECVPKTINFO, 1) ||
 	    set_int(r->fd, SOL_IPV6, IPV6_RECVHOPLIMIT, 1) ||
 	    set_int(r->fd, SOL_IPV6, IPV6_RECVTCLASS, 1) ||
-	    set_int(r->fd, SOL_IPV6, IPV6_FLOWINFO, 1)) {
+	    set_int(r->fd, SOL_IPV6, IPV6_FLOWINFO, 1) ||
+	    set_int(r->fd, SOL_IPV6, IPV6_FLOWINFO_SEND, 1)) {
 		snprintf(err, errlen, "raw ICMPv6 socket options: %s",
 			 strerror(errno));
 		raw6_close(r);
@@ -122,6 +134,37 @@ static int want(int fd, int name, int *cur, int val)
 	return 0;
 }
 
+/*
+ * A raw socket may only send a flow label it has leased: lease each one
+ * a client uses (shared with anyone), once.  false: it cannot be had
+ * (held exclusively elsewhere, or too many): the packet goes without.
+ */
+static bool have_label(struct raw6 *r, uint32_t label)
+{
+	struct {
+		struct in6_addr dst;
+		uint32_t label;
+		uint8_t action, share;
+		uint16_t flags, expires, linger;
+		uint32_t pad;
+	} req;
+
+	for (unsigned i = 0; i < r->nlabels; i++)
+		if (r->labels[i] == label)
+			return true;
+	if (r->nlabels == RAW6_LABELS)
+		return false;
+	memset(&req, 0, sizeof(req));
+	req.label = label;
+	req.action = 0;		/* IPV6_FL_A_GET */
+	req.share = 255;	/* IPV6_FL_S_ANY */
+	req.flags = 1;		/* IPV6_FL_F_CREATE */
+	if (setsockopt(r->fd, SOL_IPV6, IPV6_FLOWLABEL_MGR, &req, sizeof(req)))
+		return false;
+	r->labels[r->nlabels++] = label;
+	return true;
+}
+
 int raw6_send(struct raw6 *r, const struct ps_sendinfo *info,
 	      const uint8_t *msg, size_t len)
 {
@@ -141,6 +184,8 @@ int raw6_send(struct raw6 *r, const struct ps_sendinfo *info,
 	memset(&cbuf, 0, sizeof(cbuf));
 	memcpy(&to.sin6_addr, info->dst.a, 16);
 	to.sin6_scope_id = info->dst.scope;
+	if (info->flowlabel && have_label(r, info->flowlabel))
+		to.sin6_flowinfo = info->flowlabel;
 	if (!ps_addr_is_any(&info->src) || info->ifindex) {
 		struct in6_pktinfo pi;
 

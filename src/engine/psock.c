@@ -8,12 +8,14 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "engine/psflow.h"
 #include "engine/psock_int.h"
 #include "engine/reqlog.h"
 #include "wire/wire.h"
 
 struct pstab {
 	struct psock **chain[2];	/* by family, indexed by identifier */
+	struct psflow *flows;		/* IPv6 flow label leases */
 	uint8_t foreign[2][NIDENT / 8];
 	uint16_t rover[2];
 	unsigned nsockets;
@@ -31,6 +33,11 @@ struct pstab *pstab_new(uint16_t rover_seed)
 
 	if (!tab)
 		return NULL;
+	tab->flows = psflow_new(0x01000193u * (rover_seed + 1u));
+	if (!tab->flows) {
+		free(tab);
+		return NULL;
+	}
 	for (int i = 0; i < 2; i++) {
 		tab->chain[i] = calloc(NIDENT, sizeof(struct psock *));
 		if (!tab->chain[i]) {
@@ -57,6 +64,7 @@ void pstab_free(struct pstab *tab)
 		}
 		free(tab->chain[i]);
 	}
+	psflow_free(tab->flows);
 	free(tab);
 }
 
@@ -88,6 +96,7 @@ int pstab_open(struct pstab *tab, int domain, int type, int protocol,
 		return -ENOMEM;
 	}
 	sk->family = domain;
+	sk->tab = tab;
 	sk->uid = uid;
 	sk->reuse = true;
 	sk->uc_ttl = -1;
@@ -127,6 +136,7 @@ void pstab_close(struct pstab *tab, struct psock *sk)
 	if (!sk)
 		return;
 	unhash(tab, sk);
+	psflow_release_all(tab->flows, sk);
 	reqlog_free(sk->log);
 	tab->nsockets--;
 	free(sk);
@@ -140,6 +150,11 @@ void pstab_set_foreign(struct pstab *tab, int family, const uint8_t *bitmap)
 		memcpy(dst, bitmap, NIDENT / 8);
 	else
 		memset(dst, 0, NIDENT / 8);
+}
+
+struct psflow *pstab_flows(struct pstab *tab)
+{
+	return tab->flows;
 }
 
 unsigned pstab_sockets(const struct pstab *tab)
@@ -666,4 +681,5 @@ uint16_t ps_ident(const struct psock *sk) { return sk->ident; }
 uint32_t ps_uid(const struct psock *sk) { return sk->uid; }
 int ps_rcvbuf(const struct psock *sk) { return sk->rcvbuf; }
 void ps_set_owner(struct psock *sk, void *owner) { sk->owner = owner; }
+void ps_set_pid(struct psock *sk, int32_t pid) { sk->pid = pid; }
 void *ps_owner(const struct psock *sk) { return sk->owner; }

@@ -171,6 +171,14 @@ uint32_t ps_uid(const struct psock *sk);
 /* The receive buffer size the client asked for (SO_RCVBUF), 0 if not. */
 int ps_rcvbuf(const struct psock *sk);
 void ps_set_owner(struct psock *sk, void *owner);
+void ps_set_pid(struct psock *sk, int32_t pid);
+/*
+ * setsockopt(SOL_IPV6, IPV6_FLOWLABEL_MGR): 0 or -errno; *label: the
+ * label leased (network order), which the caller writes back into the
+ * request when it asked for any.
+ */
+int ps_flowlabel_opt(struct psock *sk, const uint8_t *val, uint32_t len,
+		     uint32_t *label);
 void *ps_owner(const struct psock *sk);
 
 #endif

@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <string.h>
 
+#include "engine/psflow.h"
 #include "engine/psock_int.h"
 
 /* SIN6_LEN_RFC2133: a sockaddr_in6 without sin6_scope_id. */
@@ -171,11 +172,13 @@ int ps6_connect(struct psock *sk, const struct ps_env *env,
 		if (!sk->bound_dev)
 			return -EINVAL;
 	}
-	/* ip6_datagram_dst_update(): the flow label, then the route. */
+	/* ip6_datagram_dst_update(): the flow label (one this socket
+	 * leased), then the route. */
 	if (sk->sndflow) {
 		label = s6.sin6_flowinfo & FLOWINFO_MASK;
-		if (label & FLOWLABEL_MASK)
-			return -EINVAL;	/* no flow label was leased */
+		if ((label & FLOWLABEL_MASK) &&
+		    !psflow_held(sk, label & FLOWLABEL_MASK))
+			return -EINVAL;
 	}
 	oif = sk->bound_dev ? sk->bound_dev
 	      : sk->sticky_ifindex ? sk->sticky_ifindex
@@ -386,11 +389,19 @@ int ps6_send_prepare(const struct psock *sk, const struct ps_env *env,
 	 * becomes all ones in the header (ip6_make_flowinfo()). */
 	info->tos = c.tclass & 0xff;
 	info->frag_size = sk->frag_size;
-	info->flowlabel = label;
+	info->flowlabel = label & FLOWLABEL_MASK;
 	info->dontfrag = c.dontfrag;
 	info->mc_loop = sk->mc6_loop;
 	info->pmtudisc = sk->pmtudisc6;
 	return 0;
+}
+
+int ps_flowlabel_opt(struct psock *sk, const uint8_t *val, uint32_t len,
+		     uint32_t *label)
+{
+	if (sk->family != AF_INET6)
+		return -ENOPROTOOPT;
+	return psflow_opt(pstab_flows(sk->tab), sk, val, len, label);
 }
 
 void ps6_init(struct psock *sk)

@@ -18,6 +18,8 @@
 /* Groups one IPv6 socket may join.  The kernel's limit is the socket's
  * option memory (net.core.optmem_max), ENOMEM past it; ours is a count. */
 #define PS_MAX_MEMBERSHIPS 64
+/* Flow labels one socket may lease (FL_MAX_PER_SOCK). */
+#define PS_MAX_FLOWLABELS 32
 
 struct psock {
 	struct psock *next;	/* in its identifier's chain, newest first */
@@ -85,7 +87,14 @@ struct psock {
 		uint32_t ifindex;
 	} mc[PS_MAX_MEMBERSHIPS];	/* IPV6_JOIN_GROUP */
 	unsigned nmc;
+	struct pstab *tab;	/* its table (the flow label leases) */
+	int32_t pid;		/* of its creator (IPV6_FL_S_PROCESS) */
+	uint32_t fl[PS_MAX_FLOWLABELS];	/* leased labels, network order */
+	unsigned nfl;
 };
+
+/* The daemon's flow label leases (psock.c owns them). */
+struct psflow *pstab_flows(struct pstab *tab);
 
 /* psock6.c: the IPv6 halves of bind, connect and send. */
 int ps6_check_bind(const struct psock *sk, const struct ps_env *env,

@@ -20,6 +20,9 @@
 #ifndef IPV6_FLOWINFO_SEND
 #define IPV6_FLOWINFO_SEND 33
 #endif
+#ifndef IPV6_FLOWLABEL_MGR
+#define IPV6_FLOWLABEL_MGR 32
+#endif
 
 static void set_flag(uint32_t *flags, uint32_t bit, bool on)
 {
@@ -249,6 +252,11 @@ int ps6_setopt(struct psock *sk, const struct ps_env *env, int name,
 		memcpy(&v, val, sizeof(int));
 	if (name == IPV6_PKTINFO)
 		return set_pktinfo(sk, val, len);
+	if (name == IPV6_FLOWLABEL_MGR) {
+		uint32_t label;
+
+		return ps_flowlabel_opt(sk, val, len, &label);
+	}
 	if (name == IPV6_JOIN_GROUP || name == IPV6_LEAVE_GROUP)
 		return mc_join(sk, env, name == IPV6_JOIN_GROUP, val, len);
 	if (quiet_bit(name, &bit) == 0) {

@@ -18,6 +18,9 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#define FLOWLABEL_MGR 32	/* IPV6_FLOWLABEL_MGR, <linux/in6.h> */
+#define FLR_LABEL_OFF 16	/* offsetof(struct in6_flowlabel_req, flr_label) */
+
 #include "lib/dsock.h"
 #include "lib/errq.h"
 #include "lib/fdtab.h"
@@ -81,6 +84,8 @@ EXPORT int pingsock_setsockopt(int fd, int level, int name, const void *val,
 {
 	struct wire_req req = { .type = WIRE_SETOPT };
 	struct fdent ent;
+	uint32_t label = 0;
+	size_t blen = sizeof(label);
 	int rc;
 
 	if (!daemon_fd(fd, &ent))
@@ -99,7 +104,20 @@ EXPORT int pingsock_setsockopt(int fd, int level, int name, const void *val,
 	req.u.opt.len = len > WIRE_OPTVAL_MAX ? WIRE_OPTVAL_MAX : len;
 	if (req.u.opt.len)
 		memcpy(req.u.opt.val, val, req.u.opt.len);
-	rc = dsock_call(fd, &ent, &req, NULL, 0, NULL, NULL);
+	rc = dsock_call(fd, &ent, &req, NULL, 0, &label, &blen);
+	/* IPV6_FLOWLABEL_MGR asking for any label: the kernel writes the
+	 * one it chose into the caller's request (flr_label, after the
+	 * 16-byte address), const or not. */
+	if (rc == 0 && level == SOL_IPV6 && name == FLOWLABEL_MGR &&
+	    blen == sizeof(label) && len >= FLR_LABEL_OFF + sizeof(label)) {
+		uint32_t asked;
+
+		memcpy(&asked, (const uint8_t *)val + FLR_LABEL_OFF,
+		       sizeof(asked));
+		if (!asked)
+			memcpy((uint8_t *)(uintptr_t)val + FLR_LABEL_OFF, &label,
+			       sizeof(label));
+	}
 	if (rc == 0 && ((level == SOL_IP && name == IP_RECVERR) ||
 			(level == SOL_IPV6 && name == IPV6_RECVERR)) &&
 	    !ip_int(val, len))

@@ -37,12 +37,12 @@ static uint16_t cksum(const uint8_t *p, size_t len)
 	return (uint16_t)~sum;
 }
 
-size_t echo_build(uint8_t *pkt, size_t datalen, uint16_t seq,
+size_t echo_build(uint8_t *pkt, bool v6, size_t datalen, uint16_t seq,
 		  const struct timespec *sent)
 {
 	uint16_t be, sum;
 
-	pkt[0] = ICMP_ECHO;
+	pkt[0] = v6 ? ECHO6_REQUEST : ICMP_ECHO;
 	pkt[1] = 0;
 	memset(pkt + 2, 0, 4);		/* checksum, identifier */
 	be = htons(seq);
@@ -55,9 +55,12 @@ size_t echo_build(uint8_t *pkt, size_t datalen, uint16_t seq,
 		memcpy(pkt + ECHO_HDRLEN, &tv, sizeof(tv));
 	}
 	/* The kernel recomputes it on a ping socket, pingsockd too; a
-	 * correct one costs nothing and keeps the bytes honest. */
-	sum = htons(cksum(pkt, ECHO_HDRLEN + datalen));
-	memcpy(pkt + 2, &sum, 2);
+	 * correct one costs nothing and keeps the bytes honest.  ICMPv6's
+	 * covers the IPv6 pseudo-header: left 0 for them, as iputils. */
+	if (!v6) {
+		sum = htons(cksum(pkt, ECHO_HDRLEN + datalen));
+		memcpy(pkt + 2, &sum, 2);
+	}
 	return ECHO_HDRLEN + datalen;
 }
 

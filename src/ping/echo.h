@@ -24,18 +24,24 @@ void echo_fill(uint8_t *data, size_t datalen, const uint8_t *pat,
 /* Whether datalen bytes of data can carry the send time. */
 bool echo_timed(size_t datalen);
 
+#define ECHO6_REQUEST	128	/* ICMPv6 Echo Request */
+#define ECHO6_REPLY	129	/* ICMPv6 Echo Reply */
+
 /*
- * Write the header (and the send time when sent is non-NULL) in front
- * of the data already in pkt; returns the bytes to send.  The identifier
- * is 0: a ping socket puts its own there.
+ * Write the header of an ICMP (v6: ICMPv6) Echo Request (and the send
+ * time when sent is non-NULL) in front of the data already in pkt;
+ * returns the bytes to send.  The identifier is 0: a ping socket puts
+ * its own there.
  */
-size_t echo_build(uint8_t *pkt, size_t datalen, uint16_t seq,
+size_t echo_build(uint8_t *pkt, bool v6, size_t datalen, uint16_t seq,
 		  const struct timespec *sent);
 
 struct echo_reply {
 	uint8_t type;
 	uint16_t seq;
-	bool csfailed;		/* the ICMP checksum does not add up */
+	bool csfailed;		/* the ICMP checksum does not add up (only
+				 * meaningful for IPv4: ICMPv6's covers a
+				 * pseudo-header not at hand) */
 	const uint8_t *data;	/* after the header */
 	size_t datalen;
 };

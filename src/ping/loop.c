@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "ping/echo.h"
+#include "ping/errq.h"
 #include "ping/output.h"
 #include "pingsock.h"
 
@@ -192,10 +193,10 @@ static ssize_t send_request(struct rx *rx, uint8_t *pkt, size_t *len)
 
 	stats_forget(st, seq);
 	clock_gettime(CLOCK_REALTIME, &ts);
-	*len = echo_build(pkt, o->datalen, seq, st->timing ? &ts : NULL);
-	n = pingsock_sendto(rx->fd, pkt, *len, 0,
-			    (const struct sockaddr *)&rx->t->dst,
-			    sizeof(rx->t->dst));
+	*len = echo_build(pkt, rx->t->family == AF_INET6, o->datalen, seq,
+			  st->timing ? &ts : NULL);
+	n = pingsock_sendto(rx->fd, pkt, *len, 0, &rx->t->dst.sa,
+			    rx->t->salen);
 	if (n >= 0 && n != (ssize_t)*len) {
 		errno = EMSGSIZE;	/* a short send: not a ping socket */
 		n = -1;

@@ -9,7 +9,9 @@
 #include <errno.h>
 #include <error.h>
 #include <limits.h>
+#include <netdb.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "ping/echo.h"
@@ -19,6 +21,8 @@
 #include "ping/output.h"
 #include "ping/rx.h"
 #include "ping/sock.h"
+#include "ping/sock6.h"
+#include "ping/socks.h"
 #include "ping/stats.h"
 #include "pingsock.h"
 
@@ -63,24 +67,89 @@ static void check_interval(struct ping_opts *o)
 		      o->interval);
 }
 
-/* The socket, the destination and every option, in iputils' order. */
+/* IPv4: iputils' ping4_run() up to the header; false: try the next. */
+static bool prepare4(int fd, struct ping_opts *o, const struct addrinfo *ai,
+		     struct ping_target *t, size_t *optlen)
+{
+	sock_resolve(o->target, ai, t);
+	opts_check_targets(o, AF_INET);
+	sock_resolve_hops(o, t);
+	if (!sock_route(fd, o, t, ai->ai_next != NULL))
+		return false;
+	*optlen = sock_options(fd, o, t);
+	return true;
+}
+
+/* IPv6: iputils' ping6_run() up to the header; false: try the next. */
+static bool prepare6(int fd, struct ping_opts *o, const struct addrinfo *ai,
+		     struct ping_target *t)
+{
+	sock6_resolve(o->target, ai, t);
+	if (!sock6_route(fd, o, t, ai->ai_next != NULL))
+		return false;
+	sock6_options(fd, o, t);
+	return true;
+}
+
+/*
+ * The sockets, the destination and every option, in iputils' order:
+ * the addresses of the name are tried in turn while the route probe
+ * finds no route to one and there is another.  Those of a family that
+ * -4/-6 (or a missing socket) excludes are skipped, and when the last
+ * is one of them iputils gives the resolver's "Address family for
+ * hostname not supported".
+ */
 static int prepare(struct ping_opts *o, struct ping_target *t,
 		   size_t *optlen)
 {
-	int fd = sock_open();
+	struct ping_socks s;
+	struct addrinfo *res, *ai;
+	bool done = false;
 
+	memset(t, 0, sizeof(*t));
+	socks_open(o, &s);
 	if (o->verbose)
-		out_verbose_socket(fd);
-	if (o->tos)
-		sock_set_tos(fd, o->tos);
-	sock_resolve(o->target, t);
-	if (o->verbose)
-		out_verbose_target(t->name);
-	opts_check_targets(o);
-	sock_resolve_hops(o, t);
-	sock_route(fd, o, t);
-	*optlen = sock_options(fd, o, t);
-	return fd;
+		out_verbose_socket(s.fd4, o->family != AF_INET6, s.fd6,
+				   s.tried6, s.family);
+	socks_set_tos(&s, o->tos);
+	res = socks_resolve(&s, o->target);
+	*optlen = 0;
+	for (ai = res; ai && !done; ai = ai->ai_next) {
+		if (o->verbose)
+			out_verbose_target(ai->ai_family, ai->ai_canonname);
+		if (s.family != AF_UNSPEC && s.family != ai->ai_family) {
+			if (!ai->ai_next)
+				error(2, 0, "%s: %s", o->target,
+				      gai_strerror(EAI_ADDRFAMILY));
+			continue;
+		}
+		if (ai->ai_family == AF_INET)
+			done = prepare4(s.fd4, o, ai, t, optlen);
+		else if (ai->ai_family == AF_INET6)
+			done = prepare6(s.fd6, o, ai, t);
+		else
+			error(2, 0, "unknown protocol family: %d",
+			      ai->ai_family);
+	}
+	freeaddrinfo(res);
+	return socks_keep(&s, t->family);
+}
+
+/* "PING ..." in the family's form. */
+static void header(const struct ping_opts *o, const struct ping_target *t,
+		   struct namer *names, size_t optlen)
+{
+	bool from = o->device || o->strict_source;
+	char src[NI_MAXHOST];
+
+	if (t->family == AF_INET) {
+		out_header(t->name, t->dst.v4.sin_addr, from,
+			   t->src.v4.sin_addr, o->device, o->datalen, optlen);
+		return;
+	}
+	namer_numeric(&t->src.sa, src, sizeof(src));
+	out_header6(t->name, namer_sa(names, &t->dst.sa, true), t->flowlabel,
+		    from, src, o->device, o->datalen);
 }
 
 int main(int argc, char **argv)
@@ -104,8 +173,7 @@ int main(int argc, char **argv)
 			  .buflen = o.datalen + REPLY_SLACK,
 			  .latency = o.latency };
 	rx.buf = xmalloc(rx.buflen);
-	out_header(t.name, t.dst.sin_addr, o.device || o.strict_source,
-		   t.src.sin_addr, o.device, o.datalen, optlen);
+	header(&o, &t, &names, optlen);
 	check_interval(&o);
 	(void)sock_timing(fd, o.interval, o.latency);
 	rc = loop_run(&rx, pkt);

@@ -58,10 +58,13 @@ static const char usage_text[] =
 	"  -R                 record route\n"
 	"  -T <timestamp>     define timestamp, can be one of "
 	"<tsonly|tsandaddr|tsprespec>\n"
+	"\nIPv6 options:\n"
+	"  -6                 use IPv6\n"
+	"  -F <flowlabel>     define flow label, default is random\n"
 	"\nFor more details see ping(8).\n";
 
 /* iputils prints its usage on stderr and exits 2, for -h too. */
-static _Noreturn void usage(void)
+_Noreturn void opts_usage(void)
 {
 	fputs(usage_text, stderr);
 	exit(2);
@@ -179,15 +182,64 @@ static void parse_pattern(const char *s, struct ping_opts *o)
 	}
 }
 
-/* -I: an IPv4 address is a source to bind, anything else a device. */
+/*
+ * -I with a colon: an IPv6 address, optionally with "%DEVICE" (which
+ * then is the device too, as a plain -I DEVICE would be).
+ */
+static void parse_iface6(const char *s, struct ping_opts *o)
+{
+	const char *pct = strchr(s, '%');
+	size_t n = pct ? (size_t)(pct - s) : strlen(s);
+	char addr[INET6_ADDRSTRLEN + 1];
+
+	if (pct)
+		o->device = pct + 1;
+	if (n >= sizeof(addr))
+		error(2, 0, "invalid source address: %s", s);
+	memcpy(addr, s, n);
+	addr[n] = '\0';
+	if (inet_pton(AF_INET6, addr, &o->source6) <= 0)
+		error(2, 0, "invalid source address: %s", s);
+	o->strict_source = true;
+}
+
+/* -I: an address is a source to bind, anything else a device. */
 static void parse_iface(const char *s, struct ping_opts *o)
 {
 	if (strchr(s, ':'))
-		error(2, 0, "invalid source address: %s", s);
-	if (inet_pton(AF_INET, s, &o->source) > 0)
+		parse_iface6(s, o);
+	else if (inet_pton(AF_INET, s, &o->source) > 0)
 		o->strict_source = true;
 	else
 		o->device = s;
+}
+
+/*
+ * -F: decimal, or hex after 0x, as iputils' parseflow(): the number goes
+ * through an int on its way (so 2^32 is 0, and -1 is too large), and
+ * must fit the 20 bits of a flow label.
+ */
+static uint32_t parse_flow(const char *s)
+{
+	bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+	char *end;
+	unsigned long v;
+
+	v = (unsigned long)(long)(int)strtoul(hex ? s + 2 : s, &end,
+					      hex ? 16 : 10);
+	if (*end != '\0')
+		error(2, 0, "bad value for flowinfo: %s", s);
+	if (v & ~(unsigned long)PING_FLOWLABEL_MASK)
+		error(2, 0, "flow value is greater than 20 bits: %s", s);
+	return (uint32_t)v;
+}
+
+/* -4 and -6 exclude each other; either may be repeated. */
+static void set_family(struct ping_opts *o, int family)
+{
+	if (o->family != AF_UNSPEC && o->family != family)
+		error(2, 0, "only one -4 or -6 option may be specified");
+	o->family = family;
 }
 
 static _Noreturn void version(void)
@@ -260,7 +312,8 @@ static void set_flood(struct ping_opts *o)
 static void parse_flag(int ch, struct ping_opts *o)
 {
 	switch (ch) {
-	case '4':	break;	/* IPv4 is all this ping speaks */
+	case '4':	set_family(o, AF_INET); break;
+	case '6':	set_family(o, AF_INET6); break;
 	case 'a':	o->audible = true; break;
 	case 'b':	o->broadcast = true; break;
 	case 'D':	o->timestamps = true; break;
@@ -272,7 +325,7 @@ static void parse_flag(int ch, struct ping_opts *o)
 	case 'U':	o->latency = true; break;
 	case 'v':	o->verbose = true; break;
 	case 'V':	version();
-	default:	usage();	/* -h, -? and what getopt refused */
+	default:	opts_usage();	/* -h, -? and what getopt refused */
 	}
 }
 
@@ -281,6 +334,8 @@ static void parse_one(int ch, const char *arg, struct ping_opts *o,
 {
 	switch (ch) {
 	case 'c':	o->count = parse_long(arg, 1, LONG_MAX); break;
+	case 'F':	o->flowlabel = parse_flow(arg);
+			o->flowinfo = true; break;
 	case 'i':	o->interval = parse_interval(arg);
 			o->interval_given = true; break;
 	case 'I':	parse_iface(arg, o); break;
@@ -303,6 +358,7 @@ static void set_defaults(struct ping_opts *o)
 	o->interval = PING_DEFAULT_INTERVAL;
 	o->linger = PING_DEFAULT_LINGER;
 	o->datalen = PING_DEFAULT_DATALEN;
+	o->family = AF_UNSPEC;
 	o->ttl = -1;
 	o->ts_type = PING_TS_NONE;
 	o->pmtudisc = -1;
@@ -316,7 +372,7 @@ void opts_parse(int argc, char **argv, struct ping_opts *o)
 
 	set_defaults(o);
 	while ((ch = getopt(argc, argv,
-			    "h?4abc:Dfi:I:l:M:nOp:qQ:Rs:t:T:UvVw:W:")) != -1)
+			    "h?46abc:DfF:i:I:l:M:nOp:qQ:Rs:t:T:UvVw:W:")) != -1)
 		parse_one(ch, optarg, o, &pattern);
 	if (optind == argc)
 		error(1, EDESTADDRREQ, "usage error");
@@ -331,12 +387,14 @@ void opts_parse(int argc, char **argv, struct ping_opts *o)
 	}
 }
 
-void opts_check_targets(const struct ping_opts *o)
+void opts_check_targets(const struct ping_opts *o, int family)
 {
 	if (o->nextra == 0)
 		return;
 	/* More names without -T tsprespec would be iputils' loose source
-	 * route, which this ping does not offer. */
-	if (o->ts_type != PING_TS_PRESPEC || o->nextra > PING_MAX_TS_HOPS)
-		usage();
+	 * route, which this ping does not offer; for IPv6 iputils refuses
+	 * them all. */
+	if (family != AF_INET || o->ts_type != PING_TS_PRESPEC ||
+	    o->nextra > PING_MAX_TS_HOPS)
+		opts_usage();
 }

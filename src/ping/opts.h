@@ -19,6 +19,7 @@
 					 * shortest wait it schedules */
 #define PING_MAX_PRELOAD	65536	/* -l: iputils' MAX_DUP_CHK */
 #define PING_MAX_USER_PRELOAD	3	/* -l for users other than root */
+#define PING_FLOWLABEL_MASK	0xfffff	/* -F: the 20 bits of a label */
 #define PING_MAX_TS_HOPS	4	/* -T tsprespec: addresses before
 					 * the destination */
 
@@ -27,13 +28,18 @@ enum ping_ts { PING_TS_NONE = -1, PING_TS_TSONLY = 0,
 	       PING_TS_TSANDADDR = 1, PING_TS_PRESPEC = 3 };
 
 struct ping_opts {
+	int family;		/* -4: AF_INET, -6: AF_INET6, else AF_UNSPEC */
 	long count;		/* -c: stop after this many replies; 0: never */
 	long deadline;		/* -w: seconds; 0: none */
 	int interval;		/* -i: ms between requests */
 	int linger;		/* -W: ms to wait when nothing came back */
 	size_t datalen;		/* -s: data bytes after the ICMP header */
 	int ttl;		/* -t; -1: the kernel's default */
-	int tos;		/* -Q; 0: leave it alone, as iputils does */
+	int tos;		/* -Q (IPv6: the traffic class); 0: leave it
+				 * alone, as iputils does */
+	bool flowinfo;		/* -F was given */
+	uint32_t flowlabel;	/* -F: host order, 20 bits; 0: the kernel
+				 * picks one */
 	bool quiet;		/* -q */
 	bool numeric;		/* -n */
 	bool audible;		/* -a */
@@ -46,7 +52,8 @@ struct ping_opts {
 	bool verbose;		/* -v */
 	bool rroute;		/* -R */
 	int ts_type;		/* -T, enum ping_ts */
-	int pmtudisc;		/* -M: IP_PMTUDISC_*; -1: leave it */
+	int pmtudisc;		/* -M: IP_PMTUDISC_* (the IPV6_PMTUDISC_*
+				 * values are the same); -1: leave it */
 	int preload;		/* -l: requests sent at once; 1 without */
 	int nextra;		/* names given before the destination */
 	int nhops;		/* -T tsprespec: hops[] before target */
@@ -54,9 +61,12 @@ struct ping_opts {
 	bool have_pattern;	/* -p was given (even empty: data stays 0) */
 	int pattern_len;	/* bytes in pattern */
 	uint8_t pattern[PING_PATTERN_MAX];
-	const char *device;	/* -I NAME */
-	struct in_addr source;	/* -I ADDRESS */
-	bool strict_source;	/* -I ADDRESS was given: bind to it */
+	const char *device;	/* -I NAME, or the %NAME of -I ADDRESS%NAME */
+	struct in_addr source;	/* -I IPv4 ADDRESS; 0.0.0.0: none */
+	struct in6_addr source6;	/* -I IPv6 ADDRESS; :: none */
+	bool strict_source;	/* -I ADDRESS (either family): bind to it,
+				 * or to the route's source for the other
+				 * family */
 	const char *target;
 };
 
@@ -69,9 +79,12 @@ void opts_parse(int argc, char **argv, struct ping_opts *o);
 
 /*
  * More than one name is only for -T tsprespec (at most 4 before the
- * destination): the usage text otherwise.  Called where iputils looks,
- * once the destination is resolved.
+ * destination) to an IPv4 destination: the usage text otherwise.
+ * Called where iputils looks, once the destination is resolved.
  */
-void opts_check_targets(const struct ping_opts *o);
+void opts_check_targets(const struct ping_opts *o, int family);
+
+/* The usage text on stderr, exit 2. */
+_Noreturn void opts_usage(void);
 
 #endif

@@ -39,23 +39,35 @@ void out_header(const char *host, struct in_addr dst, bool show_from,
 	       datalen + 8 + optlen + 20);
 }
 
+static const char *family_name(int family)
+{
+	switch (family) {
+	case AF_INET:	return "AF_INET";
+	case AF_INET6:	return "AF_INET6";
+	default:	return "AF_UNSPEC";
+	}
+}
+
 /*
- * The sockets as iputils -4 reports them (this ping has no IPv6
- * socket).  The format ends in a newline of its own, so error() leaves
- * an empty line after it, as in iputils.
+ * The sockets as iputils reports them: a socket not asked for is -1 of
+ * type 0.  The format ends in a newline of its own, so error() leaves an
+ * empty line after it, as in iputils.
  */
-void out_verbose_socket(int fd)
+void out_verbose_socket(int fd4, bool tried4, int fd6, bool tried6,
+			int family)
 {
-	error(0, 0, "sock4.fd: %d (socktype: SOCK_DGRAM), sock6.fd: -1 "
-	      "(socktype: 0), hints.ai_family: AF_INET\n", fd);
+	error(0, 0, "sock4.fd: %d (socktype: %s), sock6.fd: %d (socktype: "
+	      "%s), hints.ai_family: %s\n", fd4, tried4 ? "SOCK_DGRAM" : "0",
+	      fd6, tried6 ? "SOCK_DGRAM" : "0", family_name(family));
 }
 
-void out_verbose_target(const char *canonname)
+void out_verbose_target(int family, const char *canonname)
 {
-	printf("ai->ai_family: AF_INET, ai->ai_canonname: '%s'\n", canonname);
+	printf("ai->ai_family: %s, ai->ai_canonname: '%s'\n",
+	       family_name(family), canonname ? canonname : "");
 }
 
-static void put_stamp(bool stamp)
+void out_stamp(bool stamp)
 {
 	struct timeval tv;
 
@@ -98,7 +110,7 @@ static void put_time(long us)
 
 bool out_reply(const struct reply_line *r)
 {
-	put_stamp(r->stamp);
+	out_stamp(r->stamp);
 	printf("%d bytes from %s: icmp_seq=%u ttl=%d", r->cc, r->from, r->seq,
 	       r->ttl);
 	if (r->truncated) {
@@ -246,23 +258,24 @@ static void put_icmp(int type, int code, uint32_t info, const char *gateway)
 void out_icmp_error(bool stamp, const char *from, unsigned seq, int type,
 		    int code, uint32_t info, const char *gateway)
 {
-	put_stamp(stamp);
+	out_stamp(stamp);
 	printf("From %s icmp_seq=%u ", from, seq);
 	put_icmp(type, code, info, gateway);
 	fflush(stdout);
 }
 
-void out_local_error(int err, uint32_t info)
+void out_local_error(int err, uint32_t info, bool v6)
 {
 	if (err == EMSGSIZE)
-		error(0, 0, "local error: message too long, mtu=%u", info);
+		error(0, 0, v6 ? "local error: message too long, mtu: %u"
+			       : "local error: message too long, mtu=%u", info);
 	else
 		error(0, 0, "local error: %s", strerror(err));
 }
 
 void out_outstanding(bool stamp, unsigned long seq)
 {
-	put_stamp(stamp);
+	out_stamp(stamp);
 	printf("no answer yet for icmp_seq=%lu\n", seq);
 	fflush(stdout);
 }

@@ -25,9 +25,19 @@ void out_header(const char *host, struct in_addr dst, bool show_from,
 		struct in_addr src, const char *device, size_t datalen,
 		size_t optlen);
 
-/* -v: iputils' two debugging lines, on stderr and stdout. */
-void out_verbose_socket(int fd);
-void out_verbose_target(const char *canonname);
+/* "PING host(addr) [, flow 0x..., ][from src dev: ]N data bytes". */
+void out_header6(const char *host, const char *dst, uint32_t flowlabel,
+		 bool show_from, const char *src, const char *device,
+		 size_t datalen);
+
+/* -v: iputils' debugging lines: the sockets (stderr), then each address
+ * the name resolved to (stdout). */
+void out_verbose_socket(int fd4, bool tried4, int fd6, bool tried6,
+			int family);
+void out_verbose_target(int family, const char *canonname);
+
+/* -D: "[sec.usec] " before a line. */
+void out_stamp(bool stamp);
 
 struct reply_line {
 	bool stamp;		/* -D: "[sec.usec] " first */
@@ -58,8 +68,12 @@ void out_flood(const char *marks);
 void out_icmp_error(bool stamp, const char *from, unsigned seq, int type,
 		    int code, uint32_t info, const char *gateway);
 
-/* "ping: local error: ..." on stderr. */
-void out_local_error(int err, uint32_t info);
+/* ICMPv6: "From gw icmp_seq=N <what the ICMPv6 error says>". */
+void out_icmp6_error(bool stamp, const char *from, unsigned seq, int type,
+		     int code, uint32_t info);
+
+/* "ping: local error: ..." on stderr (the wording of the family's). */
+void out_local_error(int err, uint32_t info, bool v6);
 
 /* -O: "no answer yet for icmp_seq=N". */
 void out_outstanding(bool stamp, unsigned long seq);

@@ -1,6 +1,7 @@
 /*
  * rx - what comes back on the ping socket: Echo Replies (with their
- * control messages: TTL, receive stamp) and error-queue records.
+ * control messages: TTL or hop limit, receive stamp); errq.h reads the
+ * error queue.
  */
 #ifndef PING_RX_H
 #define PING_RX_H
@@ -27,14 +28,6 @@ struct rx {
 	bool latency;		/* stamp replies with the clock from now on */
 	struct rrts_memory rr;	/* -R: the last route printed */
 };
-
-/*
- * Read one record from the error queue and report it.  > 0: an ICMP
- * error about one of our requests; < 0: a local error, or an empty queue
- * (errno is then left as it was); 0: nothing of ours, errno then says
- * why (0: a record for someone else).
- */
-int rx_errqueue(struct rx *r, bool lookups);
 
 /*
  * One recvmsg() with flags.  Returns true when something was handled and

@@ -1,5 +1,5 @@
 /*
- * sock - see sock.h.
+ * sock - see sock.h (IPv4; sock6.c does IPv6).
  *
  * Only the ping socket goes through libpingsock.  The route probe is a
  * plain UDP socket, as in iputils: any user may open one, and connect()
@@ -14,7 +14,6 @@
 #include <limits.h>
 #include <net/if.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -27,55 +26,25 @@
 
 #define IPHDR 20
 
-int sock_open(void)
+void sock_resolve(const char *target, const struct addrinfo *ai,
+		  struct ping_target *t)
 {
-	int fd = pingsock_socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
-
-	if (fd < 0) {
-		int err = errno;
-		const char *why = pingsock_why();
-
-		error(0, err, "socket");
-		if (why && *why)
-			error(0, 0, "%s", why);
-		exit(2);
-	}
-	return fd;
-}
-
-void sock_set_tos(int fd, int tos)
-{
-	if (pingsock_setsockopt(fd, IPPROTO_IP, IP_TOS, &tos, sizeof(tos)))
-		error(2, errno, "setsockopt");
-}
-
-void sock_resolve(const char *target, struct ping_target *t)
-{
-	struct addrinfo hints = { .ai_family = AF_INET,
-				  .ai_socktype = SOCK_DGRAM,
-				  .ai_protocol = IPPROTO_UDP,
-				  .ai_flags = AI_CANONNAME };
-	struct addrinfo *res;
-	int rc;
-
 	memset(t, 0, sizeof(*t));
-	t->dst.sin_family = AF_INET;
-	t->src.sin_family = AF_INET;
+	t->family = AF_INET;
+	t->salen = sizeof(t->dst.v4);
+	t->dst.v4.sin_family = AF_INET;
+	t->src.v4.sin_family = AF_INET;
 	/* inet_aton, not inet_pton: iputils takes "127.1" as an address
 	 * and keeps the spelling in its output. */
-	if (inet_aton(target, &t->dst.sin_addr)) {
+	if (inet_aton(target, &t->dst.v4.sin_addr)) {
 		snprintf(t->name, sizeof(t->name), "%s", target);
 		t->numeric = true;
 		return;
 	}
-	rc = getaddrinfo(target, NULL, &hints, &res);
-	if (rc)
-		error(2, 0, "%s: %s", target, gai_strerror(rc));
-	memcpy(&t->dst, res->ai_addr, sizeof(t->dst));
-	t->dst.sin_port = 0;
+	memcpy(&t->dst.v4, ai->ai_addr, sizeof(t->dst.v4));
+	t->dst.v4.sin_port = 0;
 	snprintf(t->name, sizeof(t->name), "%s",
-		 res->ai_canonname ? res->ai_canonname : "");
-	freeaddrinfo(res);
+		 ai->ai_canonname ? ai->ai_canonname : "");
 }
 
 /* One hop of -T tsprespec: an address, or a name resolved for IPv4. */
@@ -139,10 +108,10 @@ static void check_device_source(int fd, const char *dev,
 			continue;
 		a = (const struct sockaddr_in *)ifa->ifa_addr;
 		if (strcmp(ifa->ifa_name, dev) == 0 &&
-		    a->sin_addr.s_addr == t->src.sin_addr.s_addr)
+		    a->sin_addr.s_addr == t->src.v4.sin_addr.s_addr)
 			break;
 	}
-	if (ifa && t->src.sin_addr.s_addr == t->dst.sin_addr.s_addr)
+	if (ifa && t->src.v4.sin_addr.s_addr == t->dst.v4.sin_addr.s_addr)
 		(void)pingsock_setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, "",
 					  0);
 	freeifaddrs(all);
@@ -154,13 +123,16 @@ static void check_device_source(int fd, const char *dev,
 /*
  * The probe's connect() failed.  EACCES is a broadcast address: without
  * -b, iputils asks whether that was meant; with it, it warns (a plain
- * line, not an error) and tries again with SO_BROADCAST.
+ * line, not an error) and tries again with SO_BROADCAST.  No route is
+ * fatal unless the name has another address to try (retry): false then.
  */
-static void connect_failed(int probe, const struct ping_opts *o,
-			    const struct sockaddr_in *dst)
+static bool connect_failed(int probe, const struct ping_opts *o,
+			   const struct sockaddr_in *dst, bool retry)
 {
 	int on = 1;
 
+	if ((errno == EHOSTUNREACH || errno == ENETUNREACH) && retry)
+		return false;
 	if (errno != EACCES)
 		error(2, errno, "connect");
 	if (!o->broadcast)
@@ -171,14 +143,18 @@ static void connect_failed(int probe, const struct ping_opts *o,
 		error(2, errno, "cannot set broadcasting");
 	if (connect(probe, (const struct sockaddr *)dst, sizeof(*dst)) < 0)
 		error(2, errno, "connect");
+	return true;
 }
 
-/* The source the kernel's route would pick, from a connected UDP socket. */
-static void probe_source(int fd, const struct ping_opts *o,
-			 struct ping_target *t)
+/*
+ * The source the kernel's route would pick, from a connected UDP socket;
+ * false: no route, and another address to try (retry).
+ */
+static bool probe_source(int fd, const struct ping_opts *o,
+			 struct ping_target *t, bool retry)
 {
-	struct sockaddr_in dst = t->dst;
-	socklen_t alen = sizeof(t->src);
+	struct sockaddr_in dst = t->dst.v4;
+	socklen_t alen = sizeof(t->src.v4);
 	int probe = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 
 	if (probe < 0)
@@ -194,14 +170,18 @@ static void probe_source(int fd, const struct ping_opts *o,
 	/* With -T tsprespec the route is the first hop's. */
 	if (t->nhops)
 		dst.sin_addr = t->hops[0];
-	if (connect(probe, (struct sockaddr *)&dst, sizeof(dst)) < 0)
-		connect_failed(probe, o, &dst);
-	if (getsockname(probe, (struct sockaddr *)&t->src, &alen) < 0)
+	if (connect(probe, (struct sockaddr *)&dst, sizeof(dst)) < 0 &&
+	    !connect_failed(probe, o, &dst, retry)) {
+		close(probe);
+		return false;
+	}
+	if (getsockname(probe, &t->src.sa, &alen) < 0)
 		error(2, errno, "getsockname");
-	t->src.sin_port = 0;
+	t->src.v4.sin_port = 0;
 	if (o->device)
 		check_device_source(fd, o->device, t);
 	close(probe);
+	return true;
 }
 
 /*
@@ -215,7 +195,7 @@ static void pmtu_discovery(int fd, const struct ping_opts *o,
 	int mode = o->pmtudisc;
 
 	t->multicast = o->broadcast ||
-		       IN_MULTICAST(ntohl(t->dst.sin_addr.s_addr));
+		       IN_MULTICAST(ntohl(t->dst.v4.sin_addr.s_addr));
 	if (t->multicast) {
 		if (getuid() != 0 && o->interval < 1000)
 			error(2, 0, "broadcast ping with too short interval: "
@@ -230,18 +210,21 @@ static void pmtu_discovery(int fd, const struct ping_opts *o,
 		error(2, errno, "IP_MTU_DISCOVER");
 }
 
-void sock_route(int fd, const struct ping_opts *o, struct ping_target *t)
+bool sock_route(int fd, const struct ping_opts *o, struct ping_target *t,
+		bool retry)
 {
-	if (o->strict_source) {
-		t->src.sin_addr = o->source;
+	/* Only a source of this family saves the probe (-I 0.0.0.0, or an
+	 * IPv6 -I, still binds, to the source the probe finds). */
+	if (o->source.s_addr != INADDR_ANY) {
+		t->src.v4.sin_addr = o->source;
 		if (o->device)
 			bind_device(fd, true, o->device);
-	} else {
-		probe_source(fd, o, t);
+	} else if (!probe_source(fd, o, t, retry)) {
+		return false;
 	}
 	/* "ping 0.0.0.0" pings the source itself. */
-	if (t->dst.sin_addr.s_addr == INADDR_ANY)
-		t->dst.sin_addr = t->src.sin_addr;
+	if (t->dst.v4.sin_addr.s_addr == INADDR_ANY)
+		t->dst.v4.sin_addr = t->src.v4.sin_addr;
 	if (o->device) {
 		struct ifreq ifr;
 
@@ -252,11 +235,12 @@ void sock_route(int fd, const struct ping_opts *o, struct ping_target *t)
 	}
 	pmtu_discovery(fd, o, t);
 	if (o->strict_source &&
-	    pingsock_bind(fd, (struct sockaddr *)&t->src, sizeof(t->src)) < 0)
+	    pingsock_bind(fd, &t->src.sa, sizeof(t->src.v4)) < 0)
 		error(2, errno, "bind");
+	return true;
 }
 
-static void set_bufs(int fd, size_t datalen, size_t optlen, int preload)
+void sock_set_bufs(int fd, size_t datalen, size_t hdrlen, int preload)
 {
 	/* iputils' estimate of what one packet costs the kernel. */
 	long long one = (long long)datalen + ECHO_HDRLEN;
@@ -265,7 +249,7 @@ static void set_bufs(int fd, size_t datalen, size_t optlen, int preload)
 	socklen_t len = sizeof(got);
 
 	one += ((one + 511) / 512) *
-	       ((long long)optlen + IPHDR + 16 + 64 + 160);
+	       ((long long)hdrlen + 16 + 64 + 160);
 	hold = one > INT_MAX ? INT_MAX : (int)one;
 	(void)pingsock_setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &hold,
 				  sizeof(hold));
@@ -330,7 +314,7 @@ size_t sock_options(int fd, const struct ping_opts *o,
 	if (pingsock_setsockopt(fd, SOL_IP, IP_RETOPTS, &on, sizeof(on)))
 		error(0, errno, "WARNING: setsockopt(IP_RETOPTS)");
 	optlen = ip_options(fd, o, t);
-	set_bufs(fd, o->datalen, optlen, o->preload);
+	sock_set_bufs(fd, o->datalen, optlen + IPHDR, o->preload);
 	if (o->broadcast && pingsock_setsockopt(fd, SOL_SOCKET, SO_BROADCAST,
 						&on, sizeof(on)) < 0)
 		error(2, errno, "cannot set broadcasting");

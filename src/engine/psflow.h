@@ -1,0 +1,34 @@
+/*
+ * psflow - IPv6 flow label leases (IPV6_FLOWLABEL_MGR), as the kernel's
+ * ip6_flowlabel.c keeps them: one table for the daemon (the kernel's is
+ * per network namespace), each label with its share mode and owner, and
+ * the labels each socket holds.  A socket connected with
+ * IPV6_FLOWINFO_SEND must hold the label it names.
+ */
+#ifndef PS_PSFLOW_H
+#define PS_PSFLOW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct psflow;
+struct psock;
+
+/* seed: any value; it only spreads the labels handed out for "any". */
+struct psflow *psflow_new(uint32_t seed);
+void psflow_free(struct psflow *f);
+
+/*
+ * setsockopt(IPV6_FLOWLABEL_MGR) with the caller's struct
+ * in6_flowlabel_req (len bytes).  0 or -errno; *label is the label
+ * leased (network order), to be written back when the caller asked for
+ * any (0).
+ */
+int psflow_opt(struct psflow *f, struct psock *sk, const uint8_t *req,
+	       uint32_t len, uint32_t *label);
+/* Does sk hold label (network order, label bits only)? */
+bool psflow_held(const struct psock *sk, uint32_t label);
+/* The socket is closing: its leases go. */
+void psflow_release_all(struct psflow *f, struct psock *sk);
+
+#endif
