@@ -5,6 +5,8 @@
 #                        same suite again built with ASan+UBSan (build-asan/)
 #   make bench           pingsock against the kernel's own ping socket
 #   make install PREFIX=/usr/local DESTDIR=
+#                        also the systemd units (SYSTEMDUNITDIR) and, run as
+#                        root without DESTDIR, the system user DAEMON_USER
 #
 # Sources are found by directory, so a new file needs no Makefile change:
 #   src/engine, src/wire  pure code (libpscore.a), no I/O
@@ -19,6 +21,14 @@
 
 PREFIX  ?= /usr/local
 DESTDIR ?=
+# systemd looks in /usr/local/lib/systemd/system and /usr/lib/systemd/system
+# (and /etc/systemd/system): $(PREFIX)/lib/systemd/system suits both
+# prefixes; another PREFIX needs SYSTEMDUNITDIR=/etc/systemd/system.
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+# The unit's --user.  CREATE_USER=auto creates it (useradd --system) when
+# make install runs as root without DESTDIR and it is missing; no: never.
+DAEMON_USER ?= pingsock
+CREATE_USER ?= auto
 BUILD   ?= build
 SAN     ?=
 
@@ -30,7 +40,7 @@ VERSION := 0.1.0
 CPPFLAGS += -D_GNU_SOURCE -Iinclude -Isrc -DPINGSOCK_VERSION=\"$(VERSION)\"
 ALLCFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden \
            -MMD -MP
-LDLIBS_D := -lcap
+LDLIBS_D := -lcap -lseccomp
 
 ifeq ($(SAN),1)
 ALLCFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
@@ -64,10 +74,11 @@ CONFS    := $(patsubst tests/conformance/%.c,$(BUILD)/tests/conformance/%,$(CONF
 CONFS   += $(patsubst tests/conformance/%.c,$(BUILD)/tests/conformance-plain/%,$(CONF_SRC))
 BENCHES  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 PCFILE   := $(BUILD)/pingsock.pc
+SDUNITS  := $(BUILD)/systemd/pingsockd.service $(BUILD)/systemd/pingsockd.socket
 
 SHIM_SO  := $(if $(SHIM_SRC),$(BUILD)/libpingsock-preload.so)
 PROGRAMS := $(DAEMON) $(PING) $(CTL)
-ALL := $(CORE_A) $(LIB_A) $(LIB_SO) $(SHIM_SO) $(PROGRAMS) $(PCFILE) \
+ALL := $(CORE_A) $(LIB_A) $(LIB_SO) $(SHIM_SO) $(PROGRAMS) $(PCFILE) $(SDUNITS) \
        $(UNITS) $(TLIBS) $(CONFS) $(BENCHES)
 
 .PHONY: all check check-fast bench install uninstall clean lint fuzz fuzz-build
@@ -99,6 +110,18 @@ $(DAEMON): $(call obj,$(DAEMON_SRC)) $(CORE_A)
 
 $(PING): $(call obj,$(PING_SRC)) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
+
+# The daemon again with the sandbox's test trigger (-DPSD_TESTING: SIGUSR1
+# or SIGUSR2 make it try a forbidden system call), for
+# tests/integration/sandbox.sh only; never installed.
+SBTEST := $(BUILD)/tests/lib/pingsockd-sandboxtest
+all: $(SBTEST)
+$(BUILD)/obj/testing/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -DPSD_TESTING $(ALLCFLAGS) -c -o $@ $<
+$(SBTEST): $(patsubst %.c,$(BUILD)/obj/testing/%.o,$(DAEMON_SRC)) $(CORE_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_D)
 
 $(CTL): $(call obj,$(CTL_SRC)) $(CORE_A)
 	$(CC) $(LDFLAGS) -o $@ $^
@@ -139,6 +162,16 @@ $(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(LIB_A)
 $(PCFILE): pingsock.pc.in
 	@mkdir -p $(dir $@)
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+
+# The systemd units for this PREFIX (make install writes them again for its
+# own PREFIX, as it does the .pc file).
+UNIT_SED = sed -e 's|@SBINDIR@|$(PREFIX)/sbin|g' -e 's|@DAEMON_USER@|$(DAEMON_USER)|g'
+$(BUILD)/systemd/pingsockd.service: systemd/pingsockd.service.in
+	@mkdir -p $(dir $@)
+	$(UNIT_SED) $< > $@
+$(BUILD)/systemd/pingsockd.socket: systemd/pingsockd.socket
+	@mkdir -p $(dir $@)
+	cp $< $@
 
 # The whole suite, then again under ASan+UBSan.  tests/run prints the
 # closing "N passed, N failed" line over both passes.
@@ -191,6 +224,19 @@ install: all
 	for m in man/*.8; do install -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man8/; done
 	for m in man/*.3; do [ -e "$$m" ] || continue; \
 	  install -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man3/; done
+	install -d $(DESTDIR)$(SYSTEMDUNITDIR)
+	$(UNIT_SED) systemd/pingsockd.service.in > $(DESTDIR)$(SYSTEMDUNITDIR)/pingsockd.service
+	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/pingsockd.service
+	install -m 0644 systemd/pingsockd.socket $(DESTDIR)$(SYSTEMDUNITDIR)/
+	@if getent passwd $(DAEMON_USER) >/dev/null; then :; \
+	elif [ "$(CREATE_USER)" = auto ] && [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then \
+	  echo "useradd --system $(DAEMON_USER)"; \
+	  useradd --system --no-create-home --home-dir /nonexistent \
+	    --shell /usr/sbin/nologin $(DAEMON_USER); \
+	else \
+	  echo "note: no user $(DAEMON_USER); pingsockd.service needs one:" \
+	    "useradd --system --no-create-home --shell /usr/sbin/nologin $(DAEMON_USER)"; \
+	fi
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/ping $(DESTDIR)$(PREFIX)/bin/pingsockctl \
@@ -200,6 +246,10 @@ uninstall:
 	  $(DESTDIR)$(PREFIX)/lib/pkgconfig/pingsock.pc
 	for m in man/*.8; do rm -f $(DESTDIR)$(PREFIX)/share/man/man8/$${m#man/}; done
 	for m in man/*.3; do rm -f $(DESTDIR)$(PREFIX)/share/man/man3/$${m#man/}; done
+	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/pingsockd.service \
+	  $(DESTDIR)$(SYSTEMDUNITDIR)/pingsockd.socket
+	@! getent passwd $(DAEMON_USER) >/dev/null || [ -n "$(DESTDIR)" ] || \
+	  echo "note: the user $(DAEMON_USER) is kept (userdel $(DAEMON_USER) removes it)"
 
 clean:
 	rm -rf build build-asan

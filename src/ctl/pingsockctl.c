@@ -1,10 +1,18 @@
 /*
  * pingsockctl - ask a running pingsockd how it is doing.
  *
- *   pingsockctl [--socket PATH] status
+ *   pingsockctl [--socket PATH] status    counters, sockets per uid
+ *   pingsockctl [--socket PATH] table     one line per open socket
+ *   pingsockctl [--socket PATH] metrics   Prometheus text format 0.0.4
+ *
+ * Any user may run it, over the daemon's own control socket.  The daemon
+ * answers WIRE_TABLE with every socket for root (SO_PEERCRED uid 0) and
+ * with the caller's own uid's sockets for anyone else; the totals are
+ * everyone's.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,32 +23,68 @@
 #include "pingsock.h"
 #include "wire/wire.h"
 
-static int call(int fd, uint16_t type, void *body, size_t *blen)
+/* More than any page count a real daemon has: a loop guard. */
+#define MAX_PAGES (1u << 20)
+
+struct table {
+	struct wire_table_hdr hdr;	/* of the first page: the totals */
+	struct wire_table_entry *e;
+	size_t n, cap;
+	bool all;			/* every uid's sockets are listed */
+};
+
+struct uidsum {
+	uint32_t uid;
+	uint64_t sockets, idents, requests, replies, errors, drops;
+};
+
+static const char *sock_path;
+
+static void die(const char *what, const char *why)
 {
-	struct wire_req req = { .type = type, .u.version = WIRE_VERSION };
-	uint8_t buf[WIRE_REQ_HDR + 64], resp[WIRE_RESP_HDR + 512];
-	long n = wire_encode_req(&req, buf, sizeof(buf));
+	fprintf(stderr, "pingsockctl: %s: %s\n", what, why);
+	exit(1);
+}
+
+/*
+ * One request, one answer.  Returns the answer's result (>= 0, or
+ * -errno); *blen is in: the room in body, out: the body's length.
+ * Exits when the daemon goes away or answers out of protocol.
+ */
+static int32_t call(int fd, const struct wire_req *req, uint8_t *body,
+		    size_t *blen)
+{
+	static uint8_t resp[WIRE_RESP_HDR + WIRE_RESP_BODY_MAX + 1];
+	uint8_t buf[WIRE_REQ_HDR + 64];
+	long n = wire_encode_req(req, buf, sizeof(buf));
 	ssize_t got;
+	uint16_t type;
 	int32_t result;
 
-	if (n < 0 || send(fd, buf, (size_t)n, MSG_NOSIGNAL) != n)
-		return -ECONNRESET;
+	if (n < 0)
+		die(wire_type_name(req->type), "cannot encode the request");
+	if (send(fd, buf, (size_t)n, MSG_NOSIGNAL) != n)
+		die(sock_path, "the daemon closed the connection");
 	got = recv(fd, resp, sizeof(resp), 0);
 	if (got < (ssize_t)WIRE_RESP_HDR)
-		return -ECONNRESET;
+		die(sock_path, got < 0 ? strerror(errno)
+				       : "the daemon closed the connection");
+	memcpy(&type, resp, 2);
 	memcpy(&result, resp + 4, 4);
-	if (body) {
-		size_t len = (size_t)got - WIRE_RESP_HDR;
-
-		*blen = len < *blen ? len : *blen;
+	if (type != req->type || (size_t)got - WIRE_RESP_HDR > *blen)
+		die(sock_path, "malformed answer from the daemon");
+	*blen = (size_t)got - WIRE_RESP_HDR;
+	if (*blen)
 		memcpy(body, resp + WIRE_RESP_HDR, *blen);
-	}
 	return result;
 }
 
 static int dial(const char *path)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct wire_req hello = { .type = WIRE_HELLO,
+				  .u.version = WIRE_VERSION };
+	size_t none = 0;
 	int fd;
 
 	if (strlen(path) >= sizeof(sun.sun_path)) {
@@ -49,29 +93,129 @@ static int dial(const char *path)
 	}
 	memcpy(sun.sun_path, path, strlen(path) + 1);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
-		fprintf(stderr, "pingsockctl: %s: %s (is pingsockd running?)\n",
-			path, strerror(errno));
+	if (fd < 0)
+		die("socket", strerror(errno));
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
+		int e = errno;
+
+		if (e == ENOENT || e == ECONNREFUSED)
+			fprintf(stderr, "pingsockctl: pingsockd is not running "
+				"(%s: %s)\n", path, strerror(e));
+		else
+			fprintf(stderr, "pingsockctl: %s: %s\n", path,
+				strerror(e));
 		exit(1);
 	}
-	if (call(fd, WIRE_HELLO, NULL, NULL) != 0) {
-		fprintf(stderr, "pingsockctl: %s: the daemon did not accept "
-			"protocol version %d\n", path, WIRE_VERSION);
+	if (call(fd, &hello, NULL, &none) != 0) {
+		fprintf(stderr, "pingsockctl: %s: the daemon does not speak "
+			"protocol version %d (a different pingsock version?)\n",
+			path, WIRE_VERSION);
 		exit(1);
 	}
 	return fd;
 }
 
-static int status(int fd)
+static void get_stats(int fd, struct wire_stats *st)
+{
+	struct wire_req req = { .type = WIRE_STATS };
+	size_t len = sizeof(*st);
+	int32_t rc = call(fd, &req, (uint8_t *)st, &len);
+
+	if (rc != 0)
+		die("stats", strerror(-rc));
+	if (len != sizeof(*st))
+		die("stats", "malformed answer from the daemon");
+}
+
+/* Every page of the table, from cursor 0 until the daemon says no more. */
+static void get_table(int fd, struct table *t)
+{
+	static uint8_t body[WIRE_RESP_BODY_MAX];
+	struct wire_req req = { .type = WIRE_TABLE };
+	unsigned pages = 0;
+
+	memset(t, 0, sizeof(*t));
+	do {
+		struct wire_table_hdr h;
+		size_t len = sizeof(body);
+		int32_t rc = call(fd, &req, body, &len);
+
+		if (rc != 0)
+			die("table", strerror(-rc));
+		if (wire_table_check(body, len, &h) != 0 ||
+		    (h.next && h.next <= req.u.cursor) || ++pages > MAX_PAGES)
+			die("table", "malformed answer from the daemon");
+		if (pages == 1) {
+			t->hdr = h;
+			t->all = (h.flags & WIRE_TABLE_ALL) != 0;
+		}
+		if (t->n + h.count > t->cap) {
+			size_t nc = t->cap ? t->cap * 2 : 256;
+			struct wire_table_entry *ne;
+
+			while (nc < t->n + h.count)
+				nc *= 2;
+			ne = realloc(t->e, nc * sizeof(*ne));
+			if (!ne)
+				die("table", strerror(ENOMEM));
+			t->e = ne;
+			t->cap = nc;
+		}
+		for (size_t i = 0; i < h.count; i++)
+			wire_table_entry_at(body, i, &t->e[t->n++]);
+		req.u.cursor = h.next;
+	} while (req.u.cursor);
+}
+
+static int cmp_uid_ident(const void *a, const void *b)
+{
+	const struct wire_table_entry *x = a, *y = b;
+
+	if (x->uid != y->uid)
+		return x->uid < y->uid ? -1 : 1;
+	if (x->ident != y->ident)
+		return x->ident < y->ident ? -1 : 1;
+	return x->handle < y->handle ? -1 : x->handle > y->handle;
+}
+
+/* Sums per uid, ascending; idents: the distinct bound identifiers. */
+static size_t per_uid(struct table *t, struct uidsum **out)
+{
+	struct uidsum *u = calloc(t->n ? t->n : 1, sizeof(*u));
+	size_t nu = 0;
+
+	if (!u)
+		die("table", strerror(ENOMEM));
+	qsort(t->e, t->n, sizeof(*t->e), cmp_uid_ident);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct wire_table_entry *e = &t->e[i];
+		bool new_uid = i == 0 || e->uid != t->e[i - 1].uid;
+
+		if (new_uid)
+			u[nu++].uid = e->uid;
+		if (e->ident && (new_uid || e->ident != t->e[i - 1].ident))
+			u[nu - 1].idents++;
+		u[nu - 1].sockets++;
+		u[nu - 1].requests += e->requests;
+		u[nu - 1].replies += e->replies;
+		u[nu - 1].errors += e->errors;
+		u[nu - 1].drops += e->drops;
+	}
+	*out = u;
+	return nu;
+}
+
+static int cmd_status(int fd)
 {
 	struct wire_stats st;
-	size_t len = sizeof(st);
-	int rc = call(fd, WIRE_STATS, &st, &len);
+	struct table t;
+	struct uidsum *u;
+	size_t nu;
 
-	if (rc != 0 || len != sizeof(st)) {
-		fprintf(stderr, "pingsockctl: status: %s\n", strerror(-rc));
-		return 1;
-	}
+	get_stats(fd, &st);
+	get_table(fd, &t);
+	nu = per_uid(&t, &u);
+	/* The first eight lines as they always were. */
 	printf("clients %llu\nsockets %llu\nidents %llu\nsent %llu\n"
 	       "replies %llu\ndropped %llu\nbad_packets %llu\n"
 	       "protocol_errors %llu\n",
@@ -80,15 +224,131 @@ static int status(int fd)
 	       (unsigned long long)st.replies, (unsigned long long)st.dropped,
 	       (unsigned long long)st.bad_packets,
 	       (unsigned long long)st.proto_errors);
+	printf("sockets_opened %llu\nerrors %llu\nview %s\n",
+	       (unsigned long long)t.hdr.opened,
+	       (unsigned long long)t.hdr.errors, t.all ? "all" : "own-uid");
+	for (size_t i = 0; i < nu; i++)
+		printf("uid %u sockets %llu idents %llu requests %llu "
+		       "replies %llu errors %llu drops %llu\n", u[i].uid,
+		       (unsigned long long)u[i].sockets,
+		       (unsigned long long)u[i].idents,
+		       (unsigned long long)u[i].requests,
+		       (unsigned long long)u[i].replies,
+		       (unsigned long long)u[i].errors,
+		       (unsigned long long)u[i].drops);
+	free(u);
+	free(t.e);
+	return 0;
+}
+
+static int cmp_handle(const void *a, const void *b)
+{
+	const struct wire_table_entry *x = a, *y = b;
+
+	return x->handle < y->handle ? -1 : x->handle > y->handle;
+}
+
+static int cmd_table(int fd)
+{
+	struct table t;
+
+	get_table(fd, &t);
+	qsort(t.e, t.n, sizeof(*t.e), cmp_handle);
+	printf("%-10s %10s %8s %-6s %5s %6s %10s %10s %8s %8s %10s\n",
+	       "SOCKET", "UID", "PID", "FAMILY", "IDENT", "DESTS", "REQUESTS",
+	       "REPLIES", "ERRORS", "DROPS", "AGE_MS");
+	for (size_t i = 0; i < t.n; i++) {
+		const struct wire_table_entry *e = &t.e[i];
+		char dests[16];
+
+		snprintf(dests, sizeof(dests),
+			 e->flags & WIRE_TE_DEST_CAPPED ? "%u+" : "%u",
+			 e->destinations);
+		printf("%-10u %10u %8d %-6s %5u %6s %10llu %10llu %8llu %8llu "
+		       "%10llu\n", e->handle, e->uid, e->pid,
+		       e->family == AF_INET6 ? "inet6" : "inet", e->ident,
+		       dests, (unsigned long long)e->requests,
+		       (unsigned long long)e->replies,
+		       (unsigned long long)e->errors,
+		       (unsigned long long)e->drops,
+		       (unsigned long long)e->age_ms);
+	}
+	free(t.e);
+	return 0;
+}
+
+static void metric(const char *name, const char *type, const char *help,
+		   unsigned long long v)
+{
+	printf("# HELP %s %s\n# TYPE %s %s\n%s %llu\n", name, help, name, type,
+	       name, v);
+}
+
+/* Prometheus text exposition format 0.0.4. */
+static int cmd_metrics(int fd)
+{
+	struct wire_stats st;
+	struct table t;
+	struct uidsum *u;
+	size_t nu;
+
+	get_stats(fd, &st);
+	get_table(fd, &t);
+	nu = per_uid(&t, &u);
+	metric("pingsockd_clients", "gauge",
+	       "Client processes connected to pingsockd.", st.clients);
+	metric("pingsockd_sockets", "gauge", "Open ping sockets, all users.",
+	       st.sockets);
+	metric("pingsockd_idents", "gauge",
+	       "ICMP identifiers bound, all users.", st.idents);
+	metric("pingsockd_sockets_opened_total", "counter",
+	       "Ping sockets opened since pingsockd started.", t.hdr.opened);
+	metric("pingsockd_requests_total", "counter",
+	       "Echo requests sent.", st.sent);
+	metric("pingsockd_replies_total", "counter",
+	       "Replies delivered to sockets.", st.replies);
+	metric("pingsockd_dropped_total", "counter",
+	       "Replies dropped: no socket asked for them, or its queue was "
+	       "full.", st.dropped);
+	metric("pingsockd_errors_total", "counter",
+	       "ICMP and local errors delivered to sockets, and failed sends.",
+	       t.hdr.errors);
+	metric("pingsockd_bad_packets_total", "counter",
+	       "Malformed or unsolicited ICMP packets from the network.",
+	       st.bad_packets);
+	metric("pingsockd_protocol_errors_total", "counter",
+	       "Clients disconnected for malformed requests.",
+	       st.proto_errors);
+	metric("pingsockd_view_all_uids", "gauge",
+	       "1 if the per-uid metrics cover every user (run as root), 0 if "
+	       "only the caller's own.", t.all);
+	printf("# HELP pingsockd_uid_sockets Open ping sockets per user.\n"
+	       "# TYPE pingsockd_uid_sockets gauge\n");
+	for (size_t i = 0; i < nu; i++)
+		printf("pingsockd_uid_sockets{uid=\"%u\"} %llu\n", u[i].uid,
+		       (unsigned long long)u[i].sockets);
+	printf("# HELP pingsockd_uid_idents ICMP identifiers bound per user.\n"
+	       "# TYPE pingsockd_uid_idents gauge\n");
+	for (size_t i = 0; i < nu; i++)
+		printf("pingsockd_uid_idents{uid=\"%u\"} %llu\n", u[i].uid,
+		       (unsigned long long)u[i].idents);
+	free(u);
+	free(t.e);
 	return 0;
 }
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: pingsockctl [--socket PATH] status\n"
-		   "Show a running pingsockd's counters.\n"
+	fprintf(f, "Usage: pingsockctl [--socket PATH] status|table|metrics\n"
+		   "Show a running pingsockd's counters and sockets.\n\n"
+		   "  status   counters, then one line per uid with open sockets\n"
+		   "  table    one line per open socket\n"
+		   "  metrics  the counters in Prometheus text format\n\n"
 		   "  -s, --socket PATH  the daemon's socket (default: "
-		   "$PINGSOCK_SOCKET or %s)\n", PINGSOCK_DEFAULT_SOCKET);
+		   "$PINGSOCK_SOCKET or %s)\n"
+		   "  -h, --help         show this help\n\n"
+		   "root sees every user's sockets, anyone else their own; "
+		   "the totals are everyone's.\n", PINGSOCK_DEFAULT_SOCKET);
 }
 
 int main(int argc, char **argv)
@@ -98,25 +358,48 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *path = getenv("PINGSOCK_SOCKET");
+	static const struct {
+		const char *name;
+		int (*fn)(int fd);
+	} cmds[] = {
+		{ "status", cmd_status },
+		{ "table", cmd_table },
+		{ "metrics", cmd_metrics },
+	};
+	int (*fn)(int fd) = NULL;
 	int ch, fd, rc;
 
-	if (!path || !*path)
-		path = PINGSOCK_DEFAULT_SOCKET;
+	sock_path = getenv("PINGSOCK_SOCKET");
+	if (!sock_path || !*sock_path)
+		sock_path = PINGSOCK_DEFAULT_SOCKET;
 	while ((ch = getopt_long(argc, argv, "s:h", lo, NULL)) != -1) {
 		if (ch == 's') {
-			path = optarg;
+			sock_path = optarg;
 		} else {
 			usage(ch == 'h' ? stdout : stderr);
 			return ch == 'h' ? 0 : 2;
 		}
 	}
-	if (optind + 1 != argc || strcmp(argv[optind], "status") != 0) {
+	if (optind + 1 != argc) {
 		usage(stderr);
 		return 2;
 	}
-	fd = dial(path);
-	rc = status(fd);
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (strcmp(argv[optind], cmds[i].name) == 0)
+			fn = cmds[i].fn;
+	if (!fn) {
+		fprintf(stderr, "pingsockctl: unknown command \"%s\"\n",
+			argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	fd = dial(sock_path);
+	rc = fn(fd);
 	close(fd);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "pingsockctl: writing the output: %s\n",
+			strerror(errno));
+		return 1;
+	}
 	return rc;
 }

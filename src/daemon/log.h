@@ -1,14 +1,29 @@
 /*
  * log - the daemon's messages: stderr ("pingsockd: ...") in the
- * foreground and until start-up is complete, syslog once daemonised.
+ * foreground and until start-up is complete, syslog once daemonised; or,
+ * with --log-file, every message to that file instead, one line each:
+ *
+ *   2026-12-03T15:25:01.123Z pingsockd[4242] info: event=open socket=...
+ *
+ * (ISO 8601 UTC time, milliseconds).  The file is opened once, as root,
+ * before the privilege drop (O_APPEND, 0640, not through a symlink) and
+ * kept: it is never reopened, not even on SIGHUP, since the daemon could
+ * not open it again once unprivileged and sandboxed.  Rotate it with
+ * logrotate's copytruncate (O_APPEND writes follow the truncation).
+ * In the foreground, warnings and errors also go to stderr.
  */
 #ifndef PSD_LOG_H
 #define PSD_LOG_H
 
+#include <stddef.h>
 #include <syslog.h>
 
 void log_to_syslog(void);
 void log_set_debug(int on);
+/* --log-file PATH: 0, or -1 with err filled ("PATH: why"). */
+int log_open_file(const char *path, char *err, size_t errlen);
+/* The --log-file descriptor, or -1. */
+int log_file_fd(void);
 void log_msg(int prio, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -2,11 +2,14 @@
  * pingsockd - serve unprivileged ping sockets.
  *
  * Start-up, in this order, each step checked (fail closed):
- *   1. options and the config file (a bad file stops start-up);
+ *   1. options and the config file (a bad file stops start-up;
+ *      --check-config stops here), a listening socket passed by systemd
+ *      (LISTEN_PID/LISTEN_FDS, read before any fork);
  *   2. the raw ICMP socket(s), the rtnetlink socket, /proc/net/icmp, a
- *      higher descriptor limit, and the listening socket: everything that
- *      needs privilege;
- *   3. drop to --user, clear groups, drop every capability, no_new_privs;
+ *      higher descriptor limit, and the listening socket unless one was
+ *      passed: everything that needs privilege;
+ *   3. chroot into an empty directory (sandbox.h), drop to --user, clear
+ *      groups, drop every capability, no_new_privs, the seccomp filter;
  *   4. daemonise (unless --foreground) and run the event loop.
  */
 #include <errno.h>
@@ -26,6 +29,7 @@
 #include "daemon/log.h"
 #include "daemon/privdrop.h"
 #include "daemon/raw.h"
+#include "daemon/sandbox.h"
 #include "daemon/server.h"
 #include "engine/policy.h"
 #include "pingsock.h"
@@ -42,7 +46,12 @@ struct opts {
 	const char *config;
 	bool foreground;
 	bool debug;
+	const char *log_file;	/* --log-file: messages there, not syslog */
+	bool socket_given;	/* --socket on the command line */
+	bool check_config;	/* --check-config: parse --config, exit */
 };
+
+enum { OPT_CHECK_CONFIG = 0x100, OPT_LOG_FILE };	/* long-only options */
 
 static void usage(FILE *f)
 {
@@ -53,10 +62,16 @@ static void usage(FILE *f)
 		"  -u, --user USER     run as USER after start-up (default:\n"
 		"                      pingsock if it exists, else nobody)\n"
 		"  -c, --config FILE   read policy from FILE (see pingsockd(8))\n"
+		"      --check-config  check the --config FILE and exit: prints\n"
+		"                      \"FILE: ok\" or \"FILE:LINE: reason\"\n"
 		"  -f, --foreground    stay in the foreground, log to stderr\n"
 		"  -d, --debug         log debug messages too\n"
+		"      --log-file PATH append every message (the audit records\n"
+		"                      too) to PATH instead of syslog/stderr\n"
 		"  -h, --help          show this help\n"
-		"  -V, --version       show the version\n",
+		"  -V, --version       show the version\n"
+		"A listening socket passed by systemd (socket activation,\n"
+		"LISTEN_PID/LISTEN_FDS) is used instead of --socket.\n",
 		PINGSOCK_DEFAULT_SOCKET);
 }
 
@@ -66,8 +81,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "socket", required_argument, NULL, 's' },
 		{ "user", required_argument, NULL, 'u' },
 		{ "config", required_argument, NULL, 'c' },
+		{ "check-config", no_argument, NULL, OPT_CHECK_CONFIG },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "debug", no_argument, NULL, 'd' },
+		{ "log-file", required_argument, NULL, OPT_LOG_FILE },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -78,11 +95,16 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->socket_path = PINGSOCK_DEFAULT_SOCKET;
 	while ((ch = getopt_long(argc, argv, "s:u:c:fdhV", lo, NULL)) != -1) {
 		switch (ch) {
-		case 's': o->socket_path = optarg; break;
+		case 's':
+			o->socket_path = optarg;
+			o->socket_given = true;
+			break;
 		case 'u': o->user = optarg; break;
 		case 'c': o->config = optarg; break;
+		case OPT_CHECK_CONFIG: o->check_config = true; break;
 		case 'f': o->foreground = true; break;
 		case 'd': o->debug = true; break;
+		case OPT_LOG_FILE: o->log_file = optarg; break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("pingsockd %s\n", PSD_VERSION); exit(0);
 		default: usage(stderr); exit(2);
@@ -94,6 +116,28 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		usage(stderr);
 		exit(2);
 	}
+	if (o->check_config && !o->config) {
+		fprintf(stderr, "pingsockd: --check-config needs --config "
+			"FILE\n");
+		exit(2);
+	}
+	return 0;
+}
+
+/*
+ * --check-config: parse the file as start-up and SIGHUP do, and nothing
+ * else (no root needed, nothing opened but the file).
+ */
+static int check_config(const char *path)
+{
+	struct policy p;
+	char err[512];
+
+	if (server_load_config(path, &p, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	printf("%s: ok\n", path);
 	return 0;
 }
 
@@ -135,7 +179,7 @@ static int daemonise(void)
 
 static void detach_stdio(int ready_fd)
 {
-	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	int null = sandbox_devnull();	/* opened before the chroot */
 
 	if (chdir("/") != 0)
 		log_warn("chdir /: %s", strerror(errno));
@@ -163,11 +207,14 @@ int main(int argc, char **argv)
 	struct drop_target target;
 	struct opts o;
 	static char config_abs[PATH_MAX];
+	static char passed_path[128];	/* sun_path fits */
 	char err[512];
 	int ready_fd = -1;
 
 	parse_opts(argc, argv, &o);
 	log_set_debug(o.debug);
+	if (o.check_config)
+		return check_config(o.config);
 	umask(022);
 	policy_default(&conf.policy);
 	if (o.config &&
@@ -178,8 +225,32 @@ int main(int argc, char **argv)
 		      "drops every privilege)");
 	if (privdrop_resolve(o.user, &target, err, sizeof(err)))
 		fatal(err);
+	/* Before any fork: LISTEN_PID names this process. */
+	switch (listener_inherit(&conf.listen_fd, passed_path,
+				 sizeof(passed_path), err, sizeof(err))) {
+	case -1:
+		fatal(err);
+		break;
+	case 0:
+		/* systemd's socket wins; a --socket naming another is an
+		 * error, not silently ignored. */
+		if (o.socket_given &&
+		    !listener_same_path(o.socket_path, passed_path)) {
+			snprintf(err, sizeof(err), "--socket %s, but the "
+				 "service manager passed a socket on %s",
+				 o.socket_path, passed_path);
+			fatal(err);
+		}
+		o.socket_path = passed_path;
+		log_info("listening on %s, passed by the service manager",
+			 passed_path);
+		break;
+	}
 	if (!o.foreground)
 		ready_fd = daemonise();
+	/* As root, in the daemon's own process; kept after the drop. */
+	if (o.log_file && log_open_file(o.log_file, err, sizeof(err)))
+		fatal(err);
 
 	raise_nofile();
 	conf.raw4 = raw_open(AF_INET, err, sizeof(err));
@@ -192,15 +263,19 @@ int main(int argc, char **argv)
 	conf.host = hostenv_open(err, sizeof(err));
 	if (!conf.host)
 		fatal(err);
-	conf.listen_fd = listener_open(o.socket_path, target.uid, target.gid,
-				       err, sizeof(err));
+	if (conf.listen_fd < 0)
+		conf.listen_fd = listener_open(o.socket_path, target.uid,
+					       target.gid, err, sizeof(err));
 	if (conf.listen_fd < 0)
 		fatal(err);
 	conf.socket_path = o.socket_path;
 	/* SIGHUP re-reads it after chdir("/"). */
 	conf.config_path = o.config ? realpath(o.config, config_abs) : NULL;
 
-	if (privdrop_apply(&target, err, sizeof(err))) {
+	if (sandbox_enter(o.socket_path, conf.config_path, ready_fd >= 0,
+			  err, sizeof(err)) ||
+	    privdrop_apply(&target, err, sizeof(err)) ||
+	    sandbox_apply(err, sizeof(err))) {
 		listener_remove(o.socket_path);
 		fatal(err);
 	}

@@ -19,6 +19,7 @@
 
 #include "daemon/listener.h"
 #include "daemon/log.h"
+#include "daemon/sandbox.h"
 #include "daemon/uidtab.h"
 #include "engine/icmp.h"
 #include "engine/icmperr.h"
@@ -33,6 +34,7 @@
 #define MAX_REQS_PER_WAKE 1
 #define MAX_RAW_BATCHES 16
 #define MAX_GROUPS 65536
+#define PSD_IPV6_FLOWLABEL_MGR 32	/* <linux/in6.h> */
 #define LOOP_SPIN_NS 50000
 
 enum hkind { H_LISTEN, H_CLIENT, H_DATA, H_RAW, H_RAW6, H_SIGNAL };
@@ -71,6 +73,18 @@ struct parked {
 	uint8_t pkt[];
 };
 
+/*
+ * The distinct destinations a socket sent to, for its audit record: an
+ * open-addressing set of 64-bit hashes of the addresses (0: empty), grown
+ * as needed, exact (but for a 64-bit hash collision) up to WIRE_DEST_CAP,
+ * then only "capped".
+ */
+struct destset {
+	uint64_t *h;
+	uint32_t n, cap;
+	bool capped;
+};
+
 struct dsock {
 	struct handler h;	/* fd: the daemon's end of the data pair */
 	uint32_t handle;
@@ -86,6 +100,9 @@ struct dsock {
 	int err_fd;		/* our end of the error queue's pair */
 	int err_peer;		/* the client's end, kept to hand out again */
 	uint64_t sent, replies, drops;
+	uint64_t errors;	/* audit: errors delivered, failed sends */
+	uint64_t opened_ns;	/* audit: when it was opened (mono_ns) */
+	struct destset dests;	/* audit: distinct destinations */
 	uint64_t last_send_ns;	/* for min_interval */
 };
 
@@ -106,6 +123,10 @@ struct server {
 	uint32_t nslots, free_head;
 	struct client *clients;
 	struct wire_stats stats;
+	struct {
+		uint64_t opened;	/* sockets opened since start */
+		uint64_t errors;	/* dsock.errors of all, since start */
+	} audit;
 	uint8_t *reqbuf;
 	uint8_t *msgbuf;
 	bool stop;
@@ -116,6 +137,7 @@ struct server {
 struct reply {
 	int32_t result;
 	uint8_t body[512];
+	const uint8_t *ext;	/* if set, the body is there (len bytes) */
 	size_t len;
 	int fd;			/* passed with SCM_RIGHTS if >= 0, then closed */
 	int shm_fd;		/* passed too if >= 0, and kept */
@@ -256,6 +278,113 @@ static struct dsock *slot_get(const struct server *s, uint32_t handle)
 	return s->slots[idx].ds;
 }
 
+/* ---- audit: the per-socket counters and records ---- */
+
+static uint64_t addr_hash(const struct ps_addr *a)
+{
+	uint64_t h = 0xcbf29ce484222325u;	/* FNV-1a, then a mix */
+	uint8_t b[1 + 16 + 4];
+
+	b[0] = a->family;
+	memcpy(b + 1, a->a, 16);
+	memcpy(b + 17, &a->scope, 4);
+	for (size_t i = 0; i < sizeof(b); i++)
+		h = (h ^ b[i]) * 0x100000001b3u;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdu;
+	h ^= h >> 33;
+	return h ? h : 1;
+}
+
+static bool destset_put(uint64_t *t, uint32_t cap, uint64_t h)
+{
+	for (uint32_t i = (uint32_t)h & (cap - 1);; i = (i + 1) & (cap - 1)) {
+		if (t[i] == h)
+			return false;
+		if (!t[i]) {
+			t[i] = h;
+			return true;
+		}
+	}
+}
+
+static void destset_add(struct destset *d, const struct ps_addr *a)
+{
+	uint64_t h = addr_hash(a);
+
+	if (d->cap && !d->capped) {
+		for (uint32_t i = (uint32_t)h & (d->cap - 1); d->h[i];
+		     i = (i + 1) & (d->cap - 1))
+			if (d->h[i] == h)
+				return;
+	}
+	if (d->n >= WIRE_DEST_CAP) {
+		d->capped = true;	/* a new one past the cap */
+		return;
+	}
+	if ((d->n + 1) * 2 > d->cap) {	/* at most half full */
+		uint32_t nc = d->cap ? d->cap * 2 : 8;
+		uint64_t *t = calloc(nc, sizeof(*t));
+
+		if (!t) {
+			d->capped = true;	/* no memory: say so, not lie */
+			return;
+		}
+		for (uint32_t i = 0; i < d->cap; i++)
+			if (d->h[i])
+				destset_put(t, nc, d->h[i]);
+		free(d->h);
+		d->h = t;
+		d->cap = nc;
+	}
+	if (destset_put(d->h, d->cap, h))
+		d->n++;
+}
+
+static const char *family_name(int family)
+{
+	return family == AF_INET6 ? "inet6" : "inet";
+}
+
+/* An error delivered to the socket, or a send of its that failed. */
+static void count_error(struct server *s, struct dsock *ds)
+{
+	ds->errors++;
+	s->audit.errors++;
+}
+
+/* A send refused with an error: EAGAIN is flow control, not counted. */
+static void send_failed(struct server *s, struct dsock *ds, int err)
+{
+	if (err != -EAGAIN)
+		count_error(s, ds);
+}
+
+static void audit_open(struct server *s, const struct dsock *ds)
+{
+	s->audit.opened++;
+	log_info("event=open socket=%u uid=%u pid=%d family=%s", ds->handle,
+		 (unsigned)ds->uid, (int)ds->pid,
+		 family_name(ps_family(ds->ps)));
+}
+
+static void audit_close(const struct dsock *ds)
+{
+	char dests[16];
+
+	snprintf(dests, sizeof(dests), ds->dests.capped ? "%u+" : "%u",
+		 ds->dests.n);
+	log_info("event=close socket=%u uid=%u pid=%d family=%s ident=%u "
+		 "destinations=%s requests=%llu replies=%llu errors=%llu "
+		 "drops=%llu duration_ms=%llu", ds->handle, (unsigned)ds->uid,
+		 (int)ds->pid, family_name(ps_family(ds->ps)),
+		 ps_ident(ds->ps), dests, (unsigned long long)ds->sent,
+		 (unsigned long long)ds->replies,
+		 (unsigned long long)ds->errors,
+		 (unsigned long long)ds->drops,
+		 (unsigned long long)((mono_ns() - ds->opened_ns) / 1000000u));
+}
+
 /* ---- sockets ---- */
 
 static void side_free(struct dsock *ds);
@@ -268,17 +397,14 @@ static void dsock_free(struct server *s, struct dsock *ds)
 
 	if (u && u->nsockets)
 		u->nsockets--;
-	log_info("close socket=%u uid=%u pid=%d ident=%u sent=%llu "
-		 "replies=%llu drops=%llu", ds->handle, (unsigned)ds->uid,
-		 (int)ds->pid, ps_ident(ds->ps), (unsigned long long)ds->sent,
-		 (unsigned long long)ds->replies,
-		 (unsigned long long)ds->drops);
+	audit_close(ds);
 	while (ds->nclients)
 		unlink_pair(ds->clients[0], ds);
 	for (struct client *c = s->clients; c; c = c->next)
 		if (c->park && c->park->ds == ds)
 			c->park->ds = NULL;	/* answered EBADF when due */
 	free(ds->clients);
+	free(ds->dests.h);
 	side_free(ds);
 	slot_free(s, ds->handle);
 	pstab_close(s->tab, ds->ps);
@@ -389,6 +515,7 @@ static int dsock_new(struct server *s, struct client *c,
 	ds->uid = c->uid;
 	ds->pid = c->pid;
 	ps_set_owner(ds->ps, ds);
+	ps_set_pid(ds->ps, (int32_t)c->pid);
 	if (slot_alloc(s, ds)) {
 		err = -ENOMEM;
 		goto fail;
@@ -399,8 +526,8 @@ static int dsock_new(struct server *s, struct client *c,
 		goto fail;
 	}
 	*client_fd = pair[1];
-	log_info("open socket=%u uid=%u pid=%d", ds->handle, (unsigned)c->uid,
-		 (int)c->pid);
+	ds->opened_ns = mono_ns();
+	audit_open(s, ds);
 	return 0;
 fail:
 	if (pair[0] >= 0)
@@ -451,7 +578,7 @@ static void fill_dgram(struct wire_dgram *dg, const struct icmp_pkt *p,
 	dg->src_scope = p->src.scope;
 	dg->ts_sec = rp->stamp.tv_sec;
 	dg->ts_nsec = rp->stamp.tv_nsec;
-	if (p->optlen <= sizeof(dg->opts)) {
+	if (p->optlen && p->optlen <= sizeof(dg->opts)) {	/* IPv6: none */
 		dg->optlen = (uint8_t)p->optlen;
 		memcpy(dg->opts, p->opts, p->optlen);
 	}
@@ -543,6 +670,7 @@ static void deliver_error(struct server *s, const struct icmp_pkt *p,
 	case PS_ERR_DROP:
 		return;
 	case PS_ERR_SET:
+		count_error(s, ds);
 		set_pending(ds, v.err, true);
 		return;
 	case PS_ERR_QUEUE:
@@ -568,6 +696,7 @@ static void deliver_error(struct server *s, const struct icmp_pkt *p,
 		/* The pending error first: a reader woken by the record
 		 * and taking it must find the error already there, or it
 		 * would clear it before the daemon sets it. */
+		count_error(s, ds);
 		set_pending(ds, v.err, false);
 		queue_record(ds, &dg, p->q_icmp, p->q_icmplen);
 		return;
@@ -825,10 +954,13 @@ static int32_t finish_send(struct server *s, struct dsock *ds,
 			  : raw_send(s->conf.raw4, info, pkt, len);
 
 	local_error(s, ds, info, err);
-	if (err)
+	if (err) {
+		send_failed(s, ds, err);	/* with its record, if any */
 		return err;
+	}
 	ps_sent(ds->ps, info, now_s());
 	ds->sent++;
+	destset_add(&ds->dests, &info->dst);
 	ds->last_send_ns = mono_ns();
 	s->stats.sent++;
 	/* On loopback the reply is usually queued already: hand it over
@@ -906,6 +1038,8 @@ static void op_send(struct server *s, struct client *c, struct dsock *ds,
 		err = -EMSGSIZE;
 	if (!err && !policy_dest_allowed(&s->conf.policy, &info.dst))
 		err = -EACCES;
+	if (err)
+		send_failed(s, ds, err);	/* audit (not a pending one) */
 	/* The pending error (sk_err) is taken by the send, which then
 	 * sends nothing; the client may have written anything there. */
 	if (!err) {
@@ -942,6 +1076,18 @@ static void op_send(struct server *s, struct client *c, struct dsock *ds,
 static void op_setopt(struct server *s, struct client *c, struct dsock *ds,
 		      const struct wire_req *req, int fd, struct reply *r)
 {
+	uint32_t label;
+
+	/* A flow label lease answers the label it chose (the kernel
+	 * writes it into the caller's request). */
+	if (req->u.opt.level == SOL_IPV6 &&
+	    req->u.opt.name == PSD_IPV6_FLOWLABEL_MGR) {
+		r->result = ps_flowlabel_opt(ds->ps, req->u.opt.val,
+					     req->u.opt.len, &label);
+		memcpy(r->body, &label, sizeof(label));
+		r->len = r->result == 0 ? sizeof(label) : 0;
+		return;
+	}
 	r->result = ps_setopt(ds->ps, s->env, req->u.opt.level, req->u.opt.name,
 			      req->u.opt.val, req->u.opt.len);
 	atomic_store(&ds->shm->cmsg, ps_cmsg_flags(ds->ps));
@@ -1002,6 +1148,58 @@ static void op_stats(struct server *s, struct client *c, struct dsock *ds,
 	r->result = 0;
 }
 
+/*
+ * The live socket table, a page from the cursor (a slot index) on: all
+ * sockets for root (SO_PEERCRED uid 0), the caller's own uid's for anyone
+ * else.  The header's totals are for everyone, as WIRE_STATS is.
+ */
+static void op_table(struct server *s, struct client *c, struct dsock *ds,
+		     const struct wire_req *req, int fd, struct reply *r)
+{
+	static uint8_t page[WIRE_RESP_BODY_MAX];
+	struct wire_table_hdr h = { .opened = s->audit.opened,
+				    .errors = s->audit.errors };
+	bool all = c->uid == 0;
+	uint64_t now = mono_ns();
+	size_t off = sizeof(h);
+
+	if (all)
+		h.flags |= WIRE_TABLE_ALL;
+	for (uint32_t i = req->u.cursor ? req->u.cursor : 1; i < s->nslots;
+	     i++) {
+		const struct dsock *d = s->slots[i].ds;
+		struct wire_table_entry e;
+
+		if (!d || (!all && d->uid != c->uid))
+			continue;
+		if (h.count == WIRE_TABLE_PAGE) {
+			h.next = i;
+			break;
+		}
+		memset(&e, 0, sizeof(e));
+		e.handle = d->handle;
+		e.uid = (uint32_t)d->uid;
+		e.pid = (int32_t)d->pid;
+		e.family = (uint8_t)ps_family(d->ps);
+		e.flags = d->dests.capped ? WIRE_TE_DEST_CAPPED : 0;
+		e.ident = ps_ident(d->ps);
+		e.destinations = d->dests.n;
+		e.clients = (uint32_t)d->nclients;
+		e.requests = d->sent;
+		e.replies = d->replies;
+		e.errors = d->errors;
+		e.drops = d->drops;
+		e.age_ms = (now - d->opened_ns) / 1000000u;
+		memcpy(page + off, &e, sizeof(e));
+		off += sizeof(e);
+		h.count++;
+	}
+	memcpy(page, &h, sizeof(h));
+	r->ext = page;
+	r->len = off;
+	r->result = 0;
+}
+
 /* Which requests are allowed when (OpenSSH's monitor table). */
 struct op {
 	op_fn fn;
@@ -1025,6 +1223,7 @@ static const struct op ops[WIRE_TYPE_END] = {
 	[WIRE_SHUTDOWN] = { op_shutdown, false, true, false },
 	[WIRE_STATS] = { op_stats, false, false, false },
 	[WIRE_KEEPID] = { op_keepid, false, true, false },
+	[WIRE_TABLE] = { op_table, false, false, false },
 };
 
 static int send_reply(struct client *c, uint16_t type, const struct reply *r)
@@ -1033,7 +1232,8 @@ static int send_reply(struct client *c, uint16_t type, const struct reply *r)
 	uint16_t zero = 0;
 	struct iovec iov[2] = {
 		{ .iov_base = hdr, .iov_len = sizeof(hdr) },
-		{ .iov_base = (void *)r->body, .iov_len = r->len },
+		{ .iov_base = (void *)(r->ext ? r->ext : r->body),
+		  .iov_len = r->len },
 	};
 	union {
 		struct cmsghdr align;
@@ -1312,7 +1512,7 @@ static void on_listen(struct server *s)
 int server_load_config(const char *path, struct policy *p, char *err,
 		       size_t errlen)
 {
-	FILE *f = fopen(path, "re");
+	FILE *f = sandbox_fopen(path, "re");	/* also in the chroot */
 	char *text = NULL;
 	size_t cap = 0, len = 0;
 	int rc;

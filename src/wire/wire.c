@@ -1,6 +1,7 @@
 #include "wire/wire.h"
 
 #include <string.h>
+#include <sys/socket.h>
 
 #include "wire/buf.h"
 
@@ -12,6 +13,7 @@ static const char *const type_names[WIRE_TYPE_END] = {
 	[WIRE_GETOPT] = "getsockopt", [WIRE_GETNAME] = "getsockname",
 	[WIRE_GETPEER] = "getpeername", [WIRE_SHUTDOWN] = "shutdown",
 	[WIRE_STATS] = "stats",	    [WIRE_KEEPID] = "keepid",
+	[WIRE_TABLE] = "table",
 };
 
 const char *wire_type_name(unsigned type)
@@ -97,6 +99,9 @@ long wire_encode_req(const struct wire_req *req, uint8_t *buf, size_t cap)
 		if (req->u.ident > 0xFFFF)
 			w.overflow = 1;
 		wbuf_u32(&w, req->u.ident);
+		break;
+	case WIRE_TABLE:
+		wbuf_u32(&w, req->u.cursor);
 		break;
 	case WIRE_ATTACH:
 	case WIRE_DETACH:
@@ -203,6 +208,9 @@ int wire_decode_req(const uint8_t *msg, size_t len, struct wire_req *req)
 		if (rbuf_u32(&r, &req->u.ident) || req->u.ident > 0xFFFF)
 			return -1;
 		return rbuf_end(&r);
+	case WIRE_TABLE:
+		rbuf_u32(&r, &req->u.cursor);
+		return rbuf_end(&r);
 	case WIRE_ATTACH:
 	case WIRE_DETACH:
 	case WIRE_GETNAME:
@@ -212,4 +220,34 @@ int wire_decode_req(const uint8_t *msg, size_t len, struct wire_req *req)
 	default:
 		return -1;
 	}
+}
+
+void wire_table_entry_at(const uint8_t *body, size_t i,
+			 struct wire_table_entry *e)
+{
+	memcpy(e, body + sizeof(struct wire_table_hdr) + i * sizeof(*e),
+	       sizeof(*e));
+}
+
+int wire_table_check(const uint8_t *body, size_t len,
+		     struct wire_table_hdr *hdr)
+{
+	memset(hdr, 0, sizeof(*hdr));
+	if (len < sizeof(*hdr))
+		return -1;
+	memcpy(hdr, body, sizeof(*hdr));
+	if (hdr->pad != 0 || (hdr->flags & ~WIRE_TABLE_ALL) ||
+	    hdr->count > WIRE_TABLE_PAGE ||
+	    len != sizeof(*hdr) + hdr->count * sizeof(struct wire_table_entry))
+		return -1;
+	for (size_t i = 0; i < hdr->count; i++) {
+		struct wire_table_entry e;
+
+		wire_table_entry_at(body, i, &e);
+		if ((e.family != AF_INET && e.family != AF_INET6) ||
+		    (e.flags & ~WIRE_TE_DEST_CAPPED) ||
+		    e.destinations > WIRE_DEST_CAP || e.handle == 0)
+			return -1;
+	}
+	return 0;
 }

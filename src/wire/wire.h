@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define WIRE_VERSION 3
+#define WIRE_VERSION 4
 
 /* Largest ICMP message a client may hand over (the kernel's 0xFFFF check). */
 #define WIRE_DATA_MAX 0xFFFF
@@ -60,6 +60,7 @@ enum wire_type {
 	WIRE_STATS,	/* -> struct wire_stats */
 	WIRE_KEEPID,	/* u32 ident: bind an unbound socket to it, if free
 			 * and the policy allows (PINGSOCK_IDENT=keep) */
+	WIRE_TABLE,	/* u32 cursor -> struct wire_table_hdr, entries */
 	WIRE_TYPE_END
 };
 
@@ -98,6 +99,7 @@ struct wire_req {
 		} opt;
 		int32_t how;
 		uint32_t ident;
+		uint32_t cursor;	/* WIRE_TABLE: 0, or the last page's next */
 	} u;
 };
 
@@ -121,6 +123,68 @@ struct wire_stats {
 	uint64_t bad_packets;	/* malformed or unsolicited ICMP from the net */
 	uint64_t proto_errors;	/* clients disconnected for bad requests */
 };
+
+/*
+ * WIRE_TABLE: the live socket table, one page per request.  The request
+ * carries a cursor (0 for the first page); the answer is a header and
+ * hdr.count entries, as many as fit in WIRE_RESP_BODY_MAX, in the order
+ * of the daemon's socket slots.  hdr.next is the cursor of the next page,
+ * 0 after the last.  A socket opened or closed while a client pages may
+ * or may not be listed; none is listed twice.
+ *
+ * Who sees what: a caller whose SO_PEERCRED uid is 0 sees every socket
+ * (hdr.flags has WIRE_TABLE_ALL); any other caller sees its own uid's
+ * sockets only.  The header's totals and WIRE_STATS are for everyone.
+ */
+#define WIRE_RESP_BODY_MAX 4096
+
+#define WIRE_TABLE_ALL 1u	/* hdr.flags: every uid's sockets are listed */
+
+struct wire_table_hdr {
+	uint32_t next;		/* cursor of the next page; 0: no more */
+	uint32_t count;		/* entries that follow */
+	uint32_t flags;		/* WIRE_TABLE_ALL */
+	uint32_t pad;		/* 0 */
+	uint64_t opened;	/* sockets opened since start (all uids) */
+	uint64_t errors;	/* errors delivered, all sockets since start */
+};
+
+#define WIRE_TE_DEST_CAPPED 1u	/* entry.flags: destinations stopped
+				 * counting at WIRE_DEST_CAP */
+#define WIRE_DEST_CAP 1024u
+
+struct wire_table_entry {
+	uint32_t handle;
+	uint32_t uid;
+	int32_t pid;		/* of the process that opened it */
+	uint8_t family;		/* AF_INET, AF_INET6 */
+	uint8_t flags;		/* WIRE_TE_* */
+	uint16_t ident;		/* 0: not bound yet */
+	uint32_t destinations;	/* distinct addresses sent to (capped) */
+	uint32_t clients;	/* connections attached (processes) */
+	uint64_t requests;	/* requests sent */
+	uint64_t replies;	/* replies delivered */
+	uint64_t errors;	/* ICMP and local errors, failed sends */
+	uint64_t drops;		/* replies and records its queues refused */
+	uint64_t age_ms;	/* since it was opened */
+};
+
+_Static_assert(sizeof(struct wire_table_hdr) == 32, "wire_table_hdr layout");
+_Static_assert(sizeof(struct wire_table_entry) == 64,
+	       "wire_table_entry layout");
+#define WIRE_TABLE_PAGE ((WIRE_RESP_BODY_MAX - sizeof(struct wire_table_hdr)) \
+			 / sizeof(struct wire_table_entry))
+
+/*
+ * Check a WIRE_TABLE answer's body of len bytes (the client side): the
+ * header is whole, count is at most WIRE_TABLE_PAGE, exactly count entries
+ * follow, pad and unknown flags are 0.  Fills *hdr; 0 or -1.
+ */
+int wire_table_check(const uint8_t *body, size_t len,
+		     struct wire_table_hdr *hdr);
+/* Entry i of a checked body (copied: the body need not be aligned). */
+void wire_table_entry_at(const uint8_t *body, size_t i,
+			 struct wire_table_entry *e);
 
 /*
  * Encode a request into buf.  Returns its length, or -1 if cap is too

@@ -9,6 +9,9 @@
  *    decoded and, if valid, applied to a socket table as the daemon would
  *    (open, bind, connect, send, options, names, shutdown, close); at the
  *    end every socket is closed and the table must be empty again.
+ * 3. The input as a WIRE_TABLE answer body, as pingsockctl checks it:
+ *    wire_table_check() must not read past it, and what it accepts must
+ *    hold exactly the entries its header counts, each within range.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -264,6 +267,26 @@ static void apply(struct pstab *tab, struct psock **sk, unsigned *nsk,
 	}
 }
 
+/* Part 3: a TABLE answer, checked as the client does. */
+static void table_answer(const uint8_t *data, size_t size)
+{
+	struct wire_table_hdr h;
+
+	if (wire_table_check(data, size, &h) != 0)
+		return;
+	if (h.count > WIRE_TABLE_PAGE || h.pad ||
+	    size != sizeof(h) + h.count * sizeof(struct wire_table_entry))
+		abort();
+	for (size_t i = 0; i < h.count; i++) {
+		struct wire_table_entry e;
+
+		wire_table_entry_at(data, i, &e);
+		if (e.handle == 0 || e.destinations > WIRE_DEST_CAP ||
+		    (e.family != AF_INET && e.family != AF_INET6))
+			abort();
+	}
+}
+
 /* Part 2: a session of length-prefixed requests. */
 static void session(const uint8_t *data, size_t size)
 {
@@ -296,5 +319,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	one_message(data, size);
 	session(data, size);
+	table_answer(data, size);
 	return 0;
 }

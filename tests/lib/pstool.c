@@ -20,16 +20,43 @@
  *                                   buffer sends N echoes, reads nothing
  *   pstool burst ADDR N             N sends back to back with
  *                                   MSG_DONTWAIT; print each result
+ *   pstool frames KIND [N]          hostile frames on the control channel,
+ *                                   each on a fresh connection; print what
+ *                                   the daemon did ("closed", "answered:R",
+ *                                   "hang").  KIND: random, typed,
+ *                                   truncated, pastend, fds, creds,
+ *                                   oversize, order, deep (N random
+ *                                   well-formed requests on sockets of
+ *                                   its own: each must be answered)
+ *   pstool hold N SECONDS           open N sockets and a connection that
+ *                                   says nothing, then sleep
+ *   pstool churn N [ROUNDS]         N clients at once that vanish, some
+ *                                   mid-request, ROUNDS times
+ *   pstool pingloop ADDR MS SECONDS [SILENT]
+ *                                   ping every MS until a call fails; print
+ *                                   the call, errno, ms since the last
+ *                                   reply and the wall time (ms); with
+ *                                   SILENT, wait for a reply from there
+ *   pstool victim ADDR IDENT MS [STOPFILE]
+ *                                   bound to IDENT, IP_RECVERR on, one
+ *                                   echo to ADDR (v4 or v6); print its
+ *                                   reply, then anything else for MS (or
+ *                                   until STOPFILE exists)
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <arpa/inet.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pingsock.h"
@@ -309,6 +336,1011 @@ static int cmd_rawsend(int argc, char **argv)
 	return 0;
 }
 
+/* ---- hostile clients (tests/integration/hostile.sh) ---- */
+
+/* Connect to the daemon; -1 instead of exiting. */
+static int dial_quiet(void)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	const char *p = getenv("PINGSOCK_SOCKET");
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s",
+		 p ? p : PINGSOCK_DEFAULT_SOCKET);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sun, sizeof(sun))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* Send one frame with up to 8 descriptors and, if cred, SCM_CREDENTIALS
+ * (of uid/pid as given); 0 or errno. */
+static int send_frame(int fd, const void *buf, size_t len, const int *fds,
+		      int nfds, const struct ucred *cred)
+{
+	union {
+		struct cmsghdr align;
+		char b[CMSG_SPACE(8 * sizeof(int)) +
+		       CMSG_SPACE(sizeof(struct ucred))];
+	} cbuf;
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+	size_t clen = 0;
+
+	memset(&cbuf, 0, sizeof(cbuf));
+	mh.msg_control = cbuf.b;
+	mh.msg_controllen = sizeof(cbuf.b);
+	cm = CMSG_FIRSTHDR(&mh);
+	if (nfds > 0) {
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
+		memcpy(CMSG_DATA(cm), fds, (size_t)nfds * sizeof(int));
+		clen += CMSG_SPACE((size_t)nfds * sizeof(int));
+		cm = (struct cmsghdr *)(cbuf.b + clen);
+	}
+	if (cred) {
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_CREDENTIALS;
+		cm->cmsg_len = CMSG_LEN(sizeof(*cred));
+		memcpy(CMSG_DATA(cm), cred, sizeof(*cred));
+		clen += CMSG_SPACE(sizeof(*cred));
+	}
+	mh.msg_controllen = clen;
+	if (!clen)
+		mh.msg_control = NULL;
+	return sendmsg(fd, &mh, MSG_NOSIGNAL) < 0 ? errno : 0;
+}
+
+/* The last answer outcome() read (header and body), and its descriptors
+ * if the caller asked to keep them (else they are closed). */
+static uint8_t answer[8192];
+static ssize_t answer_len;
+static bool keep_fds;
+static int answer_fds[4], answer_nfds;
+
+/*
+ * What the daemon did with the last frame: "closed" (it hung up),
+ * "answered:R" (R the result), "hang" (nothing within 3 s).  Descriptors
+ * that come with an answer are closed.
+ */
+static const char *outcome(int fd)
+{
+	static char out[32];
+	union {
+		struct cmsghdr align;
+		char b[CMSG_SPACE(4 * sizeof(int))];
+	} cbuf;
+	uint8_t *buf = answer;
+	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(answer) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf.b,
+			     .msg_controllen = sizeof(cbuf.b) };
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	ssize_t n;
+	int32_t r;
+
+	answer_nfds = 0;
+	if (poll(&p, 1, 3000) <= 0)
+		return "hang";
+	n = answer_len = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); n > 0 && cm;
+	     cm = CMSG_NXTHDR(&mh, cm)) {
+		size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+		for (size_t i = 0; cm->cmsg_type == SCM_RIGHTS && i < k; i++) {
+			int f;
+
+			memcpy(&f, CMSG_DATA(cm) + i * sizeof(int), sizeof(f));
+			if (keep_fds && answer_nfds < 4)
+				answer_fds[answer_nfds++] = f;
+			else
+				close(f);
+		}
+	}
+	if (n == 0 || (n < 0 && (errno == ECONNRESET || errno == EPIPE)))
+		return "closed";
+	if (n < WIRE_RESP_HDR) {
+		snprintf(out, sizeof(out), "short:%zd", n);
+		return out;
+	}
+	memcpy(&r, buf + 4, sizeof(r));
+	snprintf(out, sizeof(out), "answered:%d", (int)r);
+	return out;
+}
+
+/* A connection that has said hello (and read the answer); -1 if not. */
+static int hello_conn(void)
+{
+	struct wire_req req = { .type = WIRE_HELLO, .u.version = WIRE_VERSION };
+	uint8_t buf[16];
+	long n = wire_encode_req(&req, buf, sizeof(buf));
+	int fd = dial_quiet();
+
+	if (fd < 0)
+		return -1;
+	if (send_frame(fd, buf, (size_t)n, NULL, 0, NULL) ||
+	    strcmp(outcome(fd), "answered:0") != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* One probe on a fresh connection: the frame, then what became of it. */
+static const char *probe(bool hello, const void *buf, size_t len,
+			 const int *fds, int nfds, const struct ucred *cred)
+{
+	static char out[48];
+	int fd = hello ? hello_conn() : dial_quiet(), e;
+
+	if (fd < 0)
+		return "no-connection";
+	e = send_frame(fd, buf, len, fds, nfds, cred);
+	if (e) {
+		snprintf(out, sizeof(out), "send:%s", ename(e));
+		close(fd);
+		return out;
+	}
+	snprintf(out, sizeof(out), "%s", outcome(fd));
+	close(fd);
+	return out;
+}
+
+struct tally {
+	unsigned probes, closed, answered, other;
+};
+
+static void tally_add(struct tally *t, const char *what, const char *name)
+{
+	t->probes++;
+	if (strcmp(what, "closed") == 0) {
+		t->closed++;
+		return;
+	}
+	if (strncmp(what, "answered:", 9) == 0)
+		t->answered++;
+	else
+		t->other++;
+	if (name)	/* the unexpected ones by name */
+		printf("%s=%s\n", name, what);
+}
+
+static void tally_print(const char *kind, const struct tally *t)
+{
+	printf("%s probes=%u closed=%u answered=%u other=%u\n", kind, t->probes,
+	       t->closed, t->answered, t->other);
+}
+
+/* Random bytes, with or without a hello first. */
+static void frames_random(int n)
+{
+	uint8_t junk[2048];
+	struct tally t = { 0 };
+
+	srandom((unsigned)getpid());
+	for (int i = 0; i < n; i++) {
+		size_t len = 1 + (size_t)random() % sizeof(junk);
+
+		for (size_t k = 0; k < len; k++)
+			junk[k] = (uint8_t)random();
+		tally_add(&t, probe(i & 1, junk, len, NULL, 0, NULL), "random");
+	}
+	tally_print("random", &t);
+}
+
+/* A valid type and flags, random handle and body: answered or closed. */
+static void frames_typed(int n)
+{
+	uint8_t m[64];
+	struct tally t = { 0 };
+
+	srandom((unsigned)getpid() ^ 0x5a5a);
+	for (int i = 0; i < n; i++) {
+		uint16_t type = (uint16_t)(1 + random() % (WIRE_TYPE_END - 1));
+		uint16_t flags = 0;
+		size_t len = 8 + (size_t)random() % (sizeof(m) - 8);
+
+		for (size_t k = 0; k < len; k++)
+			m[k] = (uint8_t)random();
+		memcpy(m, &type, 2);
+		memcpy(m + 2, &flags, 2);
+		tally_add(&t, probe(true, m, len, NULL, 0, NULL), NULL);
+	}
+	tally_print("typed", &t);
+}
+
+/* Valid encodings of each request type (handle 0). */
+static size_t templates(struct wire_req *reqs, size_t max)
+{
+	static const uint8_t data[64] = { 8 };
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	size_t n = 0;
+
+	memset(reqs, 0, max * sizeof(*reqs));
+	reqs[n].type = WIRE_HELLO;
+	reqs[n++].u.version = WIRE_VERSION;
+	reqs[n].type = WIRE_OPEN;
+	reqs[n].u.open.domain = AF_INET;
+	reqs[n].u.open.type = SOCK_DGRAM;
+	reqs[n++].u.open.protocol = IPPROTO_ICMP;
+	reqs[n].type = WIRE_BIND;
+	reqs[n].u.addr.len = sizeof(sin);
+	memcpy(reqs[n++].u.addr.bytes, &sin, sizeof(sin));
+	reqs[n].type = WIRE_CONNECT;
+	reqs[n].u.addr.len = sizeof(sin);
+	memcpy(reqs[n++].u.addr.bytes, &sin, sizeof(sin));
+	reqs[n].type = WIRE_SEND;
+	reqs[n].u.send.len = sizeof(data);
+	reqs[n].u.send.namelen = sizeof(sin);
+	memcpy(reqs[n].u.send.name, &sin, sizeof(sin));
+	reqs[n].u.send.data = data;
+	reqs[n++].u.send.datalen = sizeof(data);
+	reqs[n].type = WIRE_SETOPT;
+	reqs[n].u.opt.level = SOL_SOCKET;
+	reqs[n].u.opt.name = SO_RCVBUF;
+	reqs[n++].u.opt.len = 4;
+	reqs[n].type = WIRE_GETOPT;
+	reqs[n].u.opt.level = SOL_SOCKET;
+	reqs[n].u.opt.name = SO_RCVBUF;
+	reqs[n++].u.opt.len = 4;
+	reqs[n].type = WIRE_SHUTDOWN;
+	reqs[n++].u.how = SHUT_RD;
+	reqs[n].type = WIRE_KEEPID;
+	reqs[n++].u.ident = 4242;
+	reqs[n++].type = WIRE_TABLE;
+	reqs[n++].type = WIRE_STATS;
+	reqs[n++].type = WIRE_GETNAME;
+	return n;
+}
+
+/* A request's frame, SEND with its data appended. */
+static long encode_full(const struct wire_req *req, uint8_t *buf, size_t cap)
+{
+	long n = wire_encode_req(req, buf, cap);
+
+	if (n >= 0 && req->type == WIRE_SEND) {
+		if ((size_t)n + req->u.send.datalen > cap)
+			return -1;
+		memcpy(buf + n, req->u.send.data, req->u.send.datalen);
+		n += req->u.send.datalen;
+	}
+	return n;
+}
+
+/* Every request cut short at every length. */
+static void frames_truncated(void)
+{
+	struct wire_req reqs[16];
+	size_t nt = templates(reqs, 16);
+	struct tally t = { 0 };
+	uint8_t buf[512];
+	char name[48];
+
+	for (size_t i = 0; i < nt; i++) {
+		long n = encode_full(&reqs[i], buf, sizeof(buf));
+
+		for (long len = 1; len < n; len++) {
+			snprintf(name, sizeof(name), "truncated %s/%ld",
+				 wire_type_name(reqs[i].type), len);
+			tally_add(&t, probe(reqs[i].type != WIRE_HELLO, buf,
+					    (size_t)len, NULL, 0, NULL), name);
+		}
+	}
+	tally_print("truncated", &t);
+}
+
+/* Build a frame by hand: header, then u32 fields, then bytes. */
+static size_t hand_frame(uint8_t *buf, uint16_t type, const uint32_t *f,
+			 int nf, size_t nbytes)
+{
+	uint16_t zero = 0;
+	uint32_t handle = 0;
+	size_t off = 8;
+
+	memcpy(buf, &type, 2);
+	memcpy(buf + 2, &zero, 2);
+	memcpy(buf + 4, &handle, 4);
+	for (int i = 0; i < nf; i++, off += 4)
+		memcpy(buf + off, &f[i], 4);
+	memset(buf + off, 0x41, nbytes);
+	return off + nbytes;
+}
+
+/* Length fields that point past the end of the frame (or over a limit). */
+static void frames_pastend(void)
+{
+	static const struct {
+		const char *name;
+		uint16_t type;
+		int nf;
+		uint32_t f[5];
+		size_t nbytes;
+	} c[] = {
+		{ "bind_len_past_end", WIRE_BIND, 1, { 16 }, 8 },
+		{ "bind_len_huge", WIRE_BIND, 1, { 0xFFFFFFFFu }, 16 },
+		{ "bind_len_over_max", WIRE_BIND, 1, { WIRE_ADDR_MAX + 1 },
+		  WIRE_ADDR_MAX + 1 },
+		{ "connect_len_past_end", WIRE_CONNECT, 1, { 100 }, 16 },
+		{ "send_name_past_end", WIRE_SEND, 3, { 0, 8, 16 }, 4 },
+		{ "send_name_huge", WIRE_SEND, 3, { 0, 8, 0xFFFFFFF0u }, 64 },
+		{ "send_ctl_past_end", WIRE_SEND, 4,
+		  { 0, 0, WIRE_NO_NAME, 1000 }, 10 },
+		{ "send_ctl_huge", WIRE_SEND, 4,
+		  { 0, 0, WIRE_NO_NAME, 0xFFFFFFF0u }, 10 },
+		{ "send_data_past_end", WIRE_SEND, 4,
+		  { 0, 64, WIRE_NO_NAME, 0 }, 10 },
+		{ "send_data_left_over", WIRE_SEND, 4,
+		  { 0, 10, WIRE_NO_NAME, 0 }, 64 },
+		{ "send_huge_len_with_data", WIRE_SEND, 4,
+		  { 0, 0x10000, WIRE_NO_NAME, 0 }, 64 },
+		{ "setopt_len_past_end", WIRE_SETOPT, 3, { 1, 8, 200 }, 4 },
+		{ "setopt_len_huge", WIRE_SETOPT, 3, { 1, 8, 0x80000000u }, 4 },
+		{ "getopt_len_huge", WIRE_GETOPT, 3, { 1, 8, 0xFFFFFFFFu }, 0 },
+		{ "keepid_over_16_bits", WIRE_KEEPID, 1, { 0x10000 }, 0 },
+		{ "stats_trailing_byte", WIRE_STATS, 0, { 0 }, 1 },
+		{ "table_trailing_bytes", WIRE_TABLE, 1, { 0 }, 3 },
+	};
+	uint8_t buf[512];
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		size_t len = hand_frame(buf, c[i].type, c[i].f, c[i].nf,
+					c[i].nbytes);
+
+		printf("%s=%s\n", c[i].name,
+		       probe(true, buf, len, NULL, 0, NULL));
+	}
+}
+
+/* Descriptors where none belong, too many, or the wrong kind. */
+static void frames_fds(void)
+{
+	enum { M_HELLO, M_STATS, M_ATTACH, M_OPEN };
+	enum { F_NULL, F_PIPE, F_UNIX, F_UNIX_PEER };
+	static const struct {
+		const char *name;
+		int msg, nfds, what;
+	} c[] = {
+		{ "hello_with_fd", M_HELLO, 1, F_NULL },
+		{ "stats_with_fd", M_STATS, 1, F_NULL },
+		{ "stats_with_3fds", M_STATS, 3, F_NULL },
+		{ "open_with_fd", M_OPEN, 1, F_NULL },
+		{ "attach_no_fd", M_ATTACH, 0, F_NULL },
+		{ "attach_2fds", M_ATTACH, 2, F_NULL },
+		{ "attach_8fds", M_ATTACH, 8, F_NULL },
+		{ "attach_devnull", M_ATTACH, 1, F_NULL },
+		{ "attach_pipe", M_ATTACH, 1, F_PIPE },
+		{ "attach_unix", M_ATTACH, 1, F_UNIX },
+		{ "attach_self", M_ATTACH, 1, F_UNIX_PEER },
+	};
+	struct wire_req req = { .type = WIRE_HELLO, .u.version = WIRE_VERSION };
+	uint8_t m[4][32];
+	long n[4];
+	int fds[8], pfd[2], sp[2], conn;
+
+	n[M_HELLO] = wire_encode_req(&req, m[M_HELLO], sizeof(m[0]));
+	req.type = WIRE_STATS;
+	n[M_STATS] = wire_encode_req(&req, m[M_STATS], sizeof(m[0]));
+	req.type = WIRE_ATTACH;
+	n[M_ATTACH] = wire_encode_req(&req, m[M_ATTACH], sizeof(m[0]));
+	req.type = WIRE_OPEN;
+	req.u.open.domain = AF_INET;
+	req.u.open.type = SOCK_DGRAM;
+	req.u.open.protocol = IPPROTO_ICMP;
+	n[M_OPEN] = wire_encode_req(&req, m[M_OPEN], sizeof(m[0]));
+	if (pipe(pfd) || socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sp))
+		return;
+	for (int i = 0; i < 8; i++)
+		fds[i] = open("/dev/null", O_RDONLY);
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		const int *f = c[i].what == F_PIPE ? pfd :
+			       c[i].what == F_UNIX ? &sp[0] :
+			       c[i].what == F_UNIX_PEER ? &sp[1] : fds;
+
+		printf("%s=%s\n", c[i].name,
+		       probe(c[i].msg != M_HELLO, m[c[i].msg],
+			     (size_t)n[c[i].msg], f, c[i].nfds, NULL));
+	}
+	/* After a refused ATTACH the connection still serves. */
+	conn = hello_conn();
+	if (conn >= 0) {
+		send_frame(conn, m[M_ATTACH], (size_t)n[M_ATTACH], pfd, 1, NULL);
+		printf("attach_pipe_then=%s", outcome(conn));
+		send_frame(conn, m[M_STATS], (size_t)n[M_STATS], NULL, 0, NULL);
+		printf(",%s\n", outcome(conn));
+		close(conn);
+	}
+}
+
+/* SCM_CREDENTIALS: the daemon trusts SO_PEERCRED only. */
+static void frames_creds(void)
+{
+	struct wire_req req = { .type = WIRE_HELLO, .u.version = WIRE_VERSION };
+	struct ucred me = { .pid = getpid(), .uid = getuid(), .gid = getgid() };
+	struct ucred root = { .pid = 1, .uid = 0, .gid = 0 };
+	uint8_t hello[16], stats[16], attach[16];
+	long nh, ns, na;
+	int dn = open("/dev/null", O_RDONLY);
+
+	nh = wire_encode_req(&req, hello, sizeof(hello));
+	req.type = WIRE_STATS;
+	ns = wire_encode_req(&req, stats, sizeof(stats));
+	req.type = WIRE_ATTACH;
+	na = wire_encode_req(&req, attach, sizeof(attach));
+	printf("hello_with_creds=%s\n",
+	       probe(false, hello, (size_t)nh, NULL, 0, &me));
+	printf("stats_with_creds=%s\n",
+	       probe(true, stats, (size_t)ns, NULL, 0, &me));
+	printf("stats_with_root_creds=%s\n",
+	       probe(true, stats, (size_t)ns, NULL, 0, &root));
+	printf("attach_devnull_with_creds=%s\n",
+	       probe(true, attach, (size_t)na, &dn, 1, &me));
+	close(dn);
+}
+
+/* Frames over the daemon's largest request, and ones before hello. */
+static void frames_oversize(void)
+{
+	static uint8_t big[200000];
+	uint16_t type = WIRE_SEND;
+
+	memcpy(big, &type, 2);
+	printf("frame_msg_max_plus_1=%s\n",
+	       probe(true, big, WIRE_MSG_MAX + 1, NULL, 0, NULL));
+	printf("frame_100000=%s\n", probe(true, big, 100000, NULL, 0, NULL));
+	printf("frame_200000=%s\n",
+	       probe(true, big, sizeof(big), NULL, 0, NULL));
+	printf("frame_200000_before_hello=%s\n",
+	       probe(false, big, sizeof(big), NULL, 0, NULL));
+}
+
+/* Requests out of order, unknown types, bad flags, foreign handles. */
+static void frames_order(void)
+{
+	struct wire_req req = { .type = WIRE_HELLO, .u.version = WIRE_VERSION };
+	uint8_t m[16];
+	long n;
+	unsigned served = 0;
+	int fd;
+
+	n = wire_encode_req(&req, m, sizeof(m));
+	printf("double_hello=%s\n", probe(true, m, (size_t)n, NULL, 0, NULL));
+	req.u.version = WIRE_VERSION + 1;
+	n = wire_encode_req(&req, m, sizeof(m));
+	printf("hello_bad_version=%s\n",
+	       probe(false, m, (size_t)n, NULL, 0, NULL));
+	req.type = WIRE_STATS;
+	n = wire_encode_req(&req, m, sizeof(m));
+	printf("stats_before_hello=%s\n",
+	       probe(false, m, (size_t)n, NULL, 0, NULL));
+	m[2] = 1;	/* flags */
+	printf("flags_nonzero=%s\n", probe(true, m, (size_t)n, NULL, 0, NULL));
+	m[2] = 0;
+	for (unsigned t = 0; t < 3; t++) {
+		uint16_t bad = t == 0 ? 0 : t == 1 ? WIRE_TYPE_END : 0xFFFF;
+
+		memcpy(m, &bad, 2);
+		printf("type_%u=%s\n", bad,
+		       probe(true, m, (size_t)n, NULL, 0, NULL));
+	}
+	printf("empty_frame=%s\n", probe(true, m, 0, NULL, 0, NULL));
+	/* Somebody else's sockets: handles are small numbers, try them. */
+	fd = hello_conn();
+	req.type = WIRE_GETNAME;
+	for (uint32_t idx = 1; fd >= 0 && idx <= 256; idx++) {
+		const char *o;
+
+		req.handle = 1u << 20 | idx;
+		n = wire_encode_req(&req, m, sizeof(m));
+		send_frame(fd, m, (size_t)n, NULL, 0, NULL);
+		o = outcome(fd);
+		if (strncmp(o, "answered:", 9) != 0) {
+			printf("foreign_handle_%u=%s\n", idx, o);
+			break;
+		}
+		if (atoi(o + 9) >= 0)
+			served++;
+	}
+	printf("foreign_handles_served=%u\n", served);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Random bytes from a few likely values and noise. */
+static uint32_t pick(const uint32_t *likely, size_t n)
+{
+	return random() % 4 ? likely[(size_t)random() % n] : (uint32_t)random();
+}
+
+/* A socket address, mostly of the family, mostly for the test's hosts. */
+static uint32_t rand_name(uint8_t *b, int family)
+{
+	static const char *const hosts[] = { "127.0.0.1", "10.203.0.2", "::1",
+					     "fd00:203::2", "0.0.0.0", "::" };
+	uint16_t fam = (uint16_t)(random() % 5 ? family :
+				  random() % 2 ? AF_UNSPEC : random());
+	uint32_t len = random() % 4 ? (family == AF_INET6 ? 28 : 16)
+				    : (uint32_t)random() % (WIRE_ADDR_MAX + 1);
+
+	for (uint32_t i = 0; i < WIRE_ADDR_MAX; i++)
+		b[i] = random() % 3 ? 0 : (uint8_t)random();
+	memcpy(b, &fam, 2);
+	b[2] = b[3] = 0;
+	if (random() % 2)
+		b[2 + random() % 2] = (uint8_t)random();	/* the ident */
+	inet_pton(AF_INET, hosts[random() % 2], b + 4);
+	if (family == AF_INET6 && inet_pton(AF_INET6, hosts[2 + random() % 2],
+					    b + 8) == 1 && random() % 4 == 0)
+		memset(b + 24, 0, 4);
+	if (random() % 8 == 0)
+		inet_pton(family, hosts[4 + (family == AF_INET6)],
+			  b + (family == AF_INET6 ? 8 : 4));
+	return len;
+}
+
+/* Control messages: plausible headers (some with lying lengths). */
+static uint32_t rand_ctl(uint8_t *b, size_t cap)
+{
+	static const uint32_t levels[] = { SOL_SOCKET, SOL_IP, SOL_IPV6 };
+	static const uint32_t types[] = { IP_TTL, IP_TOS, IP_PKTINFO,
+					  IP_RETOPTS, IPV6_HOPLIMIT,
+					  IPV6_TCLASS, IPV6_PKTINFO,
+					  SO_TIMESTAMPING, SCM_RIGHTS, 0 };
+	size_t off = 0;
+	int n = (int)(random() % 4);
+
+	for (int i = 0; i < n; i++) {
+		struct cmsghdr cm;
+		size_t dlen = (size_t)random() % 48;
+
+		if (off + CMSG_SPACE(dlen) > cap)
+			break;
+		cm.cmsg_level = (int)pick(levels, 3);
+		cm.cmsg_type = (int)pick(types, 10);
+		cm.cmsg_len = random() % 5 ? CMSG_LEN(dlen)
+					   : (size_t)random() % 2000;
+		memcpy(b + off, &cm, sizeof(cm));
+		for (size_t k = 0; k < dlen; k++)
+			b[off + CMSG_LEN(0) + k] =
+				random() % 2 ? 0 : (uint8_t)random();
+		off += CMSG_SPACE(dlen);
+	}
+	if (random() % 10 == 0 && off + 12 <= cap)	/* a partial header */
+		off += (size_t)random() % 12;
+	return (uint32_t)off;
+}
+
+/* One random but well-formed request on socket handle h of family fam. */
+static void rand_req(struct wire_req *req, uint32_t h, int fam, uint8_t *ctl,
+		     uint8_t *data)
+{
+	static const uint32_t types[] = { WIRE_BIND, WIRE_CONNECT, WIRE_SEND,
+					  WIRE_SEND, WIRE_SEND, WIRE_SEND,
+					  WIRE_SETOPT, WIRE_SETOPT, WIRE_GETOPT,
+					  WIRE_GETNAME, WIRE_GETPEER,
+					  WIRE_KEEPID };
+	static const uint32_t levels[] = { SOL_SOCKET, SOL_IP, SOL_IPV6,
+					   SOL_RAW, IPPROTO_ICMPV6 };
+
+	memset(req, 0, sizeof(*req));
+	req->type = (uint16_t)(random() % 100 ? types[(size_t)random() % 12]
+					      : WIRE_SHUTDOWN);
+	req->handle = h;
+	switch (req->type) {
+	case WIRE_BIND:
+	case WIRE_CONNECT:
+		req->u.addr.len = rand_name(req->u.addr.bytes, fam);
+		break;
+	case WIRE_SEND:
+		req->u.send.flags = random() % 3 ? 0 : (int32_t)(random() &
+			(MSG_DONTWAIT | MSG_CONFIRM | MSG_MORE | MSG_OOB |
+			 MSG_ERRQUEUE | MSG_DONTROUTE | 0x10 /* MSG_PROBE */));
+		req->u.send.namelen = random() % 6 ?
+			rand_name(req->u.send.name, fam) : WIRE_NO_NAME;
+		req->u.send.ctllen = random() % 3 ? 0 :
+			rand_ctl(ctl, WIRE_CTL_MAX);
+		req->u.send.ctl = ctl;
+		req->u.send.datalen = (uint32_t)random() % 200;
+		for (uint32_t i = 0; i < req->u.send.datalen; i++)
+			data[i] = (uint8_t)random();
+		if (req->u.send.datalen && random() % 4)
+			data[0] = fam == AF_INET6 ? 128 : 8;
+		if (req->u.send.datalen > 1 && random() % 4)
+			data[1] = 0;
+		req->u.send.len = req->u.send.datalen;
+		req->u.send.data = data;
+		break;
+	case WIRE_SETOPT:
+	case WIRE_GETOPT:
+		req->u.opt.level = (int32_t)pick(levels, 5);
+		req->u.opt.name = (int32_t)(random() % 4 ? random() % 80
+							 : random());
+		req->u.opt.len = random() % 3 ? 4 :
+			(uint32_t)random() % (WIRE_OPTVAL_MAX + 1);
+		for (uint32_t i = 0; i < req->u.opt.len; i++)
+			req->u.opt.val[i] = random() % 2 ? 0 : (uint8_t)random();
+		if (random() % 2)
+			req->u.opt.val[0] = (uint8_t)(random() % 3);
+		break;
+	case WIRE_SHUTDOWN:
+		req->u.how = (int32_t)(random() % 5) - 1;
+		break;
+	case WIRE_KEEPID:
+		req->u.ident = (uint32_t)random() & 0xFFFF;
+		break;
+	}
+}
+
+/*
+ * Well-formed requests with random fields on sockets of our own: every
+ * request gets an answer, whatever it asks.  A new socket now and then.
+ */
+static void frames_deep(int n)
+{
+	static uint8_t ctl[WIRE_CTL_MAX], data[256], m[WIRE_CTL_MAX + 512];
+	struct tally t = { 0 };
+	uint32_t h = 0;
+	int fd = -1, fam = AF_INET, ok = 0, held[4], nheld = 0;
+
+	srandom((unsigned)getpid() ^ 0xdee9);
+	for (int i = 0; i < n; i++) {
+		struct wire_req req;
+		const char *o;
+		long len;
+
+		if (fd < 0)
+			fd = hello_conn();
+		if (fd < 0)
+			break;
+		if (!h || random() % 32 == 0) {
+			memset(&req, 0, sizeof(req));
+			fam = random() % 3 ? AF_INET : AF_INET6;
+			req.type = WIRE_OPEN;
+			req.u.open.domain = fam;
+			req.u.open.type = SOCK_DGRAM;
+			req.u.open.protocol = fam == AF_INET ? IPPROTO_ICMP
+							     : IPPROTO_ICMPV6;
+			len = wire_encode_req(&req, m, sizeof(m));
+			send_frame(fd, m, (size_t)len, NULL, 0, NULL);
+			/* The socket lives while we hold its descriptors. */
+			while (nheld)
+				close(held[--nheld]);
+			keep_fds = true;
+			o = outcome(fd);
+			keep_fds = false;
+			memcpy(held, answer_fds, sizeof(held));
+			nheld = answer_nfds;
+			if (strcmp(o, "answered:0") != 0 || answer_len < 12) {
+				tally_add(&t, o, "deep-open");
+				close(fd);
+				fd = -1;
+				continue;
+			}
+			memcpy(&h, answer + WIRE_RESP_HDR, 4);
+		}
+		rand_req(&req, h, fam, ctl, data);
+		len = encode_full(&req, m, sizeof(m));
+		if (len < 0)
+			continue;
+		send_frame(fd, m, (size_t)len, NULL, 0, NULL);
+		o = outcome(fd);
+		tally_add(&t, o, strncmp(o, "answered:", 9) ? "deep" : NULL);
+		if (strncmp(o, "answered:", 9) == 0 && atoi(o + 9) >= 0)
+			ok++;
+		if (strncmp(o, "answered:", 9) != 0) {
+			close(fd);
+			fd = -1;
+			h = 0;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	while (nheld)
+		close(held[--nheld]);
+	tally_print("deep", &t);
+	printf("deep succeeded=%d\n", ok);
+}
+
+static int cmd_frames(int argc, char **argv)
+{
+	const char *k = argv[2];
+	int n = argc > 3 ? atoi(argv[3]) : 100;
+
+	if (strcmp(k, "random") == 0)
+		frames_random(n);
+	else if (strcmp(k, "typed") == 0)
+		frames_typed(n);
+	else if (strcmp(k, "deep") == 0)
+		frames_deep(n);
+	else if (strcmp(k, "truncated") == 0)
+		frames_truncated();
+	else if (strcmp(k, "pastend") == 0)
+		frames_pastend();
+	else if (strcmp(k, "fds") == 0)
+		frames_fds();
+	else if (strcmp(k, "creds") == 0)
+		frames_creds();
+	else if (strcmp(k, "oversize") == 0)
+		frames_oversize();
+	else if (strcmp(k, "order") == 0)
+		frames_order();
+	else
+		return 2;
+	return 0;
+}
+
+/* N sockets, and a second connection that never says anything. */
+static int cmd_hold(int argc, char **argv)
+{
+	int n = atoi(argv[2]), idle = dial_quiet(), i;
+
+	(void)argc;
+	for (i = 0; i < n; i++) {
+		if (pingsock_socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP) < 0) {
+			printf("socket%d=%s\n", i, ename(errno));
+			break;
+		}
+	}
+	printf("held=%d idle=%s\n", i, idle >= 0 ? "connected" : "failed");
+	sleep((unsigned)atoi(argv[3]));
+	return 0;
+}
+
+/*
+ * One client that vanishes: connect, then (by variant) nothing, a hello
+ * unanswered, an OPEN unanswered, an OPEN whose descriptors it takes
+ * and drops, or fifty STATS it never reads.
+ */
+static int churn_one(int variant, int *keep)
+{
+	struct wire_req req = { .type = WIRE_HELLO, .u.version = WIRE_VERSION };
+	uint8_t m[32];
+	long n;
+	int fd = variant < 2 ? dial_quiet() : hello_conn();
+
+	*keep = -1;
+	if (fd < 0)
+		return -1;
+	switch (variant) {
+	case 1:
+		n = wire_encode_req(&req, m, sizeof(m));
+		send_frame(fd, m, (size_t)n, NULL, 0, NULL);
+		break;
+	case 2:
+	case 3:
+		req.type = WIRE_OPEN;
+		req.u.open.domain = AF_INET;
+		req.u.open.type = SOCK_DGRAM;
+		req.u.open.protocol = IPPROTO_ICMP;
+		n = wire_encode_req(&req, m, sizeof(m));
+		send_frame(fd, m, (size_t)n, NULL, 0, NULL);
+		if (variant == 3)
+			outcome(fd);	/* takes the fds and closes them */
+		break;
+	case 4:
+		req.type = WIRE_STATS;
+		n = wire_encode_req(&req, m, sizeof(m));
+		for (int i = 0; i < 50; i++)
+			send_frame(fd, m, (size_t)n, NULL, 0, NULL);
+		break;
+	}
+	*keep = fd;
+	return 0;
+}
+
+/* A child that opens a socket through the library, sends, and _exits. */
+static void churn_child(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct sockaddr_in to;
+		int fd = pingsock_socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
+
+		fill_addr(&to, "127.0.0.1");
+		if (fd >= 0)
+			send_echo(fd, &to, 1);
+		_exit(0);
+	}
+}
+
+/* ROUNDS times: N clients at once, in every variant, then all gone. */
+static int cmd_churn(int argc, char **argv)
+{
+	int n = atoi(argv[2]), rounds = argc > 3 ? atoi(argv[3]) : 1, made = 0;
+	int *fds = calloc((size_t)n, sizeof(int));
+
+	if (!fds)
+		return 1;
+	for (int r = 0; r < rounds; r++) {
+		for (int i = 0; i < n; i++) {
+			if (churn_one((i + r) % 5, &fds[i]) == 0)
+				made++;
+			if (i % 20 == 0)
+				churn_child();
+		}
+		/* Close in an order unlike the opening one. */
+		for (int i = 0; i < n; i += 2)
+			if (fds[i] >= 0)
+				close(fds[i]);
+		for (int i = 1; i < n; i += 2)
+			if (fds[i] >= 0)
+				close(fds[i]);
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+	}
+	while (wait(NULL) > 0)
+		;
+	printf("churned=%d of %d\n", made, n * rounds);
+	free(fds);
+	return 0;
+}
+
+static uint64_t real_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/*
+ * Ping every INTERVAL_MS until a call fails; then print which call, its
+ * errno, the time since the last reply and the wall time of the failure
+ * (ms), and exit 0.  "up" after the first reply.  With SILENT, every
+ * request after the first goes there (an address that does not answer),
+ * so that the client sits in poll() waiting.
+ */
+static int cmd_pingloop(int argc, char **argv)
+{
+	struct sockaddr_in to;
+	int fd = open_sock(), ival = atoi(argv[3]), wait_ms = 2000;
+	uint64_t end = real_ms() + 1000u * (uint64_t)atoi(argv[4]), last = 0;
+	const char *call = NULL;
+	unsigned seq = 0;
+	int e = 0;
+
+	fill_addr(&to, argv[2]);
+	while (real_ms() < end) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		unsigned char buf[256];
+
+		e = send_echo(fd, &to, ++seq);
+		if (e) {
+			call = "send";
+			break;
+		}
+		if (pingsock_poll(&p, 1, wait_ms) <= 0) {
+			call = "poll";
+			e = ETIMEDOUT;
+			break;
+		}
+		if (pingsock_recv(fd, buf, sizeof(buf), MSG_DONTWAIT) < 0) {
+			e = errno;
+			call = "recv";
+			break;
+		}
+		if (!last)
+			printf("up\n");
+		last = real_ms();
+		if (argc > 5) {
+			fill_addr(&to, argv[5]);
+			wait_ms = 60000;
+		}
+		usleep((useconds_t)ival * 1000u);
+	}
+	if (!call) {
+		printf("fail=none\n");
+		return 0;
+	}
+	printf("fail=%s errno=%s since_ok_ms=%llu at_ms=%llu\n", call, ename(e),
+	       (unsigned long long)(real_ms() - last),
+	       (unsigned long long)real_ms());
+	return 0;
+}
+
+/*
+ * A socket that asked for one reply and waits WAIT_MS more (or until
+ * STOPFILE exists): bound to IDENT, IP_RECVERR on, one echo (seq 1) to
+ * ADDR.  Prints its reply, "ready", then anything else that arrives (data
+ * or error queue), and finally its pending error.  The forged packets
+ * must print nothing.
+ */
+static int cmd_victim(int argc, char **argv)
+{
+	bool v6 = strchr(argv[2], ':') != NULL;
+	int family = v6 ? AF_INET6 : AF_INET, one = 1, err = 0;
+	int fd = pingsock_socket(family, SOCK_DGRAM,
+				 v6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP);
+	struct sockaddr_storage ss, me;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+	unsigned char pkt[64] = { v6 ? 128 : 8 };
+	uint16_t ident = (uint16_t)atoi(argv[3]);
+	socklen_t el = sizeof(err);
+	uint64_t end;
+
+	if (fd < 0) {
+		printf("socket=%s\n", ename(errno));
+		return 1;
+	}
+	memset(&me, 0, sizeof(me));
+	me.ss_family = (sa_family_t)family;
+	if (v6)
+		((struct sockaddr_in6 *)&me)->sin6_port = htons(ident);
+	else
+		((struct sockaddr_in *)&me)->sin_port = htons(ident);
+	if (pingsock_bind(fd, (struct sockaddr *)&me,
+			  v6 ? sizeof(struct sockaddr_in6) : sizeof(*sin))) {
+		printf("bind=%s\n", ename(errno));
+		return 1;
+	}
+	pingsock_setsockopt(fd, v6 ? SOL_IPV6 : SOL_IP,
+			    v6 ? IPV6_RECVERR : IP_RECVERR, &one, sizeof(one));
+	memset(&ss, 0, sizeof(ss));
+	ss.ss_family = (sa_family_t)family;
+	if (v6 ? inet_pton(AF_INET6, argv[2], &sin6->sin6_addr) != 1
+	       : inet_pton(AF_INET, argv[2], &sin->sin_addr) != 1)
+		return 2;
+	pkt[7] = 1;
+	memcpy(pkt + 8, "pingsock-victim", 15);
+	if (pingsock_sendto(fd, pkt, sizeof(pkt), 0, (struct sockaddr *)&ss,
+			    v6 ? sizeof(*sin6) : sizeof(*sin)) < 0) {
+		printf("send=%s\n", ename(errno));
+		return 1;
+	}
+	end = real_ms() + (uint64_t)atoi(argv[4]);
+	for (bool first = true;; first = false) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int64_t left = (int64_t)(end - real_ms());
+		unsigned char buf[512], cbuf[512];
+		char from[INET6_ADDRSTRLEN];
+		struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+		struct msghdr mh = { .msg_name = &ss, .msg_namelen = sizeof(ss),
+				     .msg_iov = &iov, .msg_iovlen = 1,
+				     .msg_control = cbuf,
+				     .msg_controllen = sizeof(cbuf) };
+		ssize_t n;
+
+		if (!first && (left <= 0 ||
+			       (argc > 5 && access(argv[5], F_OK) == 0)))
+			break;
+		if (pingsock_poll(&p, 1, first ? 2000 : left < 100 ? (int)left
+								 : 100) <= 0) {
+			if (first)
+				printf("no-reply\n");
+			if (first)
+				return 1;
+			continue;
+		}
+		n = pingsock_recvmsg(fd, &mh, MSG_DONTWAIT |
+				     (p.revents & POLLERR ? MSG_ERRQUEUE : 0));
+		if (n < 0) {
+			printf("recv=%s\n", ename(errno));
+			continue;
+		}
+		inet_ntop(family, v6 ? (void *)&sin6->sin6_addr
+				     : (void *)&sin->sin_addr,
+			  from, sizeof(from));
+		if (n < 8) {
+			printf("got len=%zd from=%s\n", n, from);
+			continue;
+		}
+		printf("%s type=%u id=%u seq=%u from=%s\n",
+		       p.revents & POLLERR ? "error-record" :
+		       first ? "reply" : "got", buf[0],
+		       (unsigned)(buf[4] << 8 | buf[5]),
+		       (unsigned)(buf[6] << 8 | buf[7]), from);
+		if (first)
+			printf("ready\n");
+	}
+	pingsock_getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el);
+	printf("so_error=%s end\n", ename(err));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -330,6 +1362,16 @@ int main(int argc, char **argv)
 		return cmd_nonreader();
 	if (argc >= 4 && strcmp(argv[1], "stall") == 0)
 		return cmd_stall(argc, argv);
+	if (argc >= 3 && strcmp(argv[1], "frames") == 0)
+		return cmd_frames(argc, argv);
+	if (argc >= 4 && strcmp(argv[1], "hold") == 0)
+		return cmd_hold(argc, argv);
+	if (argc >= 3 && strcmp(argv[1], "churn") == 0)
+		return cmd_churn(argc, argv);
+	if (argc >= 5 && strcmp(argv[1], "pingloop") == 0)
+		return cmd_pingloop(argc, argv);
+	if (argc >= 5 && strcmp(argv[1], "victim") == 0)
+		return cmd_victim(argc, argv);
 	fprintf(stderr, "usage: pstool ping|bind|pair|garbage|rawsend ...\n");
 	return 2;
 }

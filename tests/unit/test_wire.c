@@ -162,6 +162,12 @@ static size_t samples(struct sample *s)
 	s[n].req.type = WIRE_KEEPID;
 	s[n++].req.u.ident = 0;
 
+	s[n].req.type = WIRE_TABLE;
+	s[n++].req.u.cursor = 0;
+	s[n].req.type = WIRE_TABLE;
+	s[n].req.handle = 11;
+	s[n++].req.u.cursor = 0xffffffffu;
+
 	return n;
 }
 
@@ -219,6 +225,8 @@ static int same_req(const struct wire_req *a, const struct wire_req *b,
 		return a->u.how == b->u.how;
 	case WIRE_KEEPID:
 		return a->u.ident == b->u.ident;
+	case WIRE_TABLE:
+		return a->u.cursor == b->u.cursor;
 	default:
 		return 1;
 	}
@@ -595,12 +603,114 @@ static void keepid_range(void)
 	CHECK_EQ(wire_encode_req(&req, msg, sizeof(msg)), -1);
 }
 
+/* TABLE: exactly one u32 cursor. */
+static void table_request(void)
+{
+	struct wire_req out;
+	struct wbuf w;
+
+	raw_hdr(&w, WIRE_TABLE);
+	wbuf_u32(&w, 1234);
+	CHECK_EQ(raw_decode(&w, &out), 0);
+	CHECK_EQ(out.u.cursor, 1234);
+	raw_hdr(&w, WIRE_TABLE);
+	CHECK_EQ(raw_decode(&w, &out), -1);
+	raw_hdr(&w, WIRE_TABLE);
+	wbuf_u16(&w, 1);
+	CHECK_EQ(raw_decode(&w, &out), -1);
+	raw_hdr(&w, WIRE_TABLE);
+	wbuf_u32(&w, 1);
+	wbuf_u32(&w, 2);
+	CHECK_EQ(raw_decode(&w, &out), -1);
+}
+
+/* A TABLE answer as the daemon builds it: header, then count entries. */
+static size_t table_body(uint8_t *b, uint32_t count)
+{
+	struct wire_table_hdr h = { .next = 77, .count = count,
+				    .flags = WIRE_TABLE_ALL, .opened = 9,
+				    .errors = 3 };
+
+	memcpy(b, &h, sizeof(h));
+	for (uint32_t i = 0; i < count; i++) {
+		struct wire_table_entry e = {
+			.handle = 1048577 + i, .uid = 65534, .pid = 42,
+			.family = i & 1 ? AF_INET6 : AF_INET, .ident = 7,
+			.destinations = i == 0 ? WIRE_DEST_CAP : 1,
+			.flags = i == 0 ? WIRE_TE_DEST_CAPPED : 0,
+			.requests = 3, .replies = 3, .errors = i,
+		};
+
+		memcpy(b + sizeof(h) + i * sizeof(e), &e, sizeof(e));
+	}
+	return sizeof(h) + count * sizeof(struct wire_table_entry);
+}
+
+static void table_answer_checked(void)
+{
+	static uint8_t b[WIRE_RESP_BODY_MAX + 256];
+	struct wire_table_hdr h;
+	struct wire_table_entry e;
+	size_t len;
+
+	CHECK(WIRE_TABLE_PAGE >= 60);
+	CHECK(sizeof(struct wire_table_hdr) +
+	      WIRE_TABLE_PAGE * sizeof(struct wire_table_entry) <=
+	      WIRE_RESP_BODY_MAX);
+
+	len = table_body(b, 0);
+	CHECK_EQ(wire_table_check(b, len, &h), 0);
+	CHECK_EQ(h.count, 0);
+	CHECK_EQ(h.next, 77);
+	CHECK_EQ(h.opened, 9);
+
+	len = table_body(b, (uint32_t)WIRE_TABLE_PAGE);
+	CHECK_EQ(wire_table_check(b, len, &h), 0);
+	wire_table_entry_at(b, 1, &e);
+	CHECK_EQ(e.handle, 1048578);
+	CHECK_EQ(e.family, AF_INET6);
+	wire_table_entry_at(b, 0, &e);
+	CHECK_EQ(e.destinations, WIRE_DEST_CAP);
+
+	/* Every length but the right one, short or long. */
+	len = table_body(b, 3);
+	for (size_t cut = 0; cut < len + 70; cut++)
+		if (cut != len)
+			CHECK_EQ(wire_table_check(b, cut, &h), -1);
+
+	/* More entries than a page holds, even if the bytes are there. */
+	len = table_body(b, (uint32_t)WIRE_TABLE_PAGE + 1);
+	CHECK_EQ(wire_table_check(b, len, &h), -1);
+
+	/* Fields out of range. */
+	len = table_body(b, 2);
+	b[12] = 1;					/* pad */
+	CHECK_EQ(wire_table_check(b, len, &h), -1);
+	len = table_body(b, 2);
+	b[8] = 2;					/* unknown flag */
+	CHECK_EQ(wire_table_check(b, len, &h), -1);
+	len = table_body(b, 2);
+	b[sizeof(h) + 64 + 12] = 99;			/* family */
+	CHECK_EQ(wire_table_check(b, len, &h), -1);
+	len = table_body(b, 2);
+	b[sizeof(h) + 64 + 13] = 4;			/* entry flag */
+	CHECK_EQ(wire_table_check(b, len, &h), -1);
+	len = table_body(b, 2);
+	memset(b + sizeof(h) + 64, 0, 4);		/* handle 0 */
+	CHECK_EQ(wire_table_check(b, len, &h), -1);
+	len = table_body(b, 2);
+	e.destinations = WIRE_DEST_CAP + 1;
+	memcpy(b + sizeof(h) + 64 + 16, &e.destinations, 4);
+	CHECK_EQ(wire_table_check(b, len, &h), -1);
+}
+
 static void type_names(void)
 {
 	CHECK(strcmp(wire_type_name(WIRE_HELLO), "hello") == 0);
 	CHECK(strcmp(wire_type_name(WIRE_SEND), "send") == 0);
 	CHECK(strcmp(wire_type_name(WIRE_STATS), "stats") == 0);
 	CHECK(strcmp(wire_type_name(WIRE_KEEPID), "keepid") == 0);
+	CHECK(strcmp(wire_type_name(WIRE_TABLE), "table") == 0);
 	CHECK(strcmp(wire_type_name(0), "unknown") == 0);
 	CHECK(strcmp(wire_type_name(WIRE_TYPE_END), "unknown") == 0);
 	CHECK(strcmp(wire_type_name(0xffffffffu), "unknown") == 0);
@@ -622,6 +732,8 @@ int main(void)
 	TEST(send_namelen_limit);
 	TEST(encoder_small_buffer);
 	TEST(keepid_range);
+	TEST(table_request);
+	TEST(table_answer_checked);
 	TEST(type_names);
 	return CHECK_DONE();
 }

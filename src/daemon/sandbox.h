@@ -1,0 +1,44 @@
+/*
+ * sandbox - what a compromised pingsockd is left with after start-up.
+ *
+ * Two steps, both from main.c:
+ *
+ *   sandbox_enter()  before privdrop_apply(), while CAP_SYS_CHROOT is
+ *                    held: keep directory handles for the few paths the
+ *                    daemon still needs (the config file's directory for
+ *                    SIGHUP, the socket's directory for the unlink at
+ *                    exit), open /dev/null and the syslog connection if
+ *                    daemonising, then chroot into a new empty directory
+ *                    (root-owned, not writable, already deleted).
+ *   sandbox_apply()  after privdrop_apply(): a seccomp filter that
+ *                    allows only the system calls of the event loop.  Any
+ *                    other call is logged ("pingsockd: sandbox: forbidden
+ *                    system call NAME (NR)") and kills the daemon with
+ *                    SIGSYS.  Checked: Seccomp: 2 or start-up fails.
+ *
+ * Code that touches the file system after start-up goes through
+ * sandbox_fopen() and sandbox_unlink(), which use the kept handles for the
+ * paths given to sandbox_enter() and are plain fopen()/unlink() otherwise.
+ *
+ * Built with -DPSD_TESTING (build/tests/lib/pingsockd-sandboxtest only),
+ * SIGUSR1 makes the daemon open("/etc/passwd") and SIGUSR2 execve(), to
+ * test that the filter kills it.  The installed pingsockd has neither.
+ */
+#ifndef PSD_SANDBOX_H
+#define PSD_SANDBOX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* config_path: absolute, or NULL.  Fails closed (err filled, -1). */
+int sandbox_enter(const char *socket_path, const char *config_path,
+		  bool daemonised, char *err, size_t errlen);
+int sandbox_apply(char *err, size_t errlen);
+
+/* /dev/null opened before the chroot (the caller owns it), or -1. */
+int sandbox_devnull(void);
+FILE *sandbox_fopen(const char *path, const char *mode);
+int sandbox_unlink(const char *path);
+
+#endif
