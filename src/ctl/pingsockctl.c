@@ -186,7 +186,8 @@ static size_t per_uid(struct table *t, struct uidsum **out)
 
 	if (!u)
 		die("table", strerror(ENOMEM));
-	qsort(t->e, t->n, sizeof(*t->e), cmp_uid_ident);
+	if (t->n)
+		qsort(t->e, t->n, sizeof(*t->e), cmp_uid_ident);
 	for (size_t i = 0; i < t->n; i++) {
 		const struct wire_table_entry *e = &t->e[i];
 		bool new_uid = i == 0 || e->uid != t->e[i - 1].uid;
@@ -253,7 +254,8 @@ static int cmd_table(int fd)
 	struct table t;
 
 	get_table(fd, &t);
-	qsort(t.e, t.n, sizeof(*t.e), cmp_handle);
+	if (t.n)
+		qsort(t.e, t.n, sizeof(*t.e), cmp_handle);
 	printf("%-10s %10s %8s %-6s %5s %6s %10s %10s %8s %8s %10s\n",
 	       "SOCKET", "UID", "PID", "FAMILY", "IDENT", "DESTS", "REQUESTS",
 	       "REPLIES", "ERRORS", "DROPS", "AGE_MS");
