@@ -19,6 +19,7 @@
 
 #include "ping/echo.h"
 #include "ping/output.h"
+#include "ping/probe.h"
 #include "pingsock.h"
 
 static int local_error(struct rx *r, const struct sock_extended_err *e)
@@ -81,17 +82,23 @@ static int icmp_error(struct rx *r, const struct sock_extended_err *e,
 		      const union ping_sa *target, bool lookups)
 {
 	bool v6 = r->t->family == AF_INET6;
+	bool probe = r->o->probe.ctype != PROBE_NONE;
 	uint16_t seq;
 
 	if (len < ECHO_HDRLEN || !same_target(r->t, target) ||
-	    orig[0] != (v6 ? ECHO6_REQUEST : ICMP_ECHO)) {
+	    orig[0] != (probe ? (v6 ? PROBE_REQUEST6 : PROBE_REQUEST4)
+			      : (v6 ? ECHO6_REQUEST : ICMP_ECHO))) {
 		errno = 0;	/* not about us: no error at all */
 		return 0;
 	}
 	seq = (uint16_t)(orig[6] << 8 | orig[7]);
+	if (probe)	/* -X: 8 bits of sequence, then the L bit */
+		seq = probe_seq16(r->st->ntransmitted, orig[6]);
 	if (!v6)
 		stats_ack(r->st, seq);
 	stats_error(r->st);
+	if (probe)
+		seq &= 0xff;
 	if (r->o->quiet)
 		return 1;
 	if (r->o->flood)

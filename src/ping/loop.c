@@ -31,6 +31,7 @@
 #include "ping/echo.h"
 #include "ping/errq.h"
 #include "ping/output.h"
+#include "ping/probe.h"
 #include "pingsock.h"
 
 #define NS_PER_MS 1000000LL
@@ -193,8 +194,15 @@ static ssize_t send_request(struct rx *rx, uint8_t *pkt, size_t *len)
 
 	stats_forget(st, seq);
 	clock_gettime(CLOCK_REALTIME, &ts);
-	*len = echo_build(pkt, rx->t->family == AF_INET6, o->datalen, seq,
-			  st->timing ? &ts : NULL);
+	if (o->probe.ctype != PROBE_NONE) {
+		/* 8 bits of sequence on the wire, wrapping at 256. */
+		*len = probe_build(pkt, rx->t->family == AF_INET6, &o->probe,
+				   (uint8_t)seq);
+		probe_mark_sent((uint8_t)seq, &ts);
+	} else {
+		*len = echo_build(pkt, rx->t->family == AF_INET6, o->datalen,
+				  seq, st->timing ? &ts : NULL);
+	}
 	n = pingsock_sendto(rx->fd, pkt, *len, 0, &rx->t->dst.sa,
 			    rx->t->salen);
 	if (n >= 0 && n != (ssize_t)*len) {
@@ -265,7 +273,9 @@ static int64_t pinger(struct rx *rx, struct sched *s, uint8_t *pkt,
 		return wait;
 	if (o->outstanding && st->ntransmitted > 0 &&
 	    !stats_seen(st, (uint16_t)st->ntransmitted)) {
-		unsigned long last = st->ntransmitted % PING_SEQ_SPACE;
+		unsigned long last = st->ntransmitted %
+				     (o->probe.ctype != PROBE_NONE
+					      ? 256 : PING_SEQ_SPACE);
 
 		out_outstanding(o->timestamps, last);
 	}

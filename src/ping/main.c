@@ -19,6 +19,7 @@
 #include "ping/names.h"
 #include "ping/opts.h"
 #include "ping/output.h"
+#include "ping/probe.h"
 #include "ping/rx.h"
 #include "ping/sock.h"
 #include "ping/sock6.h"
@@ -41,7 +42,8 @@ static void *xmalloc(size_t n)
 /* Requests with their data filled in once; the header goes in per send. */
 static uint8_t *make_request(const struct ping_opts *o)
 {
-	uint8_t *pkt = xmalloc(ECHO_HDRLEN + o->datalen);
+	size_t len = ECHO_HDRLEN + o->datalen;
+	uint8_t *pkt = xmalloc(len < PROBE_MAXLEN ? PROBE_MAXLEN : len);
 
 	echo_fill(pkt + ECHO_HDRLEN, o->datalen, o->pattern, o->pattern_len,
 		  o->have_pattern);
@@ -142,6 +144,12 @@ static void header(const struct ping_opts *o, const struct ping_target *t,
 	bool from = o->device || o->strict_source;
 	char src[NI_MAXHOST];
 
+	if (o->probe.ctype != PROBE_NONE) {
+		namer_numeric(&t->dst.sa, src, sizeof(src));
+		out_probe_header(t->name, src, t->family == AF_INET6,
+				 &o->probe);
+		return;
+	}
 	if (t->family == AF_INET) {
 		out_header(t->name, t->dst.v4.sin_addr, from,
 			   t->src.v4.sin_addr, o->device, o->datalen, optlen);
@@ -166,11 +174,14 @@ int main(int argc, char **argv)
 	opts_parse(argc, argv, &o);
 	pkt = make_request(&o);
 	fd = prepare(&o, &t, &optlen);
-	stats_init(&st, echo_timed(o.datalen));
+	/* Probes carry no send time: it is kept by sequence instead. */
+	stats_init(&st, o.probe.ctype != PROBE_NONE || echo_timed(o.datalen));
 	namer_init(&names, o.numeric || t.numeric);
 	rx = (struct rx){ .fd = fd, .o = &o, .t = &t, .st = &st,
 			  .names = &names, .sent = pkt + ECHO_HDRLEN,
-			  .buflen = o.datalen + REPLY_SLACK,
+			  .buflen = (o.datalen < PROBE_MAXLEN ? PROBE_MAXLEN
+							      : o.datalen) +
+				    REPLY_SLACK,
 			  .latency = o.latency };
 	rx.buf = xmalloc(rx.buflen);
 	header(&o, &t, &names, optlen);

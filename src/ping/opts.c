@@ -52,6 +52,8 @@ static const char usage_text[] =
 	"  -V                 print version and exit\n"
 	"  -w <deadline>      reply wait <deadline> in seconds\n"
 	"  -W <timeout>       time to wait for response\n"
+	"  -X <interface>     RFC 8335 probe for <interface>: name, index "
+	"or address\n"
 	"\nIPv4 options:\n"
 	"  -4                 use IPv4\n"
 	"  -b                 allow pinging broadcast\n"
@@ -348,6 +350,7 @@ static void parse_one(int ch, const char *arg, struct ping_opts *o,
 	case 'T':	parse_ts(arg, o); break;
 	case 'w':	o->deadline = parse_long(arg, 0, INT_MAX); break;
 	case 'W':	o->linger = parse_linger(arg); break;
+	case 'X':	probe_parse(arg, &o->probe); break;
 	default:	parse_flag(ch, o);
 	}
 }
@@ -372,7 +375,7 @@ void opts_parse(int argc, char **argv, struct ping_opts *o)
 
 	set_defaults(o);
 	while ((ch = getopt(argc, argv,
-			    "h?46abc:DfF:i:I:l:M:nOp:qQ:Rs:t:T:UvVw:W:")) != -1)
+			    "h?46abc:DfF:i:I:l:M:nOp:qQ:Rs:t:T:UvVw:W:X:")) != -1)
 		parse_one(ch, optarg, o, &pattern);
 	if (optind == argc)
 		error(1, EDESTADDRREQ, "usage error");

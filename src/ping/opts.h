@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ping/probe.h"
+
 #define PING_DEFAULT_DATALEN	56
 #define PING_DEFAULT_INTERVAL	1000	/* ms */
 #define PING_DEFAULT_LINGER	10000	/* ms: -W, iputils' MAXWAIT */
@@ -67,6 +69,7 @@ struct ping_opts {
 	bool strict_source;	/* -I ADDRESS (either family): bind to it,
 				 * or to the route's source for the other
 				 * family */
+	struct probe_ident probe;	/* -X; ctype PROBE_NONE without */
 	const char *target;
 };
 

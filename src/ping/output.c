@@ -129,6 +129,11 @@ bool out_reply(const struct reply_line *r)
 	return true;
 }
 
+void out_time(long us)
+{
+	put_time(us);
+}
+
 void out_bell(void)
 {
 	putchar('\a');

@@ -58,6 +58,8 @@ struct reply_line {
  */
 bool out_reply(const struct reply_line *r);
 void out_bell(void);
+/* " time=0.045 ms": an RTT in us with iputils' precision. */
+void out_time(long us);
 void out_line_end(void);
 
 /* -f: the marks written instead of lines ("." sent, "\b \b" answered,

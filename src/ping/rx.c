@@ -22,6 +22,7 @@
 #include "ping/echo.h"
 #include "ping/errq.h"
 #include "ping/output.h"
+#include "ping/probe.h"
 #include "pingsock.h"
 
 #define CTL_SPACE 4096
@@ -150,6 +151,47 @@ static void print_reply(struct rx *r, const struct echo_reply *er,
 	out_line_end();
 }
 
+/*
+ * -X: an Extended Echo Reply.  One with an error code (no such
+ * interface...) counts as an error, as an ICMP error would: the
+ * interface asked about is not there to answer for.
+ */
+static void handle_probe(struct rx *r, size_t cc, const union ping_sa *from,
+			 const struct rx_meta *m, bool lookups)
+{
+	struct probe_reply pr;
+	struct timespec ts;
+	enum reply_kind kind = REPLY_NEW;
+	uint16_t seq;
+	long t;
+
+	if (!probe_parse_reply(r->buf, cc, r->t->family == AF_INET6, &pr))
+		return;
+	seq = probe_seq16(r->st->ntransmitted, pr.seq);
+	recv_time(r, m, &ts);
+	t = probe_triptime(pr.seq, &ts);
+	if (t < 0)
+		t = 0;
+	if (pr.code == 0) {
+		kind = stats_reply(r->st, seq, t, false);
+	} else {
+		stats_ack(r->st, seq);
+		stats_error(r->st);
+	}
+	if (r->o->quiet)
+		return;
+	if (r->o->flood) {
+		out_flood(pr.code ? "\bE" : "\b \b");
+		return;
+	}
+	out_probe_reply(r->o->timestamps, (int)cc,
+			namer_sa(r->names, &from->sa, lookups), &pr, m->ttl, t,
+			kind == REPLY_DUP && (!r->t->multicast || r->o->verbose));
+	if (r->o->audible)
+		out_bell();
+	out_line_end();
+}
+
 static void handle_reply(struct rx *r, size_t cc,
 			 const union ping_sa *from,
 			 const struct rx_meta *m, bool lookups)
@@ -160,6 +202,10 @@ static void handle_reply(struct rx *r, size_t cc,
 	enum reply_kind kind;
 	long t = -1;
 
+	if (r->o->probe.ctype != PROBE_NONE) {
+		handle_probe(r, cc, from, m, lookups);
+		return;
+	}
 	if (!echo_parse(r->buf, cc, &er) ||
 	    er.type != (v6 ? ECHO6_REPLY : ICMP_ECHOREPLY))
 		return;
