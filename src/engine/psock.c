@@ -522,8 +522,10 @@ static int sol_ip_cmsg(const struct cmsghdr *h, const uint8_t *data,
  * Walk the caller's control messages as for_each_cmsghdr() and CMSG_OK()
  * do; other levels than SOL_SOCKET and SOL_IP are skipped.
  */
-static int parse_ctl(const uint8_t *ctl, uint32_t len,
-		     struct ps_sendinfo *info)
+int ps_cmsg_walk(const uint8_t *ctl, uint32_t len, int level,
+		 int (*fn)(void *arg, const struct cmsghdr *h,
+			   const uint8_t *data),
+		 void *arg)
 {
 	size_t off = 0;
 
@@ -537,13 +539,24 @@ static int parse_ctl(const uint8_t *ctl, uint32_t len,
 			return -EINVAL;
 		if (h.cmsg_level == SOL_SOCKET)
 			err = ps_sol_socket_cmsg(&h, ctl + off + CMSG_LEN(0));
-		else if (h.cmsg_level == SOL_IP)
-			err = sol_ip_cmsg(&h, ctl + off + CMSG_LEN(0), info);
+		else if (h.cmsg_level == level)
+			err = fn(arg, &h, ctl + off + CMSG_LEN(0));
 		if (err)
 			return err;
 		off += CMSG_ALIGN(h.cmsg_len);
 	}
 	return 0;
+}
+
+static int ip_cmsg_cb(void *arg, const struct cmsghdr *h, const uint8_t *data)
+{
+	return sol_ip_cmsg(h, data, arg);
+}
+
+static int parse_ctl(const uint8_t *ctl, uint32_t len,
+		     struct ps_sendinfo *info)
+{
+	return ps_cmsg_walk(ctl, len, SOL_IP, ip_cmsg_cb, info);
 }
 
 /* The IPv6 send, past the checks both families share. */

@@ -305,29 +305,26 @@ static int sol_ipv6_cmsg(const struct psock *sk, const struct ps_env *env,
 }
 
 /* ip6_datagram_send_ctl(): SOL_SOCKET and SOL_IPV6; others skipped. */
+struct ctl6_arg {
+	const struct psock *sk;
+	const struct ps_env *env;
+	struct ctl6 *c;
+};
+
+static int ipv6_cmsg_cb(void *arg, const struct cmsghdr *h,
+			const uint8_t *data)
+{
+	struct ctl6_arg *a = arg;
+
+	return sol_ipv6_cmsg(a->sk, a->env, h, data, a->c);
+}
+
 static int parse_ctl6(const struct psock *sk, const struct ps_env *env,
 		      const uint8_t *ctl, uint32_t len, struct ctl6 *c)
 {
-	size_t off = 0;
+	struct ctl6_arg a = { sk, env, c };
 
-	while (len >= sizeof(struct cmsghdr) &&
-	       off + sizeof(struct cmsghdr) <= len) {
-		struct cmsghdr h;
-		int err = 0;
-
-		memcpy(&h, ctl + off, sizeof(h));
-		if (h.cmsg_len < sizeof(h) || h.cmsg_len > len - off)
-			return -EINVAL;
-		if (h.cmsg_level == SOL_SOCKET)
-			err = ps_sol_socket_cmsg(&h, ctl + off + CMSG_LEN(0));
-		else if (h.cmsg_level == SOL_IPV6)
-			err = sol_ipv6_cmsg(sk, env, &h,
-					    ctl + off + CMSG_LEN(0), c);
-		if (err)
-			return err;
-		off += CMSG_ALIGN(h.cmsg_len);
-	}
-	return 0;
+	return ps_cmsg_walk(ctl, len, SOL_IPV6, ipv6_cmsg_cb, &a);
 }
 
 int ps6_send_prepare(const struct psock *sk, const struct ps_env *env,

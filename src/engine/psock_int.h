@@ -111,6 +111,15 @@ void ps6_init(struct psock *sk);
 uint32_t ps6_scope_of(const struct ps_addr *a, uint32_t ifindex);
 /* __sock_cmsg_send() for SOL_SOCKET messages (psock.c). */
 int ps_sol_socket_cmsg(const struct cmsghdr *h, const uint8_t *data);
+/*
+ * Walk a sender's control messages as for_each_cmsghdr() and CMSG_OK()
+ * do: SOL_SOCKET ones checked here, those of level given to fn, others
+ * skipped.  The first error ends the walk.
+ */
+int ps_cmsg_walk(const uint8_t *ctl, uint32_t len, int level,
+		 int (*fn)(void *arg, const struct cmsghdr *h,
+			   const uint8_t *data),
+		 void *arg);
 
 
 #endif

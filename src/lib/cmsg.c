@@ -124,46 +124,43 @@ bool cmsg_takes_stamp(uint32_t flags, uint32_t tsflags)
 	       (tsflags & (WIRE_TS_RX_SOFTWARE | WIRE_TS_SOFTWARE));
 }
 
+/* The reply's destination and incoming interface (IPV6_PKTINFO, or its
+ * RFC 2292 name). */
+static void put_pktinfo6(struct cmsg_out *o, int type,
+			 const struct wire_dgram *dg)
+{
+	struct in6_pktinfo pi;
+
+	memset(&pi, 0, sizeof(pi));
+	pi.ipi6_ifindex = dg->ifindex;
+	memcpy(&pi.ipi6_addr, dg->dst, 16);
+	cmsg_put(o, SOL_IPV6, type, &pi, sizeof(pi));
+}
+
+static void put_int6(struct cmsg_out *o, int type, int v)
+{
+	cmsg_put(o, SOL_IPV6, type, &v, sizeof(v));
+}
+
 /* ip6_datagram_recv_common_ctl() then _specific_ctl(), in their order. */
 static void put_ip6(struct cmsg_out *o, const struct wire_dgram *dg,
 		    uint32_t flags)
 {
-	if (flags & WIRE_CM_PKTINFO6) {
-		struct in6_pktinfo pi;
-
-		memset(&pi, 0, sizeof(pi));
-		pi.ipi6_ifindex = dg->ifindex;
-		memcpy(&pi.ipi6_addr, dg->dst, 16);
-		cmsg_put(o, SOL_IPV6, IPV6_PKTINFO, &pi, sizeof(pi));
-	}
-	if (flags & WIRE_CM_HOPLIMIT) {
-		int hl = dg->ttl;
-
-		cmsg_put(o, SOL_IPV6, IPV6_HOPLIMIT, &hl, sizeof(hl));
-	}
-	if (flags & WIRE_CM_TCLASS) {
-		int tc = dg->tos;
-
-		cmsg_put(o, SOL_IPV6, IPV6_TCLASS, &tc, sizeof(tc));
-	}
+	if (flags & WIRE_CM_PKTINFO6)
+		put_pktinfo6(o, IPV6_PKTINFO, dg);
+	if (flags & WIRE_CM_HOPLIMIT)
+		put_int6(o, IPV6_HOPLIMIT, dg->ttl);
+	if (flags & WIRE_CM_TCLASS)
+		put_int6(o, IPV6_TCLASS, dg->tos);
 	/* Only when there is some: class and label bits of the header. */
 	if ((flags & WIRE_CM_FLOWINFO) && dg->flowinfo)
 		cmsg_put(o, SOL_IPV6, CMSG_IPV6_FLOWINFO, &dg->flowinfo,
 			 sizeof(dg->flowinfo));
 	/* The RFC 2292 names come after the others. */
-	if (flags & WIRE_CM_PKTINFO2292) {
-		struct in6_pktinfo pi;
-
-		memset(&pi, 0, sizeof(pi));
-		pi.ipi6_ifindex = dg->ifindex;
-		memcpy(&pi.ipi6_addr, dg->dst, 16);
-		cmsg_put(o, SOL_IPV6, IPV6_2292PKTINFO, &pi, sizeof(pi));
-	}
-	if (flags & WIRE_CM_HOPLIMIT2292) {
-		int hl = dg->ttl;
-
-		cmsg_put(o, SOL_IPV6, IPV6_2292HOPLIMIT, &hl, sizeof(hl));
-	}
+	if (flags & WIRE_CM_PKTINFO2292)
+		put_pktinfo6(o, IPV6_2292PKTINFO, dg);
+	if (flags & WIRE_CM_HOPLIMIT2292)
+		put_int6(o, IPV6_2292HOPLIMIT, dg->ttl);
 }
 
 void cmsg_from_dgram(struct cmsg_out *o, const struct wire_dgram *dg,
