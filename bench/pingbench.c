@@ -111,6 +111,8 @@ static const char *backend_name(int fd)
 		return "kernel";
 	case PINGSOCK_BACKEND_DAEMON:
 		return "daemon";
+	case PINGSOCK_BACKEND_BROKER:
+		return "broker";
 	default:
 		return "none";
 	}

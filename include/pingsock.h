@@ -36,6 +36,10 @@ enum pingsock_backend_kind {
 	PINGSOCK_BACKEND_NONE = 0, /* not a pingsock descriptor */
 	PINGSOCK_BACKEND_KERNEL = 1,
 	PINGSOCK_BACKEND_DAEMON = 2,
+	/* A kernel ping socket that pingsockd made and handed over (its
+	 * broker mode): every call is the kernel's but bind(), see
+	 * pingsock(3). */
+	PINGSOCK_BACKEND_BROKER = 3,
 };
 
 int pingsock_socket(int domain, int type, int protocol);

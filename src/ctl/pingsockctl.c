@@ -263,9 +263,13 @@ static int cmd_table(int fd)
 		const struct wire_table_entry *e = &t.e[i];
 		char dests[16];
 
-		snprintf(dests, sizeof(dests),
-			 e->flags & WIRE_TE_DEST_CAPPED ? "%u+" : "%u",
-			 e->destinations);
+		/* Broker mode: the kernel carries its packets, uncounted. */
+		if (e->flags & WIRE_TE_BROKER)
+			snprintf(dests, sizeof(dests), "broker");
+		else
+			snprintf(dests, sizeof(dests),
+				 e->flags & WIRE_TE_DEST_CAPPED ? "%u+" : "%u",
+				 e->destinations);
 		printf("%-10u %10u %8d %-6s %5u %6s %10llu %10llu %8llu %8llu "
 		       "%10llu\n", e->handle, e->uid, e->pid,
 		       e->family == AF_INET6 ? "inet6" : "inet", e->ident,

@@ -8,6 +8,8 @@
  *   2. the raw ICMP socket(s), the rtnetlink socket, /proc/net/icmp, a
  *      higher descriptor limit, and the listening socket unless one was
  *      passed: everything that needs privilege;
+ *      in broker mode the claim on ping_group_range (broker.h), which
+ *      leaves a keeper process behind to restore it;
  *   3. chroot into an empty directory (sandbox.h), drop to --user, clear
  *      groups, drop every capability, no_new_privs, the seccomp filter;
  *   4. daemonise (unless --foreground) and run the event loop.
@@ -24,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "daemon/broker.h"
 #include "daemon/hostenv.h"
 #include "daemon/listener.h"
 #include "daemon/log.h"
@@ -49,9 +52,12 @@ struct opts {
 	const char *log_file;	/* --log-file: messages there, not syslog */
 	bool socket_given;	/* --socket on the command line */
 	bool check_config;	/* --check-config: parse --config, exit */
+	const char *mode;	/* --mode: overrides the config's */
+	const char *broker_group;
 };
 
-enum { OPT_CHECK_CONFIG = 0x100, OPT_LOG_FILE };	/* long-only options */
+/* long-only options */
+enum { OPT_CHECK_CONFIG = 0x100, OPT_LOG_FILE, OPT_MODE, OPT_BROKER_GROUP };
 
 static void usage(FILE *f)
 {
@@ -68,6 +74,12 @@ static void usage(FILE *f)
 		"  -d, --debug         log debug messages too\n"
 		"      --log-file PATH append every message (the audit records\n"
 		"                      too) to PATH instead of syslog/stderr\n"
+		"      --mode MODE     relay (default), broker or auto: carry\n"
+		"                      every packet, or hand out kernel ping\n"
+		"                      sockets (overrides the config's mode)\n"
+		"      --broker-group GROUP\n"
+		"                      the group kept for making kernel ping\n"
+		"                      sockets in broker mode (default: USER's)\n"
 		"  -h, --help          show this help\n"
 		"  -V, --version       show the version\n"
 		"A listening socket passed by systemd (socket activation,\n"
@@ -85,6 +97,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "log-file", required_argument, NULL, OPT_LOG_FILE },
+		{ "mode", required_argument, NULL, OPT_MODE },
+		{ "broker-group", required_argument, NULL, OPT_BROKER_GROUP },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -105,6 +119,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'f': o->foreground = true; break;
 		case 'd': o->debug = true; break;
 		case OPT_LOG_FILE: o->log_file = optarg; break;
+		case OPT_MODE: o->mode = optarg; break;
+		case OPT_BROKER_GROUP: o->broker_group = optarg; break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("pingsockd %s\n", PSD_VERSION); exit(0);
 		default: usage(stderr); exit(2);
@@ -114,6 +130,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		fprintf(stderr, "pingsockd: unexpected argument \"%s\"\n",
 			argv[optind]);
 		usage(stderr);
+		exit(2);
+	}
+	if (o->mode && policy_mode_parse(o->mode) < 0) {
+		fprintf(stderr, "pingsockd: --mode %s: expected relay, broker "
+			"or auto\n", o->mode);
 		exit(2);
 	}
 	if (o->check_config && !o->config) {
@@ -195,6 +216,16 @@ static void detach_stdio(int ready_fd)
 	close(ready_fd);
 }
 
+/* --mode and --broker-group win over the file (and over SIGHUP). */
+static void apply_overrides(const struct opts *o, struct policy *p)
+{
+	if (o->mode)
+		p->mode = (enum policy_mode)policy_mode_parse(o->mode);
+	if (o->broker_group)
+		snprintf(p->broker_group, sizeof(p->broker_group), "%s",
+			 o->broker_group);
+}
+
 static void fatal(const char *msg)
 {
 	log_err("%s", msg);
@@ -220,6 +251,7 @@ int main(int argc, char **argv)
 	if (o.config &&
 	    server_load_config(o.config, &conf.policy, err, sizeof(err)))
 		fatal(err);
+	apply_overrides(&o, &conf.policy);
 	if (geteuid() != 0)
 		fatal("must be started as root (it opens raw sockets, then "
 		      "drops every privilege)");
@@ -263,6 +295,12 @@ int main(int argc, char **argv)
 	conf.host = hostenv_open(err, sizeof(err));
 	if (!conf.host)
 		fatal(err);
+	/* Before the socket appears: once clients can connect, the mode
+	 * is decided and the range claimed. */
+	if (broker_setup(&conf.policy, target.uid, target.gid, target.name,
+			 &conf.broker, err, sizeof(err)))
+		fatal(err);
+	target.gid = conf.broker.gid;
 	if (conf.listen_fd < 0)
 		conf.listen_fd = listener_open(o.socket_path, target.uid,
 					       target.gid, err, sizeof(err));
@@ -275,7 +313,8 @@ int main(int argc, char **argv)
 	if (sandbox_enter(o.socket_path, conf.config_path, ready_fd >= 0,
 			  err, sizeof(err)) ||
 	    privdrop_apply(&target, err, sizeof(err)) ||
-	    sandbox_apply(err, sizeof(err))) {
+	    sandbox_apply(conf.broker.v4 || conf.broker.v6, err,
+			  sizeof(err))) {
 		listener_remove(o.socket_path);
 		fatal(err);
 	}

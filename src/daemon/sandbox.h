@@ -21,8 +21,9 @@
  * paths given to sandbox_enter() and are plain fopen()/unlink() otherwise.
  *
  * Built with -DPSD_TESTING (build/tests/lib/pingsockd-sandboxtest only),
- * SIGUSR1 makes the daemon open("/etc/passwd") and SIGUSR2 execve(), to
- * test that the filter kills it.  The installed pingsockd has neither.
+ * SIGUSR1 makes the daemon open /etc/passwd for writing and SIGUSR2 call
+ * execve(), to test that the filter kills it.  The installed pingsockd
+ * has neither.
  */
 #ifndef PSD_SANDBOX_H
 #define PSD_SANDBOX_H
@@ -34,7 +35,8 @@
 /* config_path: absolute, or NULL.  Fails closed (err filled, -1). */
 int sandbox_enter(const char *socket_path, const char *config_path,
 		  bool daemonised, char *err, size_t errlen);
-int sandbox_apply(char *err, size_t errlen);
+/* ping_sockets: broker mode, which makes kernel ping sockets. */
+int sandbox_apply(bool ping_sockets, char *err, size_t errlen);
 
 /* /dev/null opened before the chroot (the caller owns it), or -1. */
 int sandbox_devnull(void);

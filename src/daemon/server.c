@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "daemon/broker.h"
 #include "daemon/listener.h"
 #include "daemon/log.h"
 #include "daemon/sandbox.h"
@@ -104,6 +105,13 @@ struct dsock {
 	uint64_t opened_ns;	/* audit: when it was opened (mono_ns) */
 	struct destset dests;	/* audit: distinct destinations */
 	uint64_t last_send_ns;	/* for min_interval */
+	/* Broker mode: a kernel ping socket handed out (ps is NULL, h.fd
+	 * our end of its liveness pair, no client is linked to it). */
+	bool broker;
+	uint8_t family;
+	uint16_t ident;
+	dev_t kdev;		/* the kernel socket the client holds */
+	ino_t kino;
 };
 
 struct slot {
@@ -115,6 +123,7 @@ struct slot {
 struct server {
 	int ep;
 	struct handler listen, raw, raw6, sig;
+	bool raw_on, raw6_on;	/* in the epoll set (see raw_watch) */
 	struct server_conf conf;
 	struct pstab *tab;
 	struct uidtab *uids;	/* per-user limits */
@@ -142,6 +151,7 @@ struct reply {
 	int fd;			/* passed with SCM_RIGHTS if >= 0, then closed */
 	int shm_fd;		/* passed too if >= 0, and kept */
 	int err_fd;		/* passed too if >= 0, and kept */
+	int fd2;		/* passed last if >= 0, then closed */
 	bool deferred;		/* no answer now: the send is parked */
 };
 
@@ -166,6 +176,39 @@ static int ep_add(struct server *s, struct handler *h, uint32_t events)
 	struct epoll_event ev = { .events = events, .data.ptr = h };
 
 	return epoll_ctl(s->ep, EPOLL_CTL_ADD, h->fd, &ev);
+}
+
+/*
+ * Broker mode: the raw sockets see every ICMP message of the namespace,
+ * the replies to brokered sockets too, and would wake the loop for each.
+ * They are watched only while relay sockets exist, or always for a
+ * family that broker mode does not serve; what queued meanwhile (nothing
+ * a relay socket asked for) is dropped when they are watched again.
+ */
+static void watch_one(struct server *s, struct handler *h, bool *on,
+		      bool want)
+{
+	char junk[256];
+
+	if (h->fd < 0 || *on == want)
+		return;
+	if (want) {
+		while (recv(h->fd, junk, sizeof(junk), MSG_DONTWAIT) >= 0)
+			;
+		if (ep_add(s, h, EPOLLIN) != 0)
+			return;
+	} else if (epoll_ctl(s->ep, EPOLL_CTL_DEL, h->fd, NULL) != 0) {
+		return;
+	}
+	*on = want;
+}
+
+static void raw_watch(struct server *s)
+{
+	bool relay = pstab_sockets(s->tab) > 0;
+
+	watch_one(s, &s->raw, &s->raw_on, relay || !s->conf.broker.v4);
+	watch_one(s, &s->raw6, &s->raw6_on, relay || !s->conf.broker.v6);
 }
 
 /* ---- small pointer sets (a socket's clients, a client's sockets) ---- */
@@ -360,17 +403,38 @@ static void send_failed(struct server *s, struct dsock *ds, int err)
 		count_error(s, ds);
 }
 
+static int ds_family(const struct dsock *ds)
+{
+	return ds->broker ? ds->family : ps_family(ds->ps);
+}
+
+static uint16_t ds_ident(const struct dsock *ds)
+{
+	return ds->broker ? ds->ident : ps_ident(ds->ps);
+}
+
 static void audit_open(struct server *s, const struct dsock *ds)
 {
 	s->audit.opened++;
-	log_info("event=open socket=%u uid=%u pid=%d family=%s", ds->handle,
+	log_info("event=open socket=%u uid=%u pid=%d family=%s%s", ds->handle,
 		 (unsigned)ds->uid, (int)ds->pid,
-		 family_name(ps_family(ds->ps)));
+		 family_name(ds_family(ds)), ds->broker ? " mode=broker" : "");
 }
 
 static void audit_close(const struct dsock *ds)
 {
 	char dests[16];
+
+	if (ds->broker) {
+		/* The kernel carried its packets: nothing was counted. */
+		log_info("event=close socket=%u uid=%u pid=%d family=%s "
+			 "ident=%u mode=broker duration_ms=%llu", ds->handle,
+			 (unsigned)ds->uid, (int)ds->pid,
+			 family_name(ds->family), ds->ident,
+			 (unsigned long long)((mono_ns() - ds->opened_ns) /
+					      1000000u));
+		return;
+	}
 
 	snprintf(dests, sizeof(dests), ds->dests.capped ? "%u+" : "%u",
 		 ds->dests.n);
@@ -410,6 +474,7 @@ static void dsock_free(struct server *s, struct dsock *ds)
 	pstab_close(s->tab, ds->ps);
 	close(ds->h.fd);	/* also leaves the epoll set */
 	free(ds);
+	raw_watch(s);
 }
 
 static void side_free(struct dsock *ds)
@@ -538,6 +603,171 @@ fail:
 	pstab_close(s->tab, ds->ps);
 	free(ds);
 	return err;
+}
+
+/* ---- broker mode (broker.h) ---- */
+
+/* Does broker mode serve this socket of this client? */
+static bool brokered(const struct server *s, const struct client *c,
+		     const struct wire_req *req)
+{
+	const struct broker_plan *b = &s->conf.broker;
+	int family = req->u.open.domain;
+	int base = req->u.open.type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+	if (base != SOCK_DGRAM || policy_uid_relayed(&s->conf.policy, c->uid))
+		return false;
+	if (family == AF_INET)
+		return b->v4 && req->u.open.protocol == IPPROTO_ICMP;
+	return family == AF_INET6 && b->v6 &&
+	       req->u.open.protocol == IPPROTO_ICMPV6;
+}
+
+static void bsock_set_kernel(struct server *s, struct dsock *ds, int fd,
+			     uint16_t ident)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) == 0) {
+		ds->kdev = st.st_dev;
+		ds->kino = st.st_ino;
+	}
+	ds->ident = ident;
+	/* Relay sockets keep off it until /proc/net/icmp is read again. */
+	pstab_add_foreign(s->tab, ds->family, ident);
+}
+
+/*
+ * A kernel ping socket, bound, and the liveness pair whose hang-up says
+ * the client let go of it: *sock_fd and *live_fd go to the client.
+ */
+static int bsock_new(struct server *s, struct client *c,
+		     const struct wire_req *req, int *sock_fd, int *live_fd,
+		     struct dsock **out)
+{
+	struct dsock *ds = calloc(1, sizeof(*ds));
+	int pair[2] = { -1, -1 }, fd = -1, err;
+	uint16_t ident = 0;
+
+	if (!ds)
+		return -ENOMEM;
+	err = broker_socket(req->u.open.domain, s->tab, &fd, &ident);
+	if (!err && (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
+				pair) || fcntl(pair[0], F_SETFL, O_NONBLOCK)))
+		err = errno == EMFILE || errno == ENFILE ? -errno : -ENOBUFS;
+	ds->h.kind = H_DATA;
+	ds->h.fd = pair[0];
+	ds->shm_fd = ds->err_fd = ds->err_peer = -1;
+	ds->broker = true;
+	ds->family = (uint8_t)req->u.open.domain;
+	ds->uid = c->uid;
+	ds->pid = c->pid;
+	if (!err && slot_alloc(s, ds))
+		err = -ENOMEM;
+	if (!err && ep_add(s, &ds->h, EPOLLIN | EPOLLRDHUP)) {
+		slot_free(s, ds->handle);
+		err = -ENOMEM;
+	}
+	if (err) {
+		if (fd >= 0)
+			close(fd);
+		if (pair[0] >= 0)
+			close(pair[0]);
+		if (pair[1] >= 0)
+			close(pair[1]);
+		free(ds);
+		return err;
+	}
+	bsock_set_kernel(s, ds, fd, ident);
+	ds->opened_ns = mono_ns();
+	audit_open(s, ds);
+	*sock_fd = fd;
+	*live_fd = pair[1];
+	*out = ds;
+	return 0;
+}
+
+/* The broker socket whose kernel socket fd is (the client proves it). */
+static struct dsock *bsock_find(const struct server *s, int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) != 0)
+		return NULL;
+	for (uint32_t i = 1; i < s->nslots; i++) {
+		struct dsock *d = s->slots[i].ds;
+
+		if (d && d->broker && d->kino == st.st_ino &&
+		    d->kdev == st.st_dev)
+			return d;
+	}
+	return NULL;
+}
+
+/*
+ * The same-uid rule: an identifier that a relay socket or another uid's
+ * broker socket holds is refused, whatever SO_REUSEADDR says.
+ */
+static bool bsock_ident_taken(const struct server *s, const struct dsock *ds,
+			      uint16_t ident)
+{
+	if (pstab_ident_used(s->tab, ds->family, ident))
+		return true;
+	for (uint32_t i = 1; i < s->nslots; i++) {
+		const struct dsock *d = s->slots[i].ds;
+
+		if (d && d != ds && d->broker && d->family == ds->family &&
+		    d->ident == ident && d->uid != ds->uid)
+			return true;
+	}
+	return false;
+}
+
+/* The kernel's errors come before EADDRINUSE: try the address alone. */
+static int bsock_refuse_taken(const struct dsock *ds, int old,
+			      const struct wire_req *req)
+{
+	uint8_t sa[WIRE_ADDR_MAX];
+	uint16_t ident;
+	int fd, rc;
+
+	memcpy(sa, req->u.addr.bytes, req->u.addr.len);
+	memset(sa + offsetof(struct sockaddr_in, sin_port), 0, 2);
+	rc = broker_rebind(ds->family, old, sa, req->u.addr.len, &fd, &ident);
+	if (rc)
+		return rc;
+	close(fd);
+	return -EADDRINUSE;
+}
+
+static void op_broker_bind(struct server *s, struct client *c,
+			   struct dsock *unused, const struct wire_req *req,
+			   int fd, struct reply *r)
+{
+	struct dsock *ds = bsock_find(s, fd);
+	int want = broker_sa_ident(req->u.addr.bytes, req->u.addr.len), nfd;
+	uint16_t ident;
+
+	if (!ds) {
+		r->result = -EBADF;
+		return;
+	}
+	if (req->handle == WIRE_BB_KEEPID && !s->conf.policy.ident_keep) {
+		r->result = -EPERM;	/* as WIRE_KEEPID */
+		return;
+	}
+	if (want > 0 && bsock_ident_taken(s, ds, (uint16_t)want)) {
+		r->result = bsock_refuse_taken(ds, fd, req);
+		return;
+	}
+	r->result = broker_rebind(ds->family, fd, req->u.addr.bytes,
+				  req->u.addr.len, &nfd, &ident);
+	if (r->result)
+		return;
+	bsock_set_kernel(s, ds, nfd, ident);
+	log_debug("socket %u (uid %u): bound again, to identifier %u",
+		  ds->handle, (unsigned)ds->uid, ident);
+	r->fd = nfd;
 }
 
 /* The client wrote on its data descriptor: nothing is read from there. */
@@ -806,6 +1036,7 @@ static void op_open(struct server *s, struct client *c, struct dsock *ds,
 {
 	struct dsock *nds;
 	struct uident *u;
+	uint32_t body[2];
 	int cfd = -1;
 
 	if (!gid_ok(s, c)) {
@@ -827,13 +1058,28 @@ static void op_open(struct server *s, struct client *c, struct dsock *ds,
 		r->result = -EMFILE;
 		return;
 	}
+	if (brokered(s, c, req)) {
+		r->result = bsock_new(s, c, req, &cfd, &r->fd2, &nds);
+		if (r->result)
+			return;
+		u->nsockets++;
+		body[0] = nds->handle;
+		body[1] = WIRE_OPEN_BROKER;
+		memcpy(r->body, body, sizeof(body));
+		r->len = sizeof(body);
+		r->fd = cfd;
+		return;
+	}
 	r->result = dsock_new(s, c, req, &cfd);
 	if (r->result)
 		return;
+	raw_watch(s);
 	u->nsockets++;
 	nds = c->socks[c->nsocks - 1];
-	memcpy(r->body, &nds->handle, sizeof(nds->handle));
-	r->len = sizeof(nds->handle);
+	body[0] = nds->handle;
+	body[1] = 0;
+	memcpy(r->body, body, sizeof(body));
+	r->len = sizeof(body);
 	r->fd = cfd;
 	r->shm_fd = nds->shm_fd;
 	r->err_fd = nds->err_peer;
@@ -1180,9 +1426,11 @@ static void op_table(struct server *s, struct client *c, struct dsock *ds,
 		e.handle = d->handle;
 		e.uid = (uint32_t)d->uid;
 		e.pid = (int32_t)d->pid;
-		e.family = (uint8_t)ps_family(d->ps);
+		e.family = (uint8_t)ds_family(d);
 		e.flags = d->dests.capped ? WIRE_TE_DEST_CAPPED : 0;
-		e.ident = ps_ident(d->ps);
+		if (d->broker)
+			e.flags |= WIRE_TE_BROKER;
+		e.ident = ds_ident(d);
 		e.destinations = d->dests.n;
 		e.clients = (uint32_t)d->nclients;
 		e.requests = d->sent;
@@ -1224,6 +1472,7 @@ static const struct op ops[WIRE_TYPE_END] = {
 	[WIRE_STATS] = { op_stats, false, false, false },
 	[WIRE_KEEPID] = { op_keepid, false, true, false },
 	[WIRE_TABLE] = { op_table, false, false, false },
+	[WIRE_BROKER_BIND] = { op_broker_bind, false, false, true },
 };
 
 static int send_reply(struct client *c, uint16_t type, const struct reply *r)
@@ -1237,10 +1486,10 @@ static int send_reply(struct client *c, uint16_t type, const struct reply *r)
 	};
 	union {
 		struct cmsghdr align;
-		char b[CMSG_SPACE(3 * sizeof(int))];
+		char b[CMSG_SPACE(4 * sizeof(int))];
 	} cbuf;
 	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
-	int fds[3], nfds = 0;
+	int fds[4], nfds = 0;
 
 	memcpy(hdr, &type, 2);
 	memcpy(hdr + 2, &zero, 2);
@@ -1251,6 +1500,8 @@ static int send_reply(struct client *c, uint16_t type, const struct reply *r)
 		fds[nfds++] = r->shm_fd;
 	if (r->err_fd >= 0)
 		fds[nfds++] = r->err_fd;
+	if (r->fd2 >= 0)
+		fds[nfds++] = r->fd2;
 	if (nfds) {
 		struct cmsghdr *cm;
 
@@ -1278,7 +1529,8 @@ static int dispatch(struct server *s, struct client *c,
 		    const struct wire_req *req, int fd)
 {
 	const struct op *op = req->type < WIRE_TYPE_END ? &ops[req->type] : NULL;
-	struct reply r = { .fd = -1, .shm_fd = -1, .err_fd = -1 };
+	struct reply r = { .fd = -1, .shm_fd = -1, .err_fd = -1,
+			   .fd2 = -1 };
 	struct dsock *ds = NULL;
 	int rc;
 
@@ -1300,6 +1552,8 @@ static int dispatch(struct server *s, struct client *c,
 	rc = send_reply(c, req->type, &r) ? DISPATCH_STUCK : 0;
 	if (r.fd >= 0)
 		close(r.fd);
+	if (r.fd2 >= 0)
+		close(r.fd2);
 	return rc;
 }
 
@@ -1311,7 +1565,8 @@ static void fire_parked(struct server *s)
 
 	for (c = s->clients; c; c = next) {
 		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &c->h };
-		struct reply r = { .fd = -1, .shm_fd = -1, .err_fd = -1 };
+		struct reply r = { .fd = -1, .shm_fd = -1, .err_fd = -1,
+			   .fd2 = -1 };
 		struct parked *p = c->park;
 
 		next = c->next;
@@ -1626,6 +1881,9 @@ static int setup(struct server *s, struct server_conf *conf)
 		log_err("event loop set-up: %s", strerror(errno));
 		return -1;
 	}
+	s->raw_on = true;
+	s->raw6_on = conf->raw6 != NULL;
+	raw_watch(s);
 	return 0;
 }
 

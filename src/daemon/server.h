@@ -9,6 +9,7 @@
 #ifndef PSD_SERVER_H
 #define PSD_SERVER_H
 
+#include "daemon/broker.h"
 #include "daemon/hostenv.h"
 #include "daemon/raw.h"
 #include "engine/policy.h"
@@ -21,6 +22,7 @@ struct server_conf {
 	struct raw *raw4;
 	struct raw6 *raw6;	/* NULL: this host has no IPv6 */
 	struct hostenv *host;
+	struct broker_plan broker;	/* which families are brokered */
 };
 
 /*

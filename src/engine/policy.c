@@ -11,6 +11,10 @@ void policy_default(struct policy *p)
 {
 	p->gid_low = 0;
 	p->gid_high = UINT32_MAX - 1;	/* (gid_t)-1 is "no gid" */
+	p->mode = POLICY_RELAY;
+	p->broker_group[0] = '\0';
+	p->relay_uid_low = 1;
+	p->relay_uid_high = 0;
 	p->min_interval_ms = 0;
 	p->ident_keep = true;
 	p->max_sockets = 64;
@@ -52,20 +56,28 @@ static int expect_end(const char *val, const char *key, char *why,
 	return 0;
 }
 
+/* "LOW HIGH" for key, two ids of kind ("gids", "uids"). */
+static int parse_idrange(const char *val, const char *key, const char *kind,
+			 uint32_t *lo, uint32_t *hi, char *why, size_t whylen)
+{
+	uint32_t l, h;
+
+	if (parse_u32(&val, &l) || parse_u32(&val, &h)) {
+		snprintf(why, whylen, "%s: expected two %s, LOW HIGH", key, kind);
+		return -1;
+	}
+	if (expect_end(val, key, why, whylen))
+		return -1;
+	*lo = l;
+	*hi = h;
+	return 0;
+}
+
 static int parse_groups(struct policy *p, const char *val, char *why,
 			size_t whylen)
 {
-	uint32_t lo, hi;
-
-	if (parse_u32(&val, &lo) || parse_u32(&val, &hi)) {
-		snprintf(why, whylen, "groups: expected two gids, LOW HIGH");
-		return -1;
-	}
-	if (expect_end(val, "groups", why, whylen))
-		return -1;
-	p->gid_low = lo;
-	p->gid_high = hi;
-	return 0;
+	return parse_idrange(val, "groups", "gids", &p->gid_low, &p->gid_high,
+			     why, whylen);
 }
 
 static int parse_min_interval(struct policy *p, const char *val, char *why,
@@ -215,6 +227,66 @@ static int parse_allow(struct policy *p, const char *val, char *why,
 	return parse_net(p, val, true, why, whylen);
 }
 
+int policy_mode_parse(const char *s)
+{
+	static const char *const names[] = { "relay", "broker", "auto" };
+
+	for (int i = 0; i < 3; i++)
+		if (strcmp(s, names[i]) == 0)
+			return i;
+	return -1;
+}
+
+const char *policy_mode_name(enum policy_mode m)
+{
+	return m == POLICY_BROKER ? "broker" : m == POLICY_AUTO ? "auto"
+								 : "relay";
+}
+
+static int parse_mode(struct policy *p, const char *val, char *why,
+		      size_t whylen)
+{
+	int m = policy_mode_parse(val);
+
+	if (m < 0) {
+		snprintf(why, whylen, "mode: expected relay, broker or auto");
+		return -1;
+	}
+	p->mode = (enum policy_mode)m;
+	return 0;
+}
+
+/* A group name as useradd(8) allows it, or a number. */
+static int parse_broker_group(struct policy *p, const char *val, char *why,
+			      size_t whylen)
+{
+	size_t n = strlen(val);
+	bool ok = n > 0 && n < sizeof(p->broker_group) && val[0] != '-';
+
+	for (size_t i = 0; ok && i < n; i++)
+		ok = isalnum((unsigned char)val[i]) || val[i] == '_' ||
+		     val[i] == '-' || val[i] == '.';
+	if (!ok) {
+		snprintf(why, whylen, "broker_group: expected a group name or "
+			 "a gid");
+		return -1;
+	}
+	memcpy(p->broker_group, val, n + 1);
+	return 0;
+}
+
+static int parse_relay_uids(struct policy *p, const char *val, char *why,
+			    size_t whylen)
+{
+	return parse_idrange(val, "relay_uids", "uids", &p->relay_uid_low,
+			     &p->relay_uid_high, why, whylen);
+}
+
+bool policy_uid_relayed(const struct policy *p, uint32_t uid)
+{
+	return p->relay_uid_low <= uid && uid <= p->relay_uid_high;
+}
+
 struct key {
 	const char *name;
 	int (*parse)(struct policy *p, const char *val, char *why, size_t len);
@@ -228,6 +300,9 @@ static const struct key keys[] = {
 	{ "rate", parse_rate },
 	{ "burst", parse_burst },
 	{ "max_request", parse_max_request },
+	{ "mode", parse_mode },
+	{ "broker_group", parse_broker_group },
+	{ "relay_uids", parse_relay_uids },
 	{ "deny", parse_deny },
 	{ "allow", parse_allow },
 };

@@ -19,6 +19,21 @@
  *                         limit
  *   max_request = BYTES   largest ICMP message a client may send (EMSGSIZE
  *                         past it); default 65535, the kernel's own limit
+ *   mode = relay|broker|auto
+ *                         how sockets are served (read at start-up only):
+ *                         relay, the daemon carries every packet; broker,
+ *                         it hands out kernel ping sockets it made (see
+ *                         pingsockd(8)); auto, broker where the kernel has
+ *                         ping sockets and the broker group is usable,
+ *                         relay otherwise; default relay
+ *   broker_group = NAME|GID
+ *                         the group that alone may make kernel ping
+ *                         sockets in broker mode; no user may have it;
+ *                         default: the daemon user's primary group
+ *   relay_uids = LOW HIGH uids served by relay even in broker mode, so that
+ *                         the per-packet limits (rate, min_interval,
+ *                         max_request, deny/allow) apply to them; default
+ *                         "1 0", nobody
  *   deny = NET/LEN        destinations refused (EACCES from sendto and
  *   allow = NET/LEN       connect), IPv4 or IPv6, one network per line,
  *                         any number of lines: a destination in a denied
@@ -48,8 +63,15 @@ struct policy_net {
 	bool allow;
 };
 
+enum policy_mode { POLICY_RELAY, POLICY_BROKER, POLICY_AUTO };
+
+#define POLICY_GROUP_MAX 64
+
 struct policy {
 	uint32_t gid_low, gid_high;
+	enum policy_mode mode;
+	char broker_group[POLICY_GROUP_MAX];	/* "": the user's group */
+	uint32_t relay_uid_low, relay_uid_high;	/* low > high: none */
 	uint32_t min_interval_ms;	/* between two sends of one socket */
 	bool ident_keep;		/* WIRE_KEEPID allowed */
 	uint32_t max_sockets;		/* per uid; 0: none */
@@ -68,6 +90,13 @@ void policy_default(struct policy *p);
  */
 int policy_parse(struct policy *p, const char *text, size_t len,
 		 const char *name, char *err, size_t errlen);
+
+/* Is uid served by relay whatever the mode (relay_uids)? */
+bool policy_uid_relayed(const struct policy *p, uint32_t uid);
+
+/* "relay", "broker", "auto"; -1 for anything else. */
+int policy_mode_parse(const char *s);
+const char *policy_mode_name(enum policy_mode m);
 
 /* May a socket send to (or connect to) dst? */
 bool policy_dest_allowed(const struct policy *p, const struct ps_addr *dst);

@@ -152,6 +152,16 @@ void pstab_set_foreign(struct pstab *tab, int family, const uint8_t *bitmap)
 		memset(dst, 0, NIDENT / 8);
 }
 
+void pstab_add_foreign(struct pstab *tab, int family, uint16_t ident)
+{
+	tab->foreign[fam_idx(family)][ident / 8] |= (uint8_t)(1u << (ident % 8));
+}
+
+bool pstab_ident_used(const struct pstab *tab, int family, uint16_t ident)
+{
+	return tab->chain[fam_idx(family)][ident] != NULL;
+}
+
 struct psflow *pstab_flows(struct pstab *tab)
 {
 	return tab->flows;
@@ -198,6 +208,9 @@ static int get_port(struct pstab *tab, struct psock *sk, uint16_t ident)
 			return -EADDRINUSE;
 		tab->rover[fi] = ident = id;
 	} else {
+		/* A kernel ping socket holds it: replies would reach both. */
+		if (tab->foreign[fi][ident / 8] & (1u << (ident % 8)))
+			return -EADDRINUSE;
 		for (struct psock *o = tab->chain[fi][ident]; o; o = o->next) {
 			if (o->uid != sk->uid || !o->reuse || !sk->reuse)
 				return -EADDRINUSE;

@@ -81,6 +81,11 @@ void pstab_close(struct pstab *tab, struct psock *sk);
  * Automatic binding avoids them.  NULL clears.
  */
 void pstab_set_foreign(struct pstab *tab, int family, const uint8_t *bitmap);
+/* One more identifier held outside (a broker socket), until the next
+ * pstab_set_foreign. */
+void pstab_add_foreign(struct pstab *tab, int family, uint16_t ident);
+/* Does a socket of the table hold ident? */
+bool pstab_ident_used(const struct pstab *tab, int family, uint16_t ident);
 
 unsigned pstab_sockets(const struct pstab *tab);
 unsigned pstab_idents(const struct pstab *tab);

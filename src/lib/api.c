@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/broker.h"
 #include "lib/conn.h"
 #include "lib/dsock.h"
 #include "lib/errq.h"
@@ -142,11 +143,34 @@ static void append_why(const char *head)
 	}
 }
 
+/* Broker mode: fds[0] is a kernel ping socket, fds[1] its liveness. */
+static int adopt_broker(int domain, int type, bool keep, int *fds)
+{
+	struct fdent ent;
+	int rc = fds[1] >= 0 && fds[2] < 0 ? 0 : -ECONNRESET;
+
+	if (rc == 0) {
+		rc = bk_adopt(fds[1], domain, keep, &ent);
+		fds[1] = -1;	/* taken, even on failure */
+	}
+	if (rc == 0) {
+		rc = apply_type_flags(fds[0], type);
+		if (rc == 0 && fdtab_set(fds[0], &ent))
+			rc = -ENOMEM;
+		if (rc)
+			bk_release(ent.bk);
+	}
+	for (int i = rc ? 0 : 1; i < CONN_MAX_FDS; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	return rc ? rc : fds[0];
+}
+
 static int open_daemon(int domain, int type, int protocol)
 {
 	struct wire_req req = { .type = WIRE_OPEN };
-	uint32_t handle = 0;
-	size_t blen = sizeof(handle);
+	uint32_t body[2] = { 0, 0 }, handle;
+	size_t blen = sizeof(body);
 	struct fdent ent = { .backend = PINGSOCK_BACKEND_DAEMON,
 			     .family = domain, .errfd = -1 };
 	const char *ident = secure_getenv("PINGSOCK_IDENT");
@@ -157,14 +181,19 @@ static int open_daemon(int domain, int type, int protocol)
 	req.u.open.domain = domain;
 	req.u.open.type = type;
 	req.u.open.protocol = protocol;
-	rc = conn_call(&req, NULL, 0, -1, &handle, &blen, fds);
+	rc = conn_call(&req, NULL, 0, -1, body, &blen, fds);
 	if (rc == CONN_NODAEMON)
 		rc = -conn_dial_errno();
 	else if (rc == CONN_BROKEN)
 		rc = -ECONNRESET;
+	if (rc >= 0 && (blen != sizeof(body) || fds[0] < 0))
+		rc = -ECONNRESET;
+	if (rc >= 0 && (body[1] & WIRE_OPEN_BROKER))
+		return adopt_broker(domain, type, ent.keep_ident, fds);
+	handle = body[0];
 	fd = fds[0];
 	ent.errfd = fds[2] >= 0 ? conn_move_high(fds[2]) : -1;
-	if (rc >= 0 && (fds[1] < 0 || fds[2] < 0 || blen != sizeof(handle)))
+	if (rc >= 0 && (fds[1] < 0 || fds[2] < 0))
 		rc = -ECONNRESET;
 	if (rc >= 0 && !(ent.shm = dsock_map_shm(fds[1])))
 		rc = -ENOMEM;
@@ -285,9 +314,16 @@ static int name_call(int fd, int type, const struct sockaddr *addr,
 	struct fdent ent;
 	int rc;
 
-	if (!daemon_fd(fd, &ent))
+	if (!daemon_fd(fd, &ent)) {
+		if (ent.backend == PINGSOCK_BACKEND_BROKER) {
+			if (type == WIRE_BIND)
+				return bk_bind(fd, &ent, addr, len);
+			if (bk_connect_reaches(addr, len))
+				bk_use(fd, &ent, NULL, 0);
+		}
 		return type == WIRE_BIND ? bind(fd, addr, len)
 					 : connect(fd, addr, len);
+	}
 	rc = addr_in(&req, addr, len);
 	if (rc == 0)
 		rc = dsock_call(fd, &ent, &req, NULL, 0, NULL, NULL);
@@ -333,9 +369,12 @@ static int getname(int fd, bool peer, struct sockaddr *addr, socklen_t *len)
 	struct fdent ent;
 	int rc;
 
-	if (!daemon_fd(fd, &ent))
+	if (!daemon_fd(fd, &ent)) {
+		if (!peer && ent.backend == PINGSOCK_BACKEND_BROKER)
+			return bk_getsockname(fd, &ent, addr, len);
 		return peer ? getpeername(fd, addr, len)
 			    : getsockname(fd, addr, len);
+	}
 	rc = dsock_call(fd, &ent, &req, NULL, 0, sa, &blen);
 	if (rc >= 0)
 		rc = addr_out(sa, blen, addr, len);
@@ -380,6 +419,8 @@ EXPORT int pingsock_close(int fd)
 			munmap(ent.shm, WIRE_SHM_SIZE);
 		if (ent.errfd >= 0)
 			close(ent.errfd);
+	} else if (ent.backend == PINGSOCK_BACKEND_BROKER) {
+		bk_release(ent.bk);
 	}
 	fdtab_clear(fd);
 	return close(fd);

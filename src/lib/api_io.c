@@ -22,6 +22,7 @@
 #include <sys/uio.h>
 
 #include "engine/addr.h"
+#include "lib/broker.h"
 #include "lib/cmsg.h"
 #include "lib/dsock.h"
 #include "lib/errq.h"
@@ -71,23 +72,13 @@ static void keep_ident(int fd, struct fdent *ent, const struct iovec *iov,
 		       size_t niov)
 {
 	struct wire_req req = { .type = WIRE_KEEPID };
-	uint8_t hdr[6];
-	size_t got = 0;
+	int ident = bk_echo_ident(ent->family, iov, niov);
 
 	fdtab_clear_keep(fd);
 	ent->keep_ident = false;
-	for (size_t i = 0; i < niov && got < sizeof(hdr); i++) {
-		size_t n = iov[i].iov_len < sizeof(hdr) - got
-				   ? iov[i].iov_len : sizeof(hdr) - got;
-
-		if (n)
-			memcpy(hdr + got, iov[i].iov_base, n);
-		got += n;
-	}
-	if (got < sizeof(hdr) || hdr[1] != 0 ||
-	    hdr[0] != (ent->family == AF_INET6 ? ICMP6_ECHO_REQUEST : ICMP_ECHO))
+	if (ident < 0)
 		return;
-	req.u.ident = (uint32_t)hdr[4] << 8 | hdr[5];
+	req.u.ident = (uint32_t)ident;
 	(void)dsock_call(fd, ent, &req, NULL, 0, NULL, NULL);
 }
 
@@ -137,8 +128,11 @@ EXPORT ssize_t pingsock_sendmsg(int fd, const struct msghdr *msg, int flags)
 	struct fdent ent;
 	uint32_t namelen = WIRE_NO_NAME;
 
-	if (!daemon_fd(fd, &ent))
+	if (!daemon_fd(fd, &ent)) {
+		if (bk_fresh(&ent) && bk_msg_reaches(msg))
+			bk_use(fd, &ent, msg->msg_iov, msg->msg_iovlen);
 		return sendmsg(fd, msg, flags);
+	}
 	if (!msg)
 		return dsock_ret(-EFAULT);
 	if ((int)msg->msg_namelen < 0)
@@ -159,8 +153,11 @@ EXPORT ssize_t pingsock_sendto(int fd, const void *buf, size_t len, int flags,
 	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
 	struct fdent ent;
 
-	if (!daemon_fd(fd, &ent))
+	if (!daemon_fd(fd, &ent)) {
+		if (bk_fresh(&ent) && bk_send_reaches(dst, dstlen))
+			bk_use(fd, &ent, &iov, 1);
 		return sendto(fd, buf, len, flags, dst, dstlen);
+	}
 	/* __sys_sendto(): any non-NULL address is a name, even of length 0;
 	 * move_addr_to_kernel() refuses one longer than sockaddr_storage. */
 	if (dst && dstlen > WIRE_ADDR_MAX)

@@ -21,6 +21,7 @@
 #define FLOWLABEL_MGR 32	/* IPV6_FLOWLABEL_MGR, <linux/in6.h> */
 #define FLR_LABEL_OFF 16	/* offsetof(struct in6_flowlabel_req, flr_label) */
 
+#include "lib/broker.h"
 #include "lib/dsock.h"
 #include "lib/errq.h"
 #include "lib/fdtab.h"
@@ -88,8 +89,15 @@ EXPORT int pingsock_setsockopt(int fd, int level, int name, const void *val,
 	size_t blen = sizeof(label);
 	int rc;
 
-	if (!daemon_fd(fd, &ent))
-		return setsockopt(fd, level, name, val, len);
+	if (!daemon_fd(fd, &ent)) {
+		if (level == SOL_IPV6 && name == IPV6_V6ONLY &&
+		    bk_v6only_set(fd, &ent, val, len, &rc))
+			return (int)dsock_ret(rc);
+		rc = setsockopt(fd, level, name, val, len);
+		if (rc == 0 && bk_fresh(&ent))
+			bk_record(&ent, level, name, val, len);
+		return rc;
+	}
 	if ((int)len < 0)
 		return (int)dsock_ret(-EINVAL);
 	if (len && !val)
@@ -115,7 +123,9 @@ EXPORT int pingsock_setsockopt(int fd, int level, int name, const void *val,
 		memcpy(&asked, (const uint8_t *)val + FLR_LABEL_OFF,
 		       sizeof(asked));
 		if (!asked)
-			memcpy((uint8_t *)(uintptr_t)val + FLR_LABEL_OFF, &label,
+			/* The kernel writes the label it picked back into
+			 * optval: so does this. */
+			memcpy((uint8_t *)(uintptr_t)val + FLR_LABEL_OFF, &label, // NOLINT(performance-no-int-to-ptr)
 			       sizeof(label));
 	}
 	if (rc == 0 && ((level == SOL_IP && name == IP_RECVERR) ||
@@ -135,7 +145,8 @@ EXPORT int pingsock_getsockopt(int fd, int level, int name, void *val,
 	int rc;
 
 	if (!daemon_fd(fd, &ent))
-		return getsockopt(fd, level, name, val, len);
+		return ent.bk ? bk_getsockopt(fd, &ent, level, name, val, len)
+			      : getsockopt(fd, level, name, val, len);
 	if (!len)
 		return (int)dsock_ret(-EFAULT);
 	/* ip_getsockopt() and sk_getsockopt() refuse a negative length;

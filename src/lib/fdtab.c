@@ -1,4 +1,5 @@
 #include "lib/fdtab.h"
+#include "lib/broker.h"
 #include "lib/shimapi.h"
 
 #include <errno.h>
@@ -14,6 +15,7 @@ bool fdtab_get(int fd, struct fdent *out)
 {
 	bool ok = false;
 
+	memset(out, 0, sizeof(*out));	/* backend NONE when not ours */
 	if (fd < 0)
 		return false;
 	pthread_mutex_lock(&lock);
@@ -130,10 +132,12 @@ bool fdtab_drop_if_shared(int fd)
 	bool shared = false;
 
 	pthread_mutex_lock(&lock);
-	if (fd >= 0 && (size_t)fd < ntab && tab[fd].backend && tab[fd].shm) {
+	if (fd >= 0 && (size_t)fd < ntab && tab[fd].backend &&
+	    (tab[fd].shm || tab[fd].bk)) {
 		for (size_t i = 0; i < ntab && !shared; i++)
 			shared = i != (size_t)fd && tab[i].backend &&
-				 tab[i].shm == tab[fd].shm;
+				 tab[i].shm == tab[fd].shm &&
+				 tab[i].bk == tab[fd].bk;
 		if (shared)
 			memset(&tab[fd], 0, sizeof(tab[fd]));
 	}
@@ -159,10 +163,12 @@ size_t fdtab_errfds(int *out, size_t max)
 
 	pthread_mutex_lock(&lock);
 	for (size_t i = 0; i < ntab; i++) {
-		if (!tab[i].backend || tab[i].errfd < 0)
+		int fd = tab[i].bk ? bk_livefd(tab[i].bk) : tab[i].errfd;
+
+		if (!tab[i].backend || fd < 0)
 			continue;
 		if (n < max)
-			out[n] = tab[i].errfd;
+			out[n] = fd;
 		n++;
 	}
 	pthread_mutex_unlock(&lock);

@@ -13,6 +13,8 @@
 
 #include "wire/wire.h"
 
+struct bkstate;	/* lib/broker.h */
+
 struct fdent {
 	int backend;		/* enum pingsock_backend_kind */
 	int family;
@@ -21,11 +23,12 @@ struct fdent {
 	struct wire_shm *shm;	/* the socket's shared state page */
 	int errfd;		/* the socket's error queue (hidden), or -1 */
 	bool keep_ident;	/* PINGSOCK_IDENT=keep, first send not yet made */
+	struct bkstate *bk;	/* broker socket: shared by its copies */
 	bool has_stamp;		/* SIOCGSTAMP: time of the last datagram read */
 	struct timespec stamp;
 };
 
-/* Copy of the entry for fd; false if fd is not ours. */
+/* Copy of the entry for fd; false (and *out zeroed) if fd is not ours. */
 bool fdtab_get(int fd, struct fdent *out);
 int fdtab_set(int fd, const struct fdent *ent);
 void fdtab_clear(int fd);

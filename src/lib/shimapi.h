@@ -27,6 +27,13 @@ int fdtab_dup(int oldfd, int newfd);
  */
 bool fdtab_drop_if_shared(int fd);
 
+/*
+ * A broker socket's first send or connect is about to be made (see
+ * bk_use): after it, only close and dup concern the shim.
+ */
+struct iovec;
+void bk_use_fd(int fd, const struct iovec *iov, size_t niov);
+
 /* The smallest descriptor >= from that has an entry, or -1. */
 int fdtab_next(int from);
 

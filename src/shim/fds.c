@@ -95,7 +95,7 @@ SHIM_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
 		int fd = first > INT_MAX ? -1 : fdtab_next((int)first);
 
 		for (; fd >= 0 && (unsigned)fd <= last; fd = fdtab_next(fd + 1))
-			if (shim_ours(fd))
+			if (shim_kind(fd) != SHIM_NONE)
 				shim_close_ours(fd);
 	}
 	rc = close_around(first, last, flags, own, n);

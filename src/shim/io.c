@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/broker.h"
 #include "lib/fdtab.h"
 #include "lib/shimapi.h"
 #include "pingsock.h"
@@ -21,8 +22,53 @@
 
 #define SHIM_EXPORT __attribute__((visibility("default")))
 
-/* Not ours (or inside the library): straight to libc. */
+/* Not a relayed socket (or inside the library): straight to libc. */
 #define PASS(fd) (shim_init(), shim_depth || !shim_ours(fd))
+/* Neither a relayed socket nor a fresh broker one: straight to libc. */
+#define PASS_FRESH(fd, k) \
+	(shim_init(), shim_depth || \
+	 ((k) = shim_kind(fd)) == SHIM_NONE || (k) == SHIM_BROKER)
+/* Nothing the shim handed out: straight to libc. */
+#define PASS_ANY(fd) (shim_init(), shim_depth || shim_kind(fd) == SHIM_NONE)
+
+/*
+ * A send or connect: true when it goes straight to libc, which it does
+ * for anything but a relayed socket.  A fresh broker socket's first one
+ * is noted first (PINGSOCK_IDENT=keep may bind it, see lib/broker.h).
+ */
+static bool pass_send(int fd, const struct iovec *iov, size_t niov,
+		      bool reaches)
+{
+	enum shim_kind k;
+
+	shim_init();
+	if (shim_depth)
+		return true;
+	k = shim_kind(fd);
+	if (k == SHIM_FRESH && reaches) {
+		SHIM_ENTER();
+		bk_use_fd(fd, iov, niov);
+		SHIM_LEAVE();
+		shim_settle(fd);
+	}
+	return k != SHIM_DAEMON;
+}
+
+/* sendmmsg(): its first message is the one that would bind the socket. */
+static bool pass_send_mmsg(int fd, const struct mmsghdr *vec, unsigned vlen)
+{
+	const struct msghdr *m = vlen && vec ? &vec[0].msg_hdr : NULL;
+
+	return pass_send(fd, m ? m->msg_iov : NULL, m ? m->msg_iovlen : 0,
+			 m && bk_msg_reaches(m));
+}
+
+static bool pass_send1(int fd, const void *buf, size_t len, bool reaches)
+{
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+
+	return pass_send(fd, &iov, 1, reaches);
+}
 
 static bool shimmed_kind(int domain, int type, int protocol)
 {
@@ -55,25 +101,29 @@ SHIM_EXPORT int socket(int domain, int type, int protocol)
 	 * library's EINVAL). */
 	SHIM_ENTER();
 	fd = pingsock_socket(domain, type, protocol);
-	if (fd >= 0 && pingsock_backend(fd) != PINGSOCK_BACKEND_DAEMON)
+	if (fd >= 0 && pingsock_backend(fd) == PINGSOCK_BACKEND_KERNEL)
 		fdtab_clear(fd);	/* the kernel's after all: not ours */
 	else if (fd >= 0)
-		shim_mark(fd, true);
+		shim_settle(fd);
 	SHIM_LEAVE();
 	SHIM_LOGRC(fd, "socket(%d, %#x, %d)%s", domain, type, protocol,
-		   fd >= 0 ? " [pingsockd]" : "");
+		   fd < 0 ? "" : shim_kind(fd) == SHIM_DAEMON
+				 ? " [pingsockd]" : " [pingsockd broker]");
 	return fd;
 }
 
 SHIM_EXPORT int bind(int fd, __CONST_SOCKADDR_ARG addr, socklen_t len)
 {
+	enum shim_kind k = SHIM_NONE;
 	int rc;
 
-	if (PASS(fd))
+	if (PASS_FRESH(fd, k))
 		return shim_real.bind(fd, addr, len);
 	SHIM_ENTER();
 	rc = pingsock_bind(fd, addr.__sockaddr__, len);
 	SHIM_LEAVE();
+	if (k == SHIM_FRESH)
+		shim_settle(fd);
 	SHIM_LOGRC(rc, "bind(%d, %u)", fd, (unsigned)len);
 	return rc;
 }
@@ -82,7 +132,7 @@ SHIM_EXPORT int connect(int fd, __CONST_SOCKADDR_ARG addr, socklen_t len)
 {
 	int rc;
 
-	if (PASS(fd))
+	if (pass_send(fd, NULL, 0, bk_connect_reaches(addr.__sockaddr__, len)))
 		return shim_real.connect(fd, addr, len);
 	SHIM_ENTER();
 	rc = pingsock_connect(fd, addr.__sockaddr__, len);
@@ -95,7 +145,7 @@ SHIM_EXPORT ssize_t send(int fd, const void *buf, size_t len, int flags)
 {
 	ssize_t rc;
 
-	if (PASS(fd))
+	if (pass_send1(fd, buf, len, true))
 		return shim_real.send(fd, buf, len, flags);
 	SHIM_ENTER();
 	rc = pingsock_send(fd, buf, len, flags);
@@ -109,7 +159,7 @@ SHIM_EXPORT ssize_t sendto(int fd, const void *buf, size_t len, int flags,
 {
 	ssize_t rc;
 
-	if (PASS(fd))
+	if (pass_send1(fd, buf, len, bk_send_reaches(dst.__sockaddr__, dstlen)))
 		return shim_real.sendto(fd, buf, len, flags, dst, dstlen);
 	SHIM_ENTER();
 	rc = pingsock_sendto(fd, buf, len, flags, dst.__sockaddr__, dstlen);
@@ -123,7 +173,8 @@ SHIM_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
 	ssize_t rc;
 
-	if (PASS(fd))
+	if (pass_send(fd, msg ? msg->msg_iov : NULL, msg ? msg->msg_iovlen : 0,
+		      bk_msg_reaches(msg)))
 		return shim_real.sendmsg(fd, msg, flags);
 	SHIM_ENTER();
 	rc = pingsock_sendmsg(fd, msg, flags);
@@ -188,7 +239,7 @@ SHIM_EXPORT int sendmmsg(int fd, struct mmsghdr *vec, unsigned int vlen,
 {
 	unsigned int i;
 
-	if (PASS(fd))
+	if (pass_send_mmsg(fd, vec, vlen))
 		return shim_real.sendmmsg(fd, vec, vlen, flags);
 	if (vlen > SHIM_MMSG_MAX)
 		vlen = SHIM_MMSG_MAX;
@@ -294,7 +345,7 @@ SHIM_EXPORT ssize_t write(int fd, const void *buf, size_t len)
 {
 	ssize_t rc;
 
-	if (PASS(fd))
+	if (pass_send1(fd, buf, len, true))
 		return shim_real.write(fd, buf, len);
 	SHIM_ENTER();
 	rc = pingsock_send(fd, buf, len, 0);
@@ -344,9 +395,10 @@ SHIM_EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t len,
 SHIM_EXPORT int getsockname(int fd, __SOCKADDR_ARG addr,
 			    socklen_t *__restrict len)
 {
+	enum shim_kind k = SHIM_NONE;
 	int rc;
 
-	if (PASS(fd))
+	if (PASS_FRESH(fd, k))
 		return shim_real.getsockname(fd, addr, len);
 	SHIM_ENTER();
 	rc = pingsock_getsockname(fd, addr.__sockaddr__, len);
@@ -372,9 +424,10 @@ SHIM_EXPORT int getpeername(int fd, __SOCKADDR_ARG addr,
 SHIM_EXPORT int setsockopt(int fd, int level, int name, const void *val,
 			   socklen_t len)
 {
+	enum shim_kind k = SHIM_NONE;
 	int rc;
 
-	if (PASS(fd))
+	if (PASS_FRESH(fd, k))
 		return shim_real.setsockopt(fd, level, name, val, len);
 	SHIM_ENTER();
 	rc = pingsock_setsockopt(fd, level, name, val, len);
@@ -389,7 +442,9 @@ SHIM_EXPORT int getsockopt(int fd, int level, int name, void *__restrict val,
 {
 	int rc;
 
-	if (PASS(fd))
+	/* IPV6_V6ONLY of a broker socket is the library's (lib/broker.c). */
+	if (PASS(fd) && !(level == SOL_IPV6 && name == IPV6_V6ONLY &&
+			  !shim_depth && shim_kind(fd) != SHIM_NONE))
 		return shim_real.getsockopt(fd, level, name, val, len);
 	SHIM_ENTER();
 	rc = pingsock_getsockopt(fd, level, name, val, len);
@@ -439,7 +494,7 @@ int shim_close_ours(int fd)
 
 SHIM_EXPORT int close(int fd)
 {
-	if (PASS(fd)) {
+	if (PASS_ANY(fd)) {
 		if (!shim_depth && shim_epoll_is_watched(fd))
 			shim_epoll_forget_epfd(fd);
 		return shim_real.close(fd);
@@ -463,7 +518,7 @@ static int adopt(int fd, int newfd, const char *what)
 		SHIM_LOGRC(-1, "%s(%d)", what, fd);
 		return -1;
 	}
-	shim_mark(newfd, true);
+	shim_set_kind(newfd, shim_kind(fd));
 	SHIM_LOGRC(newfd, "%s(%d)", what, fd);
 	return newfd;
 }
@@ -472,7 +527,7 @@ static int do_fcntl(int (*real)(int, int, ...), int fd, int cmd, void *arg)
 {
 	int rc;
 
-	if (PASS(fd))
+	if (PASS_ANY(fd))
 		return real(fd, cmd, arg);
 	if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
 		return adopt(fd, real(fd, cmd, arg), "fcntl(F_DUPFD)");
@@ -509,7 +564,7 @@ SHIM_EXPORT int fcntl64(int fd, int cmd, ...)
 
 SHIM_EXPORT int dup(int fd)
 {
-	if (PASS(fd))
+	if (PASS_ANY(fd))
 		return shim_real.dup(fd);
 	return adopt(fd, shim_real.dup(fd), "dup");
 }
@@ -527,8 +582,8 @@ static int dup_onto(int oldfd, int newfd, int flags, bool three)
 	if (shim_depth)
 		return three ? shim_real.dup3(oldfd, newfd, flags)
 			     : shim_real.dup2(oldfd, newfd);
-	old_ours = shim_ours(oldfd);
-	new_ours = shim_ours(newfd);
+	old_ours = shim_kind(oldfd) != SHIM_NONE;
+	new_ours = shim_kind(newfd) != SHIM_NONE;
 	if (!old_ours && !new_ours)
 		return three ? shim_real.dup3(oldfd, newfd, flags)
 			     : shim_real.dup2(oldfd, newfd);

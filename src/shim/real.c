@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/broker.h"
 #include "lib/fdtab.h"
 #include "pingsock.h"
 #include "shim/shim.h"
@@ -79,21 +80,51 @@ void shim_init(void)
 #define SHIM_MAP_FDS 65536
 static _Atomic unsigned char map[SHIM_MAP_FDS];
 
-bool shim_ours(int fd)
+static enum shim_kind kind_of(const struct fdent *ent)
+{
+	if (ent->backend == PINGSOCK_BACKEND_DAEMON)
+		return SHIM_DAEMON;
+	if (ent->backend == PINGSOCK_BACKEND_BROKER)
+		return bk_fresh(ent) ? SHIM_FRESH : SHIM_BROKER;
+	return SHIM_NONE;
+}
+
+enum shim_kind shim_kind(int fd)
 {
 	struct fdent ent;
 
 	if (fd < 0)
-		return false;
+		return SHIM_NONE;
 	if (fd < SHIM_MAP_FDS)
-		return atomic_load_explicit(&map[fd], memory_order_relaxed);
-	return fdtab_get(fd, &ent) && ent.backend == PINGSOCK_BACKEND_DAEMON;
+		return (enum shim_kind)atomic_load_explicit(
+			&map[fd], memory_order_relaxed);
+	fdtab_get(fd, &ent);
+	return kind_of(&ent);
+}
+
+void shim_set_kind(int fd, enum shim_kind k)
+{
+	if (fd >= 0 && fd < SHIM_MAP_FDS)
+		atomic_store_explicit(&map[fd], (unsigned char)k,
+				      memory_order_relaxed);
+}
+
+void shim_settle(int fd)
+{
+	struct fdent ent;
+
+	fdtab_get(fd, &ent);
+	shim_set_kind(fd, kind_of(&ent));
+}
+
+bool shim_ours(int fd)
+{
+	return shim_kind(fd) == SHIM_DAEMON;
 }
 
 void shim_mark(int fd, bool ours)
 {
-	if (fd >= 0 && fd < SHIM_MAP_FDS)
-		atomic_store_explicit(&map[fd], ours, memory_order_relaxed);
+	shim_set_kind(fd, ours ? SHIM_DAEMON : SHIM_NONE);
 }
 
 const char *shim_errstr(void)

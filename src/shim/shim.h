@@ -84,7 +84,21 @@ void shim_init(void);
 #define SHIM_ENTER() (shim_depth++)
 #define SHIM_LEAVE() (shim_depth--)
 
-/* Is fd one of pingsockd's sockets handed out by the shim? */
+/*
+ * What the shim handed out on a descriptor: one of pingsockd's relayed
+ * sockets (every call goes to the library), a kernel socket from its
+ * broker mode not used yet (bind, getsockname, setsockopt and the first
+ * send or connect go to the library), or one used already (only close
+ * and dup do).
+ */
+enum shim_kind { SHIM_NONE, SHIM_DAEMON, SHIM_FRESH, SHIM_BROKER };
+
+enum shim_kind shim_kind(int fd);
+void shim_set_kind(int fd, enum shim_kind k);
+/* The kind the library's entry for fd says now. */
+void shim_settle(int fd);
+
+/* Is fd one of pingsockd's relayed sockets handed out by the shim? */
 bool shim_ours(int fd);
 void shim_mark(int fd, bool ours);
 

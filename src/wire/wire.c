@@ -13,7 +13,7 @@ static const char *const type_names[WIRE_TYPE_END] = {
 	[WIRE_GETOPT] = "getsockopt", [WIRE_GETNAME] = "getsockname",
 	[WIRE_GETPEER] = "getpeername", [WIRE_SHUTDOWN] = "shutdown",
 	[WIRE_STATS] = "stats",	    [WIRE_KEEPID] = "keepid",
-	[WIRE_TABLE] = "table",
+	[WIRE_TABLE] = "table",	    [WIRE_BROKER_BIND] = "broker-bind",
 };
 
 const char *wire_type_name(unsigned type)
@@ -73,6 +73,7 @@ long wire_encode_req(const struct wire_req *req, uint8_t *buf, size_t cap)
 		break;
 	case WIRE_BIND:
 	case WIRE_CONNECT:
+	case WIRE_BROKER_BIND:
 		enc_addr(&w, req);
 		break;
 	case WIRE_SEND:
@@ -194,6 +195,7 @@ int wire_decode_req(const uint8_t *msg, size_t len, struct wire_req *req)
 		return rbuf_end(&r);
 	case WIRE_BIND:
 	case WIRE_CONNECT:
+	case WIRE_BROKER_BIND:
 		return dec_addr(&r, req);
 	case WIRE_SEND:
 		return dec_send(&r, req);
@@ -245,7 +247,7 @@ int wire_table_check(const uint8_t *body, size_t len,
 
 		wire_table_entry_at(body, i, &e);
 		if ((e.family != AF_INET && e.family != AF_INET6) ||
-		    (e.flags & ~WIRE_TE_DEST_CAPPED) ||
+		    (e.flags & ~(WIRE_TE_DEST_CAPPED | WIRE_TE_BROKER)) ||
 		    e.destinations > WIRE_DEST_CAP || e.handle == 0)
 			return -1;
 	}

@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define WIRE_VERSION 4
+#define WIRE_VERSION 5
 
 /* Largest ICMP message a client may hand over (the kernel's 0xFFFF check). */
 #define WIRE_DATA_MAX 0xFFFF
@@ -45,7 +45,8 @@
 enum wire_type {
 	WIRE_HELLO = 1,	/* u32 version -> result 0 */
 	WIRE_OPEN,	/* i32 domain, type, protocol -> u32 handle,
-			 * data fd, state memfd, error fd */
+			 * u32 WIRE_OPEN_*; data fd, state memfd, error fd;
+			 * broker: the kernel socket, its liveness fd */
 	WIRE_ATTACH,	/* (data fd) -> u32 handle, i32 domain, state memfd,
 			 * error fd */
 	WIRE_DETACH,	/* this process no longer uses the handle */
@@ -61,8 +62,16 @@ enum wire_type {
 	WIRE_KEEPID,	/* u32 ident: bind an unbound socket to it, if free
 			 * and the policy allows (PINGSOCK_IDENT=keep) */
 	WIRE_TABLE,	/* u32 cursor -> struct wire_table_hdr, entries */
+	WIRE_BROKER_BIND, /* u32 len, name; (the broker socket) -> a new
+			 * kernel socket bound to name; the header's handle
+			 * is WIRE_BB_KEEPID for PINGSOCK_IDENT=keep, else 0 */
 	WIRE_TYPE_END
 };
+
+#define WIRE_BB_KEEPID 1u
+
+/* WIRE_OPEN's answer, after the handle. */
+#define WIRE_OPEN_BROKER 1u	/* a kernel ping socket: see broker.h */
 
 /* WIRE_SEND: namelen of this value means "msg_name was NULL". */
 #define WIRE_NO_NAME 0xFFFFFFFFu
@@ -151,6 +160,8 @@ struct wire_table_hdr {
 
 #define WIRE_TE_DEST_CAPPED 1u	/* entry.flags: destinations stopped
 				 * counting at WIRE_DEST_CAP */
+#define WIRE_TE_BROKER 2u	/* entry.flags: a kernel socket handed out
+				 * (no counters) */
 #define WIRE_DEST_CAP 1024u
 
 struct wire_table_entry {

@@ -86,6 +86,9 @@ in_ns() { local n; n=$(ns_name "$1"); shift; ip netns exec "$n" "$@"; }
 # The daemon's socket in namespace SHORT.
 ns_sock() { echo "$T/run-$1/socket"; }
 
+# A gid no account has: broker mode's group in the tests.
+BROKER_GID=64999
+
 # daemon_start SHORT [args...]: pingsockd in the foreground (background
 # job), --user nobody, socket $T/SHORT.sock; waits until it accepts.
 # Without a --config among args, the daemon gets one that lifts the
@@ -100,6 +103,11 @@ daemon_start() {
 		chmod 644 "$T/unlimited.conf"
 		set -- --config "$T/unlimited.conf" "$@" ;;
 	esac
+	# PS_DAEMON_MODE=broker (tests/run's broker pass): kernel ping
+	# sockets handed out, made as a group that no user has.
+	if [ "${PS_DAEMON_MODE:-}" = broker ]; then
+		set -- --mode broker --broker-group "$BROKER_GID" "$@"
+	fi
 	# Not through a function: $! must be the daemon itself.
 	ip netns exec "$(ns_name "$short")" ${PS_DAEMON_WRAPPER:-} \
 		"$T/pingsockd" --foreground --socket "$sock" --user nobody \

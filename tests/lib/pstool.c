@@ -3,8 +3,13 @@
  *
  *   pstool ping ADDR [COUNT [IDENT]]  echo COUNT times (bind IDENT if
  *                                   given), print "reply seq=N from=A"
- *   pstool bind IDENT [HOLD_S]      bind ident, print "bind=0" or
+ *   pstool bind IDENT [HOLD_S [reuse]]
+ *                                   bind ident (with SO_REUSEADDR set
+ *                                   first if "reuse"), print "bind=0" or
  *                                   "bind=ENAME", then sleep HOLD_S
+ *   pstool broker ADDR              what broker mode promises, one
+ *                                   "name=value" line each (see
+ *                                   cmd_broker)
  *   pstool pair ADDR IDENT1 IDENT2  two sockets, bound to the two idents,
  *                                   each sends one request; print what
  *                                   each receives
@@ -173,14 +178,77 @@ static int cmd_ping(int argc, char **argv)
 
 static int cmd_bind(int argc, char **argv)
 {
-	int fd = open_sock();
-	int e = bind_ident(fd, (unsigned)atoi(argv[2]));
+	int fd = open_sock(), one = 1, e;
 
+	if (argc > 4 && strcmp(argv[4], "reuse") == 0)
+		pingsock_setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
+				    sizeof(one));
+	e = bind_ident(fd, (unsigned)atoi(argv[2]));
 	printf("bind=%s\n", ename(e));
 	fflush(stdout);
 	if (argc > 3)
 		sleep((unsigned)atoi(argv[3]));
 	pingsock_close(fd);
+	return 0;
+}
+
+static unsigned name_port(int fd)
+{
+	struct sockaddr_in sin;
+	socklen_t sl = sizeof(sin);
+
+	if (pingsock_getsockname(fd, (struct sockaddr *)&sin, &sl) != 0)
+		return 99999;
+	return ntohs(sin.sin_port);
+}
+
+/*
+ * Broker mode, step by step: the backend; the port an unused socket
+ * shows; a bind() through the library (options set before it replayed,
+ * O_NONBLOCK kept, the same descriptor); a second bind; the kernel's own
+ * bind on a handed-out socket; a bind after a send; an echo; and a plain
+ * socket() without the daemon.
+ */
+static int cmd_broker(int argc, char **argv)
+{
+	struct sockaddr_in to, any = { .sin_family = AF_INET };
+	int fd = open_sock(), fd2 = open_sock(), fd3 = open_sock(), ttl = 7;
+	socklen_t tl = sizeof(ttl);
+	unsigned seq;
+	char from[64];
+	int k;
+
+	(void)argc;
+	fill_addr(&to, argv[2]);
+	printf("backend=%s\n", pingsock_backend(fd) == PINGSOCK_BACKEND_BROKER
+					? "broker" : "other");
+	printf("port_before_use=%u\n", name_port(fd));
+	pingsock_setsockopt(fd, IPPROTO_IP, IP_TTL, &ttl, sizeof(ttl));
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	printf("bind=%s\n", ename(pingsock_bind(fd, (struct sockaddr *)&any,
+						sizeof(any)) ? errno : 0));
+	ttl = 0;
+	pingsock_getsockopt(fd, IPPROTO_IP, IP_TTL, &ttl, &tl);
+	printf("ttl_after_bind=%d\n", ttl);
+	printf("nonblock_after_bind=%s\n",
+	       fcntl(fd, F_GETFL) & O_NONBLOCK ? "yes" : "no");
+	printf("port_after_bind=%s\n", name_port(fd) ? "set" : "0");
+	printf("bind_again=%s\n", ename(pingsock_bind(fd, (struct sockaddr *)&any,
+						      sizeof(any)) ? errno : 0));
+	/* Around the library: the kernel's bind on the socket handed out. */
+	printf("kernel_bind=%s\n", ename(bind(fd2, (struct sockaddr *)&any,
+					       sizeof(any)) ? errno : 0));
+	send_echo(fd3, &to, 1);
+	printf("bind_after_send=%s\n", ename(pingsock_bind(fd3,
+			(struct sockaddr *)&any, sizeof(any)) ? errno : 0));
+	printf("echo=%s\n", send_echo(fd, &to, 2) ? "send-failed" :
+	       recv_echo(fd, 2000, &seq, from, sizeof(from)) ? "no-reply" :
+	       "reply");
+	k = socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
+	printf("plain_socket=%s\n", k >= 0 ? "0" : ename(errno));
+	pingsock_close(fd);
+	pingsock_close(fd2);
+	pingsock_close(fd3);
 	return 0;
 }
 
@@ -1348,6 +1416,8 @@ int main(int argc, char **argv)
 		return cmd_ping(argc, argv);
 	if (argc >= 3 && strcmp(argv[1], "bind") == 0)
 		return cmd_bind(argc, argv);
+	if (argc >= 3 && strcmp(argv[1], "broker") == 0)
+		return cmd_broker(argc, argv);
 	if (argc >= 5 && strcmp(argv[1], "pair") == 0)
 		return cmd_pair(argc, argv);
 	if (argc >= 2 && strcmp(argv[1], "garbage") == 0)

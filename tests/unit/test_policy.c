@@ -277,6 +277,38 @@ static void ident_keep_key(void)
 	CHECK_EQ(parse(&p, "ident_keep = 1\n"), -1);
 }
 
+/* mode, broker_group, relay_uids: defaults relay, "", nobody. */
+static void broker_keys(void)
+{
+	struct policy p;
+
+	CHECK_EQ(parse(&p, ""), 0);
+	CHECK_EQ(p.mode, POLICY_RELAY);
+	CHECK_EQ(p.broker_group[0], '\0');
+	CHECK(!policy_uid_relayed(&p, 0));
+	CHECK(!policy_uid_relayed(&p, 1));
+	CHECK_EQ(parse(&p, "mode = broker\nbroker_group = pingsock\n"
+			   "relay_uids = 1000 1999\n"), 0);
+	CHECK_EQ(p.mode, POLICY_BROKER);
+	CHECK(strcmp(p.broker_group, "pingsock") == 0);
+	CHECK(!policy_uid_relayed(&p, 999));
+	CHECK(policy_uid_relayed(&p, 1000));
+	CHECK(policy_uid_relayed(&p, 1999));
+	CHECK(!policy_uid_relayed(&p, 2000));
+	CHECK_EQ(parse(&p, "mode = auto\nbroker_group = 64999\n"), 0);
+	CHECK_EQ(p.mode, POLICY_AUTO);
+	CHECK(strcmp(policy_mode_name(p.mode), "auto") == 0);
+	CHECK_EQ(parse(&p, "mode = fast\n"), -1);
+	CHECK(strstr(err, "test.conf:1: mode: expected relay, broker or auto") != NULL);
+	CHECK_EQ(parse(&p, "broker_group = a b\n"), -1);
+	CHECK_EQ(parse(&p, "broker_group = -x\n"), -1);
+	CHECK_EQ(parse(&p, "broker_group = "
+			   "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n"), -1);
+	CHECK_EQ(parse(&p, "relay_uids = 5\n"), -1);
+	CHECK(strstr(err, "relay_uids: expected two uids") != NULL);
+	CHECK_EQ(parse(&p, "relay_uids = 1 2 3\n"), -1);
+}
+
 /* Limits: numbers in range, defaults 64 sockets, 100/s, burst 100. */
 static void limit_keys(void)
 {
@@ -401,6 +433,7 @@ int main(void)
 	TEST(error_fits_buffer);
 	TEST(min_interval_key);
 	TEST(ident_keep_key);
+	TEST(broker_keys);
 	TEST(limit_keys);
 	TEST(networks);
 	return CHECK_DONE();

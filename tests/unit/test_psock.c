@@ -656,6 +656,26 @@ static void rover_skips_foreign(void)
 	pstab_free(tab);
 }
 
+/* An explicit bind to an identifier a kernel (broker) socket holds is
+ * refused: replies to it would reach both sockets. */
+static void bind_refuses_foreign(void)
+{
+	struct pstab *tab = pstab_new(1000);
+	struct psock *a = open4(tab, 1000), *b = open4(tab, 1000);
+
+	pstab_add_foreign(tab, AF_INET, 4242);
+	CHECK(!pstab_ident_used(tab, AF_INET, 4242));
+	CHECK_EQ(bind4(tab, a, 0, 4242), -EADDRINUSE);
+	CHECK_EQ(bind4(tab, a, 0, 4243), 0);
+	CHECK(pstab_ident_used(tab, AF_INET, 4243));
+	CHECK(!pstab_ident_used(tab, AF_INET6, 4243));
+	pstab_set_foreign(tab, AF_INET, NULL);
+	CHECK_EQ(bind4(tab, b, 0, 4242), 0);
+	pstab_close(tab, a);
+	pstab_close(tab, b);
+	pstab_free(tab);
+}
+
 static void rover_skips_in_use(void)
 {
 	struct pstab *tab = pstab_new(1000);
@@ -715,7 +735,11 @@ static void rover_exhausted(void)
 	CHECK_EQ(send4(tab, sk, LO1, 1, 64), -EAGAIN);
 	CHECK_EQ(ps_ident(sk), 0);
 	CHECK_EQ(pstab_idents(tab), 0);
-	/* An explicit ident does not go through the rover. */
+	/* An explicit ident does not go through the rover, but one held
+	 * outside (a kernel socket) is refused; a free one is taken. */
+	CHECK_EQ(bind4(tab, sk, 0, 40001), -EADDRINUSE);
+	all[40001 / 8] = 0;
+	pstab_set_foreign(tab, AF_INET, all);
 	CHECK_EQ(bind4(tab, sk, 0, 40001), 0);
 	pstab_close(tab, sk);
 	pstab_free(tab);
@@ -1655,6 +1679,7 @@ int main(void)
 	TEST(reuseaddr_off_on_either);
 	TEST(rover_increments);
 	TEST(rover_skips_foreign);
+	TEST(bind_refuses_foreign);
 	TEST(rover_skips_in_use);
 	TEST(rover_wraps_skipping_zero);
 	TEST(rover_exhausted);

@@ -168,6 +168,11 @@ static size_t samples(struct sample *s)
 	s[n].req.handle = 11;
 	s[n++].req.u.cursor = 0xffffffffu;
 
+	s[n].req.type = WIRE_BROKER_BIND;
+	s[n].req.u.addr.len = 16;
+	s[n].req.u.addr.bytes[0] = AF_INET;
+	s[n++].req.u.addr.bytes[3] = 9;
+
 	return n;
 }
 
@@ -185,6 +190,7 @@ static int same_req(const struct wire_req *a, const struct wire_req *b,
 		       a->u.open.protocol == b->u.open.protocol;
 	case WIRE_BIND:
 	case WIRE_CONNECT:
+	case WIRE_BROKER_BIND:
 		return a->u.addr.len == b->u.addr.len &&
 		       memcmp(a->u.addr.bytes, b->u.addr.bytes,
 			      a->u.addr.len) == 0;

@@ -1,0 +1,393 @@
+#include "lib/broker.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/icmp6.h>
+#include <netinet/in.h>
+#include <netinet/ip_icmp.h>
+#include <pthread.h>
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/conn.h"
+#include "lib/shimapi.h"
+#include "pingsock.h"
+
+#define BK_OPT_MAX 256		/* longer values are not kept */
+#define PSL_IPV6_FLOWLABEL_MGR 32	/* <linux/in6.h>: an action */
+#define ICMP_EXT_ECHO 42	/* RFC 8335 PROBE */
+#define ICMP6_EXT_ECHO 160
+
+struct bkopt {
+	int level, name;
+	socklen_t len;
+	unsigned char val[BK_OPT_MAX];
+};
+
+/*
+ * "Fresh" is a property of the socket, not of one process's view of it:
+ * after fork() a child's first send makes the parent's copy used too.  So
+ * the flags live in shared anonymous pages, inherited by fork, one byte a
+ * socket, handed out by an atomic counter in the page (unique across the
+ * processes that share it), never reused.
+ */
+#define BK_POOL_SIZE 4096
+#define BK_POOL_SLOTS (BK_POOL_SIZE - 64)
+
+struct bkpool {
+	_Atomic uint32_t next;
+	uint8_t pad[60];
+	_Atomic uint8_t used[BK_POOL_SLOTS];	/* 1: sent or connected */
+};
+_Static_assert(sizeof(struct bkpool) == BK_POOL_SIZE, "bkpool layout");
+
+static struct bkpool *pool;
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct bkstate {
+	_Atomic uint8_t *used;	/* its byte in a pool */
+	int v6only;		/* IPV6_V6ONLY as the program set it */
+	bool keep_ident;
+	int family;
+	int livefd;
+	pthread_mutex_t lock;	/* opts */
+	struct bkopt *opts;
+	size_t nopts;
+};
+
+/* A byte for a new socket (the pages are never unmapped). */
+static _Atomic uint8_t *pool_slot(void)
+{
+	_Atomic uint8_t *slot = NULL;
+
+	pthread_mutex_lock(&pool_lock);
+	for (int tries = 0; tries < 2 && !slot; tries++) {
+		uint32_t i = pool ? atomic_fetch_add(&pool->next, 1)
+				  : BK_POOL_SLOTS;
+
+		if (i < BK_POOL_SLOTS) {
+			slot = &pool->used[i];
+			break;
+		}
+		void *p = mmap(NULL, BK_POOL_SIZE, PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			break;
+		pool = p;
+	}
+	pthread_mutex_unlock(&pool_lock);
+	return slot;
+}
+
+int bk_adopt(int livefd, int family, bool keep_ident, struct fdent *ent)
+{
+	struct bkstate *bk = calloc(1, sizeof(*bk));
+
+	if (bk)
+		bk->used = pool_slot();
+	if (!bk || !bk->used) {
+		free(bk);
+		close(livefd);
+		return -ENOMEM;
+	}
+	atomic_store(bk->used, 0);
+	bk->v6only = 1;	/* the kernel's default for these sockets */
+	bk->keep_ident = keep_ident;
+	bk->family = family;
+	bk->livefd = conn_move_high(livefd);
+	pthread_mutex_init(&bk->lock, NULL);
+	memset(ent, 0, sizeof(*ent));
+	ent->backend = PINGSOCK_BACKEND_BROKER;
+	ent->family = family;
+	ent->errfd = -1;
+	ent->bk = bk;
+	return 0;
+}
+
+int bk_livefd(const struct bkstate *bk)
+{
+	return bk->livefd;
+}
+
+bool bk_fresh(const struct fdent *ent)
+{
+	return ent->bk && atomic_load(ent->bk->used) == 0;
+}
+
+void bk_release(struct bkstate *bk)
+{
+	if (!bk)
+		return;
+	if (bk->livefd >= 0)
+		close(bk->livefd);
+	pthread_mutex_destroy(&bk->lock);
+	free(bk->opts);
+	free(bk);
+}
+
+int bk_echo_ident(int family, const struct iovec *iov, size_t niov)
+{
+	uint8_t hdr[6];
+	size_t got = 0;
+
+	for (size_t i = 0; i < niov && got < sizeof(hdr); i++) {
+		size_t n = iov[i].iov_len < sizeof(hdr) - got
+				   ? iov[i].iov_len : sizeof(hdr) - got;
+
+		if (n)
+			memcpy(hdr + got, iov[i].iov_base, n);
+		got += n;
+	}
+	if (got < sizeof(hdr) || hdr[1] != 0)
+		return -1;
+	if (family == AF_INET6 ? hdr[0] != ICMP6_ECHO_REQUEST &&
+					 hdr[0] != ICMP6_EXT_ECHO
+			       : hdr[0] != ICMP_ECHO && hdr[0] != ICMP_EXT_ECHO)
+		return -1;
+	return hdr[4] << 8 | hdr[5];
+}
+
+/* Options that are actions or hold pointers: not replayed. */
+static bool replayable(int level, int name, socklen_t len)
+{
+	if (len > BK_OPT_MAX)
+		return false;
+	/* The device binding is copied by the daemon before its bind (a
+	 * second SO_BINDTODEVICE would need CAP_NET_RAW). */
+	if (level == SOL_SOCKET)
+		return name != SO_BINDTODEVICE && name != SO_BINDTOIFINDEX &&
+		       name != SO_ATTACH_FILTER && name != SO_DETACH_FILTER &&
+		       name != SO_ATTACH_BPF &&	/* SO_DETACH_BPF: the same */
+		       name != SO_LOCK_FILTER;
+	if (level == SOL_IP)
+		return name != IP_ADD_MEMBERSHIP && name != IP_DROP_MEMBERSHIP;
+	if (level == SOL_IPV6)
+		return name != PSL_IPV6_FLOWLABEL_MGR && name != IPV6_V6ONLY &&
+		       name != IPV6_ADD_MEMBERSHIP && name != IPV6_DROP_MEMBERSHIP;
+	return true;
+}
+
+void bk_record(const struct fdent *ent, int level, int name,
+	       const void *val, socklen_t len)
+{
+	struct bkstate *bk = ent->bk;
+	struct bkopt *o = NULL;
+
+	if (!bk || !replayable(level, name, len))
+		return;
+	pthread_mutex_lock(&bk->lock);
+	for (size_t i = 0; i < bk->nopts && !o; i++)
+		if (bk->opts[i].level == level && bk->opts[i].name == name)
+			o = &bk->opts[i];
+	if (!o) {
+		struct bkopt *n = realloc(bk->opts,
+					  (bk->nopts + 1) * sizeof(*n));
+
+		if (n) {
+			bk->opts = n;
+			o = &n[bk->nopts++];
+			o->level = level;
+			o->name = name;
+		}
+	}
+	if (o) {
+		o->len = len;
+		if (len)
+			memcpy(o->val, val, len);
+	}
+	pthread_mutex_unlock(&bk->lock);
+}
+
+/* The options set so far, in the order first set, onto nfd. */
+static int replay(struct bkstate *bk, int nfd)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&bk->lock);
+	for (size_t i = 0; i < bk->nopts && !rc; i++) {
+		const struct bkopt *o = &bk->opts[i];
+
+		if (setsockopt(nfd, o->level, o->name, o->val, o->len) != 0)
+			rc = -errno;
+	}
+	pthread_mutex_unlock(&bk->lock);
+	return rc;
+}
+
+/* nfd takes fd's place: its file flags, then its number. */
+static int take_place(int fd, int nfd)
+{
+	int fl = fcntl(fd, F_GETFL), fdfl = fcntl(fd, F_GETFD);
+
+	if (fl < 0 || fdfl < 0 || fcntl(nfd, F_SETFL, fl) != 0 ||
+	    dup3(nfd, fd, (fdfl & FD_CLOEXEC) ? O_CLOEXEC : 0) < 0)
+		return -errno;
+	return 0;
+}
+
+/*
+ * The daemon closes its copy of a socket it handed over just after the
+ * answer is sent; until then the socket outlives a close() here, and a
+ * reply to its identifier could go to it.  It answers requests in order,
+ * so an answer to one more request means that copy is closed.
+ */
+static void sync_daemon(void)
+{
+	struct wire_req req = { .type = WIRE_STATS };
+
+	(void)conn_call(&req, NULL, 0, -1, NULL, NULL, NULL);
+}
+
+/* A daemon's bind for fd: -errno, or 0 with fd now the new socket. */
+static int rebind(int fd, struct bkstate *bk, const struct sockaddr *addr,
+		  socklen_t len, uint32_t flags)
+{
+	struct wire_req req = { .type = WIRE_BROKER_BIND, .handle = flags };
+	int fds[CONN_MAX_FDS], rc;
+
+	/* move_addr_to_kernel()'s checks, before anything is asked. */
+	if (len > WIRE_ADDR_MAX)
+		return -EINVAL;
+	if (len && !addr)
+		return -EFAULT;
+	req.u.addr.len = len;
+	if (len)
+		memcpy(req.u.addr.bytes, addr, len);
+	rc = conn_call(&req, NULL, 0, fd, NULL, NULL, fds);
+	if (rc == CONN_NODAEMON || rc == CONN_BROKEN)
+		rc = -ECONNRESET;
+	if (rc >= 0 && fds[0] < 0)
+		rc = -ECONNRESET;
+	if (rc >= 0)
+		rc = replay(bk, fds[0]);
+	if (rc >= 0)
+		rc = take_place(fd, fds[0]);
+	for (int i = 0; i < CONN_MAX_FDS; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	if (rc >= 0) {
+		atomic_store(bk->used, 1);
+		sync_daemon();
+	}
+	return rc < 0 ? rc : 0;
+}
+
+int bk_bind(int fd, const struct fdent *ent, const struct sockaddr *addr,
+	    socklen_t len)
+{
+	int rc;
+
+	if (!bk_fresh(ent))
+		return bind(fd, addr, len);
+	rc = rebind(fd, ent->bk, addr, len, 0);
+	if (rc < 0) {
+		errno = -rc;
+		return -1;
+	}
+	return 0;
+}
+
+void bk_use(int fd, const struct fdent *ent, const struct iovec *iov,
+	    size_t niov)
+{
+	struct bkstate *bk = ent->bk;
+
+	if (!bk || atomic_exchange(bk->used, 1) != 0)
+		return;
+	if (bk->keep_ident && iov) {
+		int ident = bk_echo_ident(bk->family, iov, niov);
+		struct sockaddr_in6 sa = { .sin6_family = (sa_family_t)bk->family };
+		socklen_t len = bk->family == AF_INET6
+					? sizeof(struct sockaddr_in6)
+					: sizeof(struct sockaddr_in);
+
+		if (ident > 0) {
+			/* sin_port and sin6_port are at the same place. */
+			sa.sin6_port = htons((uint16_t)ident);
+			(void)rebind(fd, bk, (struct sockaddr *)&sa, len,
+				     WIRE_BB_KEEPID);
+		}
+	}
+}
+
+bool bk_send_reaches(const struct sockaddr *dst, socklen_t dstlen)
+{
+	return !(dst && dstlen > WIRE_ADDR_MAX);
+}
+
+bool bk_msg_reaches(const struct msghdr *msg)
+{
+	return msg && msg->msg_iovlen <= IOV_MAX &&
+	       msg->msg_controllen <= INT_MAX;
+}
+
+bool bk_connect_reaches(const struct sockaddr *addr, socklen_t len)
+{
+	return addr && len >= sizeof(sa_family_t) && len <= WIRE_ADDR_MAX &&
+	       addr->sa_family != AF_UNSPEC;
+}
+
+/*
+ * The kernel allows IPV6_V6ONLY only before the socket is bound, and the
+ * daemon bound it: while fresh the value is kept here (it changes nothing
+ * for a ping socket but what getsockopt shows); once used, the kernel's
+ * EINVAL stands.  1 for a value set, 0 for not handled here.
+ */
+int bk_v6only_set(int fd, const struct fdent *ent, const void *val,
+		  socklen_t len, int *rc)
+{
+	int v;
+
+	if (!ent->bk || ent->family != AF_INET6 || !bk_fresh(ent))
+		return 0;
+	if (len < sizeof(int)) {
+		*rc = -EINVAL;
+		return 1;
+	}
+	if (!val) {
+		*rc = -EFAULT;
+		return 1;
+	}
+	memcpy(&v, val, sizeof(v));
+	ent->bk->v6only = v != 0;
+	*rc = 0;
+	(void)fd;
+	return 1;
+}
+
+int bk_getsockopt(int fd, const struct fdent *ent, int level, int name,
+		  void *val, socklen_t *len)
+{
+	int rc = getsockopt(fd, level, name, val, len);
+
+	if (rc == 0 && ent->bk && level == SOL_IPV6 && name == IPV6_V6ONLY &&
+	    val && *len >= sizeof(int))
+		memcpy(val, &ent->bk->v6only, sizeof(int));
+	return rc;
+}
+
+void bk_use_fd(int fd, const struct iovec *iov, size_t niov)
+{
+	struct fdent ent;
+
+	if (fdtab_get(fd, &ent))
+		bk_use(fd, &ent, iov, niov);
+}
+
+int bk_getsockname(int fd, const struct fdent *ent, struct sockaddr *addr,
+		   socklen_t *len)
+{
+	socklen_t cap = len ? *len : 0;
+	int rc = getsockname(fd, addr, len);
+
+	/* The port is the third and fourth byte in both families. */
+	if (rc == 0 && bk_fresh(ent) && addr && cap >= 4)
+		memset((char *)addr + 2, 0, 2);
+	return rc;
+}

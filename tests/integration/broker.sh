@@ -1,0 +1,184 @@
+#!/bin/bash
+# broker - pingsockd's broker mode (issue 9): it sets ping_group_range to
+# a group of its own, hands out real kernel ping sockets, and restores
+# the range when it ends.  Checked here: what the daemon and its range
+# keeper keep of their privileges; that a client cannot escape (bind on
+# a handed-out socket: EINVAL; socket() without the daemon: EACCES); a
+# bind through the library (a new socket on the same descriptor, options
+# replayed); the same-uid rule across users and across relay and broker
+# sockets; max_sockets; the audit records; relay_uids; the range at exit
+# (SIGTERM, SIGKILL, changed meanwhile, stale at start); and the refusals
+# (range opened by someone else, a group that users have).  The data
+# path itself is the kernel's: tests/run runs the conformance cases and
+# the real clients again in broker mode.
+# shellcheck source-path=SCRIPTDIR source=../lib/netns.sh
+. "$(dirname "$0")/../lib/netns.sh"
+LABEL=broker
+
+if [ "$(id -u)" != 0 ]; then
+	skip "$LABEL" "needs root for network namespaces"
+	ns_done
+fi
+ns_new b closed || { fail "$LABEL/setup" "namespace"; ns_done; }
+G=$BROKER_GID
+range() { in_ns b cat /proc/sys/net/ipv4/ping_group_range | tr '\t' ' '; }
+# wait_range WANT: the keeper restores just after the daemon is gone.
+wait_range() {
+	for _ in $(seq 1 40); do
+		[ "$(range)" = "$1" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+# log_has ERE: the daemon's log says so (within two seconds: its socket
+# exists before the mode is decided).
+log_has() {
+	for _ in $(seq 1 40); do
+		grep -Eq -e "$1" "$T/b.log" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+# gone PID: the process has ended (and been reaped).
+gone() {
+	for _ in $(seq 1 40); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.05
+	done
+	return 1
+}
+keeper_of() { pgrep -P "$1" -x pingsockd-range; }
+status() { grep -E "^$2:" "/proc/$1/status" | tr -s ' \t' ' '; }
+
+printf 'rate = 0\nmax_sockets = 3\nrelay_uids = 65533 65533\n' >"$T/b.conf"
+chmod 644 "$T/b.conf"
+if ! daemon_start b --config "$T/b.conf" --mode broker --broker-group "$G"; then
+	fail "$LABEL/start" "$(tail -3 "$T/b.log" | tr '\n' '|')"
+	ns_done
+fi
+D=$DAEMON_PID
+
+# The range is the daemon's group only, for as long as it runs.
+r=$(range)
+[ "$r" = "$G $G" ] && pass "$LABEL/range_claimed" ||
+	fail "$LABEL/range_claimed" "range \"$r\""
+
+# The daemon: no capability, uid nobody, only the broker group.
+s="$(status "$D" CapEff)|$(status "$D" Uid)|$(status "$D" Gid)|$(status "$D" Groups)|$(status "$D" Seccomp)"
+[ "$s" = "CapEff: 0000000000000000|Uid: 65534 65534 65534 65534|Gid: $G $G $G $G|Groups: |Seccomp: 2" ] &&
+	pass "$LABEL/daemon_privileges" || fail "$LABEL/daemon_privileges" "$s"
+
+# The keeper: uid 0 for the sysctl's owner check, nothing else.
+K=$(keeper_of "$D")
+if [ -n "$K" ]; then
+	s="$(status "$K" CapEff)|$(status "$K" CapBnd)|$(status "$K" Gid)|$(status "$K" Groups)|$(status "$K" NoNewPrivs)|$(status "$K" Seccomp)"
+	[ "$s" = "CapEff: 0000000000000000|CapBnd: 0000000000000000|Gid: $G $G $G $G|Groups: |NoNewPrivs: 1|Seccomp: 2" ] &&
+		pass "$LABEL/keeper_privileges" || fail "$LABEL/keeper_privileges" "$s"
+else
+	fail "$LABEL/keeper_privileges" "no pingsockd-range child of $D"
+fi
+
+# A client's socket, step by step (pstool broker).
+want="backend=broker|port_before_use=0|bind=0|ttl_after_bind=7|nonblock_after_bind=yes|port_after_bind=set|bind_again=EINVAL|kernel_bind=EINVAL|bind_after_send=EINVAL|echo=reply|plain_socket=EACCES|"
+got=$(as_nobody b "$T/tests/lib/pstool" broker 127.0.0.1 2>&1 | tr '\n' '|')
+[ "$got" = "$want" ] && pass "$LABEL/client_socket" ||
+	fail "$LABEL/client_socket" "$got"
+
+# The same-uid rule: SO_REUSEADDR (on by default) shares an identifier
+# between sockets of one uid only.
+P="$T/tests/lib/pstool"
+as_nobody b "$P" bind 5555 3 reuse >"$T/hold.out" 2>&1 &
+hold=$!
+sleep 0.5
+a=$(as_uid 65532 b "$P" bind 5555 0 reuse 2>&1)
+c=$(as_nobody b "$P" bind 5555 0 reuse 2>&1)
+[ "$a|$c" = "bind=EADDRINUSE|bind=0" ] && pass "$LABEL/cross_uid_bind" ||
+	fail "$LABEL/cross_uid_bind" "other uid: $a, same uid: $c"
+# A relay user (relay_uids) and a broker user cannot share one either.
+r=$(as_uid 65533 b "$P" bind 5555 0 reuse 2>&1)
+[ "$r" = "bind=EADDRINUSE" ] && pass "$LABEL/relay_vs_broker_bind" ||
+	fail "$LABEL/relay_vs_broker_bind" "$r"
+wait $hold
+as_uid 65533 b "$P" bind 6666 3 >"$T/hold2.out" 2>&1 &
+hold=$!
+sleep 0.5
+r=$(as_nobody b "$P" bind 6666 0 2>&1)
+[ "$r" = "bind=EADDRINUSE" ] && pass "$LABEL/broker_vs_relay_bind" ||
+	fail "$LABEL/broker_vs_relay_bind" "$r"
+wait $hold
+
+# relay_uids: that uid's sockets are relayed (their policy per packet).
+r=$(as_uid 65533 b "$P" broker 127.0.0.1 2>&1 | head -1)
+[ "$r" = "backend=other" ] && pass "$LABEL/relay_uids" ||
+	fail "$LABEL/relay_uids" "$r"
+
+# max_sockets counts handed-out sockets, and frees them when they close.
+a=$(as_nobody b "$P" hold 5 0 2>&1 | tr '\n' ' ')
+b=$(as_nobody b "$P" hold 3 0 2>&1 | tr '\n' ' ')
+case "$a|$b" in
+"socket3=Too many open files held=3 "*"|held=3 "*)
+	pass "$LABEL/max_sockets" ;;
+*)	fail "$LABEL/max_sockets" "first: $a, then: $b" ;;
+esac
+
+# Audit records: open and close, with the identifier and the mode.
+if grep -Eq "event=open socket=[0-9]+ uid=65534 pid=[0-9]+ family=inet mode=broker$" "$T/b.log" &&
+	grep -Eq "event=close socket=[0-9]+ uid=65534 pid=[0-9]+ family=inet ident=5555 mode=broker duration_ms=[0-9]+$" "$T/b.log"; then
+	pass "$LABEL/audit"
+else
+	fail "$LABEL/audit" "$(grep event= "$T/b.log" | tail -3 | tr '\n' '|')"
+fi
+
+# SIGTERM: the daemon ends, the keeper puts the range back and goes.
+daemon_stop
+wait_range "1 0" && gone "$K" &&
+	pass "$LABEL/restored_at_exit" ||
+	fail "$LABEL/restored_at_exit" "range \"$(range)\""
+
+# SIGKILL: the same (the keeper only waits for the daemon to be gone).
+daemon_start b --mode broker --broker-group "$G" &&
+	kill -KILL "$DAEMON_PID" && wait "$DAEMON_PID" 2>/dev/null
+wait_range "1 0" && pass "$LABEL/restored_after_kill" ||
+	fail "$LABEL/restored_after_kill" "range \"$(range)\""
+
+# Changed by someone else meanwhile: left as they set it.
+daemon_start b --mode broker --broker-group "$G"
+in_ns b sysctl -qw net.ipv4.ping_group_range="100 200"
+daemon_stop
+sleep 0.3
+r=$(range)
+[ "$r" = "100 200" ] && log_has 'was changed to "100.200" while the daemon ran: left as it is' &&
+	pass "$LABEL/changed_meanwhile" ||
+	fail "$LABEL/changed_meanwhile" "range \"$r\""
+
+# Opened by someone else before: broker refuses to start, auto relays.
+in_ns b sysctl -qw net.ipv4.ping_group_range="0 2147483647"
+out=$(in_ns b "$T/pingsockd" --foreground --socket "$T/x.sock" --user nobody \
+	--mode broker --broker-group "$G" 2>&1); rc=$?
+[ $rc = 1 ] && grep -q 'ping_group_range is "0 2147483647": the kernel already gives ping sockets' <<<"$out" &&
+	[ "$(range)" = "0 2147483647" ] && pass "$LABEL/refuses_open_range" ||
+	fail "$LABEL/refuses_open_range" "exit $rc: $out"
+if daemon_start b --mode auto --broker-group "$G"; then
+	log_has 'mode auto: relay, since broker mode: net.ipv4.ping_group_range is "0 2147483647"' &&
+		pass "$LABEL/auto_falls_back" ||
+		fail "$LABEL/auto_falls_back" "$(tail -3 "$T/b.log" | tr '\n' '|')"
+	daemon_stop
+else
+	fail "$LABEL/auto_falls_back" "did not start"
+fi
+
+# Left "G G" by a daemon that was killed with its keeper: taken over,
+# and closed at exit.
+in_ns b sysctl -qw net.ipv4.ping_group_range="$G $G"
+daemon_start b --mode broker --broker-group "$G" && daemon_stop
+wait_range "1 0" && pass "$LABEL/stale_range_taken_over" ||
+	fail "$LABEL/stale_range_taken_over" "range \"$(range)\""
+
+# A group that a user has would let that user make ping sockets.
+out=$(in_ns b "$T/pingsockd" --foreground --socket "$T/x.sock" --user nobody \
+	--mode broker 2>&1); rc=$?
+[ $rc = 1 ] && grep -q 'gid 65534 is the primary group of user' <<<"$out" &&
+	[ "$(range)" = "1 0" ] && pass "$LABEL/refuses_shared_group" ||
+	fail "$LABEL/refuses_shared_group" "exit $rc: $out"
+
+ns_done
