@@ -140,6 +140,7 @@ daemon_start b --mode broker --broker-group "$G" &&
 	kill -KILL "$DAEMON_PID" && wait "$DAEMON_PID" 2>/dev/null
 wait_range "1 0" && pass "$LABEL/restored_after_kill" ||
 	fail "$LABEL/restored_after_kill" "range \"$(range)\""
+rm -f "$(ns_sock b)"	# left by SIGKILL: daemon_start would not wait
 
 # Changed by someone else meanwhile: left as they set it.
 daemon_start b --mode broker --broker-group "$G"
