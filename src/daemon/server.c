@@ -25,6 +25,7 @@
 #include "engine/icmp.h"
 #include "engine/icmperr.h"
 #include "engine/psock.h"
+#include "engine/psraw.h"
 #include "wire/wire.h"
 
 #define HANDLE_IDX_BITS 20
@@ -418,7 +419,9 @@ static void audit_open(struct server *s, const struct dsock *ds)
 	s->audit.opened++;
 	log_info("event=open socket=%u uid=%u pid=%d family=%s%s", ds->handle,
 		 (unsigned)ds->uid, (int)ds->pid,
-		 family_name(ds_family(ds)), ds->broker ? " mode=broker" : "");
+		 family_name(ds_family(ds)),
+		 ds->broker ? " mode=broker" :
+		 psraw_is(ds->ps) ? " type=raw" : "");	/* the emulation */
 }
 
 static void audit_close(const struct dsock *ds)
@@ -814,21 +817,22 @@ static void fill_dgram(struct wire_dgram *dg, const struct icmp_pkt *p,
 	}
 }
 
-static void deliver_reply(struct server *s, const struct icmp_pkt *p,
-			  const struct raw_pkt *rp)
+/* The received ICMP message onto the socket's data descriptor. */
+static bool queue_dgram(struct server *s, struct dsock *ds,
+			const struct psock *ps, const struct icmp_pkt *p,
+			const struct raw_pkt *rp)
 {
-	struct psock *ps = pstab_lookup(s->tab, p, rp->ifindex);
 	struct wire_dgram dg;
 	struct iovec iov[2];
 	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
-	struct dsock *ds;
 
-	if (!ps) {
-		s->stats.dropped++;	/* nobody asked: stray or forged */
-		return;
-	}
-	ds = ps_owner(ps);
 	fill_dgram(&dg, p, rp);
+	/* An emulated raw socket shows the IPv4 header: what the library
+	 * cannot know otherwise (engine/rawhdr.h). */
+	if (psraw_is(ps) && p->src.family == AF_INET && rp->len >= 12) {
+		memcpy(&dg.ee_data, rp->data + 4, 4);
+		memcpy(&dg.ee_info, rp->data + 8, 4);
+	}
 	iov[0].iov_base = &dg;
 	iov[0].iov_len = sizeof(dg);
 	iov[1].iov_base = (void *)p->icmp;
@@ -836,10 +840,28 @@ static void deliver_reply(struct server *s, const struct icmp_pkt *p,
 	if (sendmsg(ds->h.fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
 		ds->drops++;	/* its queue is full: like a full rcvbuf */
 		s->stats.dropped++;
+		return false;
+	}
+	return true;
+}
+
+static void deliver_reply(struct server *s, const struct icmp_pkt *p,
+			  const struct raw_pkt *rp)
+{
+	struct psock *ps = pstab_lookup(s->tab, p, rp->ifindex);
+	struct dsock *ds;
+
+	if (!ps) {
+		s->stats.dropped++;	/* nobody asked: stray or forged */
 		return;
 	}
-	ds->replies++;
-	s->stats.replies++;
+	ds = ps_owner(ps);
+	if (!psraw_delivers(ps, p->type))
+		return;		/* its ICMP_FILTER: not a drop */
+	if (queue_dgram(s, ds, ps, p, rp)) {
+		ds->replies++;
+		s->stats.replies++;
+	}
 }
 
 /*
@@ -888,6 +910,12 @@ static void deliver_error(struct server *s, const struct icmp_pkt *p,
 		return;
 	}
 	ds = ps_owner(ps);
+	/* An emulated raw socket receives the error itself, whole, as a
+	 * raw socket does (psraw.h); then the error queue as for any. */
+	if (psraw_is(ps) && psraw_delivers(ps, p->type))
+		queue_dgram(s, ds, ps, p, rp);
+	if (psraw_error_ignored(ps, p->type))
+		return;
 	if (p->src.family == AF_INET6 && p->type == 2)	/* Packet Too Big */
 		ps_pmtu_changed(ps, &p->q_dst);
 	if (p->src.family == AF_INET6 ?
@@ -1816,6 +1844,7 @@ static void reload(struct server *s)
 		return;
 	}
 	s->conf.policy = p;
+	pstab_allow_raw(s->tab, p.raw_compat);
 	log_info("reloaded %s", s->conf.config_path);
 }
 
@@ -1857,6 +1886,8 @@ static int setup(struct server *s, struct server_conf *conf)
 	s->env = hostenv_env(conf->host);
 	s->ep = epoll_create1(EPOLL_CLOEXEC);
 	s->tab = pstab_new((uint16_t)(getpid() ^ time(NULL)));
+	if (s->tab)
+		pstab_allow_raw(s->tab, conf->policy.raw_compat);
 	s->uids = uidtab_new();
 	s->reqbuf = malloc(WIRE_MSG_MAX);
 	s->msgbuf = malloc(WIRE_DATA_MAX + 1);

@@ -17,6 +17,7 @@ void policy_default(struct policy *p)
 	p->relay_uid_high = 0;
 	p->min_interval_ms = 0;
 	p->ident_keep = true;
+	p->raw_compat = false;
 	p->max_sockets = 64;
 	p->rate = 100;
 	p->burst = 100;
@@ -96,18 +97,31 @@ static int parse_min_interval(struct policy *p, const char *val, char *why,
 	return 0;
 }
 
-static int parse_ident_keep(struct policy *p, const char *val, char *why,
-			    size_t whylen)
+/* "yes" or "no", nothing else. */
+static int parse_yes_no(const char *val, const char *key, bool *out,
+			char *why, size_t whylen)
 {
 	if (strcmp(val, "yes") == 0) {
-		p->ident_keep = true;
+		*out = true;
 	} else if (strcmp(val, "no") == 0) {
-		p->ident_keep = false;
+		*out = false;
 	} else {
-		snprintf(why, whylen, "ident_keep: expected yes or no");
+		snprintf(why, whylen, "%s: expected yes or no", key);
 		return -1;
 	}
 	return 0;
+}
+
+static int parse_ident_keep(struct policy *p, const char *val, char *why,
+			    size_t whylen)
+{
+	return parse_yes_no(val, "ident_keep", &p->ident_keep, why, whylen);
+}
+
+static int parse_raw_compat(struct policy *p, const char *val, char *why,
+			    size_t whylen)
+{
+	return parse_yes_no(val, "raw_compat", &p->raw_compat, why, whylen);
 }
 
 static int parse_num(const char *val, const char *key, uint32_t lo,
@@ -296,6 +310,7 @@ static const struct key keys[] = {
 	{ "groups", parse_groups },
 	{ "min_interval", parse_min_interval },
 	{ "ident_keep", parse_ident_keep },
+	{ "raw_compat", parse_raw_compat },
 	{ "max_sockets", parse_max_sockets },
 	{ "rate", parse_rate },
 	{ "burst", parse_burst },

@@ -10,6 +10,11 @@
  *                         MSG_DONTWAIT); default 0, no limit
  *   ident_keep = yes|no   whether PINGSOCK_IDENT=keep may bind a socket to
  *                         the identifier its program wrote; default yes
+ *   raw_compat = yes|no   whether a client may open the Echo-only
+ *                         emulation of a raw ICMP socket
+ *                         (PINGSOCK_RAW=echo, see engine/psraw.h);
+ *                         default no: such a socket() gets EPERM, as an
+ *                         unprivileged raw socket does from the kernel
  *   max_sockets = N       sockets one uid may hold open (EMFILE past it);
  *                         default 64, 0: no limit
  *   rate = N              requests per second one uid may send, and
@@ -74,6 +79,7 @@ struct policy {
 	uint32_t relay_uid_low, relay_uid_high;	/* low > high: none */
 	uint32_t min_interval_ms;	/* between two sends of one socket */
 	bool ident_keep;		/* WIRE_KEEPID allowed */
+	bool raw_compat;		/* SOCK_RAW emulation allowed */
 	uint32_t max_sockets;		/* per uid; 0: none */
 	uint32_t rate, burst;		/* per uid; rate 0: none */
 	uint32_t max_request;		/* bytes of ICMP */

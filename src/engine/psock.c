@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include "engine/psflow.h"
+#include "engine/psraw.h"
 #include "engine/psock_int.h"
 #include "engine/reqlog.h"
 #include "wire/wire.h"
@@ -20,6 +21,7 @@ struct pstab {
 	uint16_t rover[2];
 	unsigned nsockets;
 	unsigned nidents;
+	bool raw_allowed;		/* the raw-socket emulation (psraw.c) */
 };
 
 static int fam_idx(int family)
@@ -68,26 +70,11 @@ void pstab_free(struct pstab *tab)
 	free(tab);
 }
 
-int pstab_open(struct pstab *tab, int domain, int type, int protocol,
-	       uint32_t uid, struct psock **out)
+/* A socket with the kernel's defaults (inet_create(), ping_init_sock()). */
+int ps_alloc(struct pstab *tab, int domain, uint32_t uid, struct psock **out)
 {
-	struct psock *sk;
-	int base = type & 0xf;	/* SOCK_TYPE_MASK */
+	struct psock *sk = calloc(1, sizeof(*sk));
 
-	/* __sys_socket(), __sock_create(), then inet_create()'s search of
-	 * the protocols registered for the type. */
-	if (type & ~(0xf | SOCK_NONBLOCK | SOCK_CLOEXEC) || base >= 11)
-		return -EINVAL;
-	if (domain != AF_INET && domain != AF_INET6)
-		return -EAFNOSUPPORT;
-	if (base == SOCK_RAW)
-		return -EPERM;	/* needs CAP_NET_RAW, which clients lack */
-	if (base != SOCK_DGRAM && base != SOCK_STREAM)
-		return -ESOCKTNOSUPPORT;
-	if (base == SOCK_STREAM ||
-	    protocol != (domain == AF_INET ? IPPROTO_ICMP : IPPROTO_ICMPV6))
-		return -EPROTONOSUPPORT;
-	sk = calloc(1, sizeof(*sk));
 	if (!sk)
 		return -ENOMEM;
 	sk->log = reqlog_new();
@@ -108,9 +95,45 @@ int pstab_open(struct pstab *tab, int domain, int type, int protocol,
 	sk->mc_addr.family = (uint8_t)domain;
 	if (domain == AF_INET6)
 		ps6_init(sk);
-	tab->nsockets++;
 	*out = sk;
 	return 0;
+}
+
+int pstab_open(struct pstab *tab, int domain, int type, int protocol,
+	       uint32_t uid, struct psock **out)
+{
+	int base = type & 0xf;	/* SOCK_TYPE_MASK */
+	int err;
+
+	/* __sys_socket(), __sock_create(), then inet_create()'s search of
+	 * the protocols registered for the type. */
+	if (type & ~(0xf | SOCK_NONBLOCK | SOCK_CLOEXEC) || base >= 11)
+		return -EINVAL;
+	if (domain != AF_INET && domain != AF_INET6)
+		return -EAFNOSUPPORT;
+	if (base == SOCK_RAW)	/* needs CAP_NET_RAW, or the emulation */
+		err = psraw_open(tab, domain, protocol, uid, out);
+	else if (base != SOCK_DGRAM && base != SOCK_STREAM)
+		return -ESOCKTNOSUPPORT;
+	else if (base == SOCK_STREAM ||
+		 protocol != (domain == AF_INET ? IPPROTO_ICMP : IPPROTO_ICMPV6))
+		return -EPROTONOSUPPORT;
+	else
+		err = ps_alloc(tab, domain, uid, out);
+	if (err)
+		return err;
+	tab->nsockets++;
+	return 0;
+}
+
+void pstab_allow_raw(struct pstab *tab, bool allow)
+{
+	tab->raw_allowed = allow;
+}
+
+bool pstab_raw_allowed(const struct pstab *tab)
+{
+	return tab->raw_allowed;
 }
 
 static void unhash(struct pstab *tab, struct psock *sk)
@@ -131,15 +154,22 @@ static void unhash(struct pstab *tab, struct psock *sk)
 	sk->ident = 0;
 }
 
+void ps_release(struct pstab *tab, struct psock *sk)
+{
+	unhash(tab, sk);
+	psflow_release_all(tab->flows, sk);
+	reqlog_free(sk->log);
+	free(sk);
+}
+
 void pstab_close(struct pstab *tab, struct psock *sk)
 {
 	if (!sk)
 		return;
-	unhash(tab, sk);
-	psflow_release_all(tab->flows, sk);
-	reqlog_free(sk->log);
+	if (sk->raw)
+		psraw_close(tab, sk);
+	ps_release(tab, sk);
 	tab->nsockets--;
-	free(sk);
 }
 
 void pstab_set_foreign(struct pstab *tab, int family, const uint8_t *bitmap)
@@ -225,6 +255,11 @@ static int get_port(struct pstab *tab, struct psock *sk, uint16_t ident)
 	return 0;
 }
 
+int ps_hash_ident(struct pstab *tab, struct psock *sk, uint16_t ident)
+{
+	return get_port(tab, sk, ident);
+}
+
 /* inet_autobind(): -EAGAIN when no identifier is left. */
 static int autobind(struct pstab *tab, struct psock *sk)
 {
@@ -306,6 +341,8 @@ int ps_bind(struct pstab *tab, struct psock *sk, const struct ps_env *env,
 	uint16_t ident;
 	int err;
 
+	if (sk->raw)
+		return psraw_bind(sk, env, sa, len);
 	if (sk->family == AF_INET6)
 		err = ps6_check_bind(sk, env, sa, len, &addr, &ident, &dev);
 	else
@@ -361,7 +398,8 @@ int ps_connect(struct pstab *tab, struct psock *sk, const struct ps_env *env,
 		disconnect(tab, sk);
 		return 0;
 	}
-	if (autobind(tab, sk))
+	/* A raw socket has no identifier to bind: its sends name theirs. */
+	if (!sk->raw && autobind(tab, sk))
 		return -EAGAIN;
 	if (sk->family == AF_INET6)
 		return ps6_connect(sk, env, sa, len);
@@ -385,17 +423,17 @@ int ps_connect(struct pstab *tab, struct psock *sk, const struct ps_env *env,
 int ps_getname(const struct psock *sk, bool peer, uint8_t *out)
 {
 	struct ps_addr a = peer ? sk->daddr : sk->rcv_saddr;
+	uint16_t port = peer ? sk->dport : sk->raw ? psraw_port(sk) : sk->ident;
 	socklen_t n;
 
 	if (peer && (!sk->connected || sk->dport == 0))
 		return -ENOTCONN;
 	if (sk->family != AF_INET6)
-		return (int)ps_addr_to_sockaddr(&a, peer ? sk->dport : sk->ident,
-						out);
+		return (int)ps_addr_to_sockaddr(&a, port, out);
 	/* inet6_getname(): the bound device as scope of a link-local
 	 * address; the peer's flow label with IPV6_FLOWINFO_SEND. */
 	a.scope = ps6_scope_of(&a, sk->bound_dev);
-	n = ps_addr_to_sockaddr(&a, peer ? sk->dport : sk->ident, out);
+	n = ps_addr_to_sockaddr(&a, port, out);
 	if (peer && sk->sndflow)
 		memcpy(out + offsetof(struct sockaddr_in6, sin6_flowinfo),
 		       &sk->flow_label, sizeof(sk->flow_label));
@@ -598,6 +636,16 @@ int ps_send_prepare(struct pstab *tab, struct psock *sk,
 		    uint32_t namelen, const uint8_t *ctl, uint32_t ctllen,
 		    uint8_t *msg, uint32_t len, struct ps_sendinfo *info)
 {
+	return (sk->raw ? psraw_send_prepare : ps_dgram_send_prepare)(
+		tab, sk, env, flags, name, namelen, ctl, ctllen, msg, len, info);
+}
+
+int ps_dgram_send_prepare(struct pstab *tab, struct psock *sk,
+			  const struct ps_env *env, int flags,
+			  const uint8_t *name, uint32_t namelen,
+			  const uint8_t *ctl, uint32_t ctllen, uint8_t *msg,
+			  uint32_t len, struct ps_sendinfo *info)
+{
 	int err;
 
 	memset(info, 0, sizeof(*info));
@@ -608,6 +656,7 @@ int ps_send_prepare(struct pstab *tab, struct psock *sk,
 	/* inet_send_prepare() binds before the protocol looks at anything. */
 	if (autobind(tab, sk))
 		return -EAGAIN;
+	info->ident = sk->ident;
 	err = check_request(sk, flags, msg, len);
 	if (err)
 		return err;
@@ -673,6 +722,8 @@ void ps_pmtu_changed(struct psock *sk, const struct ps_addr *dst)
 void ps_sent(struct psock *sk, const struct ps_sendinfo *info,
 	     uint64_t now_s)
 {
+	if (sk->raw)
+		sk = psraw_sender(sk, info->ident);
 	reqlog_add(sk->log, info->seq, &info->dst, info->any_src, now_s);
 }
 

@@ -69,7 +69,9 @@ void pstab_free(struct pstab *tab);
 /*
  * Create a socket for socket(domain, type, protocol): -EAFNOSUPPORT,
  * -ESOCKTNOSUPPORT or -EPROTONOSUPPORT for anything but a ping socket,
- * -ENOMEM.  The caller keeps *out until pstab_close().
+ * -ENOMEM; SOCK_RAW: the raw-socket emulation (engine/psraw.h) where the
+ * table allows it, -EPERM otherwise.  The caller keeps *out until
+ * pstab_close().
  */
 int pstab_open(struct pstab *tab, int domain, int type, int protocol,
 	       uint32_t uid, struct psock **out);
@@ -132,6 +134,7 @@ struct ps_sendinfo {
 	bool mc_loop;		/* IP_MULTICAST_LOOP */
 	int pmtudisc;		/* IP_MTU_DISCOVER */
 	uint16_t seq;
+	uint16_t ident;		/* the identifier the request carries */
 	uint8_t opts[40];	/* IP options for this request */
 	uint8_t optlen;
 };

@@ -21,9 +21,13 @@
 /* Flow labels one socket may lease (FL_MAX_PER_SOCK). */
 #define PS_MAX_FLOWLABELS 32
 
+struct psraw;
+
 struct psock {
 	struct psock *next;	/* in its identifier's chain, newest first */
 	void *owner;
+	struct psraw *raw;	/* the raw-socket emulation's state (psraw.c);
+				 * NULL: a ping socket */
 	struct reqlog *log;
 	uint32_t uid;
 	int family;
@@ -121,5 +125,45 @@ int ps_cmsg_walk(const uint8_t *ctl, uint32_t len, int level,
 			   const uint8_t *data),
 		 void *arg);
 
+/* psock.c, for psraw.c: a socket without the socket() checks or the
+ * table's count, its release, and the binding of an identifier (the
+ * same-uid rule of bind()). */
+int ps_alloc(struct pstab *tab, int domain, uint32_t uid, struct psock **out);
+void ps_release(struct pstab *tab, struct psock *sk);
+int ps_hash_ident(struct pstab *tab, struct psock *sk, uint16_t ident);
+bool pstab_raw_allowed(const struct pstab *tab);
+/* The ping socket's send (ps_send_prepare() of a ping socket). */
+int ps_dgram_send_prepare(struct pstab *tab, struct psock *sk,
+			  const struct ps_env *env, int flags,
+			  const uint8_t *name, uint32_t namelen,
+			  const uint8_t *ctl, uint32_t ctllen, uint8_t *msg,
+			  uint32_t len, struct ps_sendinfo *info);
+
+/* psopt.c: an SOL_IP value as do_ip_setsockopt() reads it (an int, or
+ * a byte when shorter). */
+int ps_ip_int_val(const uint8_t *val, uint32_t len);
+
+/* psraw.c: the calls of an emulated raw socket, where they differ. */
+int psraw_open(struct pstab *tab, int domain, int protocol, uint32_t uid,
+	       struct psock **out);
+void psraw_close(struct pstab *tab, struct psock *sk);
+int psraw_send_prepare(struct pstab *tab, struct psock *sk,
+		       const struct ps_env *env, int flags,
+		       const uint8_t *name, uint32_t namelen,
+		       const uint8_t *ctl, uint32_t ctllen, uint8_t *msg,
+		       uint32_t len, struct ps_sendinfo *info);
+/* The socket whose identifier a sent request carries (its log). */
+struct psock *psraw_sender(struct psock *sk, uint16_t ident);
+int psraw_bind(struct psock *sk, const struct ps_env *env,
+	       const uint8_t *sa, uint32_t len);
+/* The "port" getsockname() shows: the protocol, as inet_create() sets. */
+uint16_t psraw_port(const struct psock *sk);
+/* Options of the raw socket itself; PSRAW_PASS: an option of the ping
+ * socket underneath (psopt.c goes on with it). */
+#define PSRAW_PASS 1
+int psraw_setopt(struct psock *sk, int level, int name, const uint8_t *val,
+		 uint32_t len);
+int psraw_getopt(const struct psock *sk, int level, int name, uint8_t *val,
+		 uint32_t *len);
 
 #endif

@@ -31,7 +31,7 @@ static int get_int_val(const uint8_t *val, uint32_t len, int *out)
 }
 
 /* do_ip_setsockopt() reads an int, or one byte when optlen is shorter. */
-static int ip_int_val(const uint8_t *val, uint32_t len)
+int ps_ip_int_val(const uint8_t *val, uint32_t len)
 {
 	int v = 0;
 
@@ -232,7 +232,7 @@ static int set_mc_if(struct psock *sk, const struct ps_env *env,
 static int sol_ip_set(struct psock *sk, int name, const uint8_t *val,
 		      uint32_t len)
 {
-	int v = ip_int_val(val, len);
+	int v = ps_ip_int_val(val, len);
 
 	switch (name) {
 	case IP_RECVERR:
@@ -292,6 +292,11 @@ static int sol_ip_set(struct psock *sk, int name, const uint8_t *val,
 int ps_setopt(struct psock *sk, const struct ps_env *env, int level,
 	      int name, const uint8_t *val, uint32_t len)
 {
+	int err = sk->raw ? psraw_setopt(sk, level, name, val, len)
+			  : PSRAW_PASS;
+
+	if (err != PSRAW_PASS)
+		return err;
 	if (level == SOL_SOCKET)
 		return sol_socket_set(sk, env, name, val, len);
 	if (level == SOL_IPV6 && sk->family == AF_INET6)
@@ -430,9 +435,12 @@ static int get_device(const struct psock *sk, const struct ps_env *env,
 int ps_getopt(struct psock *sk, const struct ps_env *env, int level,
 	      int name, uint8_t *val, uint32_t *len)
 {
-	int v, err;
+	int v, err = sk->raw ? psraw_getopt(sk, level, name, val, len)
+			     : PSRAW_PASS;
 	uint32_t n;
 
+	if (err != PSRAW_PASS)
+		return err;
 	if (level == SOL_SOCKET) {
 		if (name == SO_BINDTODEVICE)
 			return get_device(sk, env, val, len);

@@ -20,6 +20,7 @@
 #include "lib/dsock.h"
 #include "lib/errq.h"
 #include "lib/fdtab.h"
+#include "lib/rawcompat.h"
 #include "lib/shimapi.h"
 #include "pingsock.h"
 
@@ -221,6 +222,25 @@ static int open_daemon(int domain, int type, int protocol)
 	return fd;
 }
 
+/* ---- PINGSOCK_RAW=echo: the raw-socket emulation (rawcompat.h) ---- */
+static int open_rawcompat(enum mode mode, int domain, int type, int protocol)
+{
+	int krc = mode == MODE_DAEMON ? -EPERM
+				      : open_kernel(domain, type, protocol);
+	int rc;
+
+	/* The kernel's raw socket when it gives one (CAP_NET_RAW). */
+	if (krc >= 0 || (krc != -EPERM && krc != -EACCES))
+		return krc;
+	rc = open_daemon(domain, type, protocol);
+	if (rc < 0)
+		return krc;	/* refused there too: the kernel's errno */
+	fdtab_set_raw(rc);
+	why[0] = '\0';
+	return rc;
+}
+/* ---- end of the raw-socket emulation ---- */
+
 EXPORT int pingsock_socket(int domain, int type, int protocol)
 {
 	enum mode mode = backend_mode();
@@ -233,6 +253,8 @@ EXPORT int pingsock_socket(int domain, int type, int protocol)
 		errno = EINVAL;
 		return -1;
 	}
+	if (mode != MODE_KERNEL && rawc_wanted(domain, type, protocol))
+		return (int)dsock_ret(open_rawcompat(mode, domain, type, protocol));
 	if (mode != MODE_DAEMON) {
 		rc = open_kernel(domain, type, protocol);
 		if (rc >= 0)

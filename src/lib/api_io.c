@@ -27,6 +27,7 @@
 #include "lib/dsock.h"
 #include "lib/errq.h"
 #include "lib/fdtab.h"
+#include "lib/rawcompat.h"
 #include "pingsock.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -192,7 +193,7 @@ static ssize_t read_dgram(int fd, struct msghdr *m, int flags,
 	bool shut_rd = shm && (atomic_load(&shm->shutdown) & WIRE_SHUT_RD);
 	ssize_t n;
 
-	n = recvmsg(fd, m, (flags & (MSG_PEEK | MSG_DONTWAIT)) |
+	n = recvmsg(fd, m, (flags & (MSG_PEEK | MSG_DONTWAIT | MSG_TRUNC)) |
 			   (shut_rd ? MSG_DONTWAIT : 0));
 	if (n < 0 && errno == EAGAIN && shut_rd && !nonblocking(fd, flags))
 		return -2;
@@ -206,6 +207,8 @@ static long drecv(int fd, const struct fdent *ent, struct msghdr *msg,
 	struct wire_dgram dg;
 	struct msghdr m = { .msg_iov = iov };
 	struct cmsg_out co;
+	struct rawc_rx rx;
+	bool raw4 = ent->raw && ent->family == AF_INET;
 	uint32_t cm, tsf;
 	ssize_t n;
 	int pending;
@@ -226,7 +229,16 @@ static long drecv(int fd, const struct fdent *ent, struct msghdr *msg,
 	for (size_t i = 0; i < msg->msg_iovlen; i++)
 		iov[1 + i] = msg->msg_iov[i];
 	m.msg_iovlen = 1 + msg->msg_iovlen;
-	n = read_dgram(fd, &m, flags, ent->shm);
+	/* An emulated raw IPv4 socket: the message goes behind a header
+	 * (rawcompat.h); raw sockets of both families learn its length. */
+	if (raw4 && rawc_rx_begin(&rx, msg, &iov[1]))
+		return -ENOMEM;
+	if (raw4)
+		m.msg_iovlen = 2;
+	n = read_dgram(fd, &m, ent->raw ? flags | MSG_TRUNC : flags & ~MSG_TRUNC,
+		       ent->shm);
+	if (raw4)
+		n = rawc_rx_end(&rx, &dg, n, msg, &m.msg_flags);
 	if (n == -2)
 		return 0;
 	if (n < 0)
@@ -251,6 +263,8 @@ static long drecv(int fd, const struct fdent *ent, struct msghdr *msg,
 		fdtab_set_stamp(fd, &ts);
 	}
 	/* ping_recvmsg() returns what it copied, MSG_TRUNC or not. */
+	if (ent->raw)
+		return rawc_ret((size_t)n - sizeof(dg), msg, flags);
 	return n - (ssize_t)sizeof(dg);
 }
 

@@ -3,6 +3,7 @@
 #include "lib/shimapi.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,12 +77,23 @@ void fdtab_set_stamp(int fd, const struct timespec *ts)
 	pthread_mutex_unlock(&lock);
 }
 
-void fdtab_clear_keep(int fd)
+/* Set one flag of fd's entry, if it has one. */
+static void set_flag(int fd, size_t off, bool v)
 {
 	pthread_mutex_lock(&lock);
-	if (fd >= 0 && (size_t)fd < ntab)
-		tab[fd].keep_ident = false;
+	if (fd >= 0 && (size_t)fd < ntab && tab[fd].backend)
+		*(bool *)((char *)&tab[fd] + off) = v;
 	pthread_mutex_unlock(&lock);
+}
+
+void fdtab_clear_keep(int fd)
+{
+	set_flag(fd, offsetof(struct fdent, keep_ident), false);
+}
+
+void fdtab_set_raw(int fd)
+{
+	set_flag(fd, offsetof(struct fdent, raw), true);
 }
 
 void fdtab_set_attached(int fd, uint32_t handle, pid_t pid,

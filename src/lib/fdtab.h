@@ -24,6 +24,7 @@ struct fdent {
 	int errfd;		/* the socket's error queue (hidden), or -1 */
 	bool keep_ident;	/* PINGSOCK_IDENT=keep, first send not yet made */
 	struct bkstate *bk;	/* broker socket: shared by its copies */
+	bool raw;		/* the raw-socket emulation (rawcompat.h) */
 	bool has_stamp;		/* SIOCGSTAMP: time of the last datagram read */
 	struct timespec stamp;
 };
@@ -35,6 +36,8 @@ void fdtab_clear(int fd);
 void fdtab_set_stamp(int fd, const struct timespec *ts);
 /* The first send is being made: keep_ident no longer applies. */
 void fdtab_clear_keep(int fd);
+/* The daemon's socket is an emulated raw one (PINGSOCK_RAW=echo). */
+void fdtab_set_raw(int fd);
 /*
  * Record a (re)attachment.  The shared page and error descriptor are
  * taken only if the entry has none (*shm and *errfd are then set to

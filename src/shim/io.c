@@ -16,6 +16,7 @@
 
 #include "lib/broker.h"
 #include "lib/fdtab.h"
+#include "lib/rawcompat.h"
 #include "lib/shimapi.h"
 #include "pingsock.h"
 #include "shim/shim.h"
@@ -82,10 +83,14 @@ static bool shimmed_kind(int domain, int type, int protocol)
 SHIM_EXPORT int socket(int domain, int type, int protocol)
 {
 	const char *mode;
+	bool raw;
 	int fd;
 
 	shim_init();
-	if (shim_depth || !shimmed_kind(domain, type, protocol))
+	if (shim_depth)
+		return shim_real.socket(domain, type, protocol);
+	raw = rawc_wanted(domain, type, protocol);	/* PINGSOCK_RAW=echo */
+	if (!raw && !shimmed_kind(domain, type, protocol))
 		return shim_real.socket(domain, type, protocol);
 	mode = secure_getenv("PINGSOCK_BACKEND");
 	if (!mode || !*mode || strcmp(mode, "auto") == 0 ||
@@ -94,7 +99,8 @@ SHIM_EXPORT int socket(int domain, int type, int protocol)
 		 * stands for anything but "you may not". */
 		fd = shim_real.socket(domain, type, protocol);
 		if (fd >= 0 || (mode && strcmp(mode, "kernel") == 0) ||
-		    (errno != EACCES && errno != EPROTONOSUPPORT))
+		    (errno != EACCES && errno != EPROTONOSUPPORT &&
+		     !(raw && errno == EPERM)))
 			return fd;
 	}
 	/* auto after the kernel's refusal, daemon, or a bad value (the
@@ -215,8 +221,8 @@ SHIM_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 {
 	ssize_t rc;
 
-	if (PASS(fd))
-		return shim_real.recvmsg(fd, msg, flags);
+	if (PASS(fd))	/* the library's own reads: wait.c */
+		return shim_lib_recvmsg(fd, msg, flags);
 	SHIM_ENTER();
 	rc = pingsock_recvmsg(fd, msg, flags);
 	SHIM_LEAVE();

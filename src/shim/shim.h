@@ -115,6 +115,10 @@ void shim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 	} while (0)
 const char *shim_errstr(void);
 
+/* recvmsg() the library makes (wait.c): a data descriptor's blocking
+ * read lets signal handlers use ping sockets. */
+ssize_t shim_lib_recvmsg(int fd, struct msghdr *msg, int flags);
+
 /* close() of a shimmed fd: the last copy closes the daemon socket. */
 int shim_close_ours(int fd);
 

@@ -46,7 +46,8 @@ enum wire_type {
 	WIRE_HELLO = 1,	/* u32 version -> result 0 */
 	WIRE_OPEN,	/* i32 domain, type, protocol -> u32 handle,
 			 * u32 WIRE_OPEN_*; data fd, state memfd, error fd;
-			 * broker: the kernel socket, its liveness fd */
+			 * broker: the kernel socket, its liveness fd; type
+			 * SOCK_RAW: the raw-socket emulation (engine/psraw.h) */
 	WIRE_ATTACH,	/* (data fd) -> u32 handle, i32 domain, state memfd,
 			 * error fd */
 	WIRE_DETACH,	/* this process no longer uses the handle */
@@ -302,6 +303,10 @@ struct wire_dgram {
 	/* WIRE_DG_ERROR: struct sock_extended_err and the offender. */
 	uint32_t ee_errno;
 	uint8_t ee_origin, ee_type, ee_code, ee_pad;
+	/* WIRE_DG_REPLY of an emulated raw IPv4 socket: ee_data holds
+	 * bytes 4-7 of the IP header as received (identification, flags,
+	 * offset), ee_info bytes 8-11 (TTL, protocol, checksum); see
+	 * engine/rawhdr.h. */
 	uint32_t ee_info;
 	uint32_t ee_data;
 	uint8_t offender_family;	/* 0: none (all-zero sockaddr) */

@@ -277,6 +277,24 @@ static void ident_keep_key(void)
 	CHECK_EQ(parse(&p, "ident_keep = 1\n"), -1);
 }
 
+/* raw_compat: yes or no, nothing else; default no. */
+static void raw_compat_key(void)
+{
+	struct policy p;
+
+	CHECK_EQ(parse(&p, ""), 0);
+	CHECK(!p.raw_compat);
+	CHECK_EQ(parse(&p, "raw_compat = yes\n"), 0);
+	CHECK(p.raw_compat);
+	CHECK(p.ident_keep);	/* the other yes/no key keeps its own */
+	CHECK_EQ(parse(&p, "raw_compat = no # the default\n"), 0);
+	CHECK(!p.raw_compat);
+	CHECK_EQ(parse(&p, "groups = 0 10\nraw_compat = echo\n"), -1);
+	CHECK(strstr(err, "test.conf:2: raw_compat: expected yes or no") != NULL);
+	CHECK_EQ(parse(&p, "raw_compat = yes no\n"), -1);
+	CHECK_EQ(parse(&p, "raw_compat =\n"), -1);
+}
+
 /* mode, broker_group, relay_uids: defaults relay, "", nobody. */
 static void broker_keys(void)
 {
@@ -434,6 +452,7 @@ int main(void)
 	TEST(min_interval_key);
 	TEST(ident_keep_key);
 	TEST(broker_keys);
+	TEST(raw_compat_key);
 	TEST(limit_keys);
 	TEST(networks);
 	return CHECK_DONE();
