@@ -173,6 +173,14 @@ int raw_fd(const struct raw *r)
 	return r->fd;
 }
 
+int raw_listen(struct raw *r, bool on)
+{
+	struct icmp_filter f = { .data = on ? recv_filter() : ~0u };
+
+	return setsockopt(r->fd, SOL_RAW, ICMP_FILTER, &f, sizeof(f)) ? -errno
+								       : 0;
+}
+
 static void add_cmsg(struct msghdr *mh, size_t *used, int level, int type,
 		     const void *data, size_t len)
 {

@@ -11,6 +11,7 @@
 #ifndef PSD_RAW_H
 #define PSD_RAW_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -31,6 +32,12 @@ struct raw_pkt {
 struct raw *raw_open(int family, char *err, size_t errlen);
 void raw_close(struct raw *r);
 int raw_fd(const struct raw *r);
+/*
+ * on: the filter of Echo Replies and errors; off: every type the ICMP
+ * filter can name refused, so that the kernel does not even queue them
+ * (broker mode while no relayed socket exists).  0 or -errno.
+ */
+int raw_listen(struct raw *r, bool on);
 
 /* Send an ICMP message as info says.  0 or -errno (never blocks). */
 int raw_send(struct raw *r, const struct ps_sendinfo *info,
@@ -57,6 +64,7 @@ struct raw6;
 struct raw6 *raw6_open(char *err, size_t errlen);
 void raw6_close(struct raw6 *r);
 int raw6_fd(const struct raw6 *r);
+int raw6_listen(struct raw6 *r, bool on);	/* as raw_listen */
 int raw6_send(struct raw6 *r, const struct ps_sendinfo *info,
 	      const uint8_t *msg, size_t len);
 int raw6_recv(struct raw6 *r, struct raw_pkt *pkts, int max);

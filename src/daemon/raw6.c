@@ -111,6 +111,18 @@ int raw6_fd(const struct raw6 *r)
 	return r->fd;
 }
 
+int raw6_listen(struct raw6 *r, bool on)
+{
+	struct icmp6_filter f;
+
+	if (on)
+		recv_filter(&f);
+	else
+		ICMP6_FILTER_SETBLOCKALL(&f);
+	return setsockopt(r->fd, IPPROTO_ICMPV6, ICMP6_FILTER, &f, sizeof(f))
+		       ? -errno : 0;
+}
+
 static void add_cmsg(struct msghdr *mh, size_t *used, int type,
 		     const void *data, size_t len)
 {

@@ -181,7 +181,7 @@ static int ep_add(struct server *s, struct handler *h, uint32_t events)
 
 /*
  * Broker mode: the raw sockets see every ICMP message of the namespace,
- * the replies to brokered sockets too, and would wake the loop for each.
+ * the replies to brokered sockets too, and would take a copy of each.
  * They are watched only while relay sockets exist, or always for a
  * family that broker mode does not serve; what queued meanwhile (nothing
  * a relay socket asked for) is dropped when they are watched again.
@@ -190,9 +190,16 @@ static void watch_one(struct server *s, struct handler *h, bool *on,
 		      bool want)
 {
 	char junk[256];
+	int err;
 
 	if (h->fd < 0 || *on == want)
 		return;
+	/* The ICMP filter keeps the kernel from copying each packet to
+	 * the raw socket at all; the epoll set, from waking for any. */
+	err = h == &s->raw ? raw_listen(s->conf.raw4, want)
+			   : raw6_listen(s->conf.raw6, want);
+	if (err)
+		log_warn("raw socket filter: %s", strerror(-err));
 	if (want) {
 		while (recv(h->fd, junk, sizeof(junk), MSG_DONTWAIT) >= 0)
 			;

@@ -551,8 +551,13 @@ static int64_t now_ms(void)
 EXPORT int pingsock_poll(struct pollfd *fds, nfds_t nfds, int timeout)
 {
 	struct pollset ps;
+	nfds_t plain = 0;
 	int n;
 
+	while (plain < nfds && fdtab_plain(fds[plain].fd))
+		plain++;
+	if (plain == nfds)
+		return poll(fds, nfds, timeout);	/* nothing of ours */
 	if (pollset_build(&ps, fds, nfds)) {
 		pollset_free(&ps);
 		errno = ENOMEM;

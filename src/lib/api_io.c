@@ -129,6 +129,8 @@ EXPORT ssize_t pingsock_sendmsg(int fd, const struct msghdr *msg, int flags)
 	struct fdent ent;
 	uint32_t namelen = WIRE_NO_NAME;
 
+	if (fdtab_plain(fd))
+		return sendmsg(fd, msg, flags);
 	if (!daemon_fd(fd, &ent)) {
 		if (bk_fresh(&ent) && bk_msg_reaches(msg))
 			bk_use(fd, &ent, msg->msg_iov, msg->msg_iovlen);
@@ -154,6 +156,8 @@ EXPORT ssize_t pingsock_sendto(int fd, const void *buf, size_t len, int flags,
 	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
 	struct fdent ent;
 
+	if (fdtab_plain(fd))
+		return sendto(fd, buf, len, flags, dst, dstlen);
 	if (!daemon_fd(fd, &ent)) {
 		if (bk_fresh(&ent) && bk_send_reaches(dst, dstlen))
 			bk_use(fd, &ent, &iov, 1);
@@ -272,7 +276,7 @@ EXPORT ssize_t pingsock_recvmsg(int fd, struct msghdr *msg, int flags)
 {
 	struct fdent ent;
 
-	if (!daemon_fd(fd, &ent))
+	if (fdtab_plain(fd) || !daemon_fd(fd, &ent))
 		return recvmsg(fd, msg, flags);
 	if (!msg)
 		return dsock_ret(-EFAULT);
@@ -287,7 +291,7 @@ EXPORT ssize_t pingsock_recvfrom(int fd, void *buf, size_t len, int flags,
 	struct fdent ent;
 	long rc;
 
-	if (!daemon_fd(fd, &ent))
+	if (fdtab_plain(fd) || !daemon_fd(fd, &ent))
 		return recvfrom(fd, buf, len, flags, src, srclen);
 	if (src && srclen) {
 		if ((int)*srclen < 0)

@@ -273,6 +273,7 @@ static int rebind(int fd, struct bkstate *bk, const struct sockaddr *addr,
 			close(fds[i]);
 	if (rc >= 0) {
 		atomic_store(bk->used, 1);
+		fdtab_set_plain(fd);
 		sync_daemon();
 	}
 	return rc < 0 ? rc : 0;
@@ -300,6 +301,7 @@ void bk_use(int fd, const struct fdent *ent, const struct iovec *iov,
 
 	if (!bk || atomic_exchange(bk->used, 1) != 0)
 		return;
+	fdtab_set_plain(fd);
 	if (bk->keep_ident && iov) {
 		int ident = bk_echo_ident(bk->family, iov, niov);
 		struct sockaddr_in6 sa = { .sin6_family = (sa_family_t)bk->family };

@@ -1,14 +1,48 @@
 #include "lib/fdtab.h"
 #include "lib/broker.h"
 #include "lib/shimapi.h"
+#include "pingsock.h"
 
 #include <errno.h>
 #include <stddef.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * The hot paths' view, without the lock: one byte per low descriptor, 1
+ * when a call on it may need the library (a daemon socket, a broker
+ * socket not used yet), 0 when it is a plain libc call (not ours, the
+ * kernel's own socket, a broker socket once used).  Higher descriptors
+ * always take the table.
+ */
+#define FDTAB_QUICK 65536
+static _Atomic unsigned char quick[FDTAB_QUICK];
+
+static void quick_set(int fd, const struct fdent *e)
+{
+	if (fd >= 0 && fd < FDTAB_QUICK)
+		atomic_store_explicit(&quick[fd],
+				      e && (e->backend == PINGSOCK_BACKEND_DAEMON ||
+					    (e->bk && bk_fresh(e))),
+				      memory_order_relaxed);
+}
+
+bool fdtab_plain(int fd)
+{
+	if (fd < 0)
+		return true;	/* EBADF, or ignored by poll: the kernel's */
+	return fd < FDTAB_QUICK &&
+	       !atomic_load_explicit(&quick[fd], memory_order_relaxed);
+}
+
+void fdtab_set_plain(int fd)
+{
+	quick_set(fd, NULL);
+}
 static struct fdent *tab;
 static size_t ntab;
 
@@ -53,6 +87,8 @@ int fdtab_set(int fd, const struct fdent *ent)
 		rc = -1;
 	else
 		tab[fd] = *ent;
+	if (!rc)
+		quick_set(fd, ent);
 	pthread_mutex_unlock(&lock);
 	if (rc)
 		errno = ENOMEM;
@@ -64,6 +100,7 @@ void fdtab_clear(int fd)
 	pthread_mutex_lock(&lock);
 	if (fd >= 0 && (size_t)fd < ntab)
 		memset(&tab[fd], 0, sizeof(tab[fd]));
+	quick_set(fd, NULL);
 	pthread_mutex_unlock(&lock);
 }
 
@@ -133,6 +170,8 @@ int fdtab_dup(int oldfd, int newfd)
 		rc = -1, err = ENOMEM;
 	else
 		tab[newfd] = tab[oldfd];
+	if (!rc)
+		quick_set(newfd, &tab[newfd]);
 	pthread_mutex_unlock(&lock);
 	if (rc)
 		errno = err;
@@ -150,8 +189,10 @@ bool fdtab_drop_if_shared(int fd)
 			shared = i != (size_t)fd && tab[i].backend &&
 				 tab[i].shm == tab[fd].shm &&
 				 tab[i].bk == tab[fd].bk;
-		if (shared)
+		if (shared) {
 			memset(&tab[fd], 0, sizeof(tab[fd]));
+			quick_set(fd, NULL);
+		}
 	}
 	pthread_mutex_unlock(&lock);
 	return shared;

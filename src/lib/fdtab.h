@@ -29,6 +29,15 @@ struct fdent {
 	struct timespec stamp;
 };
 
+/*
+ * True when every call on fd is the plain libc call (not ours, or a
+ * kernel socket with nothing left for the library to do): a lock-free
+ * check for the hot paths.  False means "look at the entry".
+ */
+bool fdtab_plain(int fd);
+/* A broker socket was used: from now on its calls are plain. */
+void fdtab_set_plain(int fd);
+
 /* Copy of the entry for fd; false (and *out zeroed) if fd is not ours. */
 bool fdtab_get(int fd, struct fdent *out);
 int fdtab_set(int fd, const struct fdent *ent);
