@@ -91,7 +91,7 @@ EXPORT int pingsock_setsockopt(int fd, int level, int name, const void *val,
 
 	if (!daemon_fd(fd, &ent)) {
 		if (level == SOL_IPV6 && name == IPV6_V6ONLY &&
-		    bk_v6only_set(fd, &ent, val, len, &rc))
+		    bk_v6only_set(&ent, val, len, &rc))
 			return (int)dsock_ret(rc);
 		rc = setsockopt(fd, level, name, val, len);
 		if (rc == 0 && bk_fresh(&ent))

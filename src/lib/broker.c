@@ -341,8 +341,8 @@ bool bk_connect_reaches(const struct sockaddr *addr, socklen_t len)
  * for a ping socket but what getsockopt shows); once used, the kernel's
  * EINVAL stands.  1 for a value set, 0 for not handled here.
  */
-int bk_v6only_set(int fd, const struct fdent *ent, const void *val,
-		  socklen_t len, int *rc)
+int bk_v6only_set(const struct fdent *ent, const void *val, socklen_t len,
+		  int *rc)
 {
 	int v;
 
@@ -359,7 +359,6 @@ int bk_v6only_set(int fd, const struct fdent *ent, const void *val,
 	memcpy(&v, val, sizeof(v));
 	ent->bk->v6only = v != 0;
 	*rc = 0;
-	(void)fd;
 	return 1;
 }
 

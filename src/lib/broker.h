@@ -55,8 +55,8 @@ bool bk_msg_reaches(const struct msghdr *msg);
 bool bk_connect_reaches(const struct sockaddr *addr, socklen_t len);
 
 /* IPV6_V6ONLY on a fresh socket (see broker.c); 1 if handled (*rc). */
-int bk_v6only_set(int fd, const struct fdent *ent, const void *val,
-		  socklen_t len, int *rc);
+int bk_v6only_set(const struct fdent *ent, const void *val, socklen_t len,
+		  int *rc);
 /* getsockopt(), with IPV6_V6ONLY as the program set it. */
 int bk_getsockopt(int fd, const struct fdent *ent, int level, int name,
 		  void *val, socklen_t *len);
