@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "pingsock.h"
 
 #define PKT_LEN 64		/* 8 of header, ping's 56 of payload */
@@ -65,20 +66,6 @@ static void raise_nofile(void)
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
 		(void)setrlimit(RLIMIT_NOFILE, &rl);
-	}
-}
-
-static const char *backend_name(int fd)
-{
-	switch (pingsock_backend(fd)) {
-	case PINGSOCK_BACKEND_KERNEL:
-		return "kernel";
-	case PINGSOCK_BACKEND_DAEMON:
-		return "daemon";
-	case PINGSOCK_BACKEND_BROKER:
-		return "broker";
-	default:
-		return "none";
 	}
 }
 

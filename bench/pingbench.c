@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "pingsock.h"
 
 #define PAYLOAD_LEN 56		/* ping's default, so packets look usual */
@@ -102,20 +103,6 @@ static void raise_nofile(unsigned long need)
 	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need)
 		die("RLIMIT_NOFILE hard limit %lu < %lu descriptors needed",
 		    (unsigned long)rl.rlim_cur, need);
-}
-
-static const char *backend_name(int fd)
-{
-	switch (pingsock_backend(fd)) {
-	case PINGSOCK_BACKEND_KERNEL:
-		return "kernel";
-	case PINGSOCK_BACKEND_DAEMON:
-		return "daemon";
-	case PINGSOCK_BACKEND_BROKER:
-		return "broker";
-	default:
-		return "none";
-	}
 }
 
 static int open_ping(int flags)
