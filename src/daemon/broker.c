@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "daemon/log.h"
+#include "daemon/privdrop.h"
 #include "daemon/rangekeep.h"
 #include "engine/psock.h"
 
@@ -46,46 +47,6 @@ static int resolve_group(const struct policy *p, gid_t user_gid, gid_t *gid,
 	}
 	*gid = (gid_t)v;
 	return 0;
-}
-
-/*
- * The range will admit this group only: anyone else in it could make
- * kernel ping sockets behind the daemon's back.
- */
-static int group_is_ours(gid_t gid, uid_t user_uid, const char *user_name,
-			 char *err, size_t errlen)
-{
-	const struct group *gr;
-	const struct passwd *pw;
-	int rc = 0;
-
-	if (gid == 0) {
-		snprintf(err, errlen, "broker mode: the broker group may not "
-			 "be gid 0");
-		return -1;
-	}
-	setpwent();
-	while (rc == 0 && (pw = getpwent()) != NULL) {
-		if (pw->pw_gid == gid && pw->pw_uid != user_uid) {
-			snprintf(err, errlen, "broker mode: gid %u is the "
-				 "primary group of user %s; the broker group "
-				 "must be the daemon's alone (broker_group)",
-				 (unsigned)gid, pw->pw_name);
-			rc = -1;
-		}
-	}
-	endpwent();
-	gr = rc ? NULL : getgrgid(gid);
-	for (char **m = gr ? gr->gr_mem : NULL; m && *m && rc == 0; m++) {
-		if (strcmp(*m, user_name) != 0) {
-			snprintf(err, errlen, "broker mode: user %s is a member "
-				 "of group %s (gid %u); the broker group must "
-				 "be the daemon's alone (broker_group)", *m,
-				 gr->gr_name, (unsigned)gid);
-			rc = -1;
-		}
-	}
-	return rc;
 }
 
 /*
@@ -129,8 +90,11 @@ static int plan_broker(const struct policy *p, uid_t user_uid,
 {
 	char range[64];
 
+	/* The range will admit this group only: anyone else in it could
+	 * make kernel ping sockets behind the daemon's back. */
 	if (resolve_group(p, user_gid, &plan->gid, err, errlen) ||
-	    group_is_ours(plan->gid, user_uid, user_name, err, errlen))
+	    privdrop_group_alone(plan->gid, user_uid, user_name,
+				 "broker mode: the broker group", err, errlen))
 		return -1;
 	if (!kernel_has(AF_INET)) {
 		snprintf(err, errlen, "broker mode: this kernel has no IPv4 "

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,68 +14,67 @@
 #include <unistd.h>
 
 #include "daemon/log.h"
-#include "daemon/sandbox.h"
+#include "daemon/safepath.h"
 
-/* The path listener_open bound: the only file listener_remove unlinks. */
+/* What listener_open made: the only file listener_remove unlinks. */
 static char created[sizeof(((struct sockaddr_un *)0)->sun_path)];
+static int sock_dir = -1;	/* its directory, checked (safepath.h) */
+static char sock_base[sizeof(((struct sockaddr_un *)0)->sun_path)];
 
-/* mkdir -p for the socket's directory; new directories go to owner. */
-static int make_dirs(const char *path, uid_t owner, gid_t group, char *err,
-		     size_t errlen)
+/*
+ * The socket file's name in the directory dirfd as a path connect() can
+ * take without following a link at its end: /proc/self/fd/N of an O_PATH
+ * descriptor of that very file.  0, or -1 (no /proc: then the name).
+ */
+static int pinned_name(int dirfd, const char *base, struct sockaddr_un *sun,
+		       int *pfd)
 {
-	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	char *slash;
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (!slash || slash == dir)
-		return 0;
-	*slash = '\0';
-	for (char *p = dir + 1;; p++) {
-		char c = *p;
-
-		if (c != '/' && c != '\0')
-			continue;
-		*p = '\0';
-		if (mkdir(dir, 0755) == 0) {
-			if (chown(dir, owner, group) != 0)
-				log_warn("chown %s: %s", dir, strerror(errno));
-		} else if (errno != EEXIST) {
-			snprintf(err, errlen, "creating %s: %s", dir,
-				 strerror(errno));
-			return -1;
-		}
-		*p = c;
-		if (c == '\0')
-			break;
-	}
-	return 0;
+	*pfd = openat(dirfd, base, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (*pfd < 0)
+		return -1;
+	snprintf(sun->sun_path, sizeof(sun->sun_path), "/proc/self/fd/%d",
+		 *pfd);
+	return access(sun->sun_path, F_OK) == 0 ? 0 : -1;
 }
 
-/* 0 if path is free (or was a dead socket, now removed), -1 if not. */
-static int claim_path(const char *path, const struct sockaddr_un *sun,
+/* Does a daemon answer on the socket file base in dirfd? */
+static bool in_use(int dirfd, const char *base)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int pfd = -1, fd, rc = -1;
+
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && pinned_name(dirfd, base, &sun, &pfd) == 0)
+		rc = connect(fd, (const struct sockaddr *)&sun, sizeof(sun));
+	if (fd >= 0)
+		close(fd);
+	if (pfd >= 0)
+		close(pfd);
+	return rc == 0;
+}
+
+/* 0 if base is free in dirfd (or was a dead socket, now removed). */
+static int claim_path(int dirfd, const char *base, const char *path,
 		      char *err, size_t errlen)
 {
 	struct stat st;
-	int fd, rc;
 
-	if (lstat(path, &st) != 0)
-		return errno == ENOENT ? 0 : -1;
+	if (fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+		if (errno == ENOENT)
+			return 0;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
 	if (!S_ISSOCK(st.st_mode)) {
 		snprintf(err, errlen, "%s exists and is not a socket", path);
 		return -1;
 	}
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	rc = connect(fd, (const struct sockaddr *)sun, sizeof(*sun));
-	close(fd);
-	if (rc == 0) {
+	if (in_use(dirfd, base)) {
 		snprintf(err, errlen, "%s is in use by a running pingsockd",
 			 path);
 		return -1;
 	}
-	if (unlink(path) != 0) {
+	if (unlinkat(dirfd, base, 0) != 0) {
 		snprintf(err, errlen, "removing stale socket %s: %s", path,
 			 strerror(errno));
 		return -1;
@@ -82,44 +82,110 @@ static int claim_path(const char *path, const struct sockaddr_un *sun,
 	return 0;
 }
 
+/*
+ * bind() by the name alone, from inside the checked directory: the file
+ * is made root's, mode 0666 through the umask (no chmod or chown by path
+ * afterwards, which would follow whatever had been put there meanwhile).
+ */
+static int bind_in(int dirfd, int fd, const char *base)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int here = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC), rc, e;
+	mode_t old;
+
+	if (here < 0 || fchdir(dirfd) != 0) {
+		e = errno;
+		if (here >= 0)
+			close(here);
+		errno = e;
+		return -1;
+	}
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", base);
+	old = umask(0111);
+	rc = bind(fd, (struct sockaddr *)&sun, sizeof(sun));
+	e = errno;
+	umask(old);
+	if (fchdir(here) != 0 && chdir("/") != 0)
+		log_warn("chdir back: %s", strerror(errno));
+	close(here);
+	errno = e;
+	return rc;
+}
+
+static int open_dir(const char *path, uid_t owner, gid_t group, char *err,
+		    size_t errlen)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	const char *slash = strrchr(path, '/');
+	bool writable;
+	int fd;
+
+	if (!slash || !slash[1]) {
+		snprintf(err, errlen, "--socket %s: an absolute path to a "
+			 "file is needed", path);
+		return -1;
+	}
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash == path ? 1 :
+					      slash - path), path);
+	snprintf(sock_base, sizeof(sock_base), "%s", slash + 1);
+	fd = safepath_socket_dir(dir, owner, group, &writable, err, errlen);
+	if (fd >= 0 && !writable)
+		log_info("%s is not writable by the daemon's group: the "
+			 "socket stays there when it stops (the next start "
+			 "removes it)", dir);
+	return fd;
+}
+
 int listener_open(const char *path, uid_t owner, gid_t group, char *err,
 		  size_t errlen)
 {
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	int fd;
+	int fd = -1;
 
-	if (strlen(path) >= sizeof(sun.sun_path)) {
-		snprintf(err, errlen, "--socket %s: path too long", path);
-		return -1;
-	}
-	memcpy(sun.sun_path, path, strlen(path) + 1);
 	err[0] = '\0';
-	if (make_dirs(path, owner, group, err, errlen) ||
-	    claim_path(path, &sun, err, errlen)) {
-		if (!err[0])
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if (path[0] != '/' ||
+	    strlen(path) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+		snprintf(err, errlen, "--socket %s: not an absolute path that "
+			 "fits in sun_path", path);
 		return -1;
 	}
+	sock_dir = open_dir(path, owner, group, err, errlen);
+	if (sock_dir < 0 || claim_path(sock_dir, sock_base, path, err, errlen))
+		goto fail;
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0 ||
-	    chmod(path, 0666) != 0 || listen(fd, SOMAXCONN) != 0) {
+	if (fd < 0 || bind_in(sock_dir, fd, sock_base) != 0 ||
+	    listen(fd, SOMAXCONN) != 0) {
 		snprintf(err, errlen, "listening on %s: %s", path,
 			 strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
+		goto fail;
 	}
-	if (chown(path, owner, group) != 0)
-		log_warn("chown %s: %s", path, strerror(errno));
 	snprintf(created, sizeof(created), "%s", path);
 	return fd;
+fail:
+	if (fd >= 0)
+		close(fd);
+	if (sock_dir >= 0)
+		close(sock_dir);
+	sock_dir = -1;
+	return -1;
+}
+
+int listener_dir(const char *path, char *err, size_t errlen)
+{
+	char base[sizeof(sock_base)];
+
+	if (sock_dir >= 0 && strcmp(path, created) == 0)
+		return sock_dir;
+	/* A passed socket: its directory, checked the same way. */
+	sock_dir = safepath_parent(path, base, sizeof(base), err, errlen);
+	return sock_dir;
 }
 
 void listener_remove(const char *path)
 {
 	if (!path || !created[0] || strcmp(path, created) != 0)
 		return;	/* not ours: e.g. systemd's, passed in */
-	if (sandbox_unlink(path) != 0 && errno != ENOENT)	/* chroot too */
+	if (unlinkat(sock_dir, sock_base, 0) != 0 && errno != ENOENT &&
+	    errno != EACCES)
 		log_warn("removing %s: %s", path, strerror(errno));
 	created[0] = '\0';
 }

@@ -1,9 +1,13 @@
 /*
  * listener - the daemon's AF_UNIX SOCK_SEQPACKET socket.
  *
- * A missing directory is created (0755) and given to the daemon's user, so
- * that the unprivileged daemon can remove its socket when it stops.  An
- * existing socket file is replaced only if nothing answers on it.
+ * Root makes it at start-up without following any path a user can change
+ * (safepath.h): the directory is reached and checked through descriptors;
+ * a missing one is made root's, group the daemon's (which nobody else
+ * has), mode 0775, so that the unprivileged daemon can remove its socket
+ * when it stops; the socket is bound from inside it, mode 0666 through the
+ * umask, root's.  An existing socket file is replaced only if nothing
+ * answers on it.
  *
  * Or the socket comes from a service manager (systemd socket activation,
  * sd_listen_fds(3) semantics without libsystemd): then systemd owns the file
@@ -18,6 +22,13 @@
 
 int listener_open(const char *path, uid_t owner, gid_t group, char *err,
 		  size_t errlen);
+
+/*
+ * The checked directory of the socket at path (listener_open's, or that of
+ * a passed socket's path, checked now), kept open: the sandbox makes its
+ * empty root there and the socket is removed through it.  -1 with err.
+ */
+int listener_dir(const char *path, char *err, size_t errlen);
 
 /* Unlinks path only if listener_open created it (never a passed socket). */
 void listener_remove(const char *path);

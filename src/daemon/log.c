@@ -1,7 +1,9 @@
 #include "daemon/log.h"
+#include "daemon/safepath.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,20 +39,17 @@ void log_set_debug(int on)
 
 int log_open_file(const char *path, char *err, size_t errlen)
 {
-	struct stat st;
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
-			    O_NOFOLLOW | O_NOCTTY, 0640);
+	char base[NAME_MAX + 1], what[PATH_MAX + 16];
+	int dir = safepath_parent(path, base, sizeof(base), err, errlen), fd;
 
-	if (fd < 0) {
-		snprintf(err, errlen, "--log-file %s: %s", path,
-			 errno == ELOOP ? "is a symbolic link" : strerror(errno));
+	if (dir < 0)
 		return -1;
-	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "--log-file %s: not a regular file", path);
-		close(fd);
+	snprintf(what, sizeof(what), "--log-file %s", path);
+	fd = safepath_open_file(dir, base, O_WRONLY | O_APPEND | O_CREAT, 0640,
+				what, err, errlen);
+	close(dir);
+	if (fd < 0)
 		return -1;
-	}
 	if (file_fd >= 0)
 		close(file_fd);
 	/* glibc reads the time zone file at the first conversion, even for

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "daemon/broker.h"
@@ -54,10 +55,12 @@ struct opts {
 	bool check_config;	/* --check-config: parse --config, exit */
 	const char *mode;	/* --mode: overrides the config's */
 	const char *broker_group;
+	bool allow_shared_user;	/* --allow-shared-user */
 };
 
 /* long-only options */
-enum { OPT_CHECK_CONFIG = 0x100, OPT_LOG_FILE, OPT_MODE, OPT_BROKER_GROUP };
+enum { OPT_CHECK_CONFIG = 0x100, OPT_LOG_FILE, OPT_MODE, OPT_BROKER_GROUP,
+       OPT_ALLOW_SHARED };
 
 static void usage(FILE *f)
 {
@@ -65,8 +68,11 @@ static void usage(FILE *f)
 		"Usage: pingsockd [options]\n"
 		"Serve unprivileged ICMP Echo (ping) sockets.\n\n"
 		"  -s, --socket PATH   listen on PATH (default %s)\n"
-		"  -u, --user USER     run as USER after start-up (default:\n"
-		"                      pingsock if it exists, else nobody)\n"
+		"  -u, --user USER     run as USER after start-up (default\n"
+		"                      pingsock); a user of its own: see\n"
+		"      --allow-shared-user\n"
+		"                      run as a USER that others share (nobody,\n"
+		"                      an account with a home or processes)\n"
 		"  -c, --config FILE   read policy from FILE (see pingsockd(8))\n"
 		"      --check-config  check the --config FILE and exit: prints\n"
 		"                      \"FILE: ok\" or \"FILE:LINE: reason\"\n"
@@ -99,6 +105,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "log-file", required_argument, NULL, OPT_LOG_FILE },
 		{ "mode", required_argument, NULL, OPT_MODE },
 		{ "broker-group", required_argument, NULL, OPT_BROKER_GROUP },
+		{ "allow-shared-user", no_argument, NULL, OPT_ALLOW_SHARED },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -121,6 +128,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case OPT_LOG_FILE: o->log_file = optarg; break;
 		case OPT_MODE: o->mode = optarg; break;
 		case OPT_BROKER_GROUP: o->broker_group = optarg; break;
+		case OPT_ALLOW_SHARED: o->allow_shared_user = true; break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("pingsockd %s\n", PSD_VERSION); exit(0);
 		default: usage(stderr); exit(2);
@@ -154,7 +162,9 @@ static int check_config(const char *path)
 	struct policy p;
 	char err[512];
 
-	if (server_load_config(path, &p, err, sizeof(err))) {
+	/* As root, the file as the daemon will read it; as anyone else,
+	 * just its contents. */
+	if (server_load_config(path, geteuid() == 0, &p, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		return 1;
 	}
@@ -226,6 +236,31 @@ static void apply_overrides(const struct opts *o, struct policy *p)
 			 o->broker_group);
 }
 
+/*
+ * Nothing inherited stays open but stdio (made to exist: /dev/null) and
+ * a listening socket passed for this process (fd 3, LISTEN_PID ours).
+ */
+static void close_inherited(void)
+{
+	const char *pid = getenv("LISTEN_PID"), *n = getenv("LISTEN_FDS");
+	unsigned first = 3;
+
+	for (int fd = 0; fd < 3; fd++)
+		if (fcntl(fd, F_GETFD) < 0 &&
+		    open("/dev/null", O_RDWR) != fd)
+			exit(1);
+	if (pid && n && atol(pid) == (long)getpid() && strcmp(n, "1") == 0)
+		first = 4;
+	if (syscall(SYS_close_range, first, ~0U, 0) != 0) {
+		struct rlimit rl;
+
+		if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur > 65536)
+			rl.rlim_cur = 65536;
+		for (unsigned fd = first; fd < rl.rlim_cur; fd++)
+			close((int)fd);
+	}
+}
+
 static void fatal(const char *msg)
 {
 	log_err("%s", msg);
@@ -240,22 +275,24 @@ int main(int argc, char **argv)
 	static char config_abs[PATH_MAX];
 	static char passed_path[128];	/* sun_path fits */
 	char err[512];
-	int ready_fd = -1;
+	int ready_fd = -1, sock_dir;
 
+	close_inherited();
 	parse_opts(argc, argv, &o);
 	log_set_debug(o.debug);
 	if (o.check_config)
 		return check_config(o.config);
 	umask(022);
 	policy_default(&conf.policy);
-	if (o.config &&
-	    server_load_config(o.config, &conf.policy, err, sizeof(err)))
-		fatal(err);
-	apply_overrides(&o, &conf.policy);
 	if (geteuid() != 0)
 		fatal("must be started as root (it opens raw sockets, then "
 		      "drops every privilege)");
-	if (privdrop_resolve(o.user, &target, err, sizeof(err)))
+	if (o.config &&
+	    server_load_config(o.config, true, &conf.policy, err, sizeof(err)))
+		fatal(err);
+	apply_overrides(&o, &conf.policy);
+	if (privdrop_resolve(o.user, o.allow_shared_user, &target, err,
+			     sizeof(err)))
 		fatal(err);
 	/* Before any fork: LISTEN_PID names this process. */
 	switch (listener_inherit(&conf.listen_fd, passed_path,
@@ -309,9 +346,11 @@ int main(int argc, char **argv)
 	conf.socket_path = o.socket_path;
 	/* SIGHUP re-reads it after chdir("/"). */
 	conf.config_path = o.config ? realpath(o.config, config_abs) : NULL;
+	sock_dir = listener_dir(o.socket_path, err, sizeof(err));
 
-	if (sandbox_enter(o.socket_path, conf.config_path, ready_fd >= 0,
-			  err, sizeof(err)) ||
+	if (sock_dir < 0 ||
+	    sandbox_enter(sock_dir, conf.config_path, ready_fd >= 0, err,
+			  sizeof(err)) ||
 	    privdrop_apply(&target, err, sizeof(err)) ||
 	    sandbox_apply(conf.broker.v4 || conf.broker.v6, err,
 			  sizeof(err))) {

@@ -7,6 +7,7 @@
 #ifndef PSD_PRIVDROP_H
 #define PSD_PRIVDROP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -16,9 +17,23 @@ struct drop_target {
 	char name[64];
 };
 
-/* user NULL: "pingsock" if that user exists, else "nobody". */
-int privdrop_resolve(const char *user, struct drop_target *t, char *err,
-		     size_t errlen);
+/*
+ * The user to become: user, or "pingsock" if NULL (there is no fallback).
+ * Unless allow_shared, a user that others share is refused: the overflow
+ * user (nobody), one that owns its home directory, one that other
+ * processes run as (pingsockd instances aside), one whose primary group
+ * is not its own alone (privdrop_group_alone()).
+ */
+int privdrop_resolve(const char *user, bool allow_shared,
+		     struct drop_target *t, char *err, size_t errlen);
+
+/*
+ * gid is no one else's: not 0, no other account's primary group, no
+ * other member, in nobody's /etc/subgid range (a user namespace could
+ * map it).  what names it in the message.  0, or -1 with err filled.
+ */
+int privdrop_group_alone(gid_t gid, uid_t user_uid, const char *user_name,
+			 const char *what, char *err, size_t errlen);
 int privdrop_apply(const struct drop_target *t, char *err, size_t errlen);
 
 #endif

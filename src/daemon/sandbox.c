@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "daemon/log.h"
+#include "daemon/safepath.h"
 
 /* Valgrind runs the daemon in tests (tests/integration/valgrind.sh); its
  * own code shares the process and the filter. */
@@ -60,11 +61,12 @@
 /* A path kept as (directory handle, last component). */
 struct kept {
 	char path[PATH_MAX];	/* as the caller will pass it again */
-	int dir;		/* O_PATH handle of its directory, or -1 */
+	int dir;		/* its directory, checked, or -1 */
 	char base[NAME_MAX + 1];
 };
 
-static struct kept cfg = { .dir = -1 }, sock = { .dir = -1 };
+static struct kept cfg = { .dir = -1 };
+static int sock_dir = -1;	/* the socket's directory (listener.h) */
 static int devnull = -1;
 static int trap_log = -1;	/* /dev/log, for the SIGSYS handler */
 
@@ -76,35 +78,18 @@ static uint32_t native_arch;
 
 /* ---- paths kept across the chroot ---- */
 
-static int keep(struct kept *k, const char *path, char *err, size_t errlen)
+/* The config file's directory, checked (safepath.h) and kept. */
+static int keep_config(const char *path, char *err, size_t errlen)
 {
-	char dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	const char *base = slash ? slash + 1 : path;
-	size_t dlen = !slash ? 0 : slash == path ? 1 : (size_t)(slash - path);
-
-	if (strlen(path) >= sizeof(k->path)) {
+	if (strlen(path) >= sizeof(cfg.path)) {
 		snprintf(err, errlen, "sandbox: %s: path too long", path);
 		return -1;
 	}
-	if (!*base || strlen(base) >= sizeof(k->base)) {
-		snprintf(err, errlen, "sandbox: %s: not a file name", path);
+	cfg.dir = safepath_parent(path, cfg.base, sizeof(cfg.base), err,
+				  errlen);
+	if (cfg.dir < 0)
 		return -1;
-	}
-	if (dlen) {
-		memcpy(dir, path, dlen);
-		dir[dlen] = '\0';
-	} else {
-		snprintf(dir, sizeof(dir), ".");
-	}
-	k->dir = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (k->dir < 0) {
-		snprintf(err, errlen, "sandbox: opening %s: %s", dir,
-			 strerror(errno));
-		return -1;
-	}
-	snprintf(k->path, sizeof(k->path), "%s", path);
-	snprintf(k->base, sizeof(k->base), "%s", base);
+	snprintf(cfg.path, sizeof(cfg.path), "%s", path);
 	return 0;
 }
 
@@ -113,27 +98,36 @@ static bool is_kept(const struct kept *k, const char *path)
 	return k->dir >= 0 && strcmp(k->path, path) == 0;
 }
 
-FILE *sandbox_fopen(const char *path, const char *mode)
+FILE *sandbox_fopen_config(const char *path, bool strict, char *err,
+			   size_t errlen)
 {
+	char base[NAME_MAX + 1];
 	FILE *f;
-	int fd;
+	int dir, fd;
 
-	if (!is_kept(&cfg, path) || mode[0] != 'r' || strchr(mode, '+'))
-		return fopen(path, mode);
-	fd = openat(cfg.dir, cfg.base, O_RDONLY | O_CLOEXEC);
+	if (!strict) {	/* --check-config run by anyone: just read it */
+		f = fopen(path, "re");
+		if (!f)
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return f;
+	}
+	dir = is_kept(&cfg, path) ? cfg.dir
+				  : safepath_parent(path, base, sizeof(base),
+						    err, errlen);
+	if (dir < 0)
+		return NULL;
+	fd = safepath_open_file(dir, is_kept(&cfg, path) ? cfg.base : base,
+				O_RDONLY, 0, path, err, errlen);
+	if (dir != cfg.dir)
+		close(dir);
 	if (fd < 0)
 		return NULL;
 	f = fdopen(fd, "r");
-	if (!f)
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		close(fd);
+	}
 	return f;
-}
-
-int sandbox_unlink(const char *path)
-{
-	if (!is_kept(&sock, path))
-		return unlink(path);
-	return unlinkat(sock.dir, sock.base, 0);
 }
 
 int sandbox_devnull(void)
@@ -186,7 +180,7 @@ static int chroot_empty(char *err, size_t errlen)
 	for (unsigned i = 0; i < 100; i++) {
 		snprintf(name, sizeof(name), ".pingsockd-root.%d.%u",
 			 (int)getpid(), i);
-		if (mkdirat(sock.dir, name, 0555) == 0)
+		if (mkdirat(sock_dir, name, 0555) == 0)
 			break;
 		e = errno;
 		name[0] = '\0';
@@ -203,12 +197,12 @@ static int chroot_empty(char *err, size_t errlen)
 		if (fd >= 0)
 			close(fd);
 		snprintf(err, errlen, "sandbox: creating an empty directory "
-			 "next to %s: %s (and no empty, root-owned /var/empty)",
-			 sock.path, strerror(e));
+			 "next to the socket: %s (and no empty, root-owned "
+			 "/var/empty)", strerror(e));
 		return -1;
 	}
 	errno = 0;
-	fd = openat(sock.dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	fd = openat(sock_dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 				    O_CLOEXEC);
 	/* Still the one made above. */
 	if (fd < 0 || !empty_and_safe(fd) || enter(fd) != 0) {
@@ -217,11 +211,11 @@ static int chroot_empty(char *err, size_t errlen)
 			 fd < 0 || e ? strerror(e) : "not the new directory");
 		if (fd >= 0)
 			close(fd);
-		unlinkat(sock.dir, name, AT_REMOVEDIR);
+		unlinkat(sock_dir, name, AT_REMOVEDIR);
 		return -1;
 	}
 	close(fd);
-	if (unlinkat(sock.dir, name, AT_REMOVEDIR) != 0)
+	if (unlinkat(sock_dir, name, AT_REMOVEDIR) != 0)
 		log_warn("sandbox: removing the empty directory %s: %s", name,
 			 strerror(errno));
 	return 0;
@@ -241,15 +235,14 @@ static void open_trap_log(void)
 	}
 }
 
-int sandbox_enter(const char *socket_path, const char *config_path,
-		  bool daemonised, char *err, size_t errlen)
+int sandbox_enter(int socket_dir, const char *config_path, bool daemonised,
+		  char *err, size_t errlen)
 {
 	/* syslog's time stamps read /etc/localtime, once: now. */
 	tzset();
-	if (config_path && keep(&cfg, config_path, err, errlen))
+	if (config_path && keep_config(config_path, err, errlen))
 		return -1;
-	if (keep(&sock, socket_path, err, errlen))
-		return -1;
+	sock_dir = socket_dir;
 	if (daemonised)
 		devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (daemonised && log_file_fd() < 0) {
@@ -634,8 +627,8 @@ static int build_rules(scmp_filter_ctx ctx, bool ping_sockets)
 
 		rc = rc ? rc : add(ctx, SCMP_SYS(openat), 1, &c);
 	}
-	if (sock.dir >= 0) {
-		struct scmp_arg_cmp c[2] = { ARG32(0, sock.dir), ARG32(2, 0) };
+	if (sock_dir >= 0) {
+		struct scmp_arg_cmp c[2] = { ARG32(0, sock_dir), ARG32(2, 0) };
 
 		rc = rc ? rc : add(ctx, SCMP_SYS(unlinkat), 2, c);
 	}

@@ -16,9 +16,9 @@
  *                    system call NAME (NR)") and kills the daemon with
  *                    SIGSYS.  Checked: Seccomp: 2 or start-up fails.
  *
- * Code that touches the file system after start-up goes through
- * sandbox_fopen() and sandbox_unlink(), which use the kept handles for the
- * paths given to sandbox_enter() and are plain fopen()/unlink() otherwise.
+ * Code that touches the file system after start-up goes through the kept
+ * handles: sandbox_fopen_config() for the config file, listener_remove()
+ * for the socket.
  *
  * Built with -DPSD_TESTING (build/tests/lib/pingsockd-sandboxtest only),
  * SIGUSR1 makes the daemon open /etc/passwd for writing and SIGUSR2 call
@@ -32,15 +32,23 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* config_path: absolute, or NULL.  Fails closed (err filled, -1). */
-int sandbox_enter(const char *socket_path, const char *config_path,
-		  bool daemonised, char *err, size_t errlen);
+/* socket_dir: the socket's directory (listener_dir()), where the empty
+ * root is made; config_path: absolute, or NULL.  Fails closed (err
+ * filled, -1). */
+int sandbox_enter(int socket_dir, const char *config_path, bool daemonised,
+		  char *err, size_t errlen);
 /* ping_sockets: broker mode, which makes kernel ping sockets. */
 int sandbox_apply(bool ping_sockets, char *err, size_t errlen);
 
 /* /dev/null opened before the chroot (the caller owns it), or -1. */
 int sandbox_devnull(void);
-FILE *sandbox_fopen(const char *path, const char *mode);
-int sandbox_unlink(const char *path);
+/*
+ * The config file, for reading: with strict, root's and reached through
+ * checked directories (safepath.h; after the chroot through the handle
+ * kept for it), else just opened (--check-config as any user).  NULL with
+ * err filled.
+ */
+FILE *sandbox_fopen_config(const char *path, bool strict, char *err,
+			   size_t errlen);
 
 #endif

@@ -1799,18 +1799,16 @@ static void on_listen(struct server *s)
 
 /* ---- configuration and signals ---- */
 
-int server_load_config(const char *path, struct policy *p, char *err,
-		       size_t errlen)
+int server_load_config(const char *path, bool strict, struct policy *p,
+		       char *err, size_t errlen)
 {
-	FILE *f = sandbox_fopen(path, "re");	/* also in the chroot */
+	FILE *f = sandbox_fopen_config(path, strict, err, errlen);
 	char *text = NULL;
 	size_t cap = 0, len = 0;
 	int rc;
 
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if (!f)
 		return -1;
-	}
 	for (;;) {
 		if (len == cap) {
 			char *t;
@@ -1846,7 +1844,8 @@ static void reload(struct server *s)
 		log_info("SIGHUP: no --config, nothing to reload");
 		return;
 	}
-	if (server_load_config(s->conf.config_path, &p, err, sizeof(err))) {
+	if (server_load_config(s->conf.config_path, true, &p, err,
+			       sizeof(err))) {
 		log_err("reload refused, keeping the old policy: %s", err);
 		return;
 	}

@@ -9,6 +9,8 @@
 #ifndef PSD_SERVER_H
 #define PSD_SERVER_H
 
+#include <stdbool.h>
+
 #include "daemon/broker.h"
 #include "daemon/hostenv.h"
 #include "daemon/raw.h"
@@ -31,8 +33,12 @@ struct server_conf {
  */
 int server_run(struct server_conf *conf);
 
-/* Read and parse a config file; on error fills err ("FILE:LINE: why"). */
-int server_load_config(const char *path, struct policy *p, char *err,
-		       size_t errlen);
+/*
+ * Read and parse a config file; on error fills err ("FILE:LINE: why").
+ * strict: as the daemon reads it, root's file through checked directories
+ * (sandbox_fopen_config()).
+ */
+int server_load_config(const char *path, bool strict, struct policy *p,
+		       char *err, size_t errlen);
 
 #endif

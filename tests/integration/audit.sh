@@ -573,12 +573,12 @@ daemon_stop
 
 # --log-file refuses a symlink, and what is not a regular file.
 ln -s "$LOG" "$T/link.log"
-o=$(in_ns d "$T/pingsockd" --foreground --socket "$T/l/socket" --user nobody \
+o=$(in_ns d "$T/pingsockd" --foreground --socket "$T/l/socket" --user "$PS_DAEMON_USER" \
 	--log-file "$T/link.log" 2>&1)
 rc=$?
 [ $rc = 1 ] && grep -q 'symbolic link' <<<"$o" && pass "$LABEL/log_file_symlink_refused" ||
 	fail "$LABEL/log_file_symlink_refused" "rc=$rc $o"
-o=$(in_ns d "$T/pingsockd" --foreground --socket "$T/l/socket" --user nobody \
+o=$(in_ns d "$T/pingsockd" --foreground --socket "$T/l/socket" --user "$PS_DAEMON_USER" \
 	--log-file "$T" 2>&1)
 rc=$?
 [ $rc = 1 ] && grep -q -- "--log-file $T" <<<"$o" && pass "$LABEL/log_file_dir_refused" ||

@@ -63,9 +63,9 @@ r=$(range)
 [ "$r" = "$G $G" ] && pass "$LABEL/range_claimed" ||
 	fail "$LABEL/range_claimed" "range \"$r\""
 
-# The daemon: no capability, uid nobody, only the broker group.
+# The daemon: no capability, its own uid, only the broker group.
 s="$(status "$D" CapEff)|$(status "$D" Uid)|$(status "$D" Gid)|$(status "$D" Groups)|$(status "$D" Seccomp)"
-[ "$s" = "CapEff: 0000000000000000|Uid: 65534 65534 65534 65534|Gid: $G $G $G $G|Groups: |Seccomp: 2" ] &&
+[ "$s" = "CapEff: 0000000000000000|Uid: $PS_DAEMON_UID $PS_DAEMON_UID $PS_DAEMON_UID $PS_DAEMON_UID|Gid: $G $G $G $G|Groups: |Seccomp: 2" ] &&
 	pass "$LABEL/daemon_privileges" || fail "$LABEL/daemon_privileges" "$s"
 
 # The keeper: uid 0 for the sysctl's owner check, nothing else.
@@ -154,7 +154,7 @@ r=$(range)
 
 # Opened by someone else before: broker refuses to start, auto relays.
 in_ns b sysctl -qw net.ipv4.ping_group_range="0 2147483647"
-out=$(in_ns b "$T/pingsockd" --foreground --socket "$T/x.sock" --user nobody \
+out=$(in_ns b "$T/pingsockd" --foreground --socket "$T/x.sock" --user "$PS_DAEMON_USER" \
 	--mode broker --broker-group "$G" 2>&1); rc=$?
 [ $rc = 1 ] && grep -q 'ping_group_range is "0 2147483647": the kernel already gives ping sockets' <<<"$out" &&
 	[ "$(range)" = "0 2147483647" ] && pass "$LABEL/refuses_open_range" ||
@@ -176,8 +176,8 @@ wait_range "1 0" && pass "$LABEL/stale_range_taken_over" ||
 	fail "$LABEL/stale_range_taken_over" "range \"$(range)\""
 
 # A group that a user has would let that user make ping sockets.
-out=$(in_ns b "$T/pingsockd" --foreground --socket "$T/x.sock" --user nobody \
-	--mode broker 2>&1); rc=$?
+out=$(in_ns b "$T/pingsockd" --foreground --socket "$T/x.sock" --user "$PS_DAEMON_USER" \
+	--mode broker --broker-group 65534 2>&1); rc=$?
 [ $rc = 1 ] && grep -q 'gid 65534 is the primary group of user' <<<"$out" &&
 	[ "$(range)" = "1 0" ] && pass "$LABEL/refuses_shared_group" ||
 	fail "$LABEL/refuses_shared_group" "exit $rc: $out"

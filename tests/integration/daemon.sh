@@ -109,7 +109,7 @@ if grep -q '^CapEff:[[:space:]]*0000000000000000$' $st &&
 	grep -q '^CapPrm:[[:space:]]*0000000000000000$' $st &&
 	grep -q '^CapBnd:[[:space:]]*0000000000000000$' $st &&
 	grep -q '^NoNewPrivs:[[:space:]]*1$' $st &&
-	grep -q '^Uid:[[:space:]]*65534[[:space:]]65534[[:space:]]65534' $st &&
+	grep -Eq "^Uid:[[:space:]]*($PS_DAEMON_UID[[:space:]]*){4}$" $st &&
 	grep -q '^Groups:[[:space:]]*$' $st; then
 	pass daemon/privileges_dropped
 else
@@ -194,7 +194,7 @@ grep -q '^reply' <<<"$out" && pass daemon/new_socket_after_restart ||
 	fail daemon/new_socket_after_restart "$out"
 
 # --- start-up failures: one clear line each -------------------------------
-out=$(in_ns d "$T/pingsockd" --foreground --socket "$SOCK" --user nobody 2>&1)
+out=$(in_ns d "$T/pingsockd" --foreground --socket "$SOCK" --user "$PS_DAEMON_USER" 2>&1)
 rc=$?
 [ $rc = 1 ] && grep -q 'in use by a running pingsockd' <<<"$out" &&
 	pass daemon/startup_path_in_use || fail daemon/startup_path_in_use "$rc $out"
@@ -216,7 +216,7 @@ rc=$?
 	pass daemon/startup_bad_user || fail daemon/startup_bad_user "$rc $out"
 
 # Without --foreground it daemonises, and the parent reports readiness.
-in_ns d "$T/pingsockd" --socket "$T/bg/socket" --user nobody
+in_ns d "$T/pingsockd" --socket "$T/bg/socket" --user "$PS_DAEMON_USER"
 rc=$?
 bgpid=$(pgrep -f "pingsockd --socket $T/bg/socket")
 [ $rc = 0 ] && [ -S "$T/bg/socket" ] && [ -n "$bgpid" ] &&

@@ -103,7 +103,7 @@ else
 fi
 
 # Daemonised: the same sandbox.
-in_ns d "$T/pingsockd" --socket "$T/bg/socket" --user nobody --config "$cfg"
+in_ns d "$T/pingsockd" --socket "$T/bg/socket" --user "$PS_DAEMON_USER" --config "$cfg"
 rc=$?
 bgpid=$(pgrep -f "pingsockd --socket $T/bg/socket")
 [ -n "$bgpid" ] && DAEMON_PIDS+=("$bgpid")
@@ -141,7 +141,7 @@ forbidden() {
 	sock=$T/run-$short/socket
 	log=$T/$short.log
 	ip netns exec "$(ns_name d)" "$SBT" --foreground --socket "$sock" \
-		--user nobody --config "$cfg" 2>"$log" &
+		--user "$PS_DAEMON_USER" --config "$cfg" 2>"$log" &
 	p=$!
 	DAEMON_PIDS+=("$p")
 	for _ in $(seq 1 100); do
@@ -170,7 +170,7 @@ forbidden USR1 openat	# open() of a path for writing
 forbidden USR2 execve	# not on the list at all
 
 # Daemonised with --log-file: the reason is in the file.
-in_ns d "$SBT" --socket "$T/bg2/socket" --user nobody --log-file "$T/bg2.log"
+in_ns d "$SBT" --socket "$T/bg2/socket" --user "$PS_DAEMON_USER" --log-file "$T/bg2.log"
 bgpid=$(pgrep -f "pingsockd-sandboxtest --socket $T/bg2/socket")
 [ -n "$bgpid" ] && DAEMON_PIDS+=("$bgpid") && kill -USR2 "$bgpid"
 for _ in $(seq 1 50); do

@@ -112,7 +112,7 @@ activate() {
 	shift
 	ip netns exec "$(ns_name d)" setpriv --no-new-privs --bounding-set="$bset" \
 		systemd-socket-activate "${sa[@]}" \
-		"$T/pingsockd" --foreground --user nobody "$@" 2>>"$T/$log" &
+		"$T/pingsockd" --foreground --user "$PS_DAEMON_USER" "$@" 2>>"$T/$log" &
 	DAEMON_PID=$!
 	DAEMON_PIDS+=("$DAEMON_PID")
 }
@@ -172,7 +172,7 @@ grep -qF "listening on $SOCK, passed by the service manager" "$T/act.log" &&
 	fail systemd/activated_uses_passed_socket "$(cat "$T/act.log")"
 
 # fd 3 is the listening socket, now O_NONBLOCK (04000) and O_CLOEXEC
-# (02000000); the process runs as 65534 with no capabilities left.
+# (02000000); the process runs as its user with no capabilities left.
 flags=$(sed -n 's/^flags:[[:space:]]*//p' "/proc/$DAEMON_PID/fdinfo/3" 2>/dev/null)
 if [ -n "$flags" ] && (( (8#$flags & 8#4000) && (8#$flags & 8#2000000) )); then
 	pass systemd/passed_fd_nonblock_cloexec
@@ -180,7 +180,7 @@ else
 	fail systemd/passed_fd_nonblock_cloexec "fd 3 flags '$flags'"
 fi
 st=$(cat "/proc/$DAEMON_PID/status" 2>/dev/null)
-grep -qP '^Uid:\t65534\t65534\t65534\t65534$' <<<"$st" &&
+grep -qP "^Uid:\t$PS_DAEMON_UID\t$PS_DAEMON_UID\t$PS_DAEMON_UID\t$PS_DAEMON_UID\$" <<<"$st" &&
 	grep -qP '^CapEff:\t0+$' <<<"$st" && grep -qP '^CapBnd:\t0+$' <<<"$st" &&
 	grep -qP '^NoNewPrivs:\t1$' <<<"$st" &&
 	pass systemd/activated_privileges_dropped ||
@@ -240,7 +240,7 @@ refused refuses_other_socket_option "--socket $T/elsewhere/socket, but the servi
 fd3() {	# name, expected text, bash redirection for fd 3
 	local out rc
 	out=$(in_ns d bash -c "exec $3; LISTEN_PID=\$\$ LISTEN_FDS=1 exec \"\$0\" \
-		--foreground --user nobody --socket \"\$1\"" "$T/pingsockd" \
+		--foreground --user $PS_DAEMON_USER --socket \"\$1\"" "$T/pingsockd" \
 		"$T/fd3/socket" 2>&1)
 	rc=$?
 	[ $rc = 1 ] && [ "$out" = "pingsockd: socket activation: $2" ] &&

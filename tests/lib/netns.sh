@@ -27,6 +27,18 @@ cp -a "$PS_BUILD"/pingsockd "$PS_BUILD"/ping "$PS_BUILD"/pingsockctl "$T"/ 2>/de
 [ -d "$PS_BUILD/bench" ] && cp -a "$PS_BUILD/bench" "$T/" 2>/dev/null
 chmod -R a+rX "$T"
 
+# The daemon's user: one of its own, as pingsockd requires (it refuses
+# nobody and other shared users).  Made once, if missing, under a lock:
+# tests run side by side.
+PS_DAEMON_USER=pingsock
+if ! getent passwd "$PS_DAEMON_USER" >/dev/null; then
+	flock /tmp/pingsock-test-useradd.lock sh -c \
+		"getent passwd $PS_DAEMON_USER >/dev/null || useradd --system \
+		 --no-create-home --home-dir /nonexistent \
+		 --shell /usr/sbin/nologin $PS_DAEMON_USER"
+fi
+PS_DAEMON_UID=$(id -u "$PS_DAEMON_USER")
+
 pass() { echo "PASS: $1"; }
 fail() { echo "FAIL: $1: ${2:-}"; FAILED=1; }
 skip() { echo "SKIP: $1: ${2:-}"; }
@@ -90,7 +102,8 @@ ns_sock() { echo "$T/run-$1/socket"; }
 BROKER_GID=64999
 
 # daemon_start SHORT [args...]: pingsockd in the foreground (background
-# job), --user nobody, socket $T/SHORT.sock; waits until it accepts.
+# job), --user $PS_DAEMON_USER, socket $(ns_sock SHORT); waits until it
+# accepts.
 # Without a --config among args, the daemon gets one that lifts the
 # per-user limits (rate, max_sockets): tests load it harder than any one
 # user should; the limits have their own tests.
@@ -110,7 +123,7 @@ daemon_start() {
 	fi
 	# Not through a function: $! must be the daemon itself.
 	ip netns exec "$(ns_name "$short")" ${PS_DAEMON_WRAPPER:-} \
-		"$T/pingsockd" --foreground --socket "$sock" --user nobody \
+		"$T/pingsockd" --foreground --socket "$sock" --user "$PS_DAEMON_USER" \
 		"$@" 2>>"$T/$short.log" &
 	DAEMON_PID=$!
 	DAEMON_PIDS+=("$DAEMON_PID")
