@@ -228,6 +228,9 @@ static int cmd_status(int fd)
 	printf("sockets_opened %llu\nerrors %llu\nview %s\n",
 	       (unsigned long long)t.hdr.opened,
 	       (unsigned long long)t.hdr.errors, t.all ? "all" : "own-uid");
+	printf("refused %llu\nrefused_netns %llu\n",
+	       (unsigned long long)st.refused,
+	       (unsigned long long)st.refused_netns);
 	for (size_t i = 0; i < nu; i++)
 		printf("uid %u sockets %llu idents %llu requests %llu "
 		       "replies %llu errors %llu drops %llu\n", u[i].uid,
@@ -325,6 +328,12 @@ static int cmd_metrics(int fd)
 	metric("pingsockd_protocol_errors_total", "counter",
 	       "Clients disconnected for malformed requests.",
 	       st.proto_errors);
+	metric("pingsockd_refused_total", "counter",
+	       "Connections, sockets and sends refused by a per-user limit or "
+	       "share.", st.refused);
+	metric("pingsockd_refused_netns_total", "counter",
+	       "Clients refused for being in another network namespace.",
+	       st.refused_netns);
 	metric("pingsockd_view_all_uids", "gauge",
 	       "1 if the per-uid metrics cover every user (run as root), 0 if "
 	       "only the caller's own.", t.all);

@@ -15,7 +15,7 @@
 #include "daemon/rangekeep.h"
 #include "engine/psock.h"
 
-#define BROKER_TRIES 8
+#define BROKER_TRIES 64	/* binds tried for an automatic identifier */
 
 static int ping_proto(int family)
 {
@@ -138,33 +138,6 @@ int broker_setup(const struct policy *p, uid_t user_uid, gid_t user_gid,
 	return 0;
 }
 
-static int bound_ident(int fd, uint16_t *ident)
-{
-	struct sockaddr_storage ss;
-	socklen_t len = sizeof(ss);
-	uint16_t port;
-
-	memset(&ss, 0, sizeof(ss));
-	if (getsockname(fd, (struct sockaddr *)&ss, &len) != 0)
-		return -errno;
-	/* sin_port and sin6_port are at the same place. */
-	memcpy(&port, (const uint8_t *)&ss + offsetof(struct sockaddr_in,
-						       sin_port), sizeof(port));
-	*ident = ntohs(port);
-	return 0;
-}
-
-static int any_bind(int fd, int family)
-{
-	struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6 };
-	struct sockaddr_in sin = { .sin_family = AF_INET };
-	int rc = family == AF_INET6
-			 ? bind(fd, (struct sockaddr *)&sin6, sizeof(sin6))
-			 : bind(fd, (struct sockaddr *)&sin, sizeof(sin));
-
-	return rc ? -errno : 0;
-}
-
 static int new_socket(int family)
 {
 	int fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, ping_proto(family));
@@ -172,71 +145,99 @@ static int new_socket(int family)
 	return fd < 0 ? -errno : fd;
 }
 
-int broker_socket(int family, const struct pstab *tab, int *fd,
-		  uint16_t *ident)
+static int set_int(int fd, int level, int name, int v)
 {
-	int skipped[BROKER_TRIES], nskip = 0, rc = -EADDRINUSE;
+	return setsockopt(fd, level, name, &v, sizeof(v)) ? -errno : 0;
+}
 
-	/* An identifier a relay socket holds is kept bound meanwhile, so
-	 * that the kernel's rover moves on. */
-	for (int i = 0; i < BROKER_TRIES; i++) {
-		int s = new_socket(family);
+/* What bind() looks at, onto a new socket, as the client's had it. */
+static int apply_opts(int fd, int family, const struct broker_bindopts *o)
+{
+	int rc = 0;
 
-		if (s < 0) {
-			rc = s;
-			break;
-		}
-		rc = any_bind(s, family);
-		if (rc == 0)
-			rc = bound_ident(s, ident);
-		if (rc == 0 && !pstab_ident_used(tab, family, *ident)) {
-			*fd = s;
-			break;
-		}
-		if (rc) {
-			close(s);
-			break;
-		}
-		skipped[nskip++] = s;
-		rc = -EADDRINUSE;
-	}
-	while (nskip)
-		close(skipped[--nskip]);
+	if (o->ifindex)
+		rc = set_int(fd, SOL_SOCKET, SO_BINDTOIFINDEX, o->ifindex);
+	if (!rc && o->freebind)
+		rc = set_int(fd, family == AF_INET6 ? SOL_IPV6 : SOL_IP,
+			     family == AF_INET6 ? IPV6_FREEBIND : IP_FREEBIND,
+			     1);
 	return rc;
 }
 
-/* Options of old that bind() looks at, onto s. */
-static void copy_bind_options(int old, int s)
+/* sa with its port (sin_port, sin6_port: the same place) set to ident. */
+static void with_port(uint8_t *copy, const uint8_t *sa, uint32_t len,
+		      uint16_t ident)
 {
-	static const struct { int level, name; } opts[] = {
-		{ SOL_SOCKET, SO_REUSEADDR },
-		{ SOL_SOCKET, SO_BINDTOIFINDEX },
-		{ SOL_IP, IP_FREEBIND },
-	};
+	uint16_t port = htons(ident);
 
-	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
-		int v = 0;
-		socklen_t len = sizeof(v);
-
-		if (getsockopt(old, opts[i].level, opts[i].name, &v, &len) == 0 &&
-		    v && setsockopt(s, opts[i].level, opts[i].name, &v,
-				    sizeof(v)) != 0)
-			log_debug("broker: copying option %d/%d: %s",
-				  opts[i].level, opts[i].name, strerror(errno));
-	}
+	memcpy(copy, sa, len);
+	memcpy(copy + offsetof(struct sockaddr_in, sin_port), &port,
+	       sizeof(port));
 }
 
-int broker_rebind(int family, int old, const uint8_t *sa, uint32_t len,
-		  int *fd, uint16_t *ident)
+/*
+ * Bind fd to sa with the identifier ident, SO_REUSEADDR off meanwhile
+ * unless the client asked for it with an identifier of its own: then
+ * the kernel refuses one that any socket holds, ours or not.
+ */
+static int bind_one(int fd, const uint8_t *sa, uint32_t len, uint16_t ident,
+		    bool reuse)
 {
-	int s = new_socket(family), rc;
+	uint8_t copy[sizeof(struct sockaddr_storage)];
 
+	with_port(copy, sa, len, ident);
+	if (set_int(fd, SOL_SOCKET, SO_REUSEADDR, reuse) != 0 ||
+	    bind(fd, (const struct sockaddr *)copy, len) != 0)
+		return -errno;
+	return 0;
+}
+
+/* An identifier of the rover's that ident_ok accepts and the kernel
+ * gives; the kernel's errno for anything but EADDRINUSE. */
+static int bind_any(int fd, const uint8_t *sa, uint32_t len,
+		    const struct broker_pick *pick, uint16_t *ident)
+{
+	int tries = 0;
+
+	for (long n = 0; n < 65536 && tries < BROKER_TRIES; n++) {
+		uint16_t id = ++*pick->rover;
+		int rc;
+
+		if (id == 0 || !pick->ident_ok(pick->ctx, id))
+			continue;
+		tries++;
+		rc = bind_one(fd, sa, len, id, false);
+		if (rc == 0) {
+			*ident = id;
+			return 0;
+		}
+		if (rc != -EADDRINUSE)
+			return rc;
+	}
+	return -EADDRINUSE;
+}
+
+int broker_bind(int family, const struct broker_bindopts *o,
+		const uint8_t *sa, uint32_t len,
+		const struct broker_pick *pick, int *fd, uint16_t *ident)
+{
+	int want = broker_sa_ident(sa, len), s, rc;
+
+	if (want < 0 || len > sizeof(struct sockaddr_storage))
+		return -EINVAL;
+	s = new_socket(family);
 	if (s < 0)
 		return s;
-	copy_bind_options(old, s);
-	rc = bind(s, (const struct sockaddr *)sa, len) ? -errno : 0;
-	if (rc == 0)
-		rc = bound_ident(s, ident);
+	rc = apply_opts(s, family, o);
+	if (!rc && want > 0) {
+		rc = bind_one(s, sa, len, (uint16_t)want, o->reuse);
+		*ident = (uint16_t)want;
+	} else if (!rc) {
+		rc = bind_any(s, sa, len, pick, ident);
+	}
+	/* The kernel's default for a ping socket, or the client's. */
+	if (!rc)
+		rc = set_int(s, SOL_SOCKET, SO_REUSEADDR, o->reuse);
 	if (rc) {
 		close(s);
 		return rc;

@@ -7,10 +7,10 @@
  * Only the daemon's own group may make such sockets (rangekeep.h), so a
  * client cannot make one without asking: the daemon checks its policy
  * (groups, max_sockets, relay_uids) and binds each socket before handing
- * it out, to an identifier the kernel picks, so that the client cannot
- * bind it again (EINVAL) to an identifier another user holds.  A client's
- * own bind() is a request (broker_rebind): a new socket bound as asked,
- * which the library puts on the same descriptor.
+ * it out, to an identifier no other user holds, explicitly, so that the
+ * client can neither unbind it nor bind it again (broker_bind()).  A
+ * client's own bind() on a socket not used yet is a request: a new socket
+ * bound as asked, which the library puts on the same descriptor.
  *
  * What the kernel does not offer cannot be enforced here: no per-packet
  * rate limit, no destination policy, no request log.  Users that need
@@ -46,22 +46,35 @@ int broker_setup(const struct policy *p, uid_t user_uid, gid_t user_gid,
 		 const char *user_name, struct broker_plan *plan, char *err,
 		 size_t errlen);
 
-/*
- * A new kernel ping socket of this family, bound to an identifier the
- * kernel picks that no relay socket in tab uses.  *fd (close-on-exec) and
- * *ident on success; -errno otherwise.
- */
-int broker_socket(int family, const struct pstab *tab, int *fd,
-		  uint16_t *ident);
+/* What bind() looks at, as the client's socket has it. */
+struct broker_bindopts {
+	bool reuse;		/* SO_REUSEADDR (a ping socket's default) */
+	bool freebind;		/* IP_FREEBIND, IPV6_FREEBIND */
+	int ifindex;		/* SO_BINDTOIFINDEX, 0: none */
+};
+
+/* How an automatic identifier is chosen: the next of the rover's that
+ * ident_ok() accepts (free of relay sockets and other users'). */
+struct broker_pick {
+	uint16_t *rover;
+	bool (*ident_ok)(void *ctx, uint16_t ident);
+	void *ctx;
+};
 
 /*
- * bind() for a client's socket old (the one handed out): a new socket of
- * the same family with the options that decide what bind allows copied
- * from old (SO_REUSEADDR, the bound device, IP_FREEBIND), bound to sa.
- * The kernel's errno on failure.  *fd and *ident on success.
+ * A new kernel ping socket of this family with the options o, bound to
+ * sa: to the identifier sa names, or if it names 0 to one pick chooses
+ * that the kernel also finds free (SO_REUSEADDR off for that bind).
+ * Either way the port is given explicitly, which sets the kernel's bind
+ * lock: the holder can neither unbind the socket (connect(AF_UNSPEC)
+ * unhashes only a socket bound to port 0) nor bind it again (EINVAL), so
+ * it keeps the identifier the daemon allowed for as long as it exists.
+ * Afterwards SO_REUSEADDR is as o says.  *fd (close-on-exec) and *ident
+ * on success; the kernel's -errno otherwise.
  */
-int broker_rebind(int family, int old, const uint8_t *sa, uint32_t len,
-		  int *fd, uint16_t *ident);
+int broker_bind(int family, const struct broker_bindopts *o,
+		const uint8_t *sa, uint32_t len,
+		const struct broker_pick *pick, int *fd, uint16_t *ident);
 
 /* The identifier a bind() to sa asks for (0: any); -1 if sa has none. */
 int broker_sa_ident(const uint8_t *sa, uint32_t len);

@@ -299,18 +299,28 @@ const struct ps_env *hostenv_env(struct hostenv *h)
 	return &h->env;
 }
 
-/* Lines look like "   0: 0100007F:9C41 00000000:0000 07 ..." (icmp6:
- * 32 hex digits of address). */
-static void parse_icmp_line(const char *line, uint8_t *bitmap)
+/* Lines look like "   0: 0100007F:9C41 00000000:0000 07 00000000:00000000
+ * 00:00000000 00000000  1000        0 123456 2 ..." (icmp6: 32 hex digits
+ * of address): the identifier after the first colon-pair, then the uid
+ * and the inode. */
+static void parse_icmp_line(const char *line, struct hostenv_scan *sc)
 {
 	unsigned slot, ident;
+	unsigned long uid, ino;
+	int n = sscanf(line, " %u: %*[0-9A-Fa-f]:%x %*s %*s %*s %*s %*s %lu %*s "
+		       "%lu", &slot, &ident, &uid, &ino);
 
-	if (sscanf(line, " %u: %*[0-9A-Fa-f]:%x", &slot, &ident) == 2 &&
-	    ident < 65536)
-		bitmap[ident / 8] |= (uint8_t)(1u << (ident % 8));
+	if (n < 2 || ident >= 65536)
+		return;
+	sc->bitmap[ident / 8] |= (uint8_t)(1u << (ident % 8));
+	if (n == 4 && uid == sc->owner && sc->inos && sc->n < sc->cap)
+		sc->inos[sc->n++] = ino;
+	else if (n == 4 && uid == sc->owner)
+		sc->overflow = true;
 }
 
-int hostenv_kernel_idents(struct hostenv *h, int family, uint8_t *bitmap)
+int hostenv_kernel_scan(struct hostenv *h, int family,
+			struct hostenv_scan *sc)
 {
 	static char buf[1 << 16];
 	size_t keep = 0;
@@ -318,7 +328,7 @@ int hostenv_kernel_idents(struct hostenv *h, int family, uint8_t *bitmap)
 	bool heading = true;
 	int fd = family == AF_INET6 ? h->proc_icmp6 : h->proc_icmp;
 
-	memset(bitmap, 0, 65536 / 8);
+	memset(sc->bitmap, 0, 65536 / 8);
 	if (fd < 0)
 		return -1;
 	/* A seq_file hands out whole lines, a buffer at a time. */
@@ -335,7 +345,7 @@ int hostenv_kernel_idents(struct hostenv *h, int family, uint8_t *bitmap)
 		while ((nl = strchr(line, '\n'))) {
 			*nl = '\0';
 			if (!heading)
-				parse_icmp_line(line, bitmap);
+				parse_icmp_line(line, sc);
 			heading = false;
 			line = nl + 1;
 		}

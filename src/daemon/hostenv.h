@@ -8,6 +8,8 @@
 #ifndef PSD_HOSTENV_H
 #define PSD_HOSTENV_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "engine/psock.h"
@@ -18,11 +20,22 @@ struct hostenv *hostenv_open(char *err, size_t errlen);
 void hostenv_close(struct hostenv *h);
 const struct ps_env *hostenv_env(struct hostenv *h);
 
+/* What a read of /proc/net/icmp gives. */
+struct hostenv_scan {
+	uint8_t *bitmap;	/* 8192 bytes: identifiers bound */
+	uint32_t owner;		/* the uid whose sockets' inodes are wanted */
+	unsigned long *inos;	/* appended, up to cap (NULL: none wanted) */
+	size_t n, cap;
+	bool overflow;		/* more than cap of them */
+};
+
 /*
- * Re-read /proc/net/icmp (icmp6 for AF_INET6): a bitmap (8192 bytes) of
- * the identifiers the kernel's own ping sockets are bound to.  Returns 0
- * or -1.
+ * Re-read /proc/net/icmp (icmp6 for AF_INET6): the identifiers the
+ * kernel's ping sockets are bound to, and the inodes of those that owner
+ * made (the daemon's own, in broker mode: that they are listed says they
+ * still exist).  Returns 0 or -1.
  */
-int hostenv_kernel_idents(struct hostenv *h, int family, uint8_t *bitmap);
+int hostenv_kernel_scan(struct hostenv *h, int family,
+			struct hostenv_scan *sc);
 
 #endif

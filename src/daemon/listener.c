@@ -112,8 +112,8 @@ static int bind_in(int dirfd, int fd, const char *base)
 	return rc;
 }
 
-static int open_dir(const char *path, uid_t owner, gid_t group, char *err,
-		    size_t errlen)
+static int open_dir(const char *path, const struct safepath_owner *o,
+		    char *err, size_t errlen)
 {
 	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	const char *slash = strrchr(path, '/');
@@ -128,7 +128,7 @@ static int open_dir(const char *path, uid_t owner, gid_t group, char *err,
 	snprintf(dir, sizeof(dir), "%.*s", (int)(slash == path ? 1 :
 					      slash - path), path);
 	snprintf(sock_base, sizeof(sock_base), "%s", slash + 1);
-	fd = safepath_socket_dir(dir, owner, group, &writable, err, errlen);
+	fd = safepath_socket_dir(dir, o, &writable, err, errlen);
 	if (fd >= 0 && !writable)
 		log_info("%s is not writable by the daemon's group: the "
 			 "socket stays there when it stops (the next start "
@@ -136,8 +136,8 @@ static int open_dir(const char *path, uid_t owner, gid_t group, char *err,
 	return fd;
 }
 
-int listener_open(const char *path, uid_t owner, gid_t group, char *err,
-		  size_t errlen)
+int listener_open(const char *path, const struct safepath_owner *o,
+		  char *err, size_t errlen)
 {
 	int fd = -1;
 
@@ -148,7 +148,7 @@ int listener_open(const char *path, uid_t owner, gid_t group, char *err,
 			 "fits in sun_path", path);
 		return -1;
 	}
-	sock_dir = open_dir(path, owner, group, err, errlen);
+	sock_dir = open_dir(path, o, err, errlen);
 	if (sock_dir < 0 || claim_path(sock_dir, sock_base, path, err, errlen))
 		goto fail;
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);

@@ -20,8 +20,11 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-int listener_open(const char *path, uid_t owner, gid_t group, char *err,
-		  size_t errlen);
+struct safepath_owner;
+
+/* Listen on path (absolute), for the daemon user and group in o. */
+int listener_open(const char *path, const struct safepath_owner *o,
+		  char *err, size_t errlen);
 
 /*
  * The checked directory of the socket at path (listener_open's, or that of

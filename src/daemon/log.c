@@ -127,3 +127,38 @@ void log_msg(int prio, const char *fmt, ...)
 	}
 	fprintf(stderr, "pingsockd: %s\n", line);
 }
+
+static const char *const class_names[LOGC_END] = {
+	[LOGC_PROTOCOL] = "protocol errors",
+	[LOGC_REFUSED] = "refusals",
+	[LOGC_ACCEPT] = "accept errors",
+};
+
+void log_limited(enum log_class c, int prio, const char *fmt, ...)
+{
+	static struct {
+		time_t second;
+		unsigned said, held;
+	} st[LOGC_END];
+	struct timespec now;
+	char line[1024];
+	va_list ap;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (st[c].second != now.tv_sec) {
+		if (st[c].held)
+			log_msg(LOG_WARNING, "%u more %s not logged in the "
+				"last second(s)", st[c].held, class_names[c]);
+		st[c].second = now.tv_sec;
+		st[c].said = st[c].held = 0;
+	}
+	if (st[c].said >= LOG_LIMIT_BURST) {
+		st[c].held++;
+		return;
+	}
+	st[c].said++;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized)
+	va_end(ap);
+	log_msg(prio, "%s", line);
+}

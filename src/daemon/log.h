@@ -27,6 +27,16 @@ int log_file_fd(void);
 void log_msg(int prio, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * Messages a client or the network can cause at will: at most
+ * LOG_LIMIT_BURST lines a second of each class; the rest are counted and
+ * said in one line when the class may speak again.
+ */
+enum log_class { LOGC_PROTOCOL, LOGC_REFUSED, LOGC_ACCEPT, LOGC_END };
+#define LOG_LIMIT_BURST 10
+void log_limited(enum log_class c, int prio, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 #define log_err(...) log_msg(LOG_ERR, __VA_ARGS__)
 #define log_warn(...) log_msg(LOG_WARNING, __VA_ARGS__)
 #define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)

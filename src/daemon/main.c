@@ -28,11 +28,13 @@
 #include <unistd.h>
 
 #include "daemon/broker.h"
+#include "daemon/closer.h"
 #include "daemon/hostenv.h"
 #include "daemon/listener.h"
 #include "daemon/log.h"
 #include "daemon/privdrop.h"
 #include "daemon/raw.h"
+#include "daemon/safepath.h"
 #include "daemon/sandbox.h"
 #include "daemon/server.h"
 #include "engine/policy.h"
@@ -172,8 +174,9 @@ static int check_config(const char *path)
 	return 0;
 }
 
-/* Each daemon socket costs two descriptors here; raise while we may. */
-static void raise_nofile(void)
+/* Each daemon socket costs descriptors here; raise while we may.  The
+ * limit in force, which the server shares out (uidtab.h). */
+static unsigned long raise_nofile(void)
 {
 	struct rlimit rl = { NOFILE_WANT, NOFILE_WANT };
 
@@ -182,6 +185,9 @@ static void raise_nofile(void)
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return 1024;
+	return rl.rlim_cur == RLIM_INFINITY ? NOFILE_WANT : rl.rlim_cur;
 }
 
 /*
@@ -261,6 +267,19 @@ static void close_inherited(void)
 	}
 }
 
+/* The test build may be told to close client descriptors in a thread, as
+ * on a kernel without SO_PASSRIGHTS (PINGSOCKD_TEST_CLOSER=thread). */
+static bool test_closer_thread(void)
+{
+#ifdef PSD_TESTING
+	const char *v = getenv("PINGSOCKD_TEST_CLOSER");
+
+	return v && strcmp(v, "thread") == 0;
+#else
+	return false;
+#endif
+}
+
 static void fatal(const char *msg)
 {
 	log_err("%s", msg);
@@ -321,7 +340,7 @@ int main(int argc, char **argv)
 	if (o.log_file && log_open_file(o.log_file, err, sizeof(err)))
 		fatal(err);
 
-	raise_nofile();
+	conf.nofile = raise_nofile();
 	conf.raw4 = raw_open(AF_INET, err, sizeof(err));
 	if (!conf.raw4)
 		fatal(err);
@@ -338,9 +357,14 @@ int main(int argc, char **argv)
 			 &conf.broker, err, sizeof(err)))
 		fatal(err);
 	target.gid = conf.broker.gid;
-	if (conf.listen_fd < 0)
-		conf.listen_fd = listener_open(o.socket_path, target.uid,
-					       target.gid, err, sizeof(err));
+	conf.self_uid = target.uid;
+	if (conf.listen_fd < 0) {
+		struct safepath_owner own = { target.uid, target.gid,
+					      target.name };
+
+		conf.listen_fd = listener_open(o.socket_path, &own, err,
+					       sizeof(err));
+	}
 	if (conf.listen_fd < 0)
 		fatal(err);
 	conf.socket_path = o.socket_path;
@@ -348,12 +372,17 @@ int main(int argc, char **argv)
 	conf.config_path = o.config ? realpath(o.config, config_abs) : NULL;
 	sock_dir = listener_dir(o.socket_path, err, sizeof(err));
 
+#ifdef PSD_TESTING
+	sandbox_test_raw(raw_fd(conf.raw4));
+#endif
 	if (sock_dir < 0 ||
 	    sandbox_enter(sock_dir, conf.config_path, ready_fd >= 0, err,
 			  sizeof(err)) ||
 	    privdrop_apply(&target, err, sizeof(err)) ||
-	    sandbox_apply(conf.broker.v4 || conf.broker.v6, err,
-			  sizeof(err))) {
+	    sandbox_landlock(err, sizeof(err)) ||
+	    closer_init(test_closer_thread(), err, sizeof(err)) ||
+	    sandbox_apply(conf.broker.v4 || conf.broker.v6,
+			  !closer_kernel_refuses(), err, sizeof(err))) {
 		listener_remove(o.socket_path);
 		fatal(err);
 	}

@@ -29,13 +29,23 @@ static uid_t overflow_uid(void)
 	return (uid_t)v;
 }
 
-/* Does any argument of the process's command line name a pingsockd? */
+/* Does any argument of the process's command line name a pingsockd, or
+ * its name (comm: an exiting process has no command line left)? */
 static bool is_pingsockd(const char *pid)
 {
 	char path[300], buf[4096];
 	size_t n;
 	FILE *f;
 
+	snprintf(path, sizeof(path), "/proc/%s/comm", pid);
+	f = fopen(path, "re");
+	if (f) {
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[n] = '\0';
+		if (strncmp(buf, "pingsockd", 9) == 0)
+			return true;
+	}
 	snprintf(path, sizeof(path), "/proc/%s/cmdline", pid);
 	f = fopen(path, "re");
 	if (!f)
@@ -64,11 +74,16 @@ static bool runs_as(const char *pid, uid_t uid)
 	f = fopen(path, "re");
 	if (!f)
 		return false;
-	while (fgets(line, sizeof(line), f))
+	while (fgets(line, sizeof(line), f)) {
+		/* A zombie holds nothing of the user's. */
+		if (strncmp(line, "State:\tZ", 8) == 0 ||
+		    strncmp(line, "State:\tX", 8) == 0)
+			break;
 		if (sscanf(line, "Uid: %lu %lu", &r, &e) == 2) {
 			hit = r == uid || e == uid;
 			break;
 		}
+	}
 	fclose(f);
 	return hit;
 }

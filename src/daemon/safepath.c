@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "daemon/log.h"
+#include "daemon/privdrop.h"
 
 #define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
@@ -129,8 +130,25 @@ static int make_ours(int fd, gid_t group, const char *dir, char *err,
 	return 0;
 }
 
+/*
+ * The daemon's own, from an earlier pingsockd: its user's (as versions
+ * before 0.2 made it), or root's with a group only the daemon has (that of
+ * a start in another mode: broker mode runs as the broker group).
+ */
+static bool earlier_ours(const struct stat *st, const struct safepath_owner *o)
+{
+	char why[256];
+
+	if (st->st_uid == o->uid && o->uid != 0)
+		return true;
+	return st->st_uid == 0 && st->st_gid != o->gid && st->st_gid != 0 &&
+	       !(st->st_mode & S_IWOTH) &&
+	       privdrop_group_alone(st->st_gid, o->uid, o->name, "", why,
+				    sizeof(why)) == 0;
+}
+
 /* The socket's directory as it exists: whose it is, who may write. */
-static int check_leaf(int fd, const char *dir, uid_t daemon_uid, gid_t group,
+static int check_leaf(int fd, const char *dir, const struct safepath_owner *o,
 		      bool *writable, char *err, size_t errlen)
 {
 	struct stat st;
@@ -139,21 +157,21 @@ static int check_leaf(int fd, const char *dir, uid_t daemon_uid, gid_t group,
 		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
 		return -1;
 	}
-	if (st.st_uid == daemon_uid && daemon_uid != 0) {
-		/* An earlier pingsockd gave it to its user: root's again. */
-		log_info("%s: was the daemon user's; now root's, group %u, "
-			 "mode 0775", dir, (unsigned)group);
+	if (earlier_ours(&st, o)) {
+		log_info("%s: was uid %u's, group %u; now root's, group %u, "
+			 "mode 0775", dir, (unsigned)st.st_uid,
+			 (unsigned)st.st_gid, (unsigned)o->gid);
 		*writable = true;
-		return make_ours(fd, group, dir, err, errlen);
+		return make_ours(fd, o->gid, dir, err, errlen);
 	}
 	if (st.st_uid != 0 || (st.st_mode & S_IWOTH && !(st.st_mode & S_ISVTX)) ||
-	    (st.st_mode & S_IWGRP && st.st_gid != 0 && st.st_gid != group))
+	    (st.st_mode & S_IWGRP && st.st_gid != 0 && st.st_gid != o->gid))
 		return dir_refused(dir, &st, err, errlen);
-	*writable = (st.st_mode & S_IWGRP) && st.st_gid == group;
+	*writable = (st.st_mode & S_IWGRP) && st.st_gid == o->gid;
 	return 0;
 }
 
-int safepath_socket_dir(const char *dir, uid_t daemon_uid, gid_t group,
+int safepath_socket_dir(const char *dir, const struct safepath_owner *o,
 			bool *writable, char *err, size_t errlen)
 {
 	char base[NAME_MAX + 1];
@@ -177,9 +195,8 @@ int safepath_socket_dir(const char *dir, uid_t daemon_uid, gid_t group,
 			 "is a symbolic link" : strerror(errno));
 		return -1;
 	}
-	if (made ? make_ours(fd, group, dir, err, errlen)
-		 : check_leaf(fd, dir, daemon_uid, group, writable, err,
-			      errlen)) {
+	if (made ? make_ours(fd, o->gid, dir, err, errlen)
+		 : check_leaf(fd, dir, o, writable, err, errlen)) {
 		close(fd);
 		return -1;
 	}

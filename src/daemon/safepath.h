@@ -19,17 +19,24 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* The daemon's user and the group it keeps (broker mode: the broker's). */
+struct safepath_owner {
+	uid_t uid;
+	gid_t gid;
+	const char *name;
+};
+
 /*
  * The socket's directory, as a descriptor (O_RDONLY | O_DIRECTORY), or -1
- * with err filled.  Missing, it is made: root's, group group, mode 0775,
+ * with err filled.  Missing, it is made: root's, group o->gid, mode 0775,
  * so that the daemon (whose group that is, and nobody else's) can remove
- * its socket when it stops.  Existing, it must be root's (one that an
- * earlier pingsockd gave to daemon_uid is taken back: chown root:group,
- * chmod 0775, on the descriptor), writable by no other group and, unless
- * sticky, by nobody else.  *writable says whether the daemon will be able
- * to remove its socket from it.
+ * its socket when it stops.  Existing, it must be root's and writable by
+ * no other group and, unless sticky, by nobody else; one an earlier
+ * pingsockd left (its user's, or with a group only the daemon has) is
+ * taken back: chown root:o->gid, chmod 0775, on the descriptor.
+ * *writable says whether the daemon will be able to remove its socket.
  */
-int safepath_socket_dir(const char *dir, uid_t daemon_uid, gid_t group,
+int safepath_socket_dir(const char *dir, const struct safepath_owner *o,
 			bool *writable, char *err, size_t errlen);
 
 /*

@@ -1,12 +1,14 @@
 #include "daemon/sandbox.h"
 
 #include <errno.h>
+#include <netinet/icmp6.h>
 #include <netinet/in.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/if.h>
 #include <linux/sockios.h>
 #include <seccomp.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -55,6 +57,13 @@
 
 #ifndef SYS_SECCOMP
 #define SYS_SECCOMP 1		/* si_code of a SIGSYS from seccomp */
+#endif
+#define PSD_SO_PASSRIGHTS 83	/* Linux 6.16 (closer.h) */
+#ifndef SOL_RAW
+#define SOL_RAW 255
+#endif
+#ifndef ICMP_FILTER
+#define ICMP_FILTER 1		/* <linux/icmp.h> */
 #endif
 #define NAME_SLOTS 1024		/* syscall numbers we can name in the log */
 
@@ -263,6 +272,55 @@ int sandbox_enter(int socket_dir, const char *config_path, bool daemonised,
 	return chroot_empty(err, errlen);
 }
 
+/* ---- Landlock scopes (Linux 6.12, ABI 6) ---- */
+
+/* <linux/landlock.h> of this kernel: newer than the build's headers. */
+struct psd_landlock_attr {
+	uint64_t handled_access_fs;
+	uint64_t handled_access_net;
+	uint64_t scoped;
+};
+#define PSD_LANDLOCK_VERSION 1u		/* LANDLOCK_CREATE_RULESET_VERSION */
+#define PSD_SCOPE_ABSTRACT_UNIX 1ull	/* LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET */
+#define PSD_SCOPE_SIGNAL 2ull		/* LANDLOCK_SCOPE_SIGNAL */
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#define SYS_landlock_restrict_self 446
+#endif
+
+int sandbox_landlock(char *err, size_t errlen)
+{
+	struct psd_landlock_attr attr = {
+		.scoped = PSD_SCOPE_ABSTRACT_UNIX | PSD_SCOPE_SIGNAL,
+	};
+	long abi;
+	int fd;
+
+	/* Valgrind 3.19 knows no Landlock call (and says so in its log). */
+	if (RUNNING_ON_VALGRIND) {
+		log_info("sandbox: under valgrind: no Landlock scopes");
+		return 0;
+	}
+	abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
+		      PSD_LANDLOCK_VERSION);
+
+	if (abi < 6) {
+		log_info("sandbox: no Landlock scopes (%s): connecting to "
+			 "abstract unix sockets is not refused",
+			 abi < 0 ? strerror(errno) : "ABI older than 6");
+		return 0;
+	}
+	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	if (fd < 0 || syscall(SYS_landlock_restrict_self, fd, 0) != 0) {
+		snprintf(err, errlen, "sandbox: Landlock: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
 /* ---- the system call filter ---- */
 
 static void make_names(void)
@@ -432,6 +490,44 @@ static void on_sigsys(int sig, siginfo_t *si, void *uc)
 /* The forbidden calls of the test build: one refused by its arguments
  * (open of a path for writing, not through a kept handle), one refused
  * outright (execve). */
+/*
+ * PINGSOCKD_TEST_TRY chooses what SIGUSR1 tries instead of the open:
+ * "hdrincl" (IP_HDRINCL on a raw socket: the filter kills), "abstract" (a
+ * connect to the abstract socket @pingsockd-test: Landlock refuses it,
+ * EPERM, said on stderr).
+ */
+enum { TRY_OPEN, TRY_HDRINCL, TRY_ABSTRACT };
+static int test_try;
+static int test_raw_fd = -1;
+static const int one = 1;
+
+static void try_abstract(void)
+{
+	static const char ok[] = "pingsockd: sandbox test: abstract connect "
+				 "succeeded\n";
+	static const char no[] = "pingsockd: sandbox test: abstract connect "
+				 "refused\n";
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc;
+
+	memcpy(sun.sun_path + 1, "pingsockd-test", 14);
+	rc = connect(fd, (struct sockaddr *)&sun,
+		     (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 15));
+	if (write(STDERR_FILENO, rc ? no : ok, rc ? sizeof(no) - 1
+						 : sizeof(ok) - 1) < 0)
+		rc = 0;
+	close(fd);
+}
+
+void sandbox_test_raw(int fd)
+{
+	const char *t = getenv("PINGSOCKD_TEST_TRY");
+
+	test_raw_fd = fd;
+	test_try = !t ? TRY_OPEN : strcmp(t, "hdrincl") == 0 ? TRY_HDRINCL
+		 : strcmp(t, "abstract") == 0 ? TRY_ABSTRACT : TRY_OPEN;
+}
+
 static void test_forbidden(int sig)
 {
 	static const char say[] = "pingsockd: sandbox test: trying a "
@@ -442,7 +538,11 @@ static void test_forbidden(int sig)
 
 	if (write(STDERR_FILENO, say, sizeof(say) - 1) < 0)
 		return;
-	if (sig == SIGUSR1) {
+	if (sig == SIGUSR1 && test_try == TRY_HDRINCL) {
+		setsockopt(test_raw_fd, SOL_IP, IP_HDRINCL, &one, sizeof(one));
+	} else if (sig == SIGUSR1 && test_try == TRY_ABSTRACT) {
+		try_abstract();
+	} else if (sig == SIGUSR1) {
 		fd = open("/etc/passwd", O_WRONLY | O_APPEND | O_CLOEXEC);
 		if (fd >= 0)
 			close(fd);
@@ -478,7 +578,7 @@ static const int plain[] = {
 	SCMP_SYS(epoll_create1), SCMP_SYS(epoll_ctl), SCMP_SYS(epoll_wait),
 	SCMP_SYS(accept4), SCMP_SYS(recvmsg), SCMP_SYS(sendmsg),
 	SCMP_SYS(recvfrom), SCMP_SYS(sendto), SCMP_SYS(recvmmsg),
-	SCMP_SYS(getsockopt), SCMP_SYS(setsockopt), SCMP_SYS(getsockname),
+	SCMP_SYS(getsockopt), SCMP_SYS(getsockname),
 	SCMP_SYS(bind), SCMP_SYS(connect), SCMP_SYS(read), SCMP_SYS(pread64),
 	SCMP_SYS(write), SCMP_SYS(close), SCMP_SYS(newfstatat),
 	SCMP_SYS(ftruncate),
@@ -524,6 +624,42 @@ static int add(scmp_filter_ctx ctx, int nr, unsigned n,
 	return seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, nr, n, cmp);
 }
 
+/*
+ * setsockopt(): the options the loop sets, and no other (a compromised
+ * daemon gets no IP_HDRINCL on the raw sockets it keeps, no filter
+ * detached, no option a kernel bug could hide behind).
+ */
+static const struct { int level, name; } sockopts[] = {
+	{ SOL_SOCKET, SO_SNDBUF },	  /* a data pair's, for SO_RCVBUF */
+	{ SOL_SOCKET, PSD_SO_PASSRIGHTS }, /* closer.h, on new pairs */
+	{ SOL_SOCKET, SO_REUSEADDR },	  /* broker sockets (broker.h) */
+	{ SOL_SOCKET, SO_BINDTOIFINDEX }, /* those, and the route probes */
+	{ SOL_SOCKET, SO_BROADCAST },	  /* the route probes */
+	{ SOL_IP, IP_FREEBIND },	  /* broker sockets */
+	{ SOL_IP, IP_MULTICAST_TTL },	  /* raw.c, per send to a group */
+	{ SOL_IPV6, IPV6_FREEBIND },
+	{ SOL_IPV6, IPV6_MTU_DISCOVER },  /* raw6.c, per send */
+	{ SOL_IPV6, IPV6_MULTICAST_LOOP },
+	{ SOL_IPV6, IPV6_MTU },
+	{ SOL_IPV6, 32 },		  /* IPV6_FLOWLABEL_MGR: raw6.c */
+	{ SOL_RAW, ICMP_FILTER },	  /* raw_listen() */
+	{ IPPROTO_ICMPV6, ICMP6_FILTER },
+};
+
+static int add_sockopts(scmp_filter_ctx ctx)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < sizeof(sockopts) / sizeof(sockopts[0]); i++) {
+		struct scmp_arg_cmp c[2] = {
+			ARG32(1, sockopts[i].level), ARG32(2, sockopts[i].name),
+		};
+
+		rc = rc ? rc : add(ctx, SCMP_SYS(setsockopt), 2, c);
+	}
+	return rc;
+}
+
 static int build_rules(scmp_filter_ctx ctx, bool ping_sockets)
 {
 	const int cloexec_flags = O_CLOEXEC | O_NOFOLLOW | O_NOCTTY |
@@ -532,6 +668,7 @@ static int build_rules(scmp_filter_ctx ctx, bool ping_sockets)
 
 	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
 		rc = rc ? rc : add(ctx, plain[i], 0, NULL);
+	rc = rc ? rc : add_sockopts(ctx);
 	for (size_t i = 0; RUNNING_ON_VALGRIND &&
 			   i < sizeof(for_valgrind) / sizeof(for_valgrind[0]); i++)
 		rc = rc ? rc : add(ctx, for_valgrind[i], 0, NULL);
@@ -646,7 +783,7 @@ static int build_rules(scmp_filter_ctx ctx, bool ping_sockets)
 	return rc;
 }
 
-int sandbox_apply(bool ping_sockets, char *err, size_t errlen)
+int sandbox_apply(bool ping_sockets, bool threads, char *err, size_t errlen)
 {
 	struct sigaction sa;
 	scmp_filter_ctx ctx;
@@ -679,6 +816,9 @@ int sandbox_apply(bool ping_sockets, char *err, size_t errlen)
 		return -1;
 	}
 	rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_TRAP);
+	/* Every thread (closer.h's, if any) under the same filter. */
+	if (!rc && threads)
+		rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
 	if (!rc)
 		rc = build_rules(ctx, ping_sockets);
 	if (!rc)

@@ -37,8 +37,20 @@
  * filled, -1). */
 int sandbox_enter(int socket_dir, const char *config_path, bool daemonised,
 		  char *err, size_t errlen);
-/* ping_sockets: broker mode, which makes kernel ping sockets. */
-int sandbox_apply(bool ping_sockets, char *err, size_t errlen);
+/*
+ * Landlock scopes, where the kernel has them (6.12): no connect to an
+ * abstract unix socket and no signal outside the daemon's own domain.
+ * After privdrop_apply() (no_new_privs), before the closing thread.
+ */
+int sandbox_landlock(char *err, size_t errlen);
+/* ping_sockets: broker mode, which makes kernel ping sockets; threads:
+ * the filter goes on every thread (TSYNC). */
+int sandbox_apply(bool ping_sockets, bool threads, char *err,
+		  size_t errlen);
+#ifdef PSD_TESTING
+/* The test build's SIGUSR1 (PINGSOCKD_TEST_TRY) may use this raw socket. */
+void sandbox_test_raw(int fd);
+#endif
 
 /* /dev/null opened before the chroot (the caller owns it), or -1. */
 int sandbox_devnull(void);

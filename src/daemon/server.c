@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "daemon/broker.h"
+#include "daemon/closer.h"
 #include "daemon/listener.h"
 #include "daemon/log.h"
 #include "daemon/sandbox.h"
@@ -38,6 +39,19 @@
 #define MAX_GROUPS 65536
 #define PSD_IPV6_FLOWLABEL_MGR 32	/* <linux/in6.h> */
 #define LOOP_SPIN_NS 50000
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71	/* Linux 5.14 */
+#endif
+/* Descriptors the daemon keeps for itself below its limit: the loop's,
+ * the raw sockets, and room to accept a connection and refuse it. */
+#define FD_RESERVE 64
+#define FDS_CONN 1		/* a control connection */
+#define FDS_RELAY 4		/* data pair end, memfd, error pair (both) */
+#define FDS_BROKER 1		/* the liveness pair end */
+#define PARKED_MAX 1048576u	/* bytes of parked sends per uid */
+#define ACCEPT_PAUSE_NS 100000000u	/* after EMFILE from accept */
+#define SCANS_PER_S 50		/* /proc scans clients can cause, a second */
+#define SCANS_BURST 10
 
 enum hkind { H_LISTEN, H_CLIENT, H_DATA, H_RAW, H_RAW6, H_SIGNAL };
 
@@ -56,6 +70,7 @@ struct client {
 	gid_t *groups;
 	size_t ngroups;
 	bool hello;
+	bool foreign;		/* another network namespace: nothing served */
 	struct dsock **socks;	/* sockets this connection may use */
 	size_t nsocks, capsocks;
 	struct parked *park;	/* its send, waiting for its time */
@@ -69,6 +84,7 @@ struct client {
  */
 struct parked {
 	struct dsock *ds;
+	uid_t uid;		/* whose parked bytes it counts in */
 	struct ps_sendinfo info;
 	uint64_t due_ns;
 	uint32_t len;
@@ -106,13 +122,25 @@ struct dsock {
 	uint64_t opened_ns;	/* audit: when it was opened (mono_ns) */
 	struct destset dests;	/* audit: distinct destinations */
 	uint64_t last_send_ns;	/* for min_interval */
+	/* The last proof of holding its descriptor (wire.h: struct
+	 * wire_proof), for one WIRE_ATTACH or WIRE_BROKER_BIND. */
+	uint8_t proof[WIRE_NONCE_LEN];
+	bool has_proof;
 	/* Broker mode: a kernel ping socket handed out (ps is NULL, h.fd
-	 * our end of its liveness pair, no client is linked to it). */
+	 * our end of its liveness pair, no client is linked to it).  The
+	 * kernel sockets are counted while they exist (/proc/net/icmp):
+	 * k[0] the one in use, k[1] the one a bind replaced, until it is
+	 * gone too; the record goes when both are gone and the liveness
+	 * pair hung up. */
 	bool broker;
+	bool rebound;		/* WIRE_BROKER_BIND done (once a socket) */
+	bool live_gone;		/* the liveness pair hung up */
 	uint8_t family;
-	uint16_t ident;
-	dev_t kdev;		/* the kernel socket the client holds */
-	ino_t kino;
+	struct ksock {
+		ino_t ino;	/* 0: none */
+		uint16_t ident;
+		bool seen;	/* in the last scan */
+	} k[2];
 };
 
 struct slot {
@@ -125,6 +153,15 @@ struct server {
 	int ep;
 	struct handler listen, raw, raw6, sig;
 	bool raw_on, raw6_on;	/* in the epoll set (see raw_watch) */
+	bool listen_on;		/* off for a while after accept's EMFILE */
+	uint64_t listen_resume_ns;
+	uint64_t netns;		/* SO_NETNS_COOKIE of the raw socket's */
+	unsigned fd_budget;	/* descriptors for clients (uidtab UID_FDS) */
+	unsigned nbroker;	/* kernel sockets handed out, alive */
+	uint64_t scan_due_ns;	/* a /proc scan for broker sockets, 0: none */
+	uint16_t brover[2];	/* broker identifiers, by family */
+	uint64_t last_scan_ns;
+	struct rate_bucket scans;	/* scan_allowed() */
 	struct server_conf conf;
 	struct pstab *tab;
 	struct uidtab *uids;	/* per-user limits */
@@ -418,7 +455,7 @@ static int ds_family(const struct dsock *ds)
 
 static uint16_t ds_ident(const struct dsock *ds)
 {
-	return ds->broker ? ds->ident : ps_ident(ds->ps);
+	return ds->broker ? ds->k[0].ident : ps_ident(ds->ps);
 }
 
 static void audit_open(struct server *s, const struct dsock *ds)
@@ -440,7 +477,7 @@ static void audit_close(const struct dsock *ds)
 		log_info("event=close socket=%u uid=%u pid=%d family=%s "
 			 "ident=%u mode=broker duration_ms=%llu", ds->handle,
 			 (unsigned)ds->uid, (int)ds->pid,
-			 family_name(ds->family), ds->ident,
+			 family_name(ds->family), ds->k[0].ident,
 			 (unsigned long long)((mono_ns() - ds->opened_ns) /
 					      1000000u));
 		return;
@@ -464,13 +501,26 @@ static void audit_close(const struct dsock *ds)
 static void side_free(struct dsock *ds);
 static void client_free(struct server *s, struct client *c);
 static int send_reply(struct client *c, uint16_t type, const struct reply *r);
+static void bsock_forget(struct server *s, struct dsock *ds);
+
+/* The user's share of the daemon's descriptors, taken or given back. */
+static void fds_add(struct server *s, uid_t uid, int n)
+{
+	struct uident *u = uidtab_get(s->uids, uid, n > 0);
+
+	if (u)
+		uidtab_add(s->uids, u, UID_FDS, n);
+}
 
 static void dsock_free(struct server *s, struct dsock *ds)
 {
 	struct uident *u = uidtab_get(s->uids, ds->uid, false);
 
-	if (u && u->nsockets)
+	if (ds->broker)
+		bsock_forget(s, ds);
+	else if (u && u->nsockets)
 		u->nsockets--;
+	fds_add(s, ds->uid, ds->broker ? -FDS_BROKER : -FDS_RELAY);
 	audit_close(ds);
 	while (ds->nclients)
 		unlink_pair(ds->clients[0], ds);
@@ -482,7 +532,10 @@ static void dsock_free(struct server *s, struct dsock *ds)
 	side_free(ds);
 	slot_free(s, ds->handle);
 	pstab_close(s->tab, ds->ps);
-	close(ds->h.fd);	/* also leaves the epoll set */
+	/* Also leaves the epoll set; what a client queued there goes with
+	 * it (closer.h). */
+	epoll_ctl(s->ep, EPOLL_CTL_DEL, ds->h.fd, NULL);
+	closer_close(ds->h.fd);
 	free(ds);
 	raw_watch(s);
 }
@@ -493,8 +546,7 @@ static void side_free(struct dsock *ds)
 		munmap(ds->shm, WIRE_SHM_SIZE);
 	if (ds->shm_fd >= 0)
 		close(ds->shm_fd);
-	if (ds->err_fd >= 0)
-		close(ds->err_fd);
+	closer_close(ds->err_fd);	/* the client can write to it */
 	if (ds->err_peer >= 0)
 		close(ds->err_peer);
 }
@@ -526,6 +578,28 @@ static int shm_new(struct dsock *ds)
 }
 
 /*
+ * A socketpair for a client: pair[0] the daemon's end, non-blocking and
+ * refusing descriptors (closer.h).  -errno (EMFILE, ENFILE or ENOBUFS).
+ */
+static int client_pair(int pair[2])
+{
+	int err = 0;
+
+	pair[0] = pair[1] = -1;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0)
+		err = errno == EMFILE || errno == ENFILE ? -errno : -ENOBUFS;
+	else if (fcntl(pair[0], F_SETFL, O_NONBLOCK) != 0 ||
+		 closer_guard(pair[0]) != 0)
+		err = -ENOBUFS;
+	if (err && pair[0] >= 0) {
+		close(pair[0]);
+		close(pair[1]);
+		pair[0] = pair[1] = -1;
+	}
+	return err;
+}
+
+/*
  * The shared page and the error queue's socketpair: what a socket has
  * besides its data descriptor.  -errno on failure (nothing left open).
  */
@@ -533,14 +607,11 @@ static int side_new(struct dsock *ds)
 {
 	int pair[2], err = shm_new(ds);
 
-	if (err == 0 &&
-	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0)
-		err = -errno;
+	if (err == 0)
+		err = client_pair(pair);
 	if (err == 0) {
 		ds->err_fd = pair[0];
 		ds->err_peer = pair[1];
-		if (fcntl(pair[0], F_SETFL, O_NONBLOCK) != 0)
-			err = -errno;
 	}
 	if (err) {
 		side_free(ds);
@@ -557,7 +628,6 @@ static int dsock_new(struct server *s, struct client *c,
 {
 	struct dsock *ds = calloc(1, sizeof(*ds));
 	int pair[2] = { -1, -1 }, err;
-	struct stat st;
 
 	if (!ds)
 		return -ENOMEM;
@@ -578,15 +648,11 @@ static int dsock_new(struct server *s, struct client *c,
 		free(ds);
 		return err;
 	}
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) ||
-	    fcntl(pair[0], F_SETFL, O_NONBLOCK) || fstat(pair[1], &st)) {
-		err = errno == EMFILE || errno == ENFILE ? -errno : -ENOBUFS;
+	err = client_pair(pair);
+	if (err)
 		goto fail;
-	}
 	ds->h.kind = H_DATA;
 	ds->h.fd = pair[0];
-	ds->client_dev = st.st_dev;
-	ds->client_ino = st.st_ino;
 	ds->uid = c->uid;
 	ds->pid = c->pid;
 	ps_set_owner(ds->ps, ds);
@@ -602,6 +668,7 @@ static int dsock_new(struct server *s, struct client *c,
 	}
 	*client_fd = pair[1];
 	ds->opened_ns = mono_ns();
+	fds_add(s, ds->uid, FDS_RELAY);
 	audit_open(s, ds);
 	return 0;
 fail:
@@ -613,6 +680,47 @@ fail:
 	pstab_close(s->tab, ds->ps);
 	free(ds);
 	return err;
+}
+
+/*
+ * What the client wrote on the socket's own descriptor: nothing is read
+ * from there but a proof of holding it (wire.h: struct wire_proof), kept
+ * for the request that follows it.  false: the client hung up.
+ */
+static bool take_writes(struct dsock *ds)
+{
+	for (int i = 0; i < 64; i++) {
+		struct wire_proof pf;
+		struct iovec iov = { .iov_base = &pf, .iov_len = sizeof(pf) };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+		bool passed;
+		ssize_t n = closer_recv(ds->h.fd, &mh, &passed);
+
+		if (n == 0)
+			return false;
+		if (n < 0)
+			break;
+		if ((size_t)n == sizeof(pf) && pf.magic == WIRE_PROOF_MAGIC &&
+		    !(mh.msg_flags & MSG_TRUNC)) {
+			memcpy(ds->proof, pf.nonce, sizeof(ds->proof));
+			ds->has_proof = true;
+		}
+	}
+	return true;
+}
+
+/* Did the caller prove that it holds the socket?  The proof is used up. */
+static bool proven(struct dsock *ds, const uint8_t *nonce)
+{
+	bool ok;
+
+	if (!take_writes(ds) && !ds->broker)
+		return false;
+	ok = ds->has_proof &&
+	     memcmp(ds->proof, nonce, sizeof(ds->proof)) == 0;
+	ds->has_proof = false;
+	memset(ds->proof, 0, sizeof(ds->proof));
+	return ok;
 }
 
 /* ---- broker mode (broker.h) ---- */
@@ -633,18 +741,146 @@ static bool brokered(const struct server *s, const struct client *c,
 	       req->u.open.protocol == IPPROTO_ICMPV6;
 }
 
-static void bsock_set_kernel(struct server *s, struct dsock *ds, int fd,
-			     uint16_t ident)
+/* Count a kernel socket the client now holds: slot k of ds. */
+static void bsock_take(struct server *s, struct dsock *ds, int k, int fd,
+		       uint16_t ident)
 {
+	struct uident *u = uidtab_get(s->uids, ds->uid, true);
 	struct stat st;
 
-	if (fstat(fd, &st) == 0) {
-		ds->kdev = st.st_dev;
-		ds->kino = st.st_ino;
+	ds->k[k].ino = fstat(fd, &st) == 0 ? st.st_ino : 0;
+	ds->k[k].ident = ident;
+	ds->k[k].seen = true;
+	s->nbroker++;
+	if (u) {
+		u->nsockets++;
+		u->nbroker++;
+		uidtab_add(s->uids, u, UID_IDENTS, 1);
 	}
-	ds->ident = ident;
 	/* Relay sockets keep off it until /proc/net/icmp is read again. */
 	pstab_add_foreign(s->tab, ds->family, ident);
+}
+
+/* A kernel socket of ds is gone (or the record is): no longer counted. */
+static void bsock_drop(struct server *s, struct dsock *ds, int k)
+{
+	struct uident *u = uidtab_get(s->uids, ds->uid, false);
+
+	if (!ds->k[k].ino)
+		return;
+	ds->k[k].ino = 0;
+	s->nbroker--;
+	if (u) {
+		if (u->nsockets)
+			u->nsockets--;
+		if (u->nbroker)
+			u->nbroker--;
+		uidtab_add(s->uids, u, UID_IDENTS, -1);
+	}
+}
+
+static void bsock_forget(struct server *s, struct dsock *ds)
+{
+	bsock_drop(s, ds, 0);
+	bsock_drop(s, ds, 1);
+}
+
+/*
+ * The same-uid rule: an identifier that a relay socket or another uid's
+ * broker socket holds is refused, whatever SO_REUSEADDR says.
+ */
+static bool bsock_ident_taken(const struct server *s, int family, uid_t uid,
+			      uint16_t ident)
+{
+	if (pstab_ident_used(s->tab, family, ident))
+		return true;
+	for (uint32_t i = 1; i < s->nslots; i++) {
+		const struct dsock *d = s->slots[i].ds;
+
+		if (!d || !d->broker || d->family != family || d->uid == uid)
+			continue;
+		for (int k = 0; k < 2; k++)
+			if (d->k[k].ino && d->k[k].ident == ident)
+				return true;
+	}
+	return false;
+}
+
+struct pick_ctx {
+	const struct server *s;
+	int family;
+};
+
+/* An automatic identifier: one nobody holds, as far as we know. */
+static bool ident_free(void *ctx, uint16_t ident)
+{
+	const struct pick_ctx *pc = ctx;
+
+	return !pstab_ident_used(pc->s->tab, pc->family, ident);
+}
+
+static void scan_kernel(struct server *s);
+
+/*
+ * Reading /proc/net/icmp costs the more the more sockets the host has:
+ * what clients can make the daemon read is bounded, SCANS_PER_S a second
+ * (SCANS_BURST at once), beyond the one a second it reads anyway.
+ */
+static bool scan_allowed(struct server *s, uint64_t now)
+{
+	if (rate_wait(&s->scans, now, SCANS_PER_S, SCANS_BURST))
+		return false;
+	rate_take(&s->scans, now, SCANS_PER_S, SCANS_BURST);
+	return true;
+}
+
+/*
+ * Does the user hold max sockets?  Its broker sockets may have gone since
+ * the last look (the kernel says so in /proc/net/icmp, before or without
+ * a hang-up of the liveness pair): look again, if the daemon may.
+ */
+static bool at_limit(struct server *s, struct uident *u, unsigned max)
+{
+	if (u->nsockets < max)
+		return false;
+	if (u->nbroker && scan_allowed(s, mono_ns()))
+		scan_kernel(s);
+	return u->nsockets >= max;
+}
+
+/*
+ * May the user hold one more kernel socket, with an identifier?  A
+ * replacement (a bind before first use) may go one past max_sockets for
+ * as long as the socket it replaces exists: the library closes that one
+ * at once, and the count is read afresh when it matters.
+ */
+static int bsock_allowed(struct server *s, uid_t uid, bool replacement)
+{
+	const struct policy *p = &s->conf.policy;
+	struct uident *u = uidtab_get(s->uids, uid, true);
+	unsigned max = p->max_sockets + (replacement ? 1 : 0);
+
+	if (!u)
+		return -ENOMEM;
+	if (p->max_sockets && at_limit(s, u, max))
+		return -EMFILE;
+	if ((p->max_idents && u->idents >= p->max_idents) ||
+	    !uidtab_may_take(s->uids, u, UID_IDENTS, 1, 65535))
+		return -EAGAIN;
+	return 0;
+}
+
+/* A kernel socket bound as o and sa say, for family; broker.h. */
+static int bsock_bind(struct server *s, int family,
+		      const struct broker_bindopts *o, const uint8_t *sa,
+		      uint32_t len, int *fd, uint16_t *ident)
+{
+	struct pick_ctx pc = { s, family };
+	struct broker_pick pick = {
+		&s->brover[family == AF_INET6], ident_free, &pc,
+	};
+
+	return broker_bind(family, o, sa, len, &pick, fd, ident);
 }
 
 /*
@@ -655,16 +891,20 @@ static int bsock_new(struct server *s, struct client *c,
 		     const struct wire_req *req, int *sock_fd, int *live_fd,
 		     struct dsock **out)
 {
+	static const struct broker_bindopts dflt = { .reuse = true };
+	struct sockaddr_in6 any = { .sin6_family = (sa_family_t)req->u.open.domain };
+	uint32_t alen = req->u.open.domain == AF_INET6 ? sizeof(any)
+						     : sizeof(struct sockaddr_in);
 	struct dsock *ds = calloc(1, sizeof(*ds));
 	int pair[2] = { -1, -1 }, fd = -1, err;
 	uint16_t ident = 0;
 
 	if (!ds)
 		return -ENOMEM;
-	err = broker_socket(req->u.open.domain, s->tab, &fd, &ident);
-	if (!err && (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
-				pair) || fcntl(pair[0], F_SETFL, O_NONBLOCK)))
-		err = errno == EMFILE || errno == ENFILE ? -errno : -ENOBUFS;
+	err = bsock_bind(s, req->u.open.domain, &dflt, (uint8_t *)&any, alen,
+			 &fd, &ident);
+	if (!err)
+		err = client_pair(pair);
 	ds->h.kind = H_DATA;
 	ds->h.fd = pair[0];
 	ds->shm_fd = ds->err_fd = ds->err_peer = -1;
@@ -688,7 +928,8 @@ static int bsock_new(struct server *s, struct client *c,
 		free(ds);
 		return err;
 	}
-	bsock_set_kernel(s, ds, fd, ident);
+	bsock_take(s, ds, 0, fd, ident);
+	fds_add(s, ds->uid, FDS_BROKER);
 	ds->opened_ns = mono_ns();
 	audit_open(s, ds);
 	*sock_fd = fd;
@@ -697,44 +938,9 @@ static int bsock_new(struct server *s, struct client *c,
 	return 0;
 }
 
-/* The broker socket whose kernel socket fd is (the client proves it). */
-static struct dsock *bsock_find(const struct server *s, int fd)
-{
-	struct stat st;
-
-	if (fstat(fd, &st) != 0)
-		return NULL;
-	for (uint32_t i = 1; i < s->nslots; i++) {
-		struct dsock *d = s->slots[i].ds;
-
-		if (d && d->broker && d->kino == st.st_ino &&
-		    d->kdev == st.st_dev)
-			return d;
-	}
-	return NULL;
-}
-
-/*
- * The same-uid rule: an identifier that a relay socket or another uid's
- * broker socket holds is refused, whatever SO_REUSEADDR says.
- */
-static bool bsock_ident_taken(const struct server *s, const struct dsock *ds,
-			      uint16_t ident)
-{
-	if (pstab_ident_used(s->tab, ds->family, ident))
-		return true;
-	for (uint32_t i = 1; i < s->nslots; i++) {
-		const struct dsock *d = s->slots[i].ds;
-
-		if (d && d != ds && d->broker && d->family == ds->family &&
-		    d->ident == ident && d->uid != ds->uid)
-			return true;
-	}
-	return false;
-}
-
 /* The kernel's errors come before EADDRINUSE: try the address alone. */
-static int bsock_refuse_taken(const struct dsock *ds, int old,
+static int bsock_refuse_taken(struct server *s, const struct dsock *ds,
+			      const struct broker_bindopts *o,
 			      const struct wire_req *req)
 {
 	uint8_t sa[WIRE_ADDR_MAX];
@@ -743,62 +949,87 @@ static int bsock_refuse_taken(const struct dsock *ds, int old,
 
 	memcpy(sa, req->u.addr.bytes, req->u.addr.len);
 	memset(sa + offsetof(struct sockaddr_in, sin_port), 0, 2);
-	rc = broker_rebind(ds->family, old, sa, req->u.addr.len, &fd, &ident);
+	rc = bsock_bind(s, ds->family, o, sa, req->u.addr.len, &fd, &ident);
 	if (rc)
 		return rc;
 	close(fd);
 	return -EADDRINUSE;
 }
 
-static void op_broker_bind(struct server *s, struct client *c,
-			   struct dsock *unused, const struct wire_req *req,
-			   int fd, struct reply *r)
+/* Checks before a bind of a fresh broker socket: 0 or -errno. */
+static int rebind_allowed(struct server *s, struct dsock *ds,
+			  const struct wire_req *req)
 {
-	struct dsock *ds = bsock_find(s, fd);
+	/* A record whose liveness pair hung up may go at the next scan:
+	 * nobody holds it to ask. */
+	if (!ds->broker || ds->live_gone || !proven(ds, req->nonce))
+		return -EBADF;
+	if (ds->rebound)
+		return -EINVAL;		/* as the kernel's: bound already */
+	if ((req->flags & WIRE_BB_KEEPID) && !s->conf.policy.ident_keep)
+		return -EPERM;		/* as WIRE_KEEPID */
+	return bsock_allowed(s, ds->uid, true);
+}
+
+/*
+ * bind() of a socket not used yet: a new kernel socket bound as asked
+ * takes its place (the library puts it on the same descriptor); the old
+ * one counts until it is gone.  Once a socket.
+ */
+static void op_broker_bind(struct server *s, struct client *c,
+			   struct dsock *ds, const struct wire_req *req,
+			   struct reply *r)
+{
+	struct broker_bindopts o = {
+		.reuse = (req->flags & WIRE_BB_REUSE) != 0,
+		.freebind = (req->flags & WIRE_BB_FREEBIND) != 0,
+		.ifindex = req->ifindex,
+	};
 	int want = broker_sa_ident(req->u.addr.bytes, req->u.addr.len), nfd;
 	uint16_t ident;
 
-	if (!ds) {
-		r->result = -EBADF;
-		return;
-	}
-	if (req->handle == WIRE_BB_KEEPID && !s->conf.policy.ident_keep) {
-		r->result = -EPERM;	/* as WIRE_KEEPID */
-		return;
-	}
-	if (want > 0 && bsock_ident_taken(s, ds, (uint16_t)want)) {
-		r->result = bsock_refuse_taken(ds, fd, req);
-		return;
-	}
-	r->result = broker_rebind(ds->family, fd, req->u.addr.bytes,
-				  req->u.addr.len, &nfd, &ident);
+	r->result = rebind_allowed(s, ds, req);
 	if (r->result)
 		return;
-	bsock_set_kernel(s, ds, nfd, ident);
+	if (want > 0 && bsock_ident_taken(s, ds->family, ds->uid,
+					  (uint16_t)want)) {
+		r->result = bsock_refuse_taken(s, ds, &o, req);
+		return;
+	}
+	r->result = bsock_bind(s, ds->family, &o, req->u.addr.bytes,
+			       req->u.addr.len, &nfd, &ident);
+	if (r->result)
+		return;
+	/* k[1] is free (once a socket); the old socket keeps its count
+	 * there until it is gone. */
+	ds->k[1] = ds->k[0];
+	bsock_take(s, ds, 0, nfd, ident);
+	ds->rebound = true;
 	log_debug("socket %u (uid %u): bound again, to identifier %u",
 		  ds->handle, (unsigned)ds->uid, ident);
 	r->fd = nfd;
 }
 
-/* The client wrote on its data descriptor: nothing is read from there. */
+/* The liveness pair hung up: gone when its kernel sockets are. */
+static void bsock_hangup(struct server *s, struct dsock *ds)
+{
+	uint64_t now = mono_ns();
+
+	ds->live_gone = true;
+	epoll_ctl(s->ep, EPOLL_CTL_DEL, ds->h.fd, NULL);
+	if (!s->scan_due_ns)
+		s->scan_due_ns = now;
+}
+
+/* The client wrote on its data (or liveness) descriptor, or let go. */
 static void on_data(struct server *s, struct dsock *ds, uint32_t events)
 {
-	char junk[64];
-
-	if (events & (EPOLLHUP | EPOLLRDHUP | EPOLLERR)) {
-		dsock_free(s, ds);
+	if (!(events & (EPOLLHUP | EPOLLRDHUP | EPOLLERR)) && take_writes(ds))
 		return;
-	}
-	for (int i = 0; i < 64; i++) {
-		ssize_t n = recv(ds->h.fd, junk, sizeof(junk), MSG_DONTWAIT);
-
-		if (n == 0) {
-			dsock_free(s, ds);
-			return;
-		}
-		if (n < 0)
-			break;
-	}
+	if (ds->broker)
+		bsock_hangup(s, ds);
+	else
+		dsock_free(s, ds);
 }
 
 /* ---- receiving from the network ---- */
@@ -1051,7 +1282,7 @@ static void drain_raw6(struct server *s)
 /* ---- requests ---- */
 
 typedef void (*op_fn)(struct server *s, struct client *c, struct dsock *ds,
-		      const struct wire_req *req, int fd, struct reply *r);
+		      const struct wire_req *req, struct reply *r);
 
 static bool gid_ok(const struct server *s, const struct client *c)
 {
@@ -1060,48 +1291,69 @@ static bool gid_ok(const struct server *s, const struct client *c)
 }
 
 static void op_hello(struct server *s, struct client *c, struct dsock *ds,
-		     const struct wire_req *req, int fd, struct reply *r)
+		     const struct wire_req *req, struct reply *r)
 {
 	c->hello = req->u.version == WIRE_VERSION;
 	r->result = c->hello ? 0 : -EPROTO;
+	if (c->hello && c->foreign)
+		r->result = WIRE_R_FOREIGN_NS;
+}
+
+/* A refusal by a limit: counted, and said at a bounded rate. */
+static int refuse(struct server *s, const struct client *c, int err,
+		  const char *why)
+{
+	s->stats.refused++;
+	log_limited(LOGC_REFUSED, LOG_INFO, "refused socket: uid=%u pid=%d: "
+		    "%s", (unsigned)c->uid, (int)c->pid, why);
+	return err;
+}
+
+/* The policy and the shares before a socket is made: 0 or -errno. */
+static int open_allowed(struct server *s, const struct client *c,
+			bool broker, struct uident *u)
+{
+	unsigned need = broker ? FDS_BROKER : FDS_RELAY;
+
+	if (!gid_ok(s, c))
+		return refuse(s, c, -EACCES, "no group in range");
+	if (s->conf.policy.max_sockets &&
+	    at_limit(s, u, s->conf.policy.max_sockets))
+		return refuse(s, c, -EMFILE, "max_sockets open");
+	if (!uidtab_may_take(s->uids, u, UID_FDS, need, s->fd_budget))
+		return refuse(s, c, -EMFILE, "the daemon's descriptors are "
+			      "short and this user holds the most");
+	if (broker && bsock_allowed(s, c->uid, false))
+		return refuse(s, c, -EAGAIN, "max_idents held, or identifiers "
+			      "short and this user holds the most");
+	return 0;
+}
+
+static void open_answer(struct reply *r, const struct dsock *nds,
+			uint32_t kind)
+{
+	uint32_t body[2] = { nds->handle, kind };
+
+	memcpy(r->body, body, sizeof(body));
+	r->len = sizeof(body);
 }
 
 static void op_open(struct server *s, struct client *c, struct dsock *ds,
-		    const struct wire_req *req, int fd, struct reply *r)
+		    const struct wire_req *req, struct reply *r)
 {
+	bool broker = brokered(s, c, req);
+	struct uident *u = uidtab_get(s->uids, c->uid, true);
 	struct dsock *nds;
-	struct uident *u;
-	uint32_t body[2];
 	int cfd = -1;
 
-	if (!gid_ok(s, c)) {
-		log_info("refused socket: uid=%u pid=%d: no group in range",
-			 (unsigned)c->uid, (int)c->pid);
-		r->result = -EACCES;
+	r->result = u ? open_allowed(s, c, broker, u) : -ENOMEM;
+	if (r->result)
 		return;
-	}
-	u = uidtab_get(s->uids, c->uid, true);
-	if (!u) {
-		r->result = -ENOMEM;
-		return;
-	}
-	if (s->conf.policy.max_sockets &&
-	    u->nsockets >= s->conf.policy.max_sockets) {
-		log_info("refused socket: uid=%u pid=%d: %u sockets open "
-			 "(max_sockets)", (unsigned)c->uid, (int)c->pid,
-			 u->nsockets);
-		r->result = -EMFILE;
-		return;
-	}
-	if (brokered(s, c, req)) {
+	if (broker) {
 		r->result = bsock_new(s, c, req, &cfd, &r->fd2, &nds);
 		if (r->result)
 			return;
-		u->nsockets++;
-		body[0] = nds->handle;
-		body[1] = WIRE_OPEN_BROKER;
-		memcpy(r->body, body, sizeof(body));
-		r->len = sizeof(body);
+		open_answer(r, nds, WIRE_OPEN_BROKER);
 		r->fd = cfd;
 		return;
 	}
@@ -1111,54 +1363,46 @@ static void op_open(struct server *s, struct client *c, struct dsock *ds,
 	raw_watch(s);
 	u->nsockets++;
 	nds = c->socks[c->nsocks - 1];
-	body[0] = nds->handle;
-	body[1] = 0;
-	memcpy(r->body, body, sizeof(body));
-	r->len = sizeof(body);
+	open_answer(r, nds, 0);
 	r->fd = cfd;
 	r->shm_fd = nds->shm_fd;
 	r->err_fd = nds->err_peer;
 }
 
-/* The descriptor proves the caller holds the socket (a forked child). */
+/*
+ * A connection that did not open the socket (a forked child's, a process
+ * the descriptor was passed to) uses it once it proves it holds it.
+ */
 static void op_attach(struct server *s, struct client *c, struct dsock *ds,
-		      const struct wire_req *req, int fd, struct reply *r)
+		      const struct wire_req *req, struct reply *r)
 {
-	struct stat st;
 	uint32_t body[2];
 
 	r->result = -EBADF;
-	if (fstat(fd, &st) != 0)
+	if (ds->broker || !proven(ds, req->nonce))
 		return;
-	for (uint32_t i = 1; i < s->nslots; i++) {
-		struct dsock *d = s->slots[i].ds;
-
-		if (!d || d->client_ino != st.st_ino || d->client_dev != st.st_dev)
-			continue;
-		if (link_pair(c, d)) {
-			r->result = -ENOMEM;
-			return;
-		}
-		body[0] = d->handle;
-		body[1] = (uint32_t)ps_family(d->ps);
-		memcpy(r->body, body, sizeof(body));
-		r->len = sizeof(body);
-		r->shm_fd = d->shm_fd;
-		r->err_fd = d->err_peer;
-		r->result = 0;
+	if (link_pair(c, ds)) {
+		r->result = -ENOMEM;
 		return;
 	}
+	body[0] = ds->handle;
+	body[1] = (uint32_t)ps_family(ds->ps);
+	memcpy(r->body, body, sizeof(body));
+	r->len = sizeof(body);
+	r->shm_fd = ds->shm_fd;
+	r->err_fd = ds->err_peer;
+	r->result = 0;
 }
 
 static void op_detach(struct server *s, struct client *c, struct dsock *ds,
-		      const struct wire_req *req, int fd, struct reply *r)
+		      const struct wire_req *req, struct reply *r)
 {
 	unlink_pair(c, ds);
 	r->result = 0;
 }
 
 static void op_bind(struct server *s, struct client *c, struct dsock *ds,
-		    const struct wire_req *req, int fd, struct reply *r)
+		    const struct wire_req *req, struct reply *r)
 {
 	r->result = ps_bind(s->tab, ds->ps, s->env, req->u.addr.bytes,
 			    req->u.addr.len);
@@ -1190,7 +1434,7 @@ static bool sa_addr(int family, const uint8_t *sa, uint32_t len,
 }
 
 static void op_connect(struct server *s, struct client *c, struct dsock *ds,
-		       const struct wire_req *req, int fd, struct reply *r)
+		       const struct wire_req *req, struct reply *r)
 {
 	struct ps_addr dst;
 
@@ -1211,7 +1455,7 @@ static void op_connect(struct server *s, struct client *c, struct dsock *ds,
  * policy forbids it; the library then sends as without the variable.
  */
 static void op_keepid(struct server *s, struct client *c, struct dsock *ds,
-		      const struct wire_req *req, int fd, struct reply *r)
+		      const struct wire_req *req, struct reply *r)
 {
 	struct ps_addr any = { .family = (uint8_t)ps_family(ds->ps) };
 	uint8_t sa[sizeof(struct sockaddr_in6)];
@@ -1277,15 +1521,44 @@ static uint64_t due_at(const struct server *s, const struct dsock *ds,
 	return due;
 }
 
+/*
+ * The longest a send may be made to wait: the time of one burst at the
+ * user's rate, or min_interval.  Past it the bucket's debt would grow
+ * without bound (each waiting send reserves its slot): ENOBUFS, as a full
+ * queue says.
+ */
+static uint64_t wait_max(const struct server *s)
+{
+	const struct policy *p = &s->conf.policy;
+	uint64_t w = p->rate ? (uint64_t)p->burst * 1000000000u / p->rate : 0;
+
+	return w > interval_ns(s) ? w : interval_ns(s);
+}
+
+/* Give back a parked send's bytes; free it. */
+static void unpark(struct server *s, struct parked *p)
+{
+	struct uident *u = p ? uidtab_get(s->uids, p->uid, false) : NULL;
+
+	if (u)
+		u->parked -= u->parked < p->len ? u->parked : p->len;
+	free(p);
+}
+
 static int park(struct server *s, struct client *c, struct dsock *ds,
 		const struct ps_sendinfo *info, uint32_t len, uint64_t due)
 {
-	struct parked *p = malloc(sizeof(*p) + len);
+	struct uident *u = uidtab_get(s->uids, ds->uid, true);
 	struct epoll_event ev = { .events = 0, .data.ptr = &c->h };
+	struct parked *p;
 
-	if (!p)
+	/* The user's parked bytes are bounded (a connection parks one). */
+	if (!u || u->parked + len > PARKED_MAX ||
+	    !(p = malloc(sizeof(*p) + len)))
 		return -1;
+	u->parked += len;
 	p->ds = ds;
+	p->uid = ds->uid;
 	p->info = *info;
 	p->len = len;
 	p->due_ns = due;
@@ -1296,7 +1569,7 @@ static int park(struct server *s, struct client *c, struct dsock *ds,
 }
 
 static void op_send(struct server *s, struct client *c, struct dsock *ds,
-		    const struct wire_req *req, int fd, struct reply *r)
+		    const struct wire_req *req, struct reply *r)
 {
 	const struct wire_req *q = req;
 	struct ps_sendinfo info;
@@ -1340,13 +1613,18 @@ static void op_send(struct server *s, struct client *c, struct dsock *ds,
 		r->result = -EAGAIN;
 		return;
 	}
+	if (due && due - now > wait_max(s)) {
+		r->result = refuse(s, c, -ENOBUFS, "sends waiting past one "
+				   "burst of the rate");
+		return;
+	}
 	/* Its place in the user's rate is taken now, even if it waits. */
 	if (u)
 		rate_take(&u->bucket, now, s->conf.policy.rate,
 			  s->conf.policy.burst);
 	if (due) {
 		if (park(s, c, ds, &info, len, due))
-			r->result = -ENOBUFS;
+			r->result = refuse(s, c, -ENOBUFS, "parked sends' bytes");
 		else
 			r->deferred = true;
 		return;
@@ -1355,7 +1633,7 @@ static void op_send(struct server *s, struct client *c, struct dsock *ds,
 }
 
 static void op_setopt(struct server *s, struct client *c, struct dsock *ds,
-		      const struct wire_req *req, int fd, struct reply *r)
+		      const struct wire_req *req, struct reply *r)
 {
 	uint32_t label;
 
@@ -1383,7 +1661,7 @@ static void op_setopt(struct server *s, struct client *c, struct dsock *ds,
 }
 
 static void op_getopt(struct server *s, struct client *c, struct dsock *ds,
-		      const struct wire_req *req, int fd, struct reply *r)
+		      const struct wire_req *req, struct reply *r)
 {
 	uint32_t len = req->u.opt.len;
 
@@ -1394,7 +1672,7 @@ static void op_getopt(struct server *s, struct client *c, struct dsock *ds,
 }
 
 static void op_getname(struct server *s, struct client *c, struct dsock *ds,
-		       const struct wire_req *req, int fd, struct reply *r)
+		       const struct wire_req *req, struct reply *r)
 {
 	int n = ps_getname(ds->ps, req->type == WIRE_GETPEER, r->body);
 
@@ -1407,14 +1685,14 @@ static void op_getname(struct server *s, struct client *c, struct dsock *ds,
 }
 
 static void op_shutdown(struct server *s, struct client *c, struct dsock *ds,
-			const struct wire_req *req, int fd, struct reply *r)
+			const struct wire_req *req, struct reply *r)
 {
 	r->result = ps_shutdown(ds->ps, req->u.how);
 	atomic_store(&ds->shm->shutdown, ps_shutdown_mask(ds->ps));
 }
 
 static void op_stats(struct server *s, struct client *c, struct dsock *ds,
-		     const struct wire_req *req, int fd, struct reply *r)
+		     const struct wire_req *req, struct reply *r)
 {
 	struct wire_stats st = s->stats;
 	unsigned n = 0;
@@ -1435,7 +1713,7 @@ static void op_stats(struct server *s, struct client *c, struct dsock *ds,
  * else.  The header's totals are for everyone, as WIRE_STATS is.
  */
 static void op_table(struct server *s, struct client *c, struct dsock *ds,
-		     const struct wire_req *req, int fd, struct reply *r)
+		     const struct wire_req *req, struct reply *r)
 {
 	static uint8_t page[WIRE_RESP_BODY_MAX];
 	struct wire_table_hdr h = { .opened = s->audit.opened,
@@ -1488,7 +1766,7 @@ struct op {
 	op_fn fn;
 	bool before_hello;	/* allowed (only) as the first message */
 	bool needs_sock;	/* names an attached socket by handle */
-	bool takes_fd;		/* carries exactly one descriptor */
+	bool proves;		/* names any socket, whose holding it proves */
 };
 
 static const struct op ops[WIRE_TYPE_END] = {
@@ -1561,7 +1839,7 @@ static int send_reply(struct client *c, uint16_t type, const struct reply *r)
  */
 #define DISPATCH_STUCK (-2)
 static int dispatch(struct server *s, struct client *c,
-		    const struct wire_req *req, int fd)
+		    const struct wire_req *req)
 {
 	const struct op *op = req->type < WIRE_TYPE_END ? &ops[req->type] : NULL;
 	struct reply r = { .fd = -1, .shm_fd = -1, .err_fd = -1,
@@ -1569,19 +1847,21 @@ static int dispatch(struct server *s, struct client *c,
 	struct dsock *ds = NULL;
 	int rc;
 
-	if (!op || !op->fn || op->before_hello == c->hello ||
-	    op->takes_fd != (fd >= 0))
+	/* A client of another namespace is told so at HELLO, and served
+	 * nothing after it. */
+	if (!op || !op->fn || op->before_hello == c->hello || c->foreign)
 		return -1;
-	if (op->needs_sock) {
+	if (op->needs_sock || op->proves) {
 		ds = slot_get(s, req->handle);
 		if (!ds)
 			r.result = -EBADF;
-		else if (!ptrset_has((void *const *)ds->clients, ds->nclients, c))
+		else if (op->needs_sock &&
+			 !ptrset_has((void *const *)ds->clients, ds->nclients, c))
 			r.result = WIRE_R_UNATTACHED;
 		if (!ds || r.result)
 			return send_reply(c, req->type, &r) ? DISPATCH_STUCK : 0;
 	}
-	op->fn(s, c, ds, req, fd, &r);
+	op->fn(s, c, ds, req, &r);
 	if (r.deferred)
 		return 0;
 	rc = send_reply(c, req->type, &r) ? DISPATCH_STUCK : 0;
@@ -1610,7 +1890,7 @@ static void fire_parked(struct server *s)
 		r.result = p->ds ? finish_send(s, p->ds, &p->info, p->pkt, p->len)
 				 : -EBADF;
 		c->park = NULL;
-		free(p);
+		unpark(s, p);
 		epoll_ctl(s->ep, EPOLL_CTL_MOD, c->h.fd, &ev);
 		if (send_reply(c, WIRE_SEND, &r))
 			client_free(s, c);
@@ -1625,6 +1905,10 @@ static int parked_timeout(const struct server *s, int max)
 	for (const struct client *c = s->clients; c; c = c->next)
 		if (c->park && c->park->due_ns < first)
 			first = c->park->due_ns;
+	if (!s->listen_on && s->listen_resume_ns < first)
+		first = s->listen_resume_ns;
+	if (s->scan_due_ns && s->scan_due_ns < first)
+		first = s->scan_due_ns;
 	if (first == UINT64_MAX)
 		return max;
 	if (first <= now)
@@ -1634,9 +1918,20 @@ static int parked_timeout(const struct server *s, int max)
 		       : max;
 }
 
+/* A connection of uid's is gone: its place and descriptor given back. */
+static void conn_release(struct server *s, uid_t uid)
+{
+	struct uident *u = uidtab_get(s->uids, uid, false);
+
+	if (u) {
+		u->conns -= u->conns ? 1 : 0;
+		uidtab_add(s->uids, u, UID_FDS, -FDS_CONN);
+	}
+}
+
 static void client_free(struct server *s, struct client *c)
 {
-	free(c->park);
+	unpark(s, c->park);
 	while (c->nsocks)
 		unlink_pair(c, c->socks[0]);
 	free(c->socks);
@@ -1647,64 +1942,30 @@ static void client_free(struct server *s, struct client *c)
 		s->clients = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
-	close(c->h.fd);
+	conn_release(s, c->uid);
+	epoll_ctl(s->ep, EPOLL_CTL_DEL, c->h.fd, NULL);
+	closer_close(c->h.fd);	/* what it queued goes with it */
 	free(c);
 }
 
 static void protocol_error(struct server *s, struct client *c, const char *why)
 {
 	s->stats.proto_errors++;
-	log_warn("disconnecting uid=%u pid=%d: %s", (unsigned)c->uid,
-		 (int)c->pid, why);
+	log_limited(LOGC_PROTOCOL, LOG_WARNING, "disconnecting uid=%u pid=%d: "
+		    "%s", (unsigned)c->uid, (int)c->pid, why);
 	client_free(s, c);
-}
-
-/* The descriptor passed with a message, if exactly one came. */
-static int take_fd(struct msghdr *mh, bool *bad)
-{
-	int fd = -1;
-
-	*bad = (mh->msg_flags & MSG_CTRUNC) != 0;
-	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm;
-	     cm = CMSG_NXTHDR(mh, cm)) {
-		size_t n;
-
-		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS) {
-			*bad = true;
-			continue;
-		}
-		n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t i = 0; i < n; i++) {
-			int f;
-
-			memcpy(&f, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
-			if (fd < 0) {
-				fd = f;
-			} else {
-				close(f);
-				*bad = true;
-			}
-		}
-	}
-	return fd;
 }
 
 static void on_client(struct server *s, struct client *c, uint32_t events)
 {
 	for (int i = 0; i < MAX_REQS_PER_WAKE; i++) {
-		union {
-			struct cmsghdr align;
-			char b[CMSG_SPACE(sizeof(int) * 4)];
-		} cbuf;
 		struct iovec iov = { .iov_base = s->reqbuf,
 				     .iov_len = WIRE_MSG_MAX };
-		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-				     .msg_control = cbuf.b,
-				     .msg_controllen = sizeof(cbuf.b) };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 		struct wire_req req;
-		ssize_t n = recvmsg(c->h.fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-		bool bad;
-		int fd, rc;
+		bool passed;
+		ssize_t n = closer_recv(c->h.fd, &mh, &passed);
+		int rc;
 
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			return;
@@ -1712,20 +1973,18 @@ static void on_client(struct server *s, struct client *c, uint32_t events)
 			client_free(s, c);	/* gone */
 			return;
 		}
-		fd = take_fd(&mh, &bad);
-		if (bad || (mh.msg_flags & MSG_TRUNC) ||
+		/* No request carries a descriptor (wire.h). */
+		if (passed || (mh.msg_flags & MSG_TRUNC) ||
 		    wire_decode_req(s->reqbuf, (size_t)n, &req)) {
-			if (fd >= 0)
-				close(fd);
-			protocol_error(s, c, "malformed request");
+			protocol_error(s, c, passed ? "passed a descriptor"
+						    : "malformed request");
 			return;
 		}
-		rc = dispatch(s, c, &req, fd);
-		if (fd >= 0)
-			close(fd);
+		rc = dispatch(s, c, &req);
 		if (rc) {
 			protocol_error(s, c, rc == DISPATCH_STUCK
 				       ? "not reading its answers"
+				       : c->foreign ? "another network namespace"
 				       : req.type < WIRE_TYPE_END && c->hello
 				       ? "request not allowed now" : "bad request");
 			return;
@@ -1754,42 +2013,117 @@ static int peer_groups(int fd, struct client *c)
 	}
 }
 
+/*
+ * The network namespace the client's socket was made in (the accepted
+ * end is made in the connecting socket's): a cookie the client cannot
+ * choose.  Unknown is foreign (fail closed).
+ */
+static bool foreign_ns(const struct server *s, int fd)
+{
+	uint64_t cookie = 0;
+	socklen_t len = sizeof(cookie);
+
+	return getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &len) ||
+	       cookie != s->netns;
+}
+
+/* The user's connections past max_connections, or the descriptors short
+ * and this user holding the most: refused (closed at once). */
+static bool conn_refused(struct server *s, const struct client *c)
+{
+	struct uident *u = uidtab_get(s->uids, c->uid, true);
+	uint32_t max = s->conf.policy.max_connections;
+
+	if (u && (!max || u->conns < max) &&
+	    uidtab_may_take(s->uids, u, UID_FDS, FDS_CONN, s->fd_budget)) {
+		u->conns++;
+		uidtab_add(s->uids, u, UID_FDS, FDS_CONN);
+		return false;
+	}
+	s->stats.refused++;
+	log_limited(LOGC_REFUSED, LOG_INFO, "refused connection: uid=%u "
+		    "pid=%d: %s", (unsigned)c->uid, (int)c->pid,
+		    !u ? "no memory" : max && u->conns >= max
+		    ? "max_connections" : "the daemon's descriptors are short "
+		    "and this user holds the most");
+	return true;
+}
+
+/* A new connection: its credentials, its namespace, the user's share. */
+static struct client *client_new(struct server *s, int fd)
+{
+	struct client *c = calloc(1, sizeof(*c));
+	struct ucred cred;
+	socklen_t clen = sizeof(cred);
+
+	if (!c || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) ||
+	    peer_groups(fd, c)) {
+		log_limited(LOGC_ACCEPT, LOG_WARNING, "new client: %s",
+			    strerror(errno));
+		goto fail;
+	}
+	c->h.kind = H_CLIENT;
+	c->h.fd = fd;
+	c->uid = cred.uid;
+	c->gid = cred.gid;
+	c->pid = cred.pid;
+	c->foreign = foreign_ns(s, fd);
+	if (c->foreign) {
+		s->stats.refused_netns++;
+		log_limited(LOGC_REFUSED, LOG_INFO, "refused client: uid=%u "
+			    "pid=%d: in another network namespace",
+			    (unsigned)c->uid, (int)c->pid);
+	}
+	if (conn_refused(s, c))
+		goto fail;
+	if (ep_add(s, &c->h, EPOLLIN) == 0)
+		return c;
+	conn_release(s, c->uid);
+fail:
+	if (c)
+		free(c->groups);
+	free(c);
+	closer_close(fd);
+	return NULL;
+}
+
+/* accept() ran out of descriptors: stop listening for a while, rather
+ * than be woken for the same connection again and again. */
+static void pause_listening(struct server *s)
+{
+	if (epoll_ctl(s->ep, EPOLL_CTL_DEL, s->listen.fd, NULL) == 0)
+		s->listen_on = false;
+	s->listen_resume_ns = mono_ns() + ACCEPT_PAUSE_NS;
+}
+
+static void resume_listening(struct server *s)
+{
+	if (s->listen_on || mono_ns() < s->listen_resume_ns)
+		return;
+	if (ep_add(s, &s->listen, EPOLLIN) == 0)
+		s->listen_on = true;
+}
+
 static void on_listen(struct server *s)
 {
 	for (int i = 0; i < 64; i++) {
 		int fd = accept4(s->listen.fd, NULL, NULL,
 				 SOCK_NONBLOCK | SOCK_CLOEXEC);
-		struct ucred cred;
-		socklen_t clen = sizeof(cred);
 		struct client *c;
 
 		if (fd < 0) {
+			if (errno == EMFILE || errno == ENFILE ||
+			    errno == ENOBUFS || errno == ENOMEM)
+				pause_listening(s);
 			if (errno != EAGAIN && errno != EINTR &&
 			    errno != ECONNABORTED)
-				log_warn("accept: %s", strerror(errno));
+				log_limited(LOGC_ACCEPT, LOG_WARNING,
+					    "accept: %s", strerror(errno));
 			return;
 		}
-		c = calloc(1, sizeof(*c));
-		if (!c || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) ||
-		    peer_groups(fd, c)) {
-			log_warn("new client: %s", strerror(errno));
-			if (c)
-				free(c->groups);
-			free(c);
-			close(fd);
+		c = client_new(s, fd);
+		if (!c)
 			continue;
-		}
-		c->h.kind = H_CLIENT;
-		c->h.fd = fd;
-		c->uid = cred.uid;
-		c->gid = cred.gid;
-		c->pid = cred.pid;
-		if (ep_add(s, &c->h, EPOLLIN)) {
-			free(c->groups);
-			free(c);
-			close(fd);
-			continue;
-		}
 		c->next = s->clients;
 		if (s->clients)
 			s->clients->prev = c;
@@ -1866,22 +2200,148 @@ static void on_signal(struct server *s)
 	}
 }
 
-static void tick(struct server *s)
+static int ino_cmp(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Read /proc/net/icmp and icmp6: the identifiers of the kernel's sockets
+ * for relay's automatic binding, and which of ours still exist. */
+static bool read_kernel(struct server *s, unsigned long **inos, size_t *n)
 {
 	static uint8_t bitmap[65536 / 8];
-	time_t now = (time_t)now_s();
+	struct hostenv_scan sc = { .bitmap = bitmap,
+				   .owner = (uint32_t)s->conf.self_uid };
+	bool ok = true;
 
+	sc.cap = s->nbroker + 64;	/* ours, and some made meanwhile */
+	sc.inos = s->nbroker ? calloc(sc.cap, sizeof(*sc.inos)) : NULL;
+	for (int f = 0; f < 2; f++) {
+		int family = f ? AF_INET6 : AF_INET;
+
+		if (hostenv_kernel_scan(s->conf.host, family, &sc) == 0)
+			pstab_set_foreign(s->tab, family, bitmap);
+		else
+			ok = false;
+	}
+	if (sc.overflow || (s->nbroker && !sc.inos))
+		ok = false;	/* not all seen: none may be declared gone */
+	if (sc.inos)
+		qsort(sc.inos, sc.n, sizeof(*sc.inos), ino_cmp);
+	*inos = sc.inos;
+	*n = sc.n;
+	return ok;
+}
+
+/* Is the kernel socket still there? */
+static bool ino_listed(unsigned long ino, const unsigned long *inos, size_t n)
+{
+	return bsearch(&ino, inos, n, sizeof(*inos), ino_cmp) != NULL;
+}
+
+/*
+ * Broker sockets are counted for as long as they exist, whoever holds
+ * them (a child, another process, a copy kept across a bind): the kernel
+ * lists each of its ping sockets in /proc/net/icmp until the last copy is
+ * closed.  A record goes when its sockets are gone and its liveness pair
+ * hung up; only then is it closed in the audit.
+ */
+static void scan_kernel(struct server *s)
+{
+	unsigned long *inos = NULL;
+	size_t n = 0;
+	bool complete = read_kernel(s, &inos, &n);
+
+	s->last_scan_ns = mono_ns();
+	s->scan_due_ns = 0;
+	for (uint32_t i = 1; complete && i < s->nslots; i++) {
+		struct dsock *d = s->slots[i].ds;
+
+		if (!d || !d->broker)
+			continue;
+		for (int k = 0; k < 2; k++)
+			if (d->k[k].ino && !ino_listed(d->k[k].ino, inos, n))
+				bsock_drop(s, d, k);
+		if (d->live_gone && !d->k[0].ino && !d->k[1].ino)
+			dsock_free(s, d);
+	}
+	free(inos);
+}
+
+static void tick(struct server *s)
+{
+	time_t now = (time_t)now_s();
+	uint64_t ns = mono_ns();
+
+	resume_listening(s);
+	if (s->scan_due_ns && ns >= s->scan_due_ns) {
+		if (scan_allowed(s, ns))
+			scan_kernel(s);
+		else
+			s->scan_due_ns = ns + rate_wait(&s->scans, ns,
+							SCANS_PER_S,
+							SCANS_BURST);
+	}
 	if (now < s->next_tick)
 		return;
 	s->next_tick = now + 1;
-	uidtab_prune(s->uids, mono_ns());
-	if (hostenv_kernel_idents(s->conf.host, AF_INET, bitmap) == 0)
-		pstab_set_foreign(s->tab, AF_INET, bitmap);
-	if (hostenv_kernel_idents(s->conf.host, AF_INET6, bitmap) == 0)
-		pstab_set_foreign(s->tab, AF_INET6, bitmap);
+	uidtab_prune(s->uids, ns);
+	scan_kernel(s);
 }
 
 /* ---- the loop ---- */
+
+/* The identifier gate of the engine (pstab_set_gate()): max_idents, and
+ * the share of those left when they run short. */
+static bool ident_gate(void *ctx, uint32_t uid, int delta)
+{
+	struct server *s = ctx;
+	uint32_t max = s->conf.policy.max_idents;
+	struct uident *u = uidtab_get(s->uids, uid, true);
+
+	if (!u)
+		return false;
+	if (delta) {
+		uidtab_add(s->uids, u, UID_IDENTS, delta);
+		return true;
+	}
+	return (!max || u->idents < max) &&
+	       uidtab_may_take(s->uids, u, UID_IDENTS, 1, 65535);
+}
+
+/*
+ * What keeps one client from harming others: no descriptor accepted from
+ * any (closer.h), clients of this namespace only, a budget of
+ * descriptors shared fairly, identifiers shared fairly.
+ */
+static int setup_guards(struct server *s)
+{
+	socklen_t len = sizeof(s->netns);
+	unsigned long lim = s->conf.nofile ? s->conf.nofile : 1024;
+
+	if (closer_guard(s->listen.fd) != 0) {
+		log_err("refusing descriptors on the listening socket: %s",
+			strerror(errno));
+		return -1;
+	}
+	if (getsockopt(s->raw.fd, SOL_SOCKET, SO_NETNS_COOKIE, &s->netns,
+		       &len) != 0) {
+		log_err("SO_NETNS_COOKIE: %s: without it (Linux 5.14) the "
+			"daemon cannot tell which clients share its network "
+			"namespace", strerror(errno));
+		return -1;
+	}
+	if (lim > UINT32_MAX / 2)
+		lim = UINT32_MAX / 2;
+	s->fd_budget = lim > 2 * FD_RESERVE ? (unsigned)lim - FD_RESERVE
+					    : (unsigned)lim / 2;
+	pstab_set_gate(s->tab, ident_gate, s);
+	s->brover[0] = (uint16_t)(getpid() * 7919u ^ (unsigned)time(NULL));
+	s->brover[1] = (uint16_t)(s->brover[0] * 31u + 17u);
+	return 0;
+}
 
 static int setup(struct server *s, struct server_conf *conf)
 {
@@ -1920,8 +2380,9 @@ static int setup(struct server *s, struct server_conf *conf)
 	}
 	s->raw_on = true;
 	s->raw6_on = conf->raw6 != NULL;
+	s->listen_on = true;
 	raw_watch(s);
-	return 0;
+	return setup_guards(s);
 }
 
 static void teardown(struct server *s)
@@ -1936,7 +2397,7 @@ static void teardown(struct server *s)
 	uidtab_free(s->uids);
 	if (s->conf.socket_path)
 		listener_remove(s->conf.socket_path);
-	close(s->listen.fd);
+	closer_close(s->listen.fd);	/* connections not yet accepted */
 	if (s->sig.fd >= 0)
 		close(s->sig.fd);
 	if (s->ep >= 0)
@@ -1946,6 +2407,7 @@ static void teardown(struct server *s)
 	hostenv_close(s->conf.host);
 	free(s->reqbuf);
 	free(s->msgbuf);
+	closer_stop();
 }
 
 static void handle_event(struct server *s, struct epoll_event *ev)

@@ -25,6 +25,8 @@ struct server_conf {
 	struct raw6 *raw6;	/* NULL: this host has no IPv6 */
 	struct hostenv *host;
 	struct broker_plan broker;	/* which families are brokered */
+	unsigned long nofile;	/* the descriptor limit (RLIMIT_NOFILE) */
+	uid_t self_uid;		/* the daemon's, after the drop */
 };
 
 /*

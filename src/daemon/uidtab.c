@@ -7,6 +7,7 @@
 struct uidtab {
 	struct uident *b[UID_BUCKETS];
 	unsigned n;
+	unsigned total[2];	/* enum uid_share */
 };
 
 struct uidtab *uidtab_new(void)
@@ -45,6 +46,12 @@ struct uident *uidtab_get(struct uidtab *t, uid_t uid, bool create)
 	return e;
 }
 
+static bool unused(const struct uident *e, uint64_t now)
+{
+	return !e->conns && !e->nsockets && !e->idents && !e->fds &&
+	       !e->parked && rate_idle(&e->bucket, now);
+}
+
 void uidtab_prune(struct uidtab *t, uint64_t now)
 {
 	for (int i = 0; i < UID_BUCKETS; i++) {
@@ -53,7 +60,7 @@ void uidtab_prune(struct uidtab *t, uint64_t now)
 		while (*p) {
 			struct uident *e = *p;
 
-			if (e->nsockets == 0 && rate_idle(&e->bucket, now)) {
+			if (unused(e, now)) {
 				*p = e->next;
 				free(e);
 				t->n--;
@@ -67,4 +74,51 @@ void uidtab_prune(struct uidtab *t, uint64_t now)
 unsigned uidtab_count(const struct uidtab *t)
 {
 	return t->n;
+}
+
+static unsigned *field(struct uident *e, enum uid_share what)
+{
+	return what == UID_FDS ? &e->fds : &e->idents;
+}
+
+static unsigned value(const struct uident *e, enum uid_share what)
+{
+	return what == UID_FDS ? e->fds : e->idents;
+}
+
+void uidtab_add(struct uidtab *t, struct uident *e, enum uid_share what,
+		int n)
+{
+	unsigned *f = field(e, what);
+
+	/* Never below zero, in the user's count or in the total. */
+	if (n < 0 && (unsigned)-n > *f)
+		n = -(int)*f;
+	*f += (unsigned)n;
+	t->total[what] += (unsigned)n;
+}
+
+unsigned uidtab_total(const struct uidtab *t, enum uid_share what)
+{
+	return t->total[what];
+}
+
+bool uidtab_may_take(const struct uidtab *t, const struct uident *e,
+		     enum uid_share what, unsigned want, unsigned cap)
+{
+	unsigned used = t->total[what], holders = 0;
+	unsigned mine = e ? value(e, what) : 0;
+
+	if (used + want > cap)
+		return false;
+	if (cap - used - want >= cap / 8)
+		return true;
+	/* Short: the average over the users holding any, e counted. */
+	for (int i = 0; i < UID_BUCKETS; i++)
+		for (const struct uident *x = t->b[i]; x; x = x->next)
+			if (value(x, what) || x == e)
+				holders++;
+	if (!e)
+		holders++;
+	return (unsigned long long)mine * (holders ? holders : 1) < used;
 }

@@ -1,7 +1,23 @@
 /*
- * uidtab - what the daemon counts per user: open sockets (max_sockets)
- * and the send rate's token bucket (rate, burst).  An entry lives while
- * the user has a socket or a bucket that is not full again.
+ * uidtab - what the daemon counts per user, and the rules that keep one
+ * user from starving another:
+ *
+ *   conns      control connections (max_connections);
+ *   sockets    open sockets: relayed ones, and the kernel sockets handed
+ *              out in broker mode for as long as they exist (max_sockets);
+ *   idents     identifiers held (max_idents): relayed and raw-compat
+ *              sockets' (the engine's gate, pstab_set_gate()), broker
+ *              sockets';
+ *   fds        descriptors the daemon holds for the user's connections
+ *              and sockets;
+ *   parked     bytes of sends waiting for their time (rate, min_interval);
+ *   bucket     the send rate's token bucket (rate, burst).
+ *
+ * Shares that run short for everyone (the daemon's descriptors, the
+ * 65,535 identifiers) are rationed: once less than an eighth is left, a
+ * user who holds at least the average of the users holding any is
+ * refused, so the heaviest is refused and a light one still served.
+ * An entry lives while any of it is in use or its bucket is not full.
  */
 #ifndef PSD_UIDTAB_H
 #define PSD_UIDTAB_H
@@ -14,10 +30,17 @@
 
 struct uident {
 	uid_t uid;
+	unsigned conns;
 	unsigned nsockets;
+	unsigned nbroker;	/* of them, kernel sockets (broker mode) */
+	unsigned idents;
+	unsigned fds;
+	uint32_t parked;	/* bytes */
 	struct rate_bucket bucket;
 	struct uident *next;
 };
+
+enum uid_share { UID_FDS, UID_IDENTS };
 
 struct uidtab;
 
@@ -29,5 +52,18 @@ struct uident *uidtab_get(struct uidtab *t, uid_t uid, bool create);
 void uidtab_prune(struct uidtab *t, uint64_t now);
 /* Users with an entry, for the statistics. */
 unsigned uidtab_count(const struct uidtab *t);
+
+/* Count n more (or fewer: negative) of a share for e, and in total. */
+void uidtab_add(struct uidtab *t, struct uident *e, enum uid_share what,
+		int n);
+/* The total of a share over all users. */
+unsigned uidtab_total(const struct uidtab *t, enum uid_share what);
+/*
+ * May e take want more of a share of which cap exist in all?  Not when
+ * that would leave less than cap / 8 and e holds at least the average of
+ * the users holding any of it.
+ */
+bool uidtab_may_take(const struct uidtab *t, const struct uident *e,
+		     enum uid_share what, unsigned want, unsigned cap);
 
 #endif

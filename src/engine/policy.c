@@ -18,7 +18,9 @@ void policy_default(struct policy *p)
 	p->min_interval_ms = 0;
 	p->ident_keep = true;
 	p->raw_compat = false;
-	p->max_sockets = 64;
+	p->max_sockets = 4096;
+	p->max_connections = 4096;
+	p->max_idents = 4096;
 	p->rate = 100;
 	p->burst = 100;
 	p->max_request = 65535;
@@ -144,6 +146,20 @@ static int parse_max_sockets(struct policy *p, const char *val, char *why,
 			     size_t whylen)
 {
 	return parse_num(val, "max_sockets", 0, 1000000, &p->max_sockets, why,
+			 whylen);
+}
+
+static int parse_max_connections(struct policy *p, const char *val,
+				 char *why, size_t whylen)
+{
+	return parse_num(val, "max_connections", 0, 1000000,
+			 &p->max_connections, why, whylen);
+}
+
+static int parse_max_idents(struct policy *p, const char *val, char *why,
+			    size_t whylen)
+{
+	return parse_num(val, "max_idents", 0, 65535, &p->max_idents, why,
 			 whylen);
 }
 
@@ -312,6 +328,8 @@ static const struct key keys[] = {
 	{ "ident_keep", parse_ident_keep },
 	{ "raw_compat", parse_raw_compat },
 	{ "max_sockets", parse_max_sockets },
+	{ "max_connections", parse_max_connections },
+	{ "max_idents", parse_max_idents },
 	{ "rate", parse_rate },
 	{ "burst", parse_burst },
 	{ "max_request", parse_max_request },

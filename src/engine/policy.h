@@ -15,8 +15,17 @@
  *                         (PINGSOCK_RAW=echo, see engine/psraw.h);
  *                         default no: such a socket() gets EPERM, as an
  *                         unprivileged raw socket does from the kernel
- *   max_sockets = N       sockets one uid may hold open (EMFILE past it);
- *                         default 64, 0: no limit
+ *   max_sockets = N       sockets one uid may hold open (EMFILE past it;
+ *                         in broker mode every kernel socket handed out
+ *                         counts while it exists); default 4096, 0: no
+ *                         limit
+ *   max_connections = N   connections one uid may hold to the daemon (one
+ *                         a process that uses it); past it a new one is
+ *                         closed at once; default 4096, 0: no limit
+ *   max_idents = N        identifiers one uid may hold (a raw-compat
+ *                         socket holds up to 256); past it a bind gets
+ *                         EADDRINUSE, an automatic one EAGAIN; default
+ *                         4096, 0: no limit
  *   rate = N              requests per second one uid may send, and
  *   burst = N             how many of them may come at once (a token
  *                         bucket); a send past it waits (EAGAIN with
@@ -81,6 +90,8 @@ struct policy {
 	bool ident_keep;		/* WIRE_KEEPID allowed */
 	bool raw_compat;		/* SOCK_RAW emulation allowed */
 	uint32_t max_sockets;		/* per uid; 0: none */
+	uint32_t max_connections;	/* per uid; 0: none */
+	uint32_t max_idents;		/* per uid; 0: none */
 	uint32_t rate, burst;		/* per uid; rate 0: none */
 	uint32_t max_request;		/* bytes of ICMP */
 	struct policy_net nets[POLICY_MAX_NETS];

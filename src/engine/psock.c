@@ -22,6 +22,8 @@ struct pstab {
 	unsigned nsockets;
 	unsigned nidents;
 	bool raw_allowed;		/* the raw-socket emulation (psraw.c) */
+	ps_ident_gate gate;		/* per-user identifiers (pstab_set_gate) */
+	void *gate_ctx;
 };
 
 static int fam_idx(int family)
@@ -147,8 +149,11 @@ static void unhash(struct pstab *tab, struct psock *sk)
 		p = &(*p)->next;
 	if (*p)
 		*p = sk->next;
-	if (!tab->chain[fam_idx(sk->family)][sk->ident])
+	if (!tab->chain[fam_idx(sk->family)][sk->ident]) {
 		tab->nidents--;
+		if (tab->gate)
+			tab->gate(tab->gate_ctx, sk->uid, -1);
+	}
 	sk->hashed = false;
 	sk->next = NULL;
 	sk->ident = 0;
@@ -187,6 +192,12 @@ void pstab_add_foreign(struct pstab *tab, int family, uint16_t ident)
 	tab->foreign[fam_idx(family)][ident / 8] |= (uint8_t)(1u << (ident % 8));
 }
 
+void pstab_set_gate(struct pstab *tab, ps_ident_gate gate, void *ctx)
+{
+	tab->gate = gate;
+	tab->gate_ctx = ctx;
+}
+
 bool pstab_ident_used(const struct pstab *tab, int family, uint16_t ident)
 {
 	return tab->chain[fam_idx(family)][ident] != NULL;
@@ -223,6 +234,10 @@ static int get_port(struct pstab *tab, struct psock *sk, uint16_t ident)
 {
 	int fi = fam_idx(sk->family);
 
+	/* A new identifier for this user, if its share allows one. */
+	if ((ident == 0 || !tab->chain[fi][ident]) && tab->gate &&
+	    !tab->gate(tab->gate_ctx, sk->uid, 0))
+		return -EADDRINUSE;
 	if (ident == 0) {
 		uint16_t id = tab->rover[fi];
 		long i;
@@ -246,8 +261,11 @@ static int get_port(struct pstab *tab, struct psock *sk, uint16_t ident)
 				return -EADDRINUSE;
 		}
 	}
-	if (!tab->chain[fi][ident])
+	if (!tab->chain[fi][ident]) {
 		tab->nidents++;
+		if (tab->gate)
+			tab->gate(tab->gate_ctx, sk->uid, 1);
+	}
 	sk->ident = ident;
 	sk->next = tab->chain[fi][ident];
 	tab->chain[fi][ident] = sk;

@@ -86,6 +86,16 @@ void pstab_set_foreign(struct pstab *tab, int family, const uint8_t *bitmap);
 /* One more identifier held outside (a broker socket), until the next
  * pstab_set_foreign. */
 void pstab_add_foreign(struct pstab *tab, int family, uint16_t ident);
+/*
+ * Identifiers per user: the gate is asked before a socket of uid takes an
+ * identifier no socket holds yet (delta 0: may it? false: refused, as a
+ * full table would be: EADDRINUSE from bind(), EAGAIN from an automatic
+ * binding), and told when the user takes one (delta 1) and when the last
+ * socket lets go of one (delta -1).  NULL: no limit.
+ */
+typedef bool (*ps_ident_gate)(void *ctx, uint32_t uid, int delta);
+void pstab_set_gate(struct pstab *tab, ps_ident_gate gate, void *ctx);
+
 /* Does a socket of the table hold ident? */
 bool pstab_ident_used(const struct pstab *tab, int family, uint16_t ident);
 

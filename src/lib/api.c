@@ -112,7 +112,12 @@ static int apply_type_flags(int fd, int type)
 
 static void why_daemon(int rc)
 {
-	if (rc == -ENOENT || rc == -ECONNREFUSED)
+	if (rc == -CONN_ERR_FOREIGN_NS)
+		snprintf(why, sizeof(why),
+			 "pingsockd (%s) serves only its own network "
+			 "namespace, and this process is in another (a "
+			 "namespace needs a pingsockd of its own)", conn_path());
+	else if (rc == -ENOENT || rc == -ECONNREFUSED)
 		snprintf(why, sizeof(why),
 			 "pingsockd is not running (nothing listens on %s: %s)",
 			 conn_path(), strerror(-rc));
@@ -145,13 +150,14 @@ static void append_why(const char *head)
 }
 
 /* Broker mode: fds[0] is a kernel ping socket, fds[1] its liveness. */
-static int adopt_broker(int domain, int type, bool keep, int *fds)
+static int adopt_broker(int domain, int type, bool keep, uint32_t handle,
+			int *fds)
 {
 	struct fdent ent;
 	int rc = fds[1] >= 0 && fds[2] < 0 ? 0 : -ECONNRESET;
 
 	if (rc == 0) {
-		rc = bk_adopt(fds[1], domain, keep, &ent);
+		rc = bk_adopt(fds[1], handle, domain, keep, &ent);
 		fds[1] = -1;	/* taken, even on failure */
 	}
 	if (rc == 0) {
@@ -167,6 +173,9 @@ static int adopt_broker(int domain, int type, bool keep, int *fds)
 	return rc ? rc : fds[0];
 }
 
+/* open_daemon() failed because the daemon serves another namespace. */
+static __thread bool open_foreign;
+
 static int open_daemon(int domain, int type, int protocol)
 {
 	struct wire_req req = { .type = WIRE_OPEN };
@@ -178,6 +187,7 @@ static int open_daemon(int domain, int type, int protocol)
 	int fds[CONN_MAX_FDS], fd, rc;
 
 	ent.keep_ident = ident && strcmp(ident, "keep") == 0;
+	open_foreign = false;
 
 	req.u.open.domain = domain;
 	req.u.open.type = type;
@@ -190,7 +200,7 @@ static int open_daemon(int domain, int type, int protocol)
 	if (rc >= 0 && (blen != sizeof(body) || fds[0] < 0))
 		rc = -ECONNRESET;
 	if (rc >= 0 && (body[1] & WIRE_OPEN_BROKER))
-		return adopt_broker(domain, type, ent.keep_ident, fds);
+		return adopt_broker(domain, type, ent.keep_ident, body[0], fds);
 	handle = body[0];
 	fd = fds[0];
 	ent.errfd = fds[2] >= 0 ? conn_move_high(fds[2]) : -1;
@@ -206,7 +216,9 @@ static int open_daemon(int domain, int type, int protocol)
 		if (ent.errfd >= 0)
 			close(ent.errfd);
 		why_daemon(rc);
-		return rc;
+		/* Served nothing in this namespace: "you may not". */
+		open_foreign = rc == -CONN_ERR_FOREIGN_NS;
+		return open_foreign ? -EACCES : rc;
 	}
 	ent.handle = handle;
 	ent.attached = getpid();
@@ -275,9 +287,11 @@ EXPORT int pingsock_socket(int domain, int type, int protocol)
 			why[0] = '\0';
 			return rc;
 		}
-		if (rc == -ENOENT || rc == -ECONNREFUSED) {
-			/* Say both halves: the kernel refused, no daemon;
-			 * the errno is the kernel's. */
+		if (rc == -ENOENT || rc == -ECONNREFUSED || open_foreign) {
+			/* Say both halves: the kernel refused, no daemon
+			 * (for this namespace); the errno is the kernel's. */
+			if (open_foreign)
+				rc = -CONN_ERR_FOREIGN_NS;
 			char k[sizeof(why)];
 
 			why_kernel(-krc);

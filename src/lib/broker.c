@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "lib/conn.h"
+#include "lib/dsock.h"
 #include "lib/shimapi.h"
 #include "pingsock.h"
 
@@ -51,6 +52,7 @@ static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct bkstate {
 	_Atomic uint8_t *used;	/* its byte in a pool */
+	uint32_t handle;	/* the daemon's, for WIRE_BROKER_BIND */
 	int v6only;		/* IPV6_V6ONLY as the program set it */
 	bool keep_ident;
 	int family;
@@ -85,7 +87,8 @@ static _Atomic uint8_t *pool_slot(void)
 	return slot;
 }
 
-int bk_adopt(int livefd, int family, bool keep_ident, struct fdent *ent)
+int bk_adopt(int livefd, uint32_t handle, int family, bool keep_ident,
+	     struct fdent *ent)
 {
 	struct bkstate *bk = calloc(1, sizeof(*bk));
 
@@ -97,6 +100,7 @@ int bk_adopt(int livefd, int family, bool keep_ident, struct fdent *ent)
 		return -ENOMEM;
 	}
 	atomic_store(bk->used, 0);
+	bk->handle = handle;
 	bk->v6only = 1;	/* the kernel's default for these sockets */
 	bk->keep_ident = keep_ident;
 	bk->family = family;
@@ -244,11 +248,33 @@ static void sync_daemon(void)
 	(void)conn_call(&req, NULL, 0, -1, NULL, NULL, NULL);
 }
 
+static int int_opt(int fd, int level, int name)
+{
+	int v = 0;
+	socklen_t len = sizeof(v);
+
+	return getsockopt(fd, level, name, &v, &len) == 0 ? v : 0;
+}
+
+/* What bind() looks at, as fd has it, for the daemon's new socket. */
+static void bind_opts(int fd, int family, struct wire_req *req)
+{
+	if (int_opt(fd, SOL_SOCKET, SO_REUSEADDR))
+		req->flags |= WIRE_BB_REUSE;
+	if (int_opt(fd, family == AF_INET6 ? SOL_IPV6 : SOL_IP,
+		    family == AF_INET6 ? IPV6_FREEBIND : IP_FREEBIND))
+		req->flags |= WIRE_BB_FREEBIND;
+	req->ifindex = int_opt(fd, SOL_SOCKET, SO_BINDTOIFINDEX);
+	if (req->ifindex < 0)
+		req->ifindex = 0;
+}
+
 /* A daemon's bind for fd: -errno, or 0 with fd now the new socket. */
 static int rebind(int fd, struct bkstate *bk, const struct sockaddr *addr,
 		  socklen_t len, uint32_t flags)
 {
-	struct wire_req req = { .type = WIRE_BROKER_BIND, .handle = flags };
+	struct wire_req req = { .type = WIRE_BROKER_BIND,
+				.handle = bk->handle, .flags = flags };
 	int fds[CONN_MAX_FDS], rc;
 
 	/* move_addr_to_kernel()'s checks, before anything is asked. */
@@ -259,7 +285,13 @@ static int rebind(int fd, struct bkstate *bk, const struct sockaddr *addr,
 	req.u.addr.len = len;
 	if (len)
 		memcpy(req.u.addr.bytes, addr, len);
-	rc = conn_call(&req, NULL, 0, fd, NULL, NULL, fds);
+	bind_opts(fd, bk->family, &req);
+	rc = dsock_prove(bk->livefd, req.nonce);
+	if (rc == 0)
+		rc = conn_call(&req, NULL, 0, -1, NULL, NULL, fds);
+	else
+		for (int i = 0; i < CONN_MAX_FDS; i++)
+			fds[i] = -1;
 	if (rc == CONN_NODAEMON || rc == CONN_BROKEN)
 		rc = -ECONNRESET;
 	if (rc >= 0 && fds[0] < 0)

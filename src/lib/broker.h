@@ -20,13 +20,16 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 
 #include "lib/fdtab.h"
 
-/* A socket handed out with its liveness descriptor: the entry for it. */
-int bk_adopt(int livefd, int family, bool keep_ident, struct fdent *ent);
+/* A socket handed out with its liveness descriptor and the daemon's
+ * handle for it: the entry for it. */
+int bk_adopt(int livefd, uint32_t handle, int family, bool keep_ident,
+	     struct fdent *ent);
 
 /* Is this entry a broker socket not used yet? */
 bool bk_fresh(const struct fdent *ent);

@@ -123,6 +123,8 @@ static int dial(void)
 	rc = exchange(fd, &hello, NULL, 0, -1, NULL, NULL, NULL);
 	if (rc < 0) {
 		close(fd);
+		if (rc == WIRE_R_FOREIGN_NS)
+			return -CONN_ERR_FOREIGN_NS;
 		/* Not a pingsockd, or one of another protocol version. */
 		return rc == CONN_BROKEN ? -ECONNREFUSED : -EPROTO;
 	}

@@ -43,7 +43,12 @@ int conn_call(const struct wire_req *req, const struct iovec *data,
 #define CONN_HIGH_FD 512
 int conn_move_high(int fd);
 
-/* Why the calling thread's last connection attempt failed (errno). */
+/*
+ * Why the calling thread's last connection attempt failed: an errno, or
+ * CONN_ERR_FOREIGN_NS when the daemon serves only its own network
+ * namespace and this process is in another.
+ */
+#define CONN_ERR_FOREIGN_NS 100003
 int conn_dial_errno(void);
 
 /* The socket path in use (PINGSOCK_SOCKET or the default). */

@@ -1,8 +1,12 @@
 #include "lib/dsock.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "lib/conn.h"
@@ -16,14 +20,57 @@ long dsock_ret(long rc)
 	return rc;
 }
 
+/* A nonce no other process can guess. */
+static int make_nonce(uint8_t *nonce)
+{
+	size_t got = 0;
+
+	while (got < WIRE_NONCE_LEN) {
+		ssize_t n = getrandom(nonce + got, WIRE_NONCE_LEN - got, 0);
+
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		if (n > 0)
+			got += (size_t)n;
+	}
+	return 0;
+}
+
+int dsock_prove(int fd, uint8_t *nonce)
+{
+	struct wire_proof pf = { .magic = WIRE_PROOF_MAGIC };
+	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+	int rc = make_nonce(nonce);
+
+	if (rc)
+		return rc;
+	memcpy(pf.nonce, nonce, WIRE_NONCE_LEN);
+	for (int tries = 0; tries < 2; tries++) {
+		ssize_t n = send(fd, &pf, sizeof(pf), MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (n == (ssize_t)sizeof(pf))
+			return 0;
+		if (n >= 0 || errno != EAGAIN)
+			break;
+		/* The daemon drains it as it comes: a moment, at most. */
+		if (poll(&pfd, 1, 1000) <= 0)
+			break;
+	}
+	return -ECONNRESET;
+}
+
 static int attach(int fd, struct fdent *ent)
 {
-	struct wire_req req = { .type = WIRE_ATTACH };
+	struct wire_req req = { .type = WIRE_ATTACH, .handle = ent->handle };
 	uint32_t body[2];
 	size_t blen = sizeof(body);
 	int fds[CONN_MAX_FDS];
 	struct wire_shm *shm = NULL;
-	int rc = conn_call(&req, NULL, 0, fd, body, &blen, fds);
+	int rc = dsock_prove(fd, req.nonce);
+
+	if (rc)
+		return rc;
+	rc = conn_call(&req, NULL, 0, -1, body, &blen, fds);
 
 	/* A forked child has both already; a new process needs them. */
 	if (rc >= 0 && fds[0] >= 0 && !ent->shm)

@@ -7,6 +7,7 @@
 #define PS_DSOCK_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/uio.h>
 
 #include "lib/fdtab.h"
@@ -19,6 +20,14 @@
 int dsock_call(int fd, struct fdent *ent, struct wire_req *req,
 	       const struct iovec *data, int ndata, void *body,
 	       size_t *bodylen);
+
+/*
+ * Prove to the daemon that this process holds the socket fd (its data
+ * descriptor, or a broker socket's liveness descriptor): a fresh random
+ * nonce, written there as a struct wire_proof and copied to nonce
+ * (WIRE_NONCE_LEN bytes) for the request that follows.  0 or -errno.
+ */
+int dsock_prove(int fd, uint8_t *nonce);
 
 /* Map a socket's shared page from its memfd; NULL on failure. */
 struct wire_shm *dsock_map_shm(int memfd);

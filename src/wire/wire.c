@@ -73,8 +73,16 @@ long wire_encode_req(const struct wire_req *req, uint8_t *buf, size_t cap)
 		break;
 	case WIRE_BIND:
 	case WIRE_CONNECT:
-	case WIRE_BROKER_BIND:
 		enc_addr(&w, req);
+		break;
+	case WIRE_BROKER_BIND:
+		wbuf_bytes(&w, req->nonce, WIRE_NONCE_LEN);
+		wbuf_u32(&w, req->flags);
+		wbuf_i32(&w, req->ifindex);
+		enc_addr(&w, req);
+		break;
+	case WIRE_ATTACH:
+		wbuf_bytes(&w, req->nonce, WIRE_NONCE_LEN);
 		break;
 	case WIRE_SEND:
 		enc_send(&w, req);
@@ -104,7 +112,6 @@ long wire_encode_req(const struct wire_req *req, uint8_t *buf, size_t cap)
 	case WIRE_TABLE:
 		wbuf_u32(&w, req->u.cursor);
 		break;
-	case WIRE_ATTACH:
 	case WIRE_DETACH:
 	case WIRE_GETNAME:
 	case WIRE_GETPEER:
@@ -195,8 +202,17 @@ int wire_decode_req(const uint8_t *msg, size_t len, struct wire_req *req)
 		return rbuf_end(&r);
 	case WIRE_BIND:
 	case WIRE_CONNECT:
-	case WIRE_BROKER_BIND:
 		return dec_addr(&r, req);
+	case WIRE_BROKER_BIND:
+		if (rbuf_bytes(&r, req->nonce, WIRE_NONCE_LEN) ||
+		    rbuf_u32(&r, &req->flags) || (req->flags & ~WIRE_BB_ALL) ||
+		    rbuf_i32(&r, &req->ifindex) || req->ifindex < 0)
+			return -1;
+		return dec_addr(&r, req);
+	case WIRE_ATTACH:
+		if (rbuf_bytes(&r, req->nonce, WIRE_NONCE_LEN))
+			return -1;
+		return rbuf_end(&r);
 	case WIRE_SEND:
 		return dec_send(&r, req);
 	case WIRE_SETOPT:
@@ -213,7 +229,6 @@ int wire_decode_req(const uint8_t *msg, size_t len, struct wire_req *req)
 	case WIRE_TABLE:
 		rbuf_u32(&r, &req->u.cursor);
 		return rbuf_end(&r);
-	case WIRE_ATTACH:
 	case WIRE_DETACH:
 	case WIRE_GETNAME:
 	case WIRE_GETPEER:

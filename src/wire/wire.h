@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define WIRE_VERSION 5
+#define WIRE_VERSION 6
 
 /* Largest ICMP message a client may hand over (the kernel's 0xFFFF check). */
 #define WIRE_DATA_MAX 0xFFFF
@@ -48,8 +48,8 @@ enum wire_type {
 			 * u32 WIRE_OPEN_*; data fd, state memfd, error fd;
 			 * broker: the kernel socket, its liveness fd; type
 			 * SOCK_RAW: the raw-socket emulation (engine/psraw.h) */
-	WIRE_ATTACH,	/* (data fd) -> u32 handle, i32 domain, state memfd,
-			 * error fd */
+	WIRE_ATTACH,	/* nonce (struct wire_proof) -> u32 handle, i32
+			 * domain, state memfd, error fd */
 	WIRE_DETACH,	/* this process no longer uses the handle */
 	WIRE_BIND,	/* u32 len, name -> result */
 	WIRE_CONNECT,	/* u32 len, name -> result */
@@ -63,13 +63,36 @@ enum wire_type {
 	WIRE_KEEPID,	/* u32 ident: bind an unbound socket to it, if free
 			 * and the policy allows (PINGSOCK_IDENT=keep) */
 	WIRE_TABLE,	/* u32 cursor -> struct wire_table_hdr, entries */
-	WIRE_BROKER_BIND, /* u32 len, name; (the broker socket) -> a new
-			 * kernel socket bound to name; the header's handle
-			 * is WIRE_BB_KEEPID for PINGSOCK_IDENT=keep, else 0 */
+	WIRE_BROKER_BIND, /* nonce, u32 flags (WIRE_BB_*), i32 the bound
+			 * device's index (SO_BINDTOIFINDEX), u32 len, name ->
+			 * a new kernel socket bound to name, in place of
+			 * the socket the handle names (once a socket) */
 	WIRE_TYPE_END
 };
 
+/* WIRE_BROKER_BIND's flags: PINGSOCK_IDENT=keep's bind, and what the
+ * client's socket has set of what bind() looks at. */
 #define WIRE_BB_KEEPID 1u
+#define WIRE_BB_REUSE 2u	/* SO_REUSEADDR */
+#define WIRE_BB_FREEBIND 4u	/* IP_FREEBIND, IPV6_FREEBIND */
+#define WIRE_BB_ALL 7u
+
+/*
+ * No request carries a descriptor: the daemon refuses them (SO_PASSRIGHTS
+ * off).  A request about a socket the connection has not opened itself
+ * (a forked child's, or one inherited across exec) proves that the caller
+ * holds the socket instead: it first writes a struct wire_proof with a
+ * fresh random nonce on the socket's own descriptor (the data descriptor
+ * of a relayed socket, the liveness descriptor of a broker socket), which
+ * only a holder can do, then sends the request with the same nonce.  The
+ * daemon takes the proof from that descriptor and uses it once.
+ */
+#define WIRE_NONCE_LEN 16
+#define WIRE_PROOF_MAGIC 0x54415350u	/* "PSAT" */
+struct wire_proof {
+	uint32_t magic;
+	uint8_t nonce[WIRE_NONCE_LEN];
+};
 
 /* WIRE_OPEN's answer, after the handle. */
 #define WIRE_OPEN_BROKER 1u	/* a kernel ping socket: see broker.h */
@@ -80,6 +103,10 @@ enum wire_type {
 struct wire_req {
 	uint16_t type;
 	uint32_t handle;
+	/* WIRE_ATTACH and WIRE_BROKER_BIND: the proof's nonce. */
+	uint8_t nonce[WIRE_NONCE_LEN];
+	uint32_t flags;		/* WIRE_BROKER_BIND: WIRE_BB_* */
+	int32_t ifindex;	/* WIRE_BROKER_BIND: SO_BINDTOIFINDEX */
 	union {
 		uint32_t version;
 		struct {
@@ -118,10 +145,17 @@ struct wire_req {
 
 /*
  * Result: this connection does not know the handle (a forked child, or a
- * new connection).  The client sends WIRE_ATTACH with the socket's
- * descriptor and repeats the call.  Outside the range of -errno.
+ * new connection).  The client proves it holds the socket (struct
+ * wire_proof), sends WIRE_ATTACH and repeats the call.  Outside the range
+ * of -errno.
  */
 #define WIRE_R_UNATTACHED (-100000)
+/*
+ * HELLO's result for a client in another network namespace than the
+ * daemon's (the namespace of the socket it connected with): nothing is
+ * served to it.  The library's socket() fails with EACCES.
+ */
+#define WIRE_R_FOREIGN_NS (-100001)
 
 struct wire_stats {
 	uint64_t clients;
@@ -132,6 +166,9 @@ struct wire_stats {
 	uint64_t dropped;	/* replies no socket could take (full, stray) */
 	uint64_t bad_packets;	/* malformed or unsolicited ICMP from the net */
 	uint64_t proto_errors;	/* clients disconnected for bad requests */
+	uint64_t refused;	/* connections, sockets and sends refused by
+				 * a limit or a share (uidtab.h) */
+	uint64_t refused_netns;	/* clients of another network namespace */
 };
 
 /*

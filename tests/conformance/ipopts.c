@@ -1,7 +1,8 @@
 /*
  * ipopts: IP_OPTIONS (record route, timestamp, bad options), their
  * getsockopt, the reply's options as IP_RECVOPTS and IP_RETOPTS, and a
- * per-packet IP_RETOPTS control message.  Timestamps' values vary, so
+ * per-packet IP_RETOPTS control message; source routes, which an
+ * unprivileged caller may not set (EPERM).  Timestamps' values vary, so
  * only their acceptance and lengths are printed.
  */
 // needs: peer (10.201.0.1/24 here, 10.201.0.2/24 in the peer namespace)
@@ -70,7 +71,33 @@ static void per_packet(void)
 	conf_echo(data, sizeof(data), 8);
 	TRY("sendmsg with a bad option", pingsock_sendmsg(fd, &m, 0));
 	conf_quiet("  nothing", fd, 200);
+	/* A loose source route through 127.0.0.1: refused to an
+	 * unprivileged caller. */
+	memcpy(CMSG_DATA(c), (const uint8_t[12]){ 131, 7, 4, 127, 0, 0, 1 },
+	       12);
+	conf_echo(data, sizeof(data), 9);
+	TRY("sendmsg with a loose source route", pingsock_sendmsg(fd, &m, 0));
+	conf_quiet("  nothing", fd, 200);
 	pingsock_close(fd);
+}
+
+/* Source routes: well formed, refused (EPERM); malformed, EINVAL. */
+static void source_routes(int fd)
+{
+	static const uint8_t lsrr[8] = { 131, 7, 4, 10, 0, 0, 1, 0 };
+	static const uint8_t ssrr[8] = { 137, 7, 4, 10, 0, 0, 1, 0 };
+	static const uint8_t ptr8[8] = { 131, 7, 8, 10, 0, 0, 1, 0 };
+	static const uint8_t short3[4] = { 131, 3, 4, 0 };
+	static const uint8_t rr_lsrr[12] = { 7, 3, 4, 131, 7, 4, 10, 0, 0,
+					     1, 0, 0 };
+
+	set_opts("loose source route", fd, lsrr, sizeof(lsrr));
+	set_opts("strict source route", fd, ssrr, sizeof(ssrr));
+	set_opts("source route, pointer 8", fd, ptr8, sizeof(ptr8));
+	set_opts("source route of length 3", fd, short3, sizeof(short3));
+	set_opts("record route, then a source route", fd, rr_lsrr,
+		 sizeof(rr_lsrr));
+	get_opts("  get after the source routes", fd, 40);
 }
 
 int main(void)
@@ -102,6 +129,7 @@ int main(void)
 	set_opts("record route of length 2", fd, bad_rr, sizeof(bad_rr));
 	set_opts("security (130)", fd, unknown, sizeof(unknown));
 	get_opts("  get after the failures", fd, 40);
+	source_routes(fd);
 	set_opts("none (length 0)", fd, NULL, 0);
 	get_opts("  get", fd, 40);
 	pingsock_close(fd);

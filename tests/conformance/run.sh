@@ -30,6 +30,10 @@
 #                   NAME.daemon, NAME.*.err), e.g. to diff them by hand
 #   CONF_TIMEOUT    seconds allowed per run of a case (default 30)
 #   CONF_DAEMON_ARGS  extra pingsockd arguments
+#   PS_DAEMON_MODE  broker: pingsockd in broker mode; the kernel's output
+#                   is first edited by broker-differences.sed, the
+#                   deliberate differences of that mode (each explained
+#                   there and in pingsockd(8))
 #   CONF_SHIM       1: run the plain-libc builds of the cases instead
 #                   (build/tests/conformance-plain/NAME, not linked with
 #                   libpingsock), the kernel side as they are, the daemon
@@ -387,6 +391,12 @@ for name in "${cases[@]}"; do
 		show "$k"
 		show "$k.err"
 		continue
+	fi
+	# Broker mode's deliberate differences (pingsockd(8), BROKER
+	# MODE): what the kernel printed, as it would with them.
+	if [ "${PS_DAEMON_MODE:-}" = broker ]; then
+		sed -f "$(dirname "$0")/broker-differences.sed" "$k" >"$k.b" &&
+			mv "$k.b" "$k"
 	fi
 	if [ "$CONF_ONLY" = kernel ]; then
 		skip "$LABEL/$name" "CONF_ONLY=kernel: daemon half not run"

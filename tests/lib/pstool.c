@@ -814,8 +814,13 @@ static void frames_fds(void)
 	/* After a refused ATTACH the connection still serves. */
 	conn = hello_conn();
 	if (conn >= 0) {
-		send_frame(conn, m[M_ATTACH], (size_t)n[M_ATTACH], pfd, 1, NULL);
-		printf("attach_pipe_then=%s", outcome(conn));
+		int e = send_frame(conn, m[M_ATTACH], (size_t)n[M_ATTACH], pfd,
+				   1, NULL);
+
+		if (e)
+			printf("attach_pipe_then=send:%s", ename(e));
+		else
+			printf("attach_pipe_then=%s", outcome(conn));
 		send_frame(conn, m[M_STATS], (size_t)n[M_STATS], NULL, 0, NULL);
 		printf(",%s\n", outcome(conn));
 		close(conn);

@@ -327,13 +327,16 @@ static void broker_keys(void)
 	CHECK_EQ(parse(&p, "relay_uids = 1 2 3\n"), -1);
 }
 
-/* Limits: numbers in range, defaults 64 sockets, 100/s, burst 100. */
+/* Limits: numbers in range, defaults 4096 sockets, connections and
+ * identifiers (2,000 pings of one user fit), 100/s, burst 100. */
 static void limit_keys(void)
 {
 	struct policy p;
 
 	CHECK_EQ(parse(&p, ""), 0);
-	CHECK_EQ(p.max_sockets, 64);
+	CHECK_EQ(p.max_sockets, 4096);
+	CHECK_EQ(p.max_connections, 4096);
+	CHECK_EQ(p.max_idents, 4096);
 	CHECK_EQ(p.rate, 100);
 	CHECK_EQ(p.burst, 100);
 	CHECK_EQ(p.max_request, 65535);
@@ -349,6 +352,10 @@ static void limit_keys(void)
 	CHECK_EQ(parse(&p, "max_request = 65536\n"), -1);
 	CHECK_EQ(parse(&p, "rate = -1\n"), -1);
 	CHECK_EQ(parse(&p, "rate = 5/s\n"), -1);
+	CHECK_EQ(parse(&p, "max_connections = 0\nmax_idents = 65535\n"), 0);
+	CHECK_EQ(p.max_connections, 0);
+	CHECK_EQ(p.max_idents, 65535);
+	CHECK_EQ(parse(&p, "max_idents = 65536\n"), -1);
 }
 
 static struct ps_addr a4(const char *s)
