@@ -22,7 +22,7 @@
 #include "daemon/listener.h"
 #include "daemon/log.h"
 #include "daemon/sandbox.h"
-#include "daemon/uidtab.h"
+#include "engine/uidtab.h"
 #include "engine/icmp.h"
 #include "engine/icmperr.h"
 #include "engine/psock.h"

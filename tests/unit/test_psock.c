@@ -745,6 +745,79 @@ static void rover_exhausted(void)
 	pstab_free(tab);
 }
 
+/* A gate that lets uid 1000 hold two identifiers, and counts. */
+static int gate_held[2];
+
+static bool two_each(void *ctx, uint32_t uid, int delta)
+{
+	int *held = &gate_held[uid == 1000 ? 0 : 1];
+
+	(void)ctx;
+	if (delta) {
+		*held += delta;
+		return true;
+	}
+	return uid != 1000 || *held < 2;
+}
+
+/*
+ * Identifiers per user (pstab_set_gate): asked before a socket takes an
+ * identifier nobody holds, not for a shared one; told when one is let go.
+ */
+static void ident_gate(void)
+{
+	struct pstab *tab = pstab_new(1000);
+	struct psock *a = open4(tab, 1000), *b = open4(tab, 1000);
+	struct psock *c = open4(tab, 1000), *d = open4(tab, 1000);
+	struct psock *o = open4(tab, 2000);
+
+	memset(gate_held, 0, sizeof(gate_held));
+	pstab_set_gate(tab, two_each, NULL);
+	CHECK_EQ(bind4(tab, a, 0, 40001), 0);
+	CHECK_EQ(bind4(tab, b, 0, 40001), 0);	/* shared: not a new one */
+	CHECK_EQ(bind4(tab, c, 0, 0), 0);
+	CHECK_EQ(gate_held[0], 2);
+	CHECK_EQ(bind4(tab, d, 0, 40009), -EADDRINUSE);
+	CHECK_EQ(send4(tab, d, LO1, 1, 64), -EAGAIN);	/* autobind */
+	CHECK_EQ(bind4(tab, o, 0, 0), 0);	/* another user's share */
+	CHECK_EQ(gate_held[1], 1);
+	pstab_close(tab, a);
+	CHECK_EQ(gate_held[0], 2);		/* b still holds 40001 */
+	pstab_close(tab, b);
+	CHECK_EQ(gate_held[0], 1);
+	CHECK_EQ(bind4(tab, d, 0, 40009), 0);
+	pstab_close(tab, c);
+	pstab_close(tab, d);
+	pstab_close(tab, o);
+	CHECK_EQ(gate_held[0], 0);
+	CHECK_EQ(gate_held[1], 0);
+	pstab_free(tab);
+}
+
+/*
+ * Source routes: refused to an unprivileged caller, as the kernel does
+ * (EPERM, measured); malformed ones first EINVAL.  A record route and a
+ * source route together: EPERM.
+ */
+static void source_routes_refused(void)
+{
+	static const uint8_t lsrr[8] = { 131, 7, 4, 10, 0, 0, 1, 0 };
+	static const uint8_t ssrr[8] = { 137, 7, 4, 10, 0, 0, 1, 0 };
+	static const uint8_t ptr8[8] = { 131, 7, 8, 10, 0, 0, 1, 0 };
+	static const uint8_t rr_lsrr[12] = { 7, 3, 4, 131, 7, 4, 10, 0, 0,
+					     1, 0, 0 };
+	struct pstab *tab = pstab_new(1000);
+	struct psock *sk = open4(tab, 1000);
+
+	CHECK_EQ(ps_setopt(sk, &env, SOL_IP, IP_OPTIONS, lsrr, 8), -EPERM);
+	CHECK_EQ(ps_setopt(sk, &env, SOL_IP, IP_OPTIONS, ssrr, 8), -EPERM);
+	CHECK_EQ(ps_setopt(sk, &env, SOL_IP, IP_OPTIONS, ptr8, 8), -EINVAL);
+	CHECK_EQ(ps_setopt(sk, &env, SOL_IP, IP_OPTIONS, rr_lsrr, 12),
+		 -EPERM);
+	pstab_close(tab, sk);
+	pstab_free(tab);
+}
+
 /* ---- connect() ---- */
 
 static void connect_sets_peer_and_source(void)
@@ -1683,6 +1756,8 @@ int main(void)
 	TEST(rover_skips_in_use);
 	TEST(rover_wraps_skipping_zero);
 	TEST(rover_exhausted);
+	TEST(ident_gate);
+	TEST(source_routes_refused);
 	TEST(connect_sets_peer_and_source);
 	TEST(connect_port0);
 	TEST(connect_keeps_bound_source);

@@ -68,6 +68,9 @@ static size_t samples(struct sample *s)
 
 	s[n].req.type = WIRE_ATTACH;
 	s[n++].req.handle = 0;
+	s[n].req.type = WIRE_ATTACH;
+	s[n].req.handle = 77;
+	memset(s[n++].req.nonce, 0xa5, WIRE_NONCE_LEN);
 	s[n].req.type = WIRE_DETACH;
 	s[n++].req.handle = 0xffffffffu;
 	s[n].req.type = WIRE_GETNAME;
@@ -172,6 +175,12 @@ static size_t samples(struct sample *s)
 	s[n].req.u.addr.len = 16;
 	s[n].req.u.addr.bytes[0] = AF_INET;
 	s[n++].req.u.addr.bytes[3] = 9;
+	s[n].req.type = WIRE_BROKER_BIND;
+	s[n].req.handle = 5;
+	s[n].req.flags = WIRE_BB_KEEPID | WIRE_BB_REUSE | WIRE_BB_FREEBIND;
+	s[n].req.ifindex = 3;
+	s[n].req.nonce[15] = 1;
+	s[n++].req.u.addr.len = 0;
 
 	return n;
 }
@@ -188,12 +197,18 @@ static int same_req(const struct wire_req *a, const struct wire_req *b,
 		return a->u.open.domain == b->u.open.domain &&
 		       a->u.open.type == b->u.open.type &&
 		       a->u.open.protocol == b->u.open.protocol;
+	case WIRE_BROKER_BIND:
+		if (a->flags != b->flags || a->ifindex != b->ifindex ||
+		    memcmp(a->nonce, b->nonce, WIRE_NONCE_LEN) != 0)
+			return 0;
+		__attribute__((fallthrough));	/* its name as BIND's */
 	case WIRE_BIND:
 	case WIRE_CONNECT:
-	case WIRE_BROKER_BIND:
 		return a->u.addr.len == b->u.addr.len &&
 		       memcmp(a->u.addr.bytes, b->u.addr.bytes,
 			      a->u.addr.len) == 0;
+	case WIRE_ATTACH:
+		return memcmp(a->nonce, b->nonce, WIRE_NONCE_LEN) == 0;
 	case WIRE_SEND: {
 		uint32_t dl = a->u.send.len <= WIRE_DATA_MAX ? a->u.send.len
 							    : 0;
@@ -609,6 +624,46 @@ static void keepid_range(void)
 	CHECK_EQ(wire_encode_req(&req, msg, sizeof(msg)), -1);
 }
 
+/*
+ * ATTACH: exactly a nonce (no descriptor proves anything any more);
+ * BROKER_BIND: nonce, known flags only, a device index >= 0, a name.
+ */
+static void proof_requests(void)
+{
+	struct wire_req out;
+	struct wbuf w;
+
+	raw_hdr(&w, WIRE_ATTACH);
+	raw_fill(&w, WIRE_NONCE_LEN);
+	CHECK_EQ(raw_decode(&w, &out), 0);
+	CHECK_EQ(out.nonce[WIRE_NONCE_LEN - 1], WIRE_NONCE_LEN - 1);
+	raw_hdr(&w, WIRE_ATTACH);
+	CHECK_EQ(raw_decode(&w, &out), -1);	/* the old, empty one */
+	raw_hdr(&w, WIRE_ATTACH);
+	raw_fill(&w, WIRE_NONCE_LEN - 1);
+	CHECK_EQ(raw_decode(&w, &out), -1);
+	raw_hdr(&w, WIRE_BROKER_BIND);
+	raw_fill(&w, WIRE_NONCE_LEN);
+	wbuf_u32(&w, WIRE_BB_ALL);
+	wbuf_i32(&w, 2);
+	wbuf_u32(&w, 0);
+	CHECK_EQ(raw_decode(&w, &out), 0);
+	CHECK_EQ(out.flags, WIRE_BB_ALL);
+	CHECK_EQ(out.ifindex, 2);
+	raw_hdr(&w, WIRE_BROKER_BIND);
+	raw_fill(&w, WIRE_NONCE_LEN);
+	wbuf_u32(&w, WIRE_BB_ALL + 1);	/* an unknown flag */
+	wbuf_i32(&w, 0);
+	wbuf_u32(&w, 0);
+	CHECK_EQ(raw_decode(&w, &out), -1);
+	raw_hdr(&w, WIRE_BROKER_BIND);
+	raw_fill(&w, WIRE_NONCE_LEN);
+	wbuf_u32(&w, 0);
+	wbuf_i32(&w, -1);		/* no such device index */
+	wbuf_u32(&w, 0);
+	CHECK_EQ(raw_decode(&w, &out), -1);
+}
+
 /* TABLE: exactly one u32 cursor. */
 static void table_request(void)
 {
@@ -738,6 +793,7 @@ int main(void)
 	TEST(send_namelen_limit);
 	TEST(encoder_small_buffer);
 	TEST(keepid_range);
+	TEST(proof_requests);
 	TEST(table_request);
 	TEST(table_answer_checked);
 	TEST(type_names);

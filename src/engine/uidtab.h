@@ -19,8 +19,8 @@
  * refused, so the heaviest is refused and a light one still served.
  * An entry lives while any of it is in use or its bucket is not full.
  */
-#ifndef PSD_UIDTAB_H
-#define PSD_UIDTAB_H
+#ifndef PS_UIDTAB_H
+#define PS_UIDTAB_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-#include "daemon/uidtab.h"
+#include "engine/uidtab.h"
 
 #include <stdlib.h>
 

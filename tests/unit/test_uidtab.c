@@ -1,0 +1,106 @@
+/*
+ * test_uidtab - per-user counts and the rationing of shares that run
+ * short for everyone (engine/uidtab.h).
+ */
+#include "engine/uidtab.h"
+
+#include "check.h"
+
+#define CAP 800		/* a share of 800: short below 100 left */
+
+/* Plenty left: anyone may take, even the heaviest. */
+static void plenty_for_all(void)
+{
+	struct uidtab *t = uidtab_new();
+	struct uident *a = uidtab_get(t, 1000, true);
+
+	uidtab_add(t, a, UID_FDS, 600);
+	CHECK(uidtab_may_take(t, a, UID_FDS, 10, CAP));
+	CHECK(!uidtab_may_take(t, a, UID_FDS, 201, CAP));	/* past the cap */
+	CHECK_EQ(uidtab_total(t, UID_FDS), 600);
+	uidtab_free(t);
+}
+
+/*
+ * Short: the user holding the most (at or above the average of those
+ * holding any) is refused; a light one, or a new one, is served.
+ */
+static void short_refuses_heaviest(void)
+{
+	struct uidtab *t = uidtab_new();
+	struct uident *a = uidtab_get(t, 1000, true);
+	struct uident *v = uidtab_get(t, 65534, true);
+
+	uidtab_add(t, a, UID_FDS, 700);
+	CHECK(!uidtab_may_take(t, a, UID_FDS, 1, CAP));
+	CHECK(uidtab_may_take(t, v, UID_FDS, 1, CAP));
+	CHECK(uidtab_may_take(t, NULL, UID_FDS, 1, CAP));	/* no entry yet */
+	uidtab_add(t, v, UID_FDS, 5);
+	CHECK(uidtab_may_take(t, v, UID_FDS, 1, CAP));
+	uidtab_free(t);
+}
+
+/* Two heavy users share the attack: both refused, the light one not. */
+static void two_heavy_both_refused(void)
+{
+	struct uidtab *t = uidtab_new();
+	struct uident *a = uidtab_get(t, 1000, true);
+	struct uident *b = uidtab_get(t, 1001, true);
+	struct uident *v = uidtab_get(t, 65534, true);
+
+	uidtab_add(t, a, UID_IDENTS, 350);
+	uidtab_add(t, b, UID_IDENTS, 350);
+	uidtab_add(t, v, UID_IDENTS, 10);
+	CHECK(!uidtab_may_take(t, a, UID_IDENTS, 1, CAP));
+	CHECK(!uidtab_may_take(t, b, UID_IDENTS, 1, CAP));
+	CHECK(uidtab_may_take(t, v, UID_IDENTS, 1, CAP));
+	/* The other share is untouched. */
+	CHECK(uidtab_may_take(t, a, UID_FDS, 1, CAP));
+	uidtab_free(t);
+}
+
+/* Counts never go below zero, in the user's or in the total. */
+static void never_negative(void)
+{
+	struct uidtab *t = uidtab_new();
+	struct uident *a = uidtab_get(t, 1000, true);
+
+	uidtab_add(t, a, UID_FDS, 3);
+	uidtab_add(t, a, UID_FDS, -5);
+	CHECK_EQ(a->fds, 0);
+	CHECK_EQ(uidtab_total(t, UID_FDS), 0);
+	uidtab_free(t);
+}
+
+/* An entry goes once nothing of it is in use and its bucket is full. */
+static void prune_keeps_what_is_used(void)
+{
+	struct uidtab *t = uidtab_new();
+	struct uident *a = uidtab_get(t, 1000, true);
+	struct uident *b = uidtab_get(t, 1001, true);
+
+	a->conns = 1;
+	b->parked = 0;
+	CHECK_EQ(uidtab_count(t), 2);
+	uidtab_prune(t, 1);
+	CHECK_EQ(uidtab_count(t), 1);
+	CHECK(uidtab_get(t, 1000, false) == a);
+	a->conns = 0;
+	uidtab_add(t, a, UID_IDENTS, 1);
+	uidtab_prune(t, 1);
+	CHECK_EQ(uidtab_count(t), 1);
+	uidtab_add(t, a, UID_IDENTS, -1);
+	uidtab_prune(t, 1);
+	CHECK_EQ(uidtab_count(t), 0);
+	uidtab_free(t);
+}
+
+int main(void)
+{
+	TEST(plenty_for_all);
+	TEST(short_refuses_heaviest);
+	TEST(two_heavy_both_refused);
+	TEST(never_negative);
+	TEST(prune_keeps_what_is_used);
+	return CHECK_DONE();
+}
