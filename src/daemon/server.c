@@ -2476,3 +2476,53 @@ int server_run(struct server_conf *conf)
 	teardown(&s);
 	return status;
 }
+
+#ifdef PSD_FUZZ
+/*
+ * The fuzzing harness's way in (tests/fuzz/fuzz_dispatch.c): the server
+ * as server_run() sets it up, a connection made from a descriptor the
+ * harness holds the other end of, one turn of the loop without sleeping,
+ * and the teardown.
+ */
+struct server *server_fuzz_new(struct server_conf *conf)
+{
+	struct server *s = malloc(sizeof(*s));
+
+	if (s && setup(s, conf)) {
+		teardown(s);
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+int server_fuzz_connect(struct server *s, int fd)
+{
+	struct client *c = client_new(s, fd);
+
+	if (!c)
+		return -1;
+	c->next = s->clients;
+	if (s->clients)
+		s->clients->prev = c;
+	s->clients = c;
+	return 0;
+}
+
+void server_fuzz_turn(struct server *s)
+{
+	struct epoll_event evs[64];
+	int n = epoll_wait(s->ep, evs, 64, 0);
+
+	for (int i = 0; i < n; i++)
+		handle_event(s, &evs[i]);
+	fire_parked(s);
+	tick(s);
+}
+
+void server_fuzz_free(struct server *s)
+{
+	teardown(s);
+	free(s);
+}
+#endif

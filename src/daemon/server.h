@@ -43,4 +43,13 @@ int server_run(struct server_conf *conf);
 int server_load_config(const char *path, bool strict, struct policy *p,
 		       char *err, size_t errlen);
 
+#ifdef PSD_FUZZ
+/* The fuzzing harness's way in (server.c). */
+struct server;
+struct server *server_fuzz_new(struct server_conf *conf);
+int server_fuzz_connect(struct server *s, int fd);
+void server_fuzz_turn(struct server *s);
+void server_fuzz_free(struct server *s);
+#endif
+
 #endif
