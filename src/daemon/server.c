@@ -2337,6 +2337,10 @@ static int setup_guards(struct server *s)
 		lim = UINT32_MAX / 2;
 	s->fd_budget = lim > 2 * FD_RESERVE ? (unsigned)lim - FD_RESERVE
 					    : (unsigned)lim / 2;
+	log_info("descriptor limit %lu: room for %u relayed sockets or %u "
+		 "broker sockets (and a connection each)", lim,
+		 s->fd_budget / (FDS_RELAY + FDS_CONN),
+		 s->fd_budget / (FDS_BROKER + FDS_CONN));
 	pstab_set_gate(s->tab, ident_gate, s);
 	s->brover[0] = (uint16_t)(getpid() * 7919u ^ (unsigned)time(NULL));
 	s->brover[1] = (uint16_t)(s->brover[0] * 31u + 17u);

@@ -18,7 +18,7 @@ void policy_default(struct policy *p)
 	p->min_interval_ms = 0;
 	p->ident_keep = true;
 	p->raw_compat = false;
-	p->max_sockets = 4096;
+	p->max_sockets = 8192;
 	p->max_connections = 4096;
 	p->max_idents = 4096;
 	p->rate = 100;

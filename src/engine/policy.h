@@ -17,7 +17,7 @@
  *                         unprivileged raw socket does from the kernel
  *   max_sockets = N       sockets one uid may hold open (EMFILE past it;
  *                         in broker mode every kernel socket handed out
- *                         counts while it exists); default 4096, 0: no
+ *                         counts while it exists); default 8192, 0: no
  *                         limit
  *   max_connections = N   connections one uid may hold to the daemon (one
  *                         a process that uses it); past it a new one is

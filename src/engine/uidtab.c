@@ -111,7 +111,7 @@ bool uidtab_may_take(const struct uidtab *t, const struct uident *e,
 
 	if (used + want > cap)
 		return false;
-	if (cap - used - want >= cap / 8)
+	if (cap - used - want >= UID_RESERVE(cap))
 		return true;
 	/* Short: the average over the users holding any, e counted. */
 	for (int i = 0; i < UID_BUCKETS; i++)

@@ -14,9 +14,11 @@
  *   bucket     the send rate's token bucket (rate, burst).
  *
  * Shares that run short for everyone (the daemon's descriptors, the
- * 65,535 identifiers) are rationed: once less than an eighth is left, a
- * user who holds at least the average of the users holding any is
- * refused, so the heaviest is refused and a light one still served.
+ * 65,535 identifiers) are rationed: once less than a 32nd is left (the
+ * reserve: small, so that one user alone, 2,000 pings of the 2010 test,
+ * still has nearly all), a user who holds at least the average of the
+ * users holding any is refused, so the heaviest is refused and a light
+ * one still served from the reserve.
  * An entry lives while any of it is in use or its bucket is not full.
  */
 #ifndef PS_UIDTAB_H
@@ -42,6 +44,8 @@ struct uident {
 
 enum uid_share { UID_FDS, UID_IDENTS };
 
+#define UID_RESERVE(cap) ((cap) / 32 > 16 ? (cap) / 32 : 16)
+
 struct uidtab;
 
 struct uidtab *uidtab_new(void);
@@ -60,7 +64,8 @@ void uidtab_add(struct uidtab *t, struct uident *e, enum uid_share what,
 unsigned uidtab_total(const struct uidtab *t, enum uid_share what);
 /*
  * May e take want more of a share of which cap exist in all?  Not when
- * that would leave less than cap / 8 and e holds at least the average of
+ * that would leave less than UID_RESERVE(cap) and e holds at least the
+ * average of
  * the users holding any of it.
  */
 bool uidtab_may_take(const struct uidtab *t, const struct uident *e,

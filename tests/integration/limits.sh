@@ -125,7 +125,7 @@ check() {	# NAME EXPECTED-ERE OUTPUT
 
 # Defaults: an empty configuration.
 conf "" || { fail "$LABEL/setup" "pingsockd"; ns_done; }
-# max_sockets defaults to 4096 (pingsockd(8)): ordinary heavy use, 2,000
+# max_sockets defaults to 8192 (pingsockd(8)): ordinary heavy use, 2,000
 # pings of one user, never meets it; its enforcement has its own check.
 check max_sockets_default '^socket all 70: ok$' "$(py sockets 70)"
 # Up to 1000/s for 2 s against 100/s with a burst of 100: at most the

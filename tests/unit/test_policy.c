@@ -327,14 +327,15 @@ static void broker_keys(void)
 	CHECK_EQ(parse(&p, "relay_uids = 1 2 3\n"), -1);
 }
 
-/* Limits: numbers in range, defaults 4096 sockets, connections and
- * identifiers (2,000 pings of one user fit), 100/s, burst 100. */
+/* Limits: numbers in range, defaults 8192 sockets (2,000 pings of one
+ * user open two each), 4096 connections and identifiers, 100/s, burst
+ * 100. */
 static void limit_keys(void)
 {
 	struct policy p;
 
 	CHECK_EQ(parse(&p, ""), 0);
-	CHECK_EQ(p.max_sockets, 4096);
+	CHECK_EQ(p.max_sockets, 8192);
 	CHECK_EQ(p.max_connections, 4096);
 	CHECK_EQ(p.max_idents, 4096);
 	CHECK_EQ(p.rate, 100);

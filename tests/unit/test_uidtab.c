@@ -6,7 +6,7 @@
 
 #include "check.h"
 
-#define CAP 800		/* a share of 800: short below 100 left */
+#define CAP 3200	/* a share of 3200: short below 100 left */
 
 /* Plenty left: anyone may take, even the heaviest. */
 static void plenty_for_all(void)
@@ -14,10 +14,10 @@ static void plenty_for_all(void)
 	struct uidtab *t = uidtab_new();
 	struct uident *a = uidtab_get(t, 1000, true);
 
-	uidtab_add(t, a, UID_FDS, 600);
+	uidtab_add(t, a, UID_FDS, 3000);
 	CHECK(uidtab_may_take(t, a, UID_FDS, 10, CAP));
 	CHECK(!uidtab_may_take(t, a, UID_FDS, 201, CAP));	/* past the cap */
-	CHECK_EQ(uidtab_total(t, UID_FDS), 600);
+	CHECK_EQ(uidtab_total(t, UID_FDS), 3000);
 	uidtab_free(t);
 }
 
@@ -31,7 +31,7 @@ static void short_refuses_heaviest(void)
 	struct uident *a = uidtab_get(t, 1000, true);
 	struct uident *v = uidtab_get(t, 65534, true);
 
-	uidtab_add(t, a, UID_FDS, 700);
+	uidtab_add(t, a, UID_FDS, 3100);
 	CHECK(!uidtab_may_take(t, a, UID_FDS, 1, CAP));
 	CHECK(uidtab_may_take(t, v, UID_FDS, 1, CAP));
 	CHECK(uidtab_may_take(t, NULL, UID_FDS, 1, CAP));	/* no entry yet */
@@ -48,8 +48,8 @@ static void two_heavy_both_refused(void)
 	struct uident *b = uidtab_get(t, 1001, true);
 	struct uident *v = uidtab_get(t, 65534, true);
 
-	uidtab_add(t, a, UID_IDENTS, 350);
-	uidtab_add(t, b, UID_IDENTS, 350);
+	uidtab_add(t, a, UID_IDENTS, 1550);
+	uidtab_add(t, b, UID_IDENTS, 1550);
 	uidtab_add(t, v, UID_IDENTS, 10);
 	CHECK(!uidtab_may_take(t, a, UID_IDENTS, 1, CAP));
 	CHECK(!uidtab_may_take(t, b, UID_IDENTS, 1, CAP));
