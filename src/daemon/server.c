@@ -748,7 +748,9 @@ static void bsock_take(struct server *s, struct dsock *ds, int k, int fd,
 	struct uident *u = uidtab_get(s->uids, ds->uid, true);
 	struct stat st;
 
-	ds->k[k].ino = fstat(fd, &st) == 0 ? st.st_ino : 0;
+	/* An inode that is never listed, if fstat() could fail: then the
+	 * next scan lets go of it, and the counts stay right. */
+	ds->k[k].ino = fstat(fd, &st) == 0 ? st.st_ino : (ino_t)-1;
 	ds->k[k].ident = ident;
 	ds->k[k].seen = true;
 	s->nbroker++;
@@ -1936,10 +1938,10 @@ static void client_free(struct server *s, struct client *c)
 		unlink_pair(c, c->socks[0]);
 	free(c->socks);
 	free(c->groups);
-	if (c->prev)
-		c->prev->next = c->next;
-	else
+	if (s->clients == c)
 		s->clients = c->next;
+	else if (c->prev)
+		c->prev->next = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
 	conn_release(s, c->uid);
@@ -2335,8 +2337,8 @@ static int setup_guards(struct server *s)
 	}
 	if (lim > UINT32_MAX / 2)
 		lim = UINT32_MAX / 2;
-	s->fd_budget = lim > 2 * FD_RESERVE ? (unsigned)lim - FD_RESERVE
-					    : (unsigned)lim / 2;
+	s->fd_budget = lim > 2ul * FD_RESERVE ? (unsigned)lim - FD_RESERVE
+					      : (unsigned)lim / 2;
 	log_info("descriptor limit %lu: room for %u relayed sockets or %u "
 		 "broker sockets (and a connection each)", lim,
 		 s->fd_budget / (FDS_RELAY + FDS_CONN),
