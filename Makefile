@@ -202,10 +202,14 @@ FUZZ_RUNS ?= 200000
 fuzz: fuzz-build
 	tests/fuzz/run $(FUZZ_RUNS) $(FUZZ_BINS)
 fuzz-build: $(FUZZ_BINS)
+# A target that also exercises library code names those (pure) sources
+# in FUZZ_LIB_<target>.
+FUZZ_LIB_fuzz_libdecode := src/lib/cmsg.c
+build/fuzz/fuzz_libdecode: $(FUZZ_LIB_fuzz_libdecode)
 build/fuzz/%: tests/fuzz/%.c $(CORE_SRC)
 	@mkdir -p $(dir $@)
 	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined $(CPPFLAGS) \
-	  -o $@ $< $(CORE_SRC)
+	  -o $@ $< $(CORE_SRC) $(FUZZ_LIB_$*)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/sbin \

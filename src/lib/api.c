@@ -206,8 +206,8 @@ static int open_daemon(int domain, int type, int protocol)
 	ent.errfd = fds[2] >= 0 ? conn_move_high(fds[2]) : -1;
 	if (rc >= 0 && (fds[1] < 0 || fds[2] < 0))
 		rc = -ECONNRESET;
-	if (rc >= 0 && !(ent.shm = dsock_map_shm(fds[1])))
-		rc = -ENOMEM;
+	if (rc >= 0)
+		rc = dsock_map_shm(fds[1], &ent.shm);
 	if (fds[1] >= 0)
 		close(fds[1]);
 	if (rc < 0) {
@@ -412,6 +412,10 @@ static int getname(int fd, bool peer, struct sockaddr *addr, socklen_t *len)
 			    : getsockname(fd, addr, len);
 	}
 	rc = dsock_call(fd, &ent, &req, NULL, 0, sa, &blen);
+	/* A whole sockaddr (conn_call() checked), of the socket's family. */
+	if (rc >= 0 && (blen < sizeof(sa_family_t) ||
+			((const struct sockaddr *)sa)->sa_family != ent.family))
+		rc = -EPROTO;
 	if (rc >= 0)
 		rc = addr_out(sa, blen, addr, len);
 	return (int)dsock_ret(rc);

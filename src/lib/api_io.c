@@ -29,6 +29,7 @@
 #include "lib/fdtab.h"
 #include "lib/rawcompat.h"
 #include "pingsock.h"
+#include "wire/decode.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define MAX_IOV 15
@@ -204,18 +205,82 @@ static ssize_t read_dgram(int fd, struct msghdr *m, int flags,
 	return n;
 }
 
+/* A peek found the datagram at the head malformed: take it off, so that
+ * the next read moves on (a malformed one is never left to loop on). */
+static void drop_head(int fd)
+{
+	char c;
+
+	(void)recv(fd, &c, sizeof(c), MSG_DONTWAIT);
+}
+
+/*
+ * Read one datagram into m (iov[0]: its header, into hdr) and check it
+ * into *dg (wire_decode_dgram(): the daemon is trusted no more than it
+ * trusts us).  0 with *full its whole length, 1 after shutdown(SHUT_RD)
+ * with nothing queued, or -errno: -ECONNRESET at the end of the
+ * descriptor (the daemon went away), -EPROTO for a malformed datagram,
+ * which is consumed even under MSG_PEEK.
+ */
+static int read_checked(int fd, const struct fdent *ent, struct msghdr *m,
+			int flags, const uint8_t *hdr, struct wire_dgram *dg,
+			size_t *full)
+{
+	ssize_t n = read_dgram(fd, m, flags | MSG_TRUNC, ent->shm);
+
+	if (n == -2)
+		return 1;
+	if (n < 0)
+		return -errno;
+	if (n > 0 &&
+	    wire_decode_dgram(hdr, (size_t)n < WIRE_DGRAM_HDR ? (size_t)n
+							     : WIRE_DGRAM_HDR,
+			      (size_t)n, WIRE_CHAN_DATA, ent->family, dg) == 0) {
+		*full = (size_t)n;
+		return 0;
+	}
+	if (flags & MSG_PEEK)
+		drop_head(fd);
+	return n == 0 ? -ECONNRESET : -EPROTO;
+}
+
+/* msg_name, the ancillary data and the flags for a checked datagram. */
+static void fill_msg(int fd, const struct fdent *ent, const struct wire_dgram *dg,
+		     struct msghdr *msg, int mflags, int flags)
+{
+	struct cmsg_out co;
+	uint32_t cm, tsf;
+
+	/* The options in force now, not when the reply arrived. */
+	cm = ent->shm ? atomic_load(&ent->shm->cmsg) : 0;
+	cmsg_fill_name(dg, msg, cm);
+	cmsg_begin(&co, msg);
+	tsf = ent->shm ? atomic_load(&ent->shm->tsflags) : 0;
+	cmsg_from_dgram(&co, dg, cm, tsf);
+	msg->msg_controllen = co.used;
+	msg->msg_flags = (mflags & MSG_TRUNC) | co.flags |
+			 (flags & MSG_CMSG_CLOEXEC);
+	/* sock_recv_timestamp(): sk_stamp (SIOCGSTAMP) is kept only when
+	 * no timestamp option takes the stamp as a control message. */
+	if (!cmsg_takes_stamp(cm, tsf)) {
+		struct timespec ts = { .tv_sec = dg->ts_sec,
+				       .tv_nsec = dg->ts_nsec };
+
+		fdtab_set_stamp(fd, &ts);
+	}
+}
+
 static long drecv(int fd, const struct fdent *ent, struct msghdr *msg,
 		  int flags)
 {
 	struct iovec iov[1 + MAX_IOV];
+	uint8_t hdr[WIRE_DGRAM_HDR];
 	struct wire_dgram dg;
 	struct msghdr m = { .msg_iov = iov };
-	struct cmsg_out co;
 	struct rawc_rx rx;
 	bool raw4 = ent->raw && ent->family == AF_INET;
-	uint32_t cm, tsf;
-	ssize_t n;
-	int pending;
+	size_t full = 0, room;
+	int rc;
 
 	if (flags & MSG_OOB)
 		return -EOPNOTSUPP;
@@ -223,13 +288,13 @@ static long drecv(int fd, const struct fdent *ent, struct msghdr *msg,
 		return errq_recv(ent, msg, flags);
 	/* __skb_try_recv_datagram(): a pending error comes first, even
 	 * with replies queued. */
-	pending = errq_take_pending(ent);
-	if (pending)
-		return -pending;
+	rc = errq_take_pending(ent);
+	if (rc)
+		return -rc;
 	if (msg->msg_iovlen > MAX_IOV)
 		return -EMSGSIZE;
-	iov[0].iov_base = &dg;
-	iov[0].iov_len = sizeof(dg);
+	iov[0].iov_base = hdr;
+	iov[0].iov_len = sizeof(hdr);
 	for (size_t i = 0; i < msg->msg_iovlen; i++)
 		iov[1 + i] = msg->msg_iov[i];
 	m.msg_iovlen = 1 + msg->msg_iovlen;
@@ -239,37 +304,20 @@ static long drecv(int fd, const struct fdent *ent, struct msghdr *msg,
 		return -ENOMEM;
 	if (raw4)
 		m.msg_iovlen = 2;
-	n = read_dgram(fd, &m, ent->raw ? flags | MSG_TRUNC : flags & ~MSG_TRUNC,
-		       ent->shm);
+	rc = read_checked(fd, ent, &m, flags, hdr, &dg, &full);
+	/* The header and the message into the caller's buffers, or (when
+	 * there is none to give) only the buffer freed. */
 	if (raw4)
-		n = rawc_rx_end(&rx, &dg, n, msg, &m.msg_flags);
-	if (n == -2)
-		return 0;
-	if (n < 0)
-		return -errno;
-	if ((size_t)n < sizeof(dg))
-		return -ECONNRESET;	/* EOF: the daemon went away */
-	/* The options in force now, not when the reply arrived. */
-	cm = ent->shm ? atomic_load(&ent->shm->cmsg) : 0;
-	cmsg_fill_name(&dg, msg, cm);
-	cmsg_begin(&co, msg);
-	tsf = ent->shm ? atomic_load(&ent->shm->tsflags) : 0;
-	cmsg_from_dgram(&co, &dg, cm, tsf);
-	msg->msg_controllen = co.used;
-	msg->msg_flags = (m.msg_flags & MSG_TRUNC) | co.flags |
-			 (flags & MSG_CMSG_CLOEXEC);
-	/* sock_recv_timestamp(): sk_stamp (SIOCGSTAMP) is kept only when
-	 * no timestamp option takes the stamp as a control message. */
-	if (!cmsg_takes_stamp(cm, tsf)) {
-		struct timespec ts = { .tv_sec = dg.ts_sec,
-				       .tv_nsec = dg.ts_nsec };
-
-		fdtab_set_stamp(fd, &ts);
-	}
+		full = (size_t)rawc_rx_end(&rx, &dg, rc ? -1 : (ssize_t)full,
+					   msg, &m.msg_flags);
+	if (rc)
+		return rc > 0 ? 0 : rc;
+	fill_msg(fd, ent, &dg, msg, m.msg_flags, flags);
 	/* ping_recvmsg() returns what it copied, MSG_TRUNC or not. */
 	if (ent->raw)
-		return rawc_ret((size_t)n - sizeof(dg), msg, flags);
-	return n - (ssize_t)sizeof(dg);
+		return rawc_ret(full - sizeof(dg), msg, flags);
+	room = iov_total(msg->msg_iov, msg->msg_iovlen);
+	return (long)(full - sizeof(dg) < room ? full - sizeof(dg) : room);
 }
 
 EXPORT ssize_t pingsock_recvmsg(int fd, struct msghdr *msg, int flags)

@@ -16,8 +16,10 @@
 
 #include "lib/conn.h"
 #include "lib/dsock.h"
+#include "lib/fdcheck.h"
 #include "lib/shimapi.h"
 #include "pingsock.h"
+#include "wire/decode.h"
 
 #define BK_OPT_MAX 256		/* longer values are not kept */
 #define PSL_IPV6_FLOWLABEL_MGR 32	/* <linux/in6.h>: an action */
@@ -296,6 +298,9 @@ static int rebind(int fd, struct bkstate *bk, const struct sockaddr *addr,
 		rc = -ECONNRESET;
 	if (rc >= 0 && fds[0] < 0)
 		rc = -ECONNRESET;
+	/* A ping socket (conn_call() checked), of this one's family. */
+	if (rc >= 0 && !fdcheck_kind(fds[0], WIRE_FD_ICMP, bk->family))
+		rc = -EPROTO;
 	if (rc >= 0)
 		rc = replay(bk, fds[0]);
 	if (rc >= 0)

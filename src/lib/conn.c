@@ -13,10 +13,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/fdcheck.h"
 #include "pingsock.h"
 #include "wire/buf.h"
+#include "wire/decode.h"
 
 #define CONN_SPIN_NS 50000
+/* exchange(): the answer was malformed (conn_call() says -EPROTO). */
+#define CONN_PROTO (-100003)
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -148,30 +152,99 @@ int conn_dial_errno(void)
 	return dial_errno;
 }
 
-/* Descriptors that came with a response: the first CONN_MAX_FDS go to
- * fd_out (the rest, or all if fd_out is NULL, are closed). */
-static void take_fds(struct msghdr *mh, int *fd_out)
+/*
+ * The descriptors that came with an answer, in order, into fds[0..max)
+ * (any beyond are closed); returns how many came.  *other: the control
+ * data held something else too.
+ */
+static int take_fds(struct msghdr *mh, int *fds, int max, bool *other)
 {
 	int n = 0;
 
-	for (int i = 0; fd_out && i < CONN_MAX_FDS; i++)
-		fd_out[i] = -1;
+	*other = false;
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
 		size_t k;
 
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) {
+			*other = true;
 			continue;
+		}
 		k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t i = 0; i < k; i++) {
+		for (size_t i = 0; i < k; i++, n++) {
 			int rfd;
 
 			memcpy(&rfd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-			if (fd_out && n < CONN_MAX_FDS)
-				fd_out[n++] = rfd;
+			if (n < max)
+				fds[n] = rfd;
 			else
 				close(rfd);
 		}
 	}
+	return n;
+}
+
+/*
+ * Is this the answer req must get (wire_check_answer()), with exactly
+ * the descriptors it promises, each of its kind?  The daemon is trusted
+ * no more than it trusts us: it may be an impostor at the socket path.
+ */
+static bool answer_ok(const struct wire_req *req, const uint8_t *resp,
+		      ssize_t got, const struct msghdr *mh, const int *fds,
+		      int nfds, struct wire_answer *ans)
+{
+	if (got < 0 || (mh->msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+	    wire_check_answer(req, resp, (size_t)got, ans) ||
+	    (unsigned)nfds != ans->nfds)
+		return false;
+	for (int i = 0; i < nfds; i++)
+		if (!fdcheck_kind(fds[i], ans->fd_kind[i], ans->fd_family))
+			return false;
+	return true;
+}
+
+/*
+ * Read and check the answer to req: its body into body (at most
+ * *bodylen bytes: a longer one is malformed), its descriptors into
+ * fd_out.  The result, or CONN_BROKEN (the daemon went away), or
+ * CONN_PROTO (a malformed answer: nothing of it is kept).
+ */
+static int take_answer(int fd, const struct wire_req *req, void *body,
+		       size_t *bodylen, int *fd_out)
+{
+	uint8_t resp[WIRE_RESP_HDR + 512];
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE((CONN_MAX_FDS + 1) * sizeof(int))];
+	} cbuf;
+	struct iovec iov = { .iov_base = resp, .iov_len = sizeof(resp) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf.buf,
+			     .msg_controllen = sizeof(cbuf.buf) };
+	struct wire_answer ans;
+	int fds[CONN_MAX_FDS + 1], nfds;
+	ssize_t got = xrecv(fd, &mh);
+	bool other;
+
+	if (got < 0)
+		return CONN_BROKEN;
+	nfds = take_fds(&mh, fds, CONN_MAX_FDS + 1, &other);
+	if (other || !answer_ok(req, resp, got, &mh, fds, nfds, &ans) ||
+	    (body && bodylen && ans.len > *bodylen)) {
+		for (int i = 0; i < nfds && i <= CONN_MAX_FDS; i++)
+			close(fds[i]);
+		return got == 0 && nfds == 0 && !other ? CONN_BROKEN : CONN_PROTO;
+	}
+	if (body && bodylen) {
+		memcpy(body, ans.body, ans.len);
+		*bodylen = ans.len;
+	}
+	for (int i = 0; i < nfds; i++) {
+		if (fd_out)
+			fd_out[i] = fds[i];
+		else
+			close(fds[i]);
+	}
+	return ans.result;
 }
 
 static int exchange(int fd, const struct wire_req *req,
@@ -180,7 +253,6 @@ static int exchange(int fd, const struct wire_req *req,
 {
 	uint8_t hdr[WIRE_REQ_HDR + 64 + WIRE_ADDR_MAX + WIRE_OPTVAL_MAX +
 		    WIRE_CTL_MAX];
-	uint8_t resp[WIRE_RESP_HDR + 512];
 	struct iovec iov[1 + 16];
 	union {
 		struct cmsghdr align;
@@ -188,8 +260,6 @@ static int exchange(int fd, const struct wire_req *req,
 	} cbuf;
 	struct msghdr mh = { .msg_iov = iov };
 	long n = wire_encode_req(req, hdr, sizeof(hdr));
-	ssize_t got;
-	int32_t result;
 
 	if (n < 0 || ndata > 16)
 		return -EINVAL;
@@ -213,33 +283,7 @@ static int exchange(int fd, const struct wire_req *req,
 	if (xsend(fd, &mh))
 		return CONN_BROKEN;
 
-	memset(&mh, 0, sizeof(mh));
-	iov[0].iov_base = resp;
-	iov[0].iov_len = sizeof(resp);
-	mh.msg_iov = iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = cbuf.buf;
-	mh.msg_controllen = sizeof(cbuf.buf);
-	got = xrecv(fd, &mh);
-	take_fds(&mh, fd_out);
-	if (got < (ssize_t)WIRE_RESP_HDR) {
-		for (int i = 0; fd_out && i < CONN_MAX_FDS; i++) {
-			if (fd_out[i] >= 0)
-				close(fd_out[i]);
-			fd_out[i] = -1;
-		}
-		return CONN_BROKEN;
-	}
-	memcpy(&result, resp + 4, sizeof(result));
-	if (body && bodylen) {
-		size_t blen = (size_t)got - WIRE_RESP_HDR;
-
-		if (blen > *bodylen)
-			blen = *bodylen;
-		memcpy(body, resp + WIRE_RESP_HDR, blen);
-		*bodylen = blen;
-	}
-	return result;
+	return take_answer(fd, req, body, bodylen, fd_out);
 }
 
 int conn_call(const struct wire_req *req, const struct iovec *data,
@@ -268,11 +312,14 @@ int conn_call(const struct wire_req *req, const struct iovec *data,
 		ctl_fd = rc;
 	}
 	rc = exchange(ctl_fd, req, data, ndata, fd_in, body, bodylen, fd_out);
-	if (rc == CONN_BROKEN) {
-		/* The daemon went away: a later socket() dials afresh. */
+	if (rc == CONN_BROKEN || rc == CONN_PROTO) {
+		/* The daemon went away, or is not one to talk to: a later
+		 * call dials afresh. */
 		close(ctl_fd);
 		ctl_fd = -1;
 	}
+	if (rc == CONN_PROTO)
+		rc = -EPROTO;
 	pthread_mutex_unlock(&lock);
 	return rc;
 }

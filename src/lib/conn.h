@@ -19,11 +19,19 @@
 
 /*
  * Send req, followed by the bytes of data[0..ndata) (WIRE_SEND), with
- * fd_in attached if >= 0, and wait for the response.  Copies at most
- * *bodylen bytes of its body into body and sets *bodylen; receives up to
- * CONN_MAX_FDS descriptors into fd_out[] if given (-1 where none came).
+ * fd_in attached if >= 0, and wait for the response.  Copies its body
+ * into body and sets *bodylen; receives its descriptors into fd_out[] if
+ * given (-1 where none came).
  *
- * Returns the response's result (>= 0, or -errno from the daemon), or
+ * The response is checked before anything of it is used (wire/decode.h:
+ * wire_check_answer(); lib/fdcheck.h): the type of req, a result req
+ * allows, exactly the body req's answer carries (no longer than *bodylen)
+ * and exactly the descriptors it promises, each of its kind.  A malformed
+ * one is -EPROTO: its descriptors are closed and the connection too (the
+ * next call dials afresh).
+ *
+ * Returns the response's result (>= 0, or -errno from the daemon, or
+ * WIRE_R_UNATTACHED for a request that names a socket), or -EPROTO, or
  * CONN_NODAEMON when the daemon cannot be reached (conn_dial_errno() says
  * why), or CONN_BROKEN when the connection broke.  Both are outside the
  * range of -errno, so that a daemon's own -ECONNREFUSED (a pending error)

@@ -59,6 +59,11 @@ int dsock_prove(int fd, uint8_t *nonce)
 	return -ECONNRESET;
 }
 
+/*
+ * WIRE_ATTACH: this connection learns the socket's handle.  conn_call()
+ * checked the answer's form (handle, family; the state page and error
+ * descriptor); what must match the socket is checked here.
+ */
 static int attach(int fd, struct fdent *ent)
 {
 	struct wire_req req = { .type = WIRE_ATTACH, .handle = ent->handle };
@@ -71,13 +76,14 @@ static int attach(int fd, struct fdent *ent)
 	if (rc)
 		return rc;
 	rc = conn_call(&req, NULL, 0, -1, body, &blen, fds);
-
+	if (rc >= 0 && (blen != sizeof(body) || body[1] != (uint32_t)ent->family))
+		rc = -EPROTO;
 	/* A forked child has both already; a new process needs them. */
-	if (rc >= 0 && fds[0] >= 0 && !ent->shm)
-		shm = dsock_map_shm(fds[0]);
+	if (rc >= 0 && !ent->shm)
+		rc = dsock_map_shm(fds[0], &shm);
 	if (fds[0] >= 0)
 		close(fds[0]);
-	if (rc >= 0 && blen >= sizeof(uint32_t)) {
+	if (rc >= 0) {
 		ent->handle = body[0];
 		fdtab_set_attached(fd, body[0], getpid(), &shm, &fds[1], ent);
 	}
@@ -89,15 +95,23 @@ static int attach(int fd, struct fdent *ent)
 	if (rc < 0)
 		return rc == -EBADF || rc == CONN_NODAEMON || rc == CONN_BROKEN
 			       ? -ECONNRESET : rc;
-	return blen < sizeof(uint32_t) ? -ECONNRESET : 0;
+	return 0;
 }
 
-struct wire_shm *dsock_map_shm(int memfd)
+int dsock_map_shm(int memfd, struct wire_shm **shm)
 {
 	void *p = mmap(NULL, WIRE_SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
 		       memfd, 0);
 
-	return p == MAP_FAILED ? NULL : p;
+	*shm = NULL;
+	if (p == MAP_FAILED)
+		return -ENOMEM;
+	if (((struct wire_shm *)p)->version != WIRE_VERSION) {
+		munmap(p, WIRE_SHM_SIZE);
+		return -EPROTO;
+	}
+	*shm = p;
+	return 0;
 }
 
 int dsock_call(int fd, struct fdent *ent, struct wire_req *req,

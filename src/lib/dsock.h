@@ -29,8 +29,12 @@ int dsock_call(int fd, struct fdent *ent, struct wire_req *req,
  */
 int dsock_prove(int fd, uint8_t *nonce);
 
-/* Map a socket's shared page from its memfd; NULL on failure. */
-struct wire_shm *dsock_map_shm(int memfd);
+/*
+ * Map a socket's shared page from its memfd (one that conn_call() checked:
+ * sealed, big enough).  0 with *shm set, -ENOMEM, or -EPROTO if the page
+ * is not of this protocol version.
+ */
+int dsock_map_shm(int memfd, struct wire_shm **shm);
 
 /* Set errno from a negative result and return -1; else return rc. */
 long dsock_ret(long rc);

@@ -5,35 +5,62 @@
 #include <linux/errqueue.h>
 #include <netinet/in.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/uio.h>
 
 #include "engine/addr.h"
 #include "lib/cmsg.h"
+#include "wire/decode.h"
 #include "wire/wire.h"
 
 #define MAX_IOV 15
 
+/*
+ * The shared page is the daemon's to write, and trusted no more than the
+ * daemon: a pending error is one only if it is an errno (anything else
+ * is taken and dropped), and the count of records never goes below 0.
+ */
 int errq_take_pending(const struct fdent *ent)
 {
+	int32_t v;
+
 	if (!ent->shm || !atomic_load(&ent->shm->err))
 		return 0;
-	return atomic_exchange(&ent->shm->err, 0);
+	v = atomic_exchange(&ent->shm->err, 0);
+	return wire_is_errno(v) ? v : 0;
 }
 
 bool errq_pollerr(const struct fdent *ent)
 {
-	return ent->shm && (atomic_load(&ent->shm->err) != 0 ||
+	return ent->shm && (wire_is_errno(atomic_load(&ent->shm->err)) ||
 			    atomic_load(&ent->shm->errq) > 0);
 }
 
-/* The kind of the message at the head, without taking it; 0 if none. */
-static int peek_kind(int errfd)
+static void count_down(_Atomic uint32_t *count)
 {
-	struct wire_dgram dg;
-	ssize_t n = recv(errfd, &dg, sizeof(dg), MSG_PEEK | MSG_DONTWAIT);
+	uint32_t c = atomic_load(count);
 
-	return n >= (ssize_t)sizeof(dg) ? dg.kind : 0;
+	while (c > 0 && !atomic_compare_exchange_weak(count, &c, c - 1))
+		;
+}
+
+/*
+ * The message at the head, without taking it, checked into *dg: 1, or 0
+ * if there is none, -1 if it is malformed.
+ */
+static int peek_head(const struct fdent *ent, struct wire_dgram *dg)
+{
+	uint8_t hdr[WIRE_DGRAM_HDR];
+	ssize_t n = recv(ent->errfd, hdr, sizeof(hdr),
+			 MSG_PEEK | MSG_DONTWAIT | MSG_TRUNC);
+
+	if (n <= 0)
+		return 0;
+	return wire_decode_dgram(hdr, (size_t)n < sizeof(hdr) ? (size_t)n
+							     : sizeof(hdr),
+				 (size_t)n, WIRE_CHAN_ERR, ent->family, dg)
+		       ? -1 : 1;
 }
 
 void errq_drain_wakes(const struct fdent *ent)
@@ -42,7 +69,7 @@ void errq_drain_wakes(const struct fdent *ent)
 
 	if (ent->errfd < 0)
 		return;
-	while (peek_kind(ent->errfd) == WIRE_DG_WAKE)
+	while (peek_head(ent, &dg) == 1 && dg.kind == WIRE_DG_WAKE)
 		if (recv(ent->errfd, &dg, sizeof(dg), MSG_DONTWAIT) < 0)
 			break;
 }
@@ -63,14 +90,12 @@ static void after_dequeue(const struct fdent *ent, const struct wire_dgram *dg)
 {
 	struct wire_dgram next;
 	bool icmp_next = false;
-	ssize_t n;
 
-	atomic_fetch_sub(&ent->shm->errq, 1);
+	count_down(&ent->shm->errq);
 	errq_drain_wakes(ent);
-	n = recv(ent->errfd, &next, sizeof(next), MSG_PEEK | MSG_DONTWAIT);
-	if (n >= (ssize_t)sizeof(next) && next.kind == WIRE_DG_ERROR &&
+	if (peek_head(ent, &next) == 1 && next.kind == WIRE_DG_ERROR &&
 	    from_icmp(&next)) {
-		icmp_next = true;
+		icmp_next = true;	/* and its errno is one (checked) */
 		atomic_store(&ent->shm->err, (int32_t)next.ee_errno);
 	}
 	if (from_icmp(dg) && !icmp_next)
@@ -128,7 +153,7 @@ static void put_recverr(struct cmsg_out *co, const struct wire_dgram *dg)
 static ssize_t read_record(const struct fdent *ent, struct msghdr *m)
 {
 	for (int tries = 0;; tries++) {
-		ssize_t n = recvmsg(ent->errfd, m, MSG_DONTWAIT);
+		ssize_t n = recvmsg(ent->errfd, m, MSG_DONTWAIT | MSG_TRUNC);
 
 		if (n >= 0 || errno != EAGAIN)
 			return n < 0 ? -errno : n;
@@ -149,32 +174,70 @@ void errq_purge(const struct fdent *ent)
 	atomic_store(&ent->shm->errq, 0);
 }
 
-long errq_recv(const struct fdent *ent, struct msghdr *msg, int flags)
+static size_t room_of(const struct msghdr *msg)
+{
+	size_t t = 0;
+
+	for (size_t i = 0; i < msg->msg_iovlen; i++) {
+		if (msg->msg_iov[i].iov_len > SIZE_MAX - t)
+			return SIZE_MAX;
+		t += msg->msg_iov[i].iov_len;
+	}
+	return t;
+}
+
+/*
+ * Take the next record, its data into msg's buffers, checked into *dg
+ * (*mflags: the read's flags).  The whole length of its data, or -EAGAIN
+ * (none, or only a wake-up), or -EPROTO: a malformed one, consumed.
+ */
+static long take_record(const struct fdent *ent, const struct msghdr *msg,
+			struct wire_dgram *dg, int *mflags)
 {
 	struct iovec iov[1 + MAX_IOV];
-	struct wire_dgram dg;
+	uint8_t hdr[WIRE_DGRAM_HDR];
 	struct msghdr m = { .msg_iov = iov };
+	ssize_t n;
+
+	iov[0].iov_base = hdr;
+	iov[0].iov_len = sizeof(hdr);
+	for (size_t i = 0; i < msg->msg_iovlen; i++)
+		iov[1 + i] = msg->msg_iov[i];
+	m.msg_iovlen = 1 + msg->msg_iovlen;
+	n = read_record(ent, &m);
+	if (n <= 0)
+		return n < 0 ? n : -EAGAIN;	/* 0: the daemon went away */
+	if (wire_decode_dgram(hdr, (size_t)n < sizeof(hdr) ? (size_t)n
+							    : sizeof(hdr),
+			      (size_t)n, WIRE_CHAN_ERR, ent->family, dg)) {
+		count_down(&ent->shm->errq);
+		return -EPROTO;
+	}
+	if (dg->kind != WIRE_DG_ERROR)
+		return -EAGAIN;
+	*mflags = m.msg_flags;
+	return n - (ssize_t)sizeof(hdr);
+}
+
+long errq_recv(const struct fdent *ent, struct msghdr *msg, int flags)
+{
+	struct wire_dgram dg;
 	struct cmsg_out co;
 	uint32_t cm;
-	ssize_t n;
+	size_t room;
+	int mflags = 0;
+	long len;
 
 	if (ent->errfd < 0 || !ent->shm)
 		return -EAGAIN;
 	if (msg->msg_iovlen > MAX_IOV)
 		return -EMSGSIZE;
 	errq_drain_wakes(ent);
-	iov[0].iov_base = &dg;
-	iov[0].iov_len = sizeof(dg);
-	for (size_t i = 0; i < msg->msg_iovlen; i++)
-		iov[1 + i] = msg->msg_iov[i];
-	m.msg_iovlen = 1 + msg->msg_iovlen;
 	/* The error queue never blocks (ip_recv_error()), and takes the
 	 * record even under MSG_PEEK, as the kernel does. */
-	n = read_record(ent, &m);
-	if (n < 0)
-		return n;
-	if ((size_t)n < sizeof(dg) || dg.kind != WIRE_DG_ERROR)
-		return -EAGAIN;
+	len = take_record(ent, msg, &dg, &mflags);
+	if (len < 0)
+		return len;
 	cm = atomic_load(&ent->shm->cmsg);
 	cmsg_fill_name(&dg, msg, cm);
 	cmsg_begin(&co, msg);
@@ -187,8 +250,10 @@ long errq_recv(const struct fdent *ent, struct msghdr *msg, int flags)
 			atomic_load(&ent->shm->tsflags));
 	put_recverr(&co, &dg);
 	msg->msg_controllen = co.used;
-	msg->msg_flags = MSG_ERRQUEUE | (m.msg_flags & MSG_TRUNC) | co.flags;
+	msg->msg_flags = MSG_ERRQUEUE | (mflags & MSG_TRUNC) | co.flags;
 	after_dequeue(ent, &dg);
 	(void)flags;
-	return n - (ssize_t)sizeof(dg);
+	/* ip_recv_error(): what was copied. */
+	room = room_of(msg);
+	return (long)((size_t)len < room ? (size_t)len : room);
 }

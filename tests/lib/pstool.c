@@ -47,6 +47,11 @@
  *                                   echo to ADDR (v4 or v6); print its
  *                                   reply, then anything else for MS (or
  *                                   until STOPFILE exists)
+ *   pstool untrusted                every call once on one socket, as a
+ *                                   client of an impostor daemon
+ *                                   (tests/lib/impostor.c); print
+ *                                   "call=result" for each, then "leak=N"
+ *                                   (descriptors below 512 left over)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -57,6 +62,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -1419,6 +1425,91 @@ static int cmd_victim(int argc, char **argv)
 	return 0;
 }
 
+/* ---- a client of an impostor daemon (tests/integration/impostor.sh) ---- */
+
+/* Descriptors below the library's own (conn.h: CONN_HIGH_FD). */
+static int low_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.' && atoi(e->d_name) < 512)
+			n++;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* "call=N" for a length, "call=OK" for 0, "call=ENAME" for a failure. */
+static void said(const char *call, long rc)
+{
+	const char *n = rc < 0 ? strerrorname_np(errno) : NULL;
+
+	if (rc >= 0)
+		rc == 0 ? printf("%s=OK\n", call) : printf("%s=%ld\n", call, rc);
+	else if (n)
+		printf("%s=%s\n", call, n);
+	else
+		printf("%s=errno%d\n", call, errno);
+}
+
+/* One receive with room for everything (ancillary data too). */
+static long recv_all(int fd, int flags)
+{
+	unsigned char buf[2048], cbuf[1024];
+	struct sockaddr_storage ss;
+	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+	struct msghdr mh = { .msg_name = &ss, .msg_namelen = sizeof(ss),
+			     .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+
+	return pingsock_recvmsg(fd, &mh, flags | MSG_DONTWAIT);
+}
+
+static void untrusted_calls(int fd)
+{
+	struct sockaddr_in any = { .sin_family = AF_INET }, to, me;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	unsigned char pkt[64] = { 8 };
+	socklen_t sl = sizeof(me);
+	int one = 1, ttl = 0, err = 0;
+	socklen_t tl = sizeof(ttl), el = sizeof(err);
+
+	fill_addr(&to, "127.0.0.1");
+	said("setopt", pingsock_setsockopt(fd, SOL_IP, IP_RECVERR, &one,
+					   sizeof(one)));
+	said("bind", pingsock_bind(fd, (struct sockaddr *)&any, sizeof(any)));
+	said("send", pingsock_sendto(fd, pkt, sizeof(pkt), 0,
+				     (struct sockaddr *)&to, sizeof(to)));
+	said("getopt", pingsock_getsockopt(fd, SOL_IP, IP_TTL, &ttl, &tl));
+	said("getname", pingsock_getsockname(fd, (struct sockaddr *)&me, &sl));
+	said("errq1", recv_all(fd, MSG_ERRQUEUE));
+	pingsock_poll(&p, 1, 1000);
+	said("peek", recv_all(fd, MSG_PEEK));
+	said("recv1", recv_all(fd, 0));
+	said("errq2", recv_all(fd, MSG_ERRQUEUE));
+	said("soerror", pingsock_getsockopt(fd, SOL_SOCKET, SO_ERROR, &err,
+					    &el) ? -1 : err);
+	said("recv2", recv_all(fd, 0));
+}
+
+static int cmd_untrusted(void)
+{
+	int before = low_fds(), fd;
+
+	fd = pingsock_socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
+	said("socket", fd < 0 ? -1 : 0);
+	if (fd >= 0) {
+		untrusted_calls(fd);
+		said("close", pingsock_close(fd));
+	}
+	printf("leak=%d\n", low_fds() - before);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1452,6 +1543,8 @@ int main(int argc, char **argv)
 		return cmd_pingloop(argc, argv);
 	if (argc >= 5 && strcmp(argv[1], "victim") == 0)
 		return cmd_victim(argc, argv);
+	if (argc >= 2 && strcmp(argv[1], "untrusted") == 0)
+		return cmd_untrusted();
 	fprintf(stderr, "usage: pstool ping|bind|pair|garbage|rawsend ...\n");
 	return 2;
 }

@@ -1,0 +1,80 @@
+#include "lib/fdcheck.h"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include "wire/decode.h"
+
+#ifndef F_SEAL_FUTURE_WRITE
+#define F_SEAL_FUTURE_WRITE 0x0010
+#endif
+
+static bool sockopt_is(int fd, int name, int want)
+{
+	int v = 0;
+	socklen_t len = sizeof(v);
+
+	return getsockopt(fd, SOL_SOCKET, name, &v, &len) == 0 &&
+	       len == sizeof(v) && v == want;
+}
+
+static bool is_socket(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+static bool is_seqpacket(int fd)
+{
+	return is_socket(fd) && sockopt_is(fd, SO_DOMAIN, AF_UNIX) &&
+	       sockopt_is(fd, SO_TYPE, SOCK_SEQPACKET);
+}
+
+static bool is_icmp(int fd, int family)
+{
+	if (!is_socket(fd) || !sockopt_is(fd, SO_TYPE, SOCK_DGRAM))
+		return false;
+	if (family != AF_INET6 && sockopt_is(fd, SO_DOMAIN, AF_INET))
+		return sockopt_is(fd, SO_PROTOCOL, IPPROTO_ICMP);
+	if (family != AF_INET && sockopt_is(fd, SO_DOMAIN, AF_INET6))
+		return sockopt_is(fd, SO_PROTOCOL, IPPROTO_ICMPV6);
+	return false;
+}
+
+/*
+ * Sealed against shrinking, with its seals sealed (so it stays so), and
+ * writable through a shared mapping; its size is checked after the seals,
+ * when it can no longer go down.  Only shmem and hugetlbfs files answer
+ * F_GET_SEALS, and only a memfd can have seals added.
+ */
+static bool is_state_page(int fd)
+{
+	const int need = F_SEAL_SHRINK | F_SEAL_SEAL;
+	int seals = fcntl(fd, F_GET_SEALS);
+	struct stat st;
+
+	if (seals < 0 || (seals & need) != need ||
+	    (seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)))
+		return false;
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	       st.st_size >= WIRE_SHM_SIZE;
+}
+
+bool fdcheck_kind(int fd, int kind, int family)
+{
+	if (fd < 0)
+		return false;
+	switch (kind) {
+	case WIRE_FD_SEQPACKET:
+		return is_seqpacket(fd);
+	case WIRE_FD_SHM:
+		return is_state_page(fd);
+	case WIRE_FD_ICMP:
+		return is_icmp(fd, family);
+	default:
+		return false;
+	}
+}

@@ -1,0 +1,142 @@
+#!/bin/bash
+# impostor - the library against a daemon that lies (issue 15, finding 8:
+# "The library trusts nothing the daemon sends").  An impostor at the
+# socket path (anyone who binds it while pingsockd is down) or a
+# compromised daemon may deny service, but never corrupts a client's
+# memory (design.md, "Security model").
+#
+# tests/lib/impostor.c answers like pingsockd but for one malformation per
+# run (impostor list): control answers with a result out of range, the
+# wrong type, a body of the wrong length, descriptors too many, too few or
+# of the wrong kind, a state page unsealed (shrunk once handed out), empty,
+# small or of another version; datagrams and error-queue records that are
+# truncated, oversized, of the wrong kind or family, with options longer
+# than their buffer or an errno that is none; a pending error out of range
+# in the state page.  For each, a client (pstool untrusted, uid 65534,
+# PINGSOCK_BACKEND=daemon) makes every call once, and:
+#   - the call that meets the malformation fails with EPROTO (a datagram
+#     or record is consumed: the next receive gets the next one), a
+#     pending error that is no errno is ignored;
+#   - the client exits by itself (no signal), with no sanitizer report
+#     (the ASan build's pass), and no descriptor left over.
+# Then iputils ping as root under the shim (a privileged process with
+# libpingsock-preload.so in /etc/ld.so.preload), against the attacks on
+# its receive path and its state page: it must end by itself, unharmed.
+#
+# No network namespace of the test's own: only a unix socket path under
+# $T (the impostor makes kernel ping sockets for the broker modes in a
+# namespace of its own, see impostor.c).
+# shellcheck source-path=SCRIPTDIR source=../lib/netns.sh
+. "$(dirname "$0")/../lib/netns.sh"
+
+IMP=$T/tests/lib/impostor
+PST=$T/tests/lib/pstool
+SOCK=$T/imp/socket
+mkdir -p "$T/imp" && chmod 755 "$T/imp"
+sanitizer='ERROR: [A-Za-z]*Sanitizer|runtime error:|stack smashing'
+
+# The lines pstool untrusted must print in MODE (all of them).
+expect() {
+	case $1 in
+	none) echo "socket=OK send=64 getopt=OK errq1=EAGAIN peek=64 recv1=64 recv2=EAGAIN" ;;
+	broker-none) echo "socket=OK bind=OK" ;;
+	hello-*|open-*|broker-*) echo "socket=EPROTO" ;;
+	bbind-*|bind-*) echo "bind=EPROTO" ;;
+	send-*) echo "send=EPROTO" ;;
+	getopt-*) echo "getopt=EPROTO" ;;
+	getname-*) echo "getname=EPROTO" ;;
+	setopt-*|attach-*) echo "setopt=EPROTO" ;;
+	dg-*) echo "peek=EPROTO recv1=64 recv2=EAGAIN" ;;
+	eq-errno) echo "errq1=64 peek=64 recv1=64 errq2=EPROTO" ;;
+	eq-*) echo "errq1=EPROTO recv1=64 errq2=EAGAIN" ;;
+	shm-*) echo "peek=64 recv1=64" ;;
+	*) echo "unknown-mode" ;;
+	esac
+}
+
+# impostor_start MODE: the impostor on $SOCK; waits until it listens.
+impostor_start() {
+	rm -f "$SOCK"
+	"$IMP" "$SOCK" "$1" 2>>"$T/impostor.log" &
+	IMP_PID=$!
+	for _ in $(seq 1 100); do
+		[ -S "$SOCK" ] && return 0
+		kill -0 "$IMP_PID" 2>/dev/null || break
+		sleep 0.02
+	done
+	return 1
+}
+
+impostor_stop() {
+	kill -TERM "$IMP_PID" 2>/dev/null
+	wait "$IMP_PID" 2>/dev/null
+}
+
+# verdict NAME RC OUT ERRFILE WANT...: what a run must show.
+verdict() {
+	local name=$1 rc=$2 out=$3 err=$4 w bad=""; shift 4
+	if [ "$rc" = 124 ]; then
+		bad="hung (killed after 20 s)"
+	elif [ "$rc" -gt 128 ]; then
+		bad="killed by signal $((rc - 128))"
+	elif grep -qE "$sanitizer" "$err"; then
+		bad="sanitizer: $(grep -m1 -E "$sanitizer" "$err")"
+	elif [ "$rc" -ne 0 ] && [ -n "$out" ]; then
+		bad="exited $rc"
+	fi
+	for w in "$@"; do
+		[ -n "$bad" ] && break
+		grep -qx -- "$w" <<<"$out" ||
+			bad="want $w, got: $(tr '\n' ' ' <<<"$out")"
+	done
+	if [ -z "$bad" ]; then
+		pass "$name"
+	else
+		fail "$name" "$bad"
+		sed 's/^/    | /' "$err" | head -12
+	fi
+}
+
+for mode in $("$IMP" list); do
+	if ! impostor_start "$mode"; then
+		fail "impostor/$mode" "the impostor did not start: $(tail -2 "$T/impostor.log")"
+		continue
+	fi
+	out=$(timeout -k 2 20 setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env PINGSOCK_BACKEND=daemon PINGSOCK_SOCKET="$SOCK" \
+		"$PST" untrusted 2>"$T/client.err")
+	rc=$?
+	impostor_stop
+	# shellcheck disable=SC2046  # one word per expected line
+	verdict "impostor/$mode" "$rc" "$out" "$T/client.err" \
+		$(expect "$mode") leak=0
+done
+
+# ---- a privileged program under the shim ----
+SHIM=$T/libpingsock-preload.so
+PRELOAD=$SHIM
+case $PS_BUILD in
+*build-asan) PRELOAD="$(gcc -print-file-name=libasan.so):$SHIM" ;;
+esac
+PING=$(command -v ping)
+if ! cp "$PS_BUILD/libpingsock-preload.so" "$SHIM" 2>/dev/null || [ -z "$PING" ] ||
+	! cp "$PING" "$T/ping-iputils"; then
+	fail impostor/shim/setup "no shim ($PS_BUILD) or no iputils ping"
+	ns_done
+fi
+for mode in dg-optlen eq-optlen eq-errno open-shm-shrink open-shm-empty shm-err \
+	open-data-pipe getopt-body; do
+	impostor_start "$mode" || { fail "impostor/shim/$mode" "did not start"; continue; }
+	# As root: the kernel refuses root's ping socket here ("1 0"), so
+	# the shim turns to the "daemon", as it would for any program.
+	timeout -k 2 20 env LD_PRELOAD="$PRELOAD" PINGSOCK_BACKEND=daemon \
+		PINGSOCK_SOCKET="$SOCK" "$T/ping-iputils" -n -c 2 -i 0.2 -w 3 \
+		127.0.0.1 >"$T/ping.out" 2>"$T/client.err"
+	rc=$?
+	impostor_stop
+	# ping's own status (0 or 1: replies or none) does not matter; how
+	# it ended does.
+	[ "$rc" -le 2 ] && rc=0
+	verdict "impostor/shim/$mode" "$rc" "" "$T/client.err"
+done
+ns_done
