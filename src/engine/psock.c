@@ -283,7 +283,8 @@ struct psock *pstab_lookup(struct pstab *tab, const struct icmp_pkt *pkt,
 			continue;
 		if (!reqlog_match(sk->log, pkt->seq, answered))
 			continue;
-		return sk;
+		/* A raw socket's further identifier answers for it. */
+		return sk->parent ? sk->parent : sk;
 	}
 	return NULL;
 }
