@@ -380,8 +380,12 @@ static void disconnect(struct pstab *tab, struct psock *sk)
 		memset(sk->rcv_saddr.a, 0, sizeof(sk->rcv_saddr.a));
 		memset(sk->saddr.a, 0, sizeof(sk->saddr.a));
 	}
-	if (!sk->port_locked)
+	/* An identifier bound automatically goes, and with it what was
+	 * sent with it: a reply must name the identifier of its request. */
+	if (!sk->port_locked && sk->ident) {
 		unhash(tab, sk);
+		reqlog_clear(sk->log);
+	}
 }
 
 /* inet_dgram_connect() then ip4_datagram_connect(). */
