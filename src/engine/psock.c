@@ -301,7 +301,8 @@ struct psock *pstab_lookup(struct pstab *tab, const struct icmp_pkt *pkt,
 			continue;
 		if (!reqlog_match(sk->log, pkt->seq, answered))
 			continue;
-		return sk;
+		/* A raw socket's further identifier answers for it. */
+		return sk->parent ? sk->parent : sk;
 	}
 	return NULL;
 }
@@ -397,8 +398,12 @@ static void disconnect(struct pstab *tab, struct psock *sk)
 		memset(sk->rcv_saddr.a, 0, sizeof(sk->rcv_saddr.a));
 		memset(sk->saddr.a, 0, sizeof(sk->saddr.a));
 	}
-	if (!sk->port_locked)
+	/* An identifier bound automatically goes, and with it what was
+	 * sent with it: a reply must name the identifier of its request. */
+	if (!sk->port_locked && sk->ident) {
 		unhash(tab, sk);
+		reqlog_clear(sk->log);
+	}
 }
 
 /* inet_dgram_connect() then ip4_datagram_connect(). */

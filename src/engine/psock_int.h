@@ -28,6 +28,8 @@ struct psock {
 	void *owner;
 	struct psraw *raw;	/* the raw-socket emulation's state (psraw.c);
 				 * NULL: a ping socket */
+	struct psock *parent;	/* an emulated raw socket's further
+				 * identifier: that socket (psraw.c) */
 	struct reqlog *log;
 	uint32_t uid;
 	int family;

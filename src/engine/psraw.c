@@ -131,6 +131,7 @@ static int add_extra(struct pstab *tab, struct psock *sk, uint16_t ident)
 	if (err)
 		return -ENOBUFS;
 	inherit(ex, sk);
+	ex->parent = sk;
 	err = bind_ident(tab, ex, ident);
 	if (err) {
 		ps_release(tab, ex);

@@ -16,9 +16,10 @@
  *    same-uid rule (taken by another uid: EADDRINUSE; 0, the table's
  *    "unbound": EADDRINUSE too).  A socket may own several identifiers
  *    (liboping writes one per host): the first is the socket's own, each
- *    further one an extra engine socket with the same owner, which the
- *    lookup of replies finds like any other.  The IPv4 message goes out
- *    as written, checksum included (a raw IPv4 socket sends what it is
+ *    further one an extra engine socket, which the lookup of replies and
+ *    errors finds like any other and answers with the socket itself (its
+ *    filter, error queue and owner).  The IPv4 message goes out as
+ *    written, checksum included (a raw IPv4 socket sends what it is
  *    given: with a wrong sum the receiver drops it, measured); ICMPv6's
  *    sum is computed (a raw ICMPv6 socket always computes it at offset 2).
  *  - bind() binds an address only and may be repeated (raw_bind());

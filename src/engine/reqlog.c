@@ -125,6 +125,13 @@ int reqlog_add(struct reqlog *log, uint16_t seq, const struct ps_addr *dst,
 	return 0;
 }
 
+void reqlog_clear(struct reqlog *log)
+{
+	memset(log->bucket, 0xff, (size_t)log->cap * 2 * sizeof(*log->bucket));
+	log->head = 0;
+	log->count = 0;
+}
+
 bool reqlog_match(const struct reqlog *log, uint16_t seq,
 		  const struct ps_addr *src)
 {

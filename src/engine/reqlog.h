@@ -30,6 +30,8 @@ void reqlog_free(struct reqlog *log);
  */
 int reqlog_add(struct reqlog *log, uint16_t seq, const struct ps_addr *dst,
 	       bool any_src, uint64_t now_s);
+/* Forget every request (they went with an identifier given up). */
+void reqlog_clear(struct reqlog *log);
 /* Did we send seq to src (or to a group src may answer for)? */
 bool reqlog_match(const struct reqlog *log, uint16_t seq,
 		  const struct ps_addr *src);

@@ -1303,6 +1303,51 @@ static void lookup_only_after_sent(void)
 	pstab_free(tab);
 }
 
+/*
+ * A request answers for the identifier it carried: a disconnect that
+ * gives up an automatically bound identifier forgets the requests sent
+ * with it, so that a reply with the next identifier the socket gets does
+ * not pass for one of them (design.md: "identifier and sequence number
+ * of one of its recent requests").  Found by the fuzz target fuzz_idents.
+ */
+static void lookup_needs_the_identifier_sent(void)
+{
+	struct pstab *tab = pstab_new(1000);
+	struct psock *sk = open4(tab, 1000);
+	struct icmp_pkt p;
+	uint16_t old;
+
+	CHECK_EQ(sent4(tab, sk, LO2, 7), 0);
+	old = ps_ident(sk);
+	CHECK_EQ(disconnect(tab, sk), 0);
+	CHECK_EQ(ps_ident(sk), 0);
+	CHECK_EQ(bind4(tab, sk, 0, 40002), 0);	/* or PINGSOCK_IDENT=keep */
+	p = reply(LO2, LO1, 40002, 7);
+	CHECK(pstab_lookup(tab, &p, 1) == NULL);	/* 7 went with old */
+	CHECK_EQ(sent4(tab, sk, LO2, 8), 0);
+	p = reply(LO2, LO1, 40002, 8);
+	CHECK(pstab_lookup(tab, &p, 1) == sk);
+	p = reply(LO2, LO1, old, 7);
+	CHECK(pstab_lookup(tab, &p, 1) == NULL);
+	/* Bound by bind(), the identifier stays, and so do its requests. */
+	CHECK_EQ(disconnect(tab, sk), 0);
+	CHECK_EQ(ps_ident(sk), 40002);
+	p = reply(LO2, LO1, 40002, 8);
+	CHECK(pstab_lookup(tab, &p, 1) == sk);
+	pstab_close(tab, sk);
+	/* Bound again automatically (by a send): a new identifier. */
+	sk = open4(tab, 1000);
+	CHECK_EQ(sent4(tab, sk, LO2, 9), 0);
+	CHECK_EQ(disconnect(tab, sk), 0);
+	CHECK_EQ(sent4(tab, sk, LO2, 10), 0);
+	p = reply(LO2, LO1, ps_ident(sk), 9);
+	CHECK(pstab_lookup(tab, &p, 1) == NULL);
+	p = reply(LO2, LO1, ps_ident(sk), 10);
+	CHECK(pstab_lookup(tab, &p, 1) == sk);
+	pstab_close(tab, sk);
+	pstab_free(tab);
+}
+
 /* An error matches by the quoted request's destination. */
 static void lookup_error_by_quoted_request(void)
 {
@@ -1773,6 +1818,7 @@ int main(void)
 	TEST(send_control_messages);
 	TEST(shutdown_then_send);
 	TEST(lookup_only_after_sent);
+	TEST(lookup_needs_the_identifier_sent);
 	TEST(lookup_error_by_quoted_request);
 	TEST(lookup_group_requests);
 	TEST(lookup_bound_address);

@@ -331,7 +331,7 @@ static void many_identifiers(void)
 	CHECK_EQ(ps_ident(sk), 100);		/* the first is its own */
 	CHECK(reply_to(AF_INET, 100, 1) == sk);
 	x = reply_to(AF_INET, 200, 2);
-	CHECK(x != NULL && x != sk);
+	CHECK(x == sk);				/* the socket itself */
 	CHECK(x != NULL && ps_owner(x) == &owner);
 	CHECK(x == reply_to(AF_INET, 200, 1));
 	CHECK(reply_to(AF_INET, 300, 7) != NULL);
@@ -340,6 +340,48 @@ static void many_identifiers(void)
 	pstab_close(tab, sk);
 	CHECK_EQ(pstab_idents(tab), 0);
 	CHECK(reply_to(AF_INET, 200, 2) == NULL);
+	pstab_free(tab);
+}
+
+/*
+ * A reply or an error to any of its identifiers reaches the raw socket
+ * itself: the daemon asks what it found about the filter, the error
+ * queue and whether it is raw (found by the fuzz target fuzz_idents: an
+ * extra identifier's lookup gave a socket that answered as a plain ping
+ * socket, so ICMP_FILTER, IP_RECVERR and the raw error datagram did not
+ * apply to replies and errors of liboping's second host on).
+ */
+static void extra_identifiers_answer_as_the_socket(void)
+{
+	uint32_t filt = 1u << 0;	/* no Echo Replies */
+	int one = 1;
+	struct psock *sk, *x;
+	struct icmp_pkt p;
+
+	table();
+	sk = raw_open(AF_INET, 1);
+	CHECK_EQ(set_opt(sk, SOL_RAW, RAW_FILTER, &filt, sizeof(filt)), 0);
+	CHECK_EQ(set_opt(sk, SOL_IP, IP_RECVERR, &one, sizeof(one)), 0);
+	CHECK_EQ(echo4(sk, 100, 1), 0);
+	CHECK_EQ(echo4(sk, 200, 1), 0);
+	x = reply_to(AF_INET, 200, 1);
+	CHECK(x == sk);
+	CHECK(x != NULL && psraw_is(x));
+	CHECK(x != NULL && !psraw_delivers(x, 0));
+	CHECK(x != NULL && psraw_error_ignored(x, 5));
+	CHECK(x != NULL && ps_error_action(x, false) == PS_ERR_QUEUE);
+	/* An error quoting the second identifier's request, likewise. */
+	memset(&p, 0, sizeof(p));
+	p.kind = ICMP_K_ERROR;
+	p.type = 3;
+	ps_addr_v4(&p.src, htonl(0x7f000009u));
+	ps_addr_v4(&p.dst, htonl(0x7f000001u));
+	ps_addr_v4(&p.q_dst, htonl(0x7f000001u));
+	p.q_src = p.dst;
+	p.ident = 200;
+	p.seq = 1;
+	CHECK(pstab_lookup(tab, &p, 1) == sk);
+	pstab_close(tab, sk);
 	pstab_free(tab);
 }
 
@@ -634,6 +676,7 @@ int main(void)
 	TEST(send_keeps_what_was_written);
 	TEST(send6_sum_computed);
 	TEST(many_identifiers);
+	TEST(extra_identifiers_answer_as_the_socket);
 	TEST(identifiers_of_other_uids);
 	TEST(identifiers_capped);
 	TEST(bind_binds_an_address);

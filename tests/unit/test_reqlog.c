@@ -256,6 +256,25 @@ static void follows_the_rate(void)
 	reqlog_free(log);
 }
 
+/* Cleared, grown or not, it matches nothing and fills again. */
+static void clear_forgets_everything(void)
+{
+	struct reqlog *log = reqlog_new();
+	struct ps_addr a = v4(0x7f000001);
+
+	for (uint32_t i = 0; i < 40; i++)
+		CHECK_EQ(reqlog_add(log, (uint16_t)i, &a, i == 3, 1000), 0);
+	reqlog_clear(log);
+	CHECK_EQ(reqlog_count(log), 0);
+	for (uint32_t i = 0; i < 40; i++)
+		CHECK(!reqlog_match(log, (uint16_t)i, &a));
+	CHECK_EQ(reqlog_add(log, 5, &a, false, 1001), 0);
+	CHECK_EQ(reqlog_count(log), 1);
+	CHECK(reqlog_match(log, 5, &a));
+	CHECK(!reqlog_match(log, 6, &a));
+	reqlog_free(log);
+}
+
 int main(void)
 {
 	TEST(empty_matches_nothing);
@@ -267,5 +286,6 @@ int main(void)
 	TEST(keep_boundary);
 	TEST(bounded_by_max);
 	TEST(follows_the_rate);
+	TEST(clear_forgets_everything);
 	return CHECK_DONE();
 }
