@@ -192,7 +192,7 @@ static int open_daemon(int domain, int type, int protocol)
 	req.u.open.domain = domain;
 	req.u.open.type = type;
 	req.u.open.protocol = protocol;
-	rc = conn_call(&req, NULL, 0, -1, body, &blen, fds);
+	rc = conn_call(&req, NULL, 0, body, &blen, fds);
 	if (rc == CONN_NODAEMON)
 		rc = -conn_dial_errno();
 	else if (rc == CONN_BROKEN)
@@ -452,7 +452,7 @@ EXPORT int pingsock_close(int fd)
 		/* Best effort: the socket itself lives until its last
 		 * descriptor closes, whatever this says. */
 		req.handle = ent.handle;
-		(void)conn_call(&req, NULL, 0, -1, NULL, NULL, NULL);
+		(void)conn_call(&req, NULL, 0, NULL, NULL, NULL);
 	}
 	if (daemon_fd(fd, &ent)) {
 		if (ent.shm)

@@ -247,7 +247,7 @@ static void sync_daemon(void)
 {
 	struct wire_req req = { .type = WIRE_STATS };
 
-	(void)conn_call(&req, NULL, 0, -1, NULL, NULL, NULL);
+	(void)conn_call(&req, NULL, 0, NULL, NULL, NULL);
 }
 
 static int int_opt(int fd, int level, int name)
@@ -290,7 +290,7 @@ static int rebind(int fd, struct bkstate *bk, const struct sockaddr *addr,
 	bind_opts(fd, bk->family, &req);
 	rc = dsock_prove(bk->livefd, req.nonce);
 	if (rc == 0)
-		rc = conn_call(&req, NULL, 0, -1, NULL, NULL, fds);
+		rc = conn_call(&req, NULL, 0, NULL, NULL, fds);
 	else
 		for (int i = 0; i < CONN_MAX_FDS; i++)
 			fds[i] = -1;

@@ -101,8 +101,8 @@ static ssize_t xrecv(int fd, struct msghdr *mh)
 }
 
 static int exchange(int fd, const struct wire_req *req,
-		    const struct iovec *data, int ndata, int fd_in,
-		    void *body, size_t *bodylen, int *fd_out);
+		    const struct iovec *data, int ndata, void *body,
+		    size_t *bodylen, int *fd_out);
 
 /* Connect and say hello.  Returns the fd or -errno. */
 static int dial(void)
@@ -124,7 +124,7 @@ static int dial(void)
 		close(fd);
 		return rc;
 	}
-	rc = exchange(fd, &hello, NULL, 0, -1, NULL, NULL, NULL);
+	rc = exchange(fd, &hello, NULL, 0, NULL, NULL, NULL);
 	if (rc < 0) {
 		close(fd);
 		if (rc == WIRE_R_FOREIGN_NS)
@@ -247,17 +247,14 @@ static int take_answer(int fd, const struct wire_req *req, void *body,
 	return ans.result;
 }
 
+/* No request carries a descriptor (the daemon refuses them, wire.h). */
 static int exchange(int fd, const struct wire_req *req,
-		    const struct iovec *data, int ndata, int fd_in,
-		    void *body, size_t *bodylen, int *fd_out)
+		    const struct iovec *data, int ndata, void *body,
+		    size_t *bodylen, int *fd_out)
 {
 	uint8_t hdr[WIRE_REQ_HDR + 64 + WIRE_ADDR_MAX + WIRE_OPTVAL_MAX +
 		    WIRE_CTL_MAX];
 	struct iovec iov[1 + 16];
-	union {
-		struct cmsghdr align;
-		char buf[CMSG_SPACE(4 * sizeof(int))];
-	} cbuf;
 	struct msghdr mh = { .msg_iov = iov };
 	long n = wire_encode_req(req, hdr, sizeof(hdr));
 
@@ -268,18 +265,6 @@ static int exchange(int fd, const struct wire_req *req,
 	for (int i = 0; i < ndata; i++)
 		iov[1 + i] = data[i];
 	mh.msg_iovlen = 1 + (size_t)ndata;
-	if (fd_in >= 0) {
-		struct cmsghdr *c;
-
-		memset(&cbuf, 0, sizeof(cbuf));
-		mh.msg_control = cbuf.buf;
-		mh.msg_controllen = CMSG_SPACE(sizeof(int));
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd_in, sizeof(int));
-	}
 	if (xsend(fd, &mh))
 		return CONN_BROKEN;
 
@@ -287,7 +272,7 @@ static int exchange(int fd, const struct wire_req *req,
 }
 
 int conn_call(const struct wire_req *req, const struct iovec *data,
-	      int ndata, int fd_in, void *body, size_t *bodylen, int *fd_out)
+	      int ndata, void *body, size_t *bodylen, int *fd_out)
 {
 	int rc;
 
@@ -311,7 +296,7 @@ int conn_call(const struct wire_req *req, const struct iovec *data,
 		}
 		ctl_fd = rc;
 	}
-	rc = exchange(ctl_fd, req, data, ndata, fd_in, body, bodylen, fd_out);
+	rc = exchange(ctl_fd, req, data, ndata, body, bodylen, fd_out);
 	if (rc == CONN_BROKEN || rc == CONN_PROTO) {
 		/* The daemon went away, or is not one to talk to: a later
 		 * call dials afresh. */

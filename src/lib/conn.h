@@ -2,8 +2,8 @@
  * conn - the process's control connection to pingsockd.
  *
  * One SOCK_SEQPACKET connection per process, made on first use, remade in
- * a child after fork() (the child then re-attaches each socket it uses by
- * passing its descriptor, which proves it holds it).  Calls are serialised
+ * a child after fork() (the child then re-attaches each socket it uses,
+ * proving that it holds it: dsock_prove()).  Calls are serialised
  * by one lock: a request and its response are never interleaved with
  * another thread's.
  */
@@ -18,8 +18,8 @@
 #define CONN_MAX_FDS 3
 
 /*
- * Send req, followed by the bytes of data[0..ndata) (WIRE_SEND), with
- * fd_in attached if >= 0, and wait for the response.  Copies its body
+ * Send req, followed by the bytes of data[0..ndata) (WIRE_SEND), and wait
+ * for the response.  Copies its body
  * into body and sets *bodylen; receives its descriptors into fd_out[] if
  * given (-1 where none came).
  *
@@ -40,7 +40,7 @@
 #define CONN_NODAEMON (-100001)
 #define CONN_BROKEN (-100002)
 int conn_call(const struct wire_req *req, const struct iovec *data,
-	      int ndata, int fd_in, void *body, size_t *bodylen, int *fd_out);
+	      int ndata, void *body, size_t *bodylen, int *fd_out);
 
 /*
  * The library's own descriptors (the connection, each socket's error

@@ -75,7 +75,7 @@ static int attach(int fd, struct fdent *ent)
 
 	if (rc)
 		return rc;
-	rc = conn_call(&req, NULL, 0, -1, body, &blen, fds);
+	rc = conn_call(&req, NULL, 0, body, &blen, fds);
 	if (rc >= 0 && (blen != sizeof(body) || body[1] != (uint32_t)ent->family))
 		rc = -EPROTO;
 	/* A forked child has both already; a new process needs them. */
@@ -125,7 +125,7 @@ int dsock_call(int fd, struct fdent *ent, struct wire_req *req,
 		req->handle = ent->handle;
 		if (bodylen)
 			*bodylen = cap;
-		rc = conn_call(req, data, ndata, -1, body, bodylen, NULL);
+		rc = conn_call(req, data, ndata, body, bodylen, NULL);
 		if (rc != WIRE_R_UNATTACHED)
 			break;
 		rc = attach(fd, ent);

@@ -155,7 +155,7 @@ struct wire_req {
  * daemon's (the namespace of the socket it connected with): nothing is
  * served to it.  The library's socket() fails with EACCES.
  */
-#define WIRE_R_FOREIGN_NS (-100001)
+#define WIRE_R_FOREIGN_NS (-100010)
 
 struct wire_stats {
 	uint64_t clients;
