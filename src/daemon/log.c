@@ -1,5 +1,4 @@
 #include "daemon/log.h"
-#include "daemon/safepath.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -37,19 +36,8 @@ void log_set_debug(int on)
 	debug = on;
 }
 
-int log_open_file(const char *path, char *err, size_t errlen)
+void log_use_file(int fd)
 {
-	char base[NAME_MAX + 1], what[PATH_MAX + 16];
-	int dir = safepath_parent(path, base, sizeof(base), err, errlen), fd;
-
-	if (dir < 0)
-		return -1;
-	snprintf(what, sizeof(what), "--log-file %s", path);
-	fd = safepath_open_file(dir, base, O_WRONLY | O_APPEND | O_CREAT, 0640,
-				what, err, errlen);
-	close(dir);
-	if (fd < 0)
-		return -1;
 	if (file_fd >= 0)
 		close(file_fd);
 	/* glibc reads the time zone file at the first conversion, even for
@@ -62,7 +50,6 @@ int log_open_file(const char *path, char *err, size_t errlen)
 	}
 	file_fd = fd;
 	file_pid = getpid();	/* opened after daemonising: the daemon's */
-	return 0;
 }
 
 static const char *prio_name(int prio)

@@ -20,8 +20,9 @@
 
 void log_to_syslog(void);
 void log_set_debug(int on);
-/* --log-file PATH: 0, or -1 with err filled ("PATH: why"). */
-int log_open_file(const char *path, char *err, size_t errlen);
+/* --log-file: every message to fd (opened as main.c's open_log_file()
+ * says), from now on. */
+void log_use_file(int fd);
 /* The --log-file descriptor, or -1. */
 int log_file_fd(void);
 void log_msg(int prio, const char *fmt, ...)

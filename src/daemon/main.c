@@ -243,6 +243,28 @@ static void apply_overrides(const struct opts *o, struct policy *p)
 }
 
 /*
+ * --log-file PATH, as root: reached through checked directories, created
+ * 0640 or an existing file of root's, writable by root only, one link
+ * (safepath.h).  0, or -1 with err filled.
+ */
+static int open_log_file(const char *path, char *err, size_t errlen)
+{
+	char base[NAME_MAX + 1], what[PATH_MAX + 16];
+	int dir = safepath_parent(path, base, sizeof(base), err, errlen), fd;
+
+	if (dir < 0)
+		return -1;
+	snprintf(what, sizeof(what), "--log-file %s", path);
+	fd = safepath_open_file(dir, base, O_WRONLY | O_APPEND | O_CREAT, 0640,
+				what, err, errlen);
+	close(dir);
+	if (fd < 0)
+		return -1;
+	log_use_file(fd);
+	return 0;
+}
+
+/*
  * Nothing inherited stays open but stdio (made to exist: /dev/null) and
  * a listening socket passed for this process (fd 3, LISTEN_PID ours).
  */
@@ -337,7 +359,7 @@ int main(int argc, char **argv)
 	if (!o.foreground)
 		ready_fd = daemonise();
 	/* As root, in the daemon's own process; kept after the drop. */
-	if (o.log_file && log_open_file(o.log_file, err, sizeof(err)))
+	if (o.log_file && open_log_file(o.log_file, err, sizeof(err)))
 		fatal(err);
 
 	conf.nofile = raise_nofile();
