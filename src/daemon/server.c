@@ -1961,6 +1961,14 @@ static void protocol_error(struct server *s, struct client *c, const char *why)
 
 static void on_client(struct server *s, struct client *c, uint32_t events)
 {
+	/* A client whose send is parked is not read (park() asks for no
+	 * event), but epoll reports its hang-up all the same: it is gone,
+	 * and its send with it.  Reading on would take its next request
+	 * and park that one over the first, which would leak. */
+	if (c->park) {
+		client_free(s, c);
+		return;
+	}
 	for (int i = 0; i < MAX_REQS_PER_WAKE; i++) {
 		struct iovec iov = { .iov_base = s->reqbuf,
 				     .iov_len = WIRE_MSG_MAX };

@@ -169,6 +169,53 @@ out=$(as_nobody d "$PST" burst 127.0.0.1 3)
 [ "$out" = $'send1=ok\nsend2=EAGAIN\nsend3=EAGAIN' ] &&
 	pass daemon/min_interval_dontwait_eagain ||
 	fail daemon/min_interval_dontwait_eagain "$out"
+
+# A client that hangs up while its send waits, with more requests behind
+# it, takes its waiting send along: the user's budget of waiting bytes
+# (1 MiB) is not used up by clients long gone.  70 such clients (16 kB
+# sends, raw protocol), then a 60 kB send that must wait and go.
+cat >"$T/parkgone.py" <<'PY'
+import socket, struct, sys
+
+def answer(s):
+    msg, anc, _, _ = s.recvmsg(8192, socket.CMSG_SPACE(16))
+    return struct.unpack("<HHi", msg[:8])[2], msg[8:]
+
+def conn():
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.settimeout(10)
+    s.connect(sys.argv[1])
+    s.send(struct.pack("<HHII", 1, 0, 0, 6))            # HELLO
+    answer(s)
+    s.send(struct.pack("<HHIiii", 2, 0, 0, socket.AF_INET,
+                       socket.SOCK_DGRAM, socket.IPPROTO_ICMP))
+    return s, struct.unpack("<I", answer(s)[1][:4])[0]  # OPEN: handle
+
+def send(s, h, size):                                   # SEND, 127.0.0.1
+    data = struct.pack("!BBHHH", 8, 0, 0, 0, 1) + b"x" * size
+    name = struct.pack("<H", socket.AF_INET) + bytes(2) + \
+        socket.inet_aton("127.0.0.1") + bytes(8)
+    s.send(struct.pack("<HHIiII", 7, 0, h, 0, len(data), len(name)) +
+           name + struct.pack("<I", 0) + data)
+
+for i in range(70):
+    s, h = conn()             # (its descriptors stay open: the socket too)
+    send(s, h, 16000)
+    answer(s)                 # at once; the next waits for min_interval
+    send(s, h, 16000)
+    send(s, h, 16000)
+    s.close()
+s, h = conn()
+send(s, h, 16000)
+answer(s)
+send(s, h, 60000)
+print("send=%d" % answer(s)[0])
+PY
+printf 'min_interval = 2000\n' >"$cfg"
+kill -HUP "$DAEMON_PID"; sleep 0.3
+out=$(as_nobody d timeout 20 python3 "$T/parkgone.py" "$SOCK" 2>&1)
+[ "$out" = "send=60008" ] && pass daemon/parked_send_of_gone_client_freed ||
+	fail daemon/parked_send_of_gone_client_freed "$out"
 printf 'groups = 0 4294967294\n' >"$cfg"
 kill -HUP "$DAEMON_PID"; sleep 0.3
 
