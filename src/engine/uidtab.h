@@ -18,7 +18,10 @@
  * reserve: small, so that one user alone, 2,000 pings of the 2010 test,
  * still has nearly all), a user who holds at least the average of the
  * users holding any is refused, so the heaviest is refused and a light
- * one still served from the reserve.
+ * one still served from the reserve; and so is one who holds as much as
+ * an equal part of what is left, shared with the holders and one user
+ * more, so that users who come one after another cannot take it all: a
+ * user who holds none is served while any is left.
  * An entry lives while any of it is in use or its bucket is not full.
  */
 #ifndef PS_UIDTAB_H
@@ -65,7 +68,8 @@ unsigned uidtab_total(const struct uidtab *t, enum uid_share what);
 /*
  * May e take want more of a share of which cap exist in all?  Not when
  * that would leave less than UID_RESERVE(cap) and e holds at least the
- * average of
+ * average, or as much as what is left divided among the holders and one
+ * more, of
  * the users holding any of it.
  */
 bool uidtab_may_take(const struct uidtab *t, const struct uident *e,

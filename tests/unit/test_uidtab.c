@@ -59,6 +59,30 @@ static void two_heavy_both_refused(void)
 	uidtab_free(t);
 }
 
+/*
+ * Users that come one after another are each below the average of those
+ * before them: each is still stopped at an equal part of what is left,
+ * and a user holding none is served while anything is.
+ */
+static void one_after_another_cannot_drain(void)
+{
+	struct uidtab *t = uidtab_new();
+	unsigned before = 0;
+
+	for (uid_t uid = 1000; uid < 1004; uid++) {
+		struct uident *e = uidtab_get(t, uid, true);
+
+		while (uidtab_may_take(t, e, UID_IDENTS, 1, CAP))
+			uidtab_add(t, e, UID_IDENTS, 1);
+		CHECK(uidtab_total(t, UID_IDENTS) > before);
+		before = uidtab_total(t, UID_IDENTS);
+	}
+	CHECK(uidtab_total(t, UID_IDENTS) < CAP);
+	CHECK(uidtab_may_take(t, uidtab_get(t, 1999, true), UID_IDENTS, 1,
+			      CAP));
+	uidtab_free(t);
+}
+
 /* Counts never go below zero, in the user's or in the total. */
 static void never_negative(void)
 {
@@ -100,6 +124,7 @@ int main(void)
 	TEST(plenty_for_all);
 	TEST(short_refuses_heaviest);
 	TEST(two_heavy_both_refused);
+	TEST(one_after_another_cannot_drain);
 	TEST(never_negative);
 	TEST(prune_keeps_what_is_used);
 	return CHECK_DONE();
