@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,8 @@ static bool threaded;		/* the closing thread runs */
 static pthread_t thread;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t more = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t up = PTHREAD_COND_INITIALIZER;
+static bool running;		/* the thread has reached run() */
 static int *queue;		/* descriptors to close, FIFO */
 static size_t qhead, qlen, qcap;
 static bool stopping;
@@ -46,6 +49,10 @@ static void *run(void *arg)
 	int fd;
 
 	(void)arg;
+	pthread_mutex_lock(&lock);
+	running = true;
+	pthread_cond_signal(&up);
+	pthread_mutex_unlock(&lock);
 	while ((fd = take()) >= 0)
 		close(fd);
 	return NULL;
@@ -88,17 +95,35 @@ static bool probe(void)
 
 int closer_init(bool force_thread, char *err, size_t errlen)
 {
+	sigset_t none, was;
 	int rc;
 
 	refuses = !force_thread && probe();
 	if (refuses)
 		return 0;
+	/* The thread takes no signal (it inherits this mask): SIGTERM and
+	 * SIGHUP are the loop's (signalfd), which blocks them only later;
+	 * one delivered here would end the daemon (SIGHUP's default) without
+	 * its clean stop.  SIGSYS stays open, so that a forbidden call of
+	 * the thread is said before the daemon dies of it. */
+	sigfillset(&none);
+	sigdelset(&none, SIGSYS);
+	pthread_sigmask(SIG_SETMASK, &none, &was);
 	rc = pthread_create(&thread, NULL, run, NULL);
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
 	if (rc) {
 		snprintf(err, errlen, "starting the closing thread: %s",
 			 strerror(rc));
 		return -1;
 	}
+	/* The new thread makes system calls of its own before run() (glibc's
+	 * start_thread: rseq, set_robust_list) with every signal blocked;
+	 * under the seccomp filter that follows, each would be a SIGSYS that
+	 * kills the daemon without a word.  Wait until they are done. */
+	pthread_mutex_lock(&lock);
+	while (!running)
+		pthread_cond_wait(&up, &lock);
+	pthread_mutex_unlock(&lock);
 	threaded = true;
 	log_info("no SO_PASSRIGHTS%s: descriptors from clients are closed "
 		 "by a thread of their own", force_thread ? " (forced)" : "");
@@ -114,7 +139,7 @@ void closer_stop(void)
 	pthread_cond_signal(&more);
 	pthread_mutex_unlock(&lock);
 	pthread_join(thread, NULL);
-	threaded = false;
+	threaded = running = false;
 	free(queue);
 	queue = NULL;
 	qhead = qlen = qcap = 0;
