@@ -1847,9 +1847,10 @@ static int dispatch(struct server *s, struct client *c,
 	struct dsock *ds = NULL;
 	int rc;
 
-	/* A client of another namespace is told so at HELLO, and served
-	 * nothing after it. */
-	if (!op || !op->fn || op->before_hello == c->hello || c->foreign)
+	/* A client of another namespace is told so at HELLO (op_hello),
+	 * and served nothing after it. */
+	if (!op || !op->fn || op->before_hello == c->hello ||
+	    (c->foreign && req->type != WIRE_HELLO))
 		return -1;
 	if (op->needs_sock || op->proves) {
 		ds = slot_get(s, req->handle);
