@@ -120,5 +120,8 @@ bool uidtab_may_take(const struct uidtab *t, const struct uident *e,
 				holders++;
 	if (!e)
 		holders++;
-	return (unsigned long long)mine * (holders ? holders : 1) < used;
+	/* Users who come one after another are each below the average of
+	 * those before them: without the second rule they took it all. */
+	return (unsigned long long)mine * (holders ? holders : 1) < used &&
+	       (unsigned long long)mine * (holders + 1) < cap - used;
 }

@@ -16,7 +16,11 @@
  * Shares that run short for everyone (the daemon's descriptors, the
  * 65,535 identifiers) are rationed: once less than an eighth is left, a
  * user who holds at least the average of the users holding any is
- * refused, so the heaviest is refused and a light one still served.
+ * refused, so the heaviest is refused and a light one still served; and
+ * so is one who holds as much as an equal part of what is left, shared
+ * with the holders and one user more, so that users who come one after
+ * another cannot take it all: a user who holds none is served while any
+ * is left.
  * An entry lives while any of it is in use or its bucket is not full.
  */
 #ifndef PSD_UIDTAB_H
@@ -61,7 +65,8 @@ unsigned uidtab_total(const struct uidtab *t, enum uid_share what);
 /*
  * May e take want more of a share of which cap exist in all?  Not when
  * that would leave less than cap / 8 and e holds at least the average of
- * the users holding any of it.
+ * the users holding any of it, or as much as what is left divided among
+ * them and one more.
  */
 bool uidtab_may_take(const struct uidtab *t, const struct uident *e,
 		     enum uid_share what, unsigned want, unsigned cap);
