@@ -23,60 +23,86 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t more = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t up = PTHREAD_COND_INITIALIZER;
 static bool running;		/* the thread has reached run() */
-static int *queue;		/* descriptors to close, FIFO */
-static size_t qhead, qlen, qcap;
 static bool stopping;
 
-static int take(void)
-{
-	int fd = -1;
+/* A descriptor to close, and whom it is charged to. */
+struct job {
+	int fd;
+	uid_t owner;
+};
 
-	pthread_mutex_lock(&lock);
-	while (!qlen && !stopping)
-		pthread_cond_wait(&more, &lock);
-	if (qlen) {
-		fd = queue[qhead];
-		qhead = (qhead + 1) % qcap;
-		qlen--;
+/* A ring that grows: a blocked close must not lose what queues behind. */
+struct ring {
+	struct job *j;
+	size_t head, len, cap;
+};
+
+static struct ring queue;	/* to close, in order */
+static void (*charge)(void *ctx, uid_t owner, int n);	/* closer_charge() */
+static void *charge_ctx;
+static struct ring done;	/* closed, not yet reported (closer_collect) */
+
+static int put(struct ring *r, struct job j)
+{
+	if (r->len == r->cap) {
+		size_t nc = r->cap ? r->cap * 2 : 64;
+		struct job *q = malloc(nc * sizeof(*q));
+
+		if (!q)
+			return -1;
+		for (size_t i = 0; i < r->len; i++)
+			q[i] = r->j[(r->head + i) % r->cap];
+		free(r->j);
+		r->j = q;
+		r->cap = nc;
+		r->head = 0;
 	}
-	pthread_mutex_unlock(&lock);
-	return fd;
+	r->j[(r->head + r->len) % r->cap] = j;
+	r->len++;
+	return 0;
 }
 
-/* The thread: close what is queued, in order, until stopped and empty. */
+static struct job pop(struct ring *r)
+{
+	struct job j = r->j[r->head];
+
+	r->head = (r->head + 1) % r->cap;
+	r->len--;
+	return j;
+}
+
+static struct job take(void)
+{
+	struct job j = { .fd = -1 };
+
+	pthread_mutex_lock(&lock);
+	while (!queue.len && !stopping)
+		pthread_cond_wait(&more, &lock);
+	if (queue.len)
+		j = pop(&queue);
+	pthread_mutex_unlock(&lock);
+	return j;
+}
+
+/* The thread: close what is queued, in order, until stopped and empty;
+ * say what was closed (closer_collect()).  A report it has no memory
+ * for is lost: the charge then stays, which errs on the safe side. */
 static void *run(void *arg)
 {
-	int fd;
+	struct job j;
 
 	(void)arg;
 	pthread_mutex_lock(&lock);
 	running = true;
 	pthread_cond_signal(&up);
 	pthread_mutex_unlock(&lock);
-	while ((fd = take()) >= 0)
-		close(fd);
-	return NULL;
-}
-
-/* A ring that grows: a blocked close must not lose what queues behind. */
-static int put(int fd)
-{
-	if (qlen == qcap) {
-		size_t nc = qcap ? qcap * 2 : 64;
-		int *q = malloc(nc * sizeof(*q));
-
-		if (!q)
-			return -1;
-		for (size_t i = 0; i < qlen; i++)
-			q[i] = queue[(qhead + i) % qcap];
-		free(queue);
-		queue = q;
-		qcap = nc;
-		qhead = 0;
+	while ((j = take()).fd >= 0) {
+		close(j.fd);
+		pthread_mutex_lock(&lock);
+		(void)put(&done, j);
+		pthread_mutex_unlock(&lock);
 	}
-	queue[(qhead + qlen) % qcap] = fd;
-	qlen++;
-	return 0;
+	return NULL;
 }
 
 static bool probe(void)
@@ -140,9 +166,10 @@ void closer_stop(void)
 	pthread_mutex_unlock(&lock);
 	pthread_join(thread, NULL);
 	threaded = running = false;
-	free(queue);
-	queue = NULL;
-	qhead = qlen = qcap = 0;
+	free(queue.j);
+	free(done.j);
+	memset(&queue, 0, sizeof(queue));
+	memset(&done, 0, sizeof(done));
 }
 
 bool closer_kernel_refuses(void)
@@ -160,29 +187,95 @@ int closer_guard(int fd)
 		       ? -errno : 0;
 }
 
-void closer_close(int fd)
+/* To the thread, charged to owner; false if it could not be queued. */
+static bool queue_job(int fd, uid_t owner)
 {
-	int queued;
+	bool queued;
 
-	if (fd < 0)
-		return;
-	if (!threaded) {
-		close(fd);
-		return;
-	}
 	pthread_mutex_lock(&lock);
-	queued = put(fd) == 0;
+	queued = put(&queue, (struct job){ fd, owner }) == 0;
 	if (queued)
 		pthread_cond_signal(&more);
 	pthread_mutex_unlock(&lock);
 	if (!queued)
 		log_warn("closer: no memory to queue descriptor %d: kept", fd);
+	return queued;
 }
 
-/* Every descriptor in the message's control data, to the closer. */
-static bool pass_on(struct msghdr *mh)
+void closer_close(int fd)
 {
-	bool any = false;
+	if (fd < 0)
+		return;
+	if (!threaded)
+		close(fd);
+	else
+		queue_job(fd, (uid_t)-1);
+}
+
+/*
+ * Without SO_PASSRIGHTS: refuse what comes from now on (a send to a
+ * socket shut for reading fails, EPIPE, and the check and the queueing
+ * take the same lock), take what came (its descriptors to the thread),
+ * then close: nothing the client passed is released here.
+ */
+void closer_close_socket(int fd, uid_t owner)
+{
+	char junk[64];
+
+	if (fd < 0)
+		return;
+	if (threaded) {
+		shutdown(fd, SHUT_RD);
+		for (;;) {
+			struct iovec iov = { junk, sizeof(junk) };
+			struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+			unsigned n;
+
+			if (closer_recv(fd, owner, &mh, &n) <= 0)
+				break;
+		}
+	}
+	close(fd);
+}
+
+void closer_charge(void (*fn)(void *ctx, uid_t owner, int n), void *ctx)
+{
+	charge = fn;
+	charge_ctx = ctx;
+}
+
+void closer_collect(void)
+{
+	if (!threaded)
+		return;
+	pthread_mutex_lock(&lock);
+	while (done.len) {
+		struct job j = pop(&done);
+
+		if (j.owner != (uid_t)-1 && charge)
+			charge(charge_ctx, j.owner, -1);
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+/*
+ * A socket with SO_LINGER and unacknowledged data (a TCP connection whose
+ * peer does not read) makes its last close wait: made an abortive close
+ * (linger 0: a reset), it returns at once.  The thread still closes it,
+ * since other kinds of files can block on close too (a FUSE file).
+ */
+static void defuse(int fd)
+{
+	struct linger now = { 1, 0 };
+
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &now, sizeof(now));
+}
+
+/* Every descriptor in the message's control data, to the thread,
+ * charged to owner: how many. */
+static unsigned pass_on(struct msghdr *mh, uid_t owner)
+{
+	unsigned any = 0;
 
 	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm;
 	     cm = CMSG_NXTHDR(mh, cm)) {
@@ -195,14 +288,19 @@ static bool pass_on(struct msghdr *mh)
 			int f;
 
 			memcpy(&f, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
-			closer_close(f);
-			any = true;
+			defuse(f);
+			if (!threaded)
+				close(f);	/* cannot be: the kernel refuses */
+			else if (queue_job(f, owner) && charge &&
+				 owner != (uid_t)-1)
+				charge(charge_ctx, owner, 1);
+			any += threaded;
 		}
 	}
 	return any;
 }
 
-ssize_t closer_recv(int fd, struct msghdr *mh, bool *passed)
+ssize_t closer_recv(int fd, uid_t owner, struct msghdr *mh, unsigned *passed)
 {
 	union {
 		struct cmsghdr align;
@@ -210,16 +308,16 @@ ssize_t closer_recv(int fd, struct msghdr *mh, bool *passed)
 	} cbuf;
 	ssize_t n;
 
-	*passed = false;
+	*passed = 0;
 	if (!mh->msg_control) {
 		mh->msg_control = cbuf.b;
 		mh->msg_controllen = sizeof(cbuf.b);
 	}
 	n = recvmsg(fd, mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 	if (n >= 0 && mh->msg_controllen)
-		*passed = pass_on(mh);
-	if (n >= 0 && (mh->msg_flags & MSG_CTRUNC))
-		*passed = true;	/* more than fit: closed by the kernel */
+		*passed = pass_on(mh, owner);
+	if (n >= 0 && (mh->msg_flags & MSG_CTRUNC) && !*passed)
+		*passed = 1;	/* more than fit: cannot be (SCM_MAX_FD) */
 	if (mh->msg_control == cbuf.b) {
 		mh->msg_control = NULL;
 		mh->msg_controllen = 0;

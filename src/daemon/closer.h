@@ -16,10 +16,14 @@
  *     set on the listener so that accepted connections inherit it: a
  *     sendmsg() with SCM_RIGHTS to the daemon fails with EPERM in the
  *     sender, and no client descriptor ever reaches the daemon;
- *   - on kernels without it, a thread of its own does every close of a
- *     client-reachable socket and of any descriptor that arrived, so that
- *     a close that blocks holds up that thread only (and the descriptors
- *     queued behind it: see pingsockd(8)).
+ *   - on kernels without it, every descriptor that arrives goes to a
+ *     thread of its own, which closes them in turn, so that a close that
+ *     blocks holds up that thread only (and those queued behind it: see
+ *     pingsockd(8), SANDBOX); each is charged to the user who passed it
+ *     until it is closed (closer_charge()), so that the user's share of
+ *     the daemon's descriptors (uidtab.h) counts them.  The daemon's own
+ *     ends of client-reachable sockets are shut for reading, drained of
+ *     what came and then closed at once (closer_close_socket()).
  * Receiving goes through closer_recv(), which takes any descriptor that
  * came with a message (MSG_CMSG_CLOEXEC) and hands it to the thread.
  */
@@ -47,14 +51,27 @@ bool closer_kernel_refuses(void);
  * 0, or -errno where the kernel has it but refused. */
 int closer_guard(int fd);
 
-/* Close a client-reachable socket, or a descriptor a client passed. */
+/* Close a descriptor that no client can have put anything in. */
 void closer_close(int fd);
+/* Close the daemon's end of a socket that owner's client can write to. */
+void closer_close_socket(int fd, uid_t owner);
 
 /*
  * recvmsg() for a client-reachable socket, MSG_DONTWAIT: any descriptor
- * that came with the message goes to closer_close() and *passed is set
- * (never NULL).  mh's control buffer is the caller's or none.
+ * that came with the message goes to the thread, charged to owner, and
+ * *passed says how many (never NULL).  mh's control buffer is the
+ * caller's or none.
  */
-ssize_t closer_recv(int fd, struct msghdr *mh, bool *passed);
+ssize_t closer_recv(int fd, uid_t owner, struct msghdr *mh,
+		    unsigned *passed);
+
+/*
+ * Descriptors passed by a client are charged to it while they wait for
+ * the thread: fn(ctx, owner, +1) as one is queued, fn(ctx, owner, -1) in
+ * closer_collect() for each the thread closed since.  Both on the
+ * caller's thread (the loop's).
+ */
+void closer_charge(void (*fn)(void *ctx, uid_t owner, int n), void *ctx);
+void closer_collect(void);
 
 #endif

@@ -581,6 +581,7 @@ static const int plain[] = {
 	SCMP_SYS(getsockopt), SCMP_SYS(getsockname),
 	SCMP_SYS(bind), SCMP_SYS(connect), SCMP_SYS(read), SCMP_SYS(pread64),
 	SCMP_SYS(write), SCMP_SYS(close), SCMP_SYS(newfstatat),
+	SCMP_SYS(shutdown),	/* closer.h: sockets closed after a drain */
 	SCMP_SYS(ftruncate),
 	/* memory (mmap and mprotect: below) */
 	SCMP_SYS(brk), SCMP_SYS(munmap),
@@ -635,6 +636,7 @@ static const struct { int level, name; } sockopts[] = {
 	{ SOL_SOCKET, SO_REUSEADDR },	  /* broker sockets (broker.h) */
 	{ SOL_SOCKET, SO_BINDTOIFINDEX }, /* those, and the route probes */
 	{ SOL_SOCKET, SO_BROADCAST },	  /* the route probes */
+	{ SOL_SOCKET, SO_LINGER },	  /* closer.c: a passed socket */
 	{ SOL_IP, IP_FREEBIND },	  /* broker sockets */
 	{ SOL_IP, IP_MULTICAST_TTL },	  /* raw.c, per send to a group */
 	{ SOL_IPV6, IPV6_FREEBIND },

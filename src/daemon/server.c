@@ -535,7 +535,7 @@ static void dsock_free(struct server *s, struct dsock *ds)
 	/* Also leaves the epoll set; what a client queued there goes with
 	 * it (closer.h). */
 	epoll_ctl(s->ep, EPOLL_CTL_DEL, ds->h.fd, NULL);
-	closer_close(ds->h.fd);
+	closer_close_socket(ds->h.fd, ds->uid);
 	free(ds);
 	raw_watch(s);
 }
@@ -546,7 +546,7 @@ static void side_free(struct dsock *ds)
 		munmap(ds->shm, WIRE_SHM_SIZE);
 	if (ds->shm_fd >= 0)
 		close(ds->shm_fd);
-	closer_close(ds->err_fd);	/* the client can write to it */
+	closer_close_socket(ds->err_fd, ds->uid);	/* the client writes too */
 	if (ds->err_peer >= 0)
 		close(ds->err_peer);
 }
@@ -693,8 +693,8 @@ static bool take_writes(struct dsock *ds)
 		struct wire_proof pf;
 		struct iovec iov = { .iov_base = &pf, .iov_len = sizeof(pf) };
 		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-		bool passed;
-		ssize_t n = closer_recv(ds->h.fd, &mh, &passed);
+		unsigned passed;
+		ssize_t n = closer_recv(ds->h.fd, ds->uid, &mh, &passed);
 
 		if (n == 0)
 			return false;
@@ -1947,7 +1947,7 @@ static void client_free(struct server *s, struct client *c)
 		c->next->prev = c->prev;
 	conn_release(s, c->uid);
 	epoll_ctl(s->ep, EPOLL_CTL_DEL, c->h.fd, NULL);
-	closer_close(c->h.fd);	/* what it queued goes with it */
+	closer_close_socket(c->h.fd, c->uid);	/* and what it queued */
 	free(c);
 }
 
@@ -1974,8 +1974,8 @@ static void on_client(struct server *s, struct client *c, uint32_t events)
 				     .iov_len = WIRE_MSG_MAX };
 		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 		struct wire_req req;
-		bool passed;
-		ssize_t n = closer_recv(c->h.fd, &mh, &passed);
+		unsigned passed;
+		ssize_t n = closer_recv(c->h.fd, c->uid, &mh, &passed);
 		int rc;
 
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
@@ -2091,10 +2091,10 @@ static struct client *client_new(struct server *s, int fd)
 		return c;
 	conn_release(s, c->uid);
 fail:
+	closer_close_socket(fd, c ? c->uid : (uid_t)-1);
 	if (c)
 		free(c->groups);
 	free(c);
-	closer_close(fd);
 	return NULL;
 }
 
@@ -2300,9 +2300,17 @@ static void tick(struct server *s)
 	s->next_tick = now + 1;
 	uidtab_prune(s->uids, ns);
 	scan_kernel(s);
+	closer_collect();
 }
 
 /* ---- the loop ---- */
+
+/* Descriptors a client passed, waiting for the closing thread, count in
+ * its user's share of the daemon's (closer.h). */
+static void fd_charge(void *ctx, uid_t owner, int n)
+{
+	fds_add(ctx, owner, n);
+}
 
 /* The identifier gate of the engine (pstab_set_gate()): max_idents, and
  * the share of those left when they run short. */
@@ -2353,6 +2361,7 @@ static int setup_guards(struct server *s)
 		 s->fd_budget / (FDS_RELAY + FDS_CONN),
 		 s->fd_budget / (FDS_BROKER + FDS_CONN));
 	pstab_set_gate(s->tab, ident_gate, s);
+	closer_charge(fd_charge, s);
 	s->brover[0] = (uint16_t)(getpid() * 7919u ^ (unsigned)time(NULL));
 	s->brover[1] = (uint16_t)(s->brover[0] * 31u + 17u);
 	return 0;
