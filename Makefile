@@ -192,12 +192,13 @@ lint:
 	clang-tidy --quiet $(CORE_SRC) $(LIB_SRC) $(DAEMON_SRC) $(PING_SRC) $(CTL_SRC) $(SHIM_SRC) \
 	  -- $(CPPFLAGS) -std=gnu11
 
-# libFuzzer targets for the decoders (clang, ASan+UBSan): `make fuzz`
-# builds them and runs each for FUZZ_RUNS inputs from its seed corpus
-# (tests/fuzz/corpus/NAME; new inputs go to a scratch directory).  The
-# suite (tests/integration/fuzz.sh) does the same.
+# libFuzzer targets for the decoders, the engine and the daemon's dispatch
+# (clang, ASan+UBSan): `make fuzz` builds them and runs each for FUZZ_RUNS
+# inputs from its seed corpus (tests/fuzz/corpus/NAME; new inputs go to a
+# scratch directory).  The suite (tests/integration/fuzz.sh) does the same.
 FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
-FUZZ_BINS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC)) \
+	     build/fuzz/fuzz_dispatch_thread
 FUZZ_RUNS ?= 200000
 fuzz: fuzz-build
 	tests/fuzz/run $(FUZZ_RUNS) $(FUZZ_BINS)
@@ -210,6 +211,36 @@ build/fuzz/%: tests/fuzz/%.c $(CORE_SRC)
 	@mkdir -p $(dir $@)
 	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined $(CPPFLAGS) \
 	  -o $@ $< $(CORE_SRC) $(FUZZ_LIB_$*)
+# fuzz_dispatch: the daemon's event loop and dispatch in process
+# (server.c built with -DPSD_FUZZ) around fakes of the host
+# (tests/fuzz/fake_host.c), its clock, closer_stop() and the allocation of
+# the engine's identifier tables wrapped.  fuzz_dispatch_thread is the
+# same program, run with the daemon's closing thread (as without
+# SO_PASSRIGHTS): its name says so.  The daemon's teardown walks the
+# 2 x 65536 identifier chains (pstab_free()): with ASan's read checks,
+# UBSan's pointer checks and libFuzzer's comparison hooks that costs more
+# than all the rest of an input, so psock.c keeps ASan's write checks, the
+# rest of UBSan and coverage only here (fuzz_wire checks it fully).
+FUZZ_DISPATCH_SRC := tests/fuzz/fuzz_dispatch.c tests/fuzz/dispatch_net.c \
+	tests/fuzz/fake_host.c src/daemon/server.c src/daemon/closer.c \
+	src/daemon/log.c $(CORE_SRC)
+FUZZ_DISPATCH_OBJ := $(patsubst %.c,build/fuzz/obj/%.o,$(FUZZ_DISPATCH_SRC))
+FUZZ_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Wno-unused-parameter \
+	$(CPPFLAGS) -DPSD_FUZZ -fsanitize=address,undefined
+FUZZ_LIGHT := -fno-sanitize=alignment,null,pointer-overflow \
+	-mllvm -asan-instrument-reads=0 \
+	-fsanitize-coverage=inline-8bit-counters,pc-table
+FUZZ_WRAP := clock_gettime time closer_stop calloc free
+comma := ,
+build/fuzz/obj/%.o: %.c $(wildcard tests/fuzz/*.h src/*/*.h) Makefile
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) $(if $(filter src/engine/psock.c,$<),$(FUZZ_LIGHT),\
+	  -fsanitize=fuzzer-no-link) -c -o $@ $<
+build/fuzz/fuzz_dispatch: $(FUZZ_DISPATCH_OBJ)
+	clang -fsanitize=fuzzer,address,undefined \
+	  $(patsubst %,-Wl$(comma)--wrap=%,$(FUZZ_WRAP)) -o $@ $^ -lpthread
+build/fuzz/fuzz_dispatch_thread: build/fuzz/fuzz_dispatch
+	ln -f $< $@
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/sbin \
