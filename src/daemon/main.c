@@ -29,6 +29,7 @@
 
 #include "daemon/broker.h"
 #include "daemon/closer.h"
+#include "daemon/filter.h"
 #include "daemon/hostenv.h"
 #include "daemon/listener.h"
 #include "daemon/log.h"
@@ -37,6 +38,7 @@
 #include "daemon/safepath.h"
 #include "daemon/sandbox.h"
 #include "daemon/server.h"
+#include "daemon/trap.h"
 #include "engine/policy.h"
 #include "pingsock.h"
 
@@ -302,6 +304,20 @@ static bool test_closer_thread(void)
 #endif
 }
 
+/* The seccomp filter, last: what the loop may call (filter.h). */
+static int apply_filter(const struct server_conf *conf, int sock_dir,
+			char *err, size_t errlen)
+{
+	struct filter_plan plan = {
+		.ping_sockets = conf->broker.v4 || conf->broker.v6,
+		.threads = !closer_kernel_refuses(),
+		.config_dir = sandbox_config_dir(),
+		.socket_dir = sock_dir,
+	};
+
+	return filter_apply(&plan, err, errlen);
+}
+
 static void fatal(const char *msg)
 {
 	log_err("%s", msg);
@@ -395,7 +411,7 @@ int main(int argc, char **argv)
 	sock_dir = listener_dir(o.socket_path, err, sizeof(err));
 
 #ifdef PSD_TESTING
-	sandbox_test_raw(raw_fd(conf.raw4));
+	trap_test_raw(raw_fd(conf.raw4));
 #endif
 	if (sock_dir < 0 ||
 	    sandbox_enter(sock_dir, conf.config_path, ready_fd >= 0, err,
@@ -403,8 +419,7 @@ int main(int argc, char **argv)
 	    privdrop_apply(&target, err, sizeof(err)) ||
 	    sandbox_landlock(err, sizeof(err)) ||
 	    closer_init(test_closer_thread(), err, sizeof(err)) ||
-	    sandbox_apply(conf.broker.v4 || conf.broker.v6,
-			  !closer_kernel_refuses(), err, sizeof(err))) {
+	    apply_filter(&conf, sock_dir, err, sizeof(err))) {
 		listener_remove(o.socket_path);
 		fatal(err);
 	}
