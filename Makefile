@@ -212,7 +212,7 @@ build/fuzz/%: tests/fuzz/%.c $(CORE_SRC)
 	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined $(CPPFLAGS) \
 	  -o $@ $< $(CORE_SRC) $(FUZZ_LIB_$*)
 # fuzz_dispatch: the daemon's event loop and dispatch in process
-# (server.c built with -DPSD_FUZZ) around fakes of the host
+# (its modules built with -DPSD_FUZZ) around fakes of the host
 # (tests/fuzz/fake_host.c), its clock, closer_stop() and the allocation of
 # the engine's identifier tables wrapped.  fuzz_dispatch_thread is the
 # same program, run with the daemon's closing thread (as without
@@ -222,8 +222,9 @@ build/fuzz/%: tests/fuzz/%.c $(CORE_SRC)
 # than all the rest of an input, so psock.c keeps ASan's write checks, the
 # rest of UBSan and coverage only here (fuzz_wire checks it fully).
 FUZZ_DISPATCH_SRC := tests/fuzz/fuzz_dispatch.c tests/fuzz/dispatch_net.c \
-	tests/fuzz/fake_host.c src/daemon/server.c src/daemon/closer.c \
-	src/daemon/log.c $(CORE_SRC)
+	tests/fuzz/fake_host.c $(addprefix src/daemon/,server.c loop.c \
+	client.c ops.c ssock.c bsock.c deliver.c audit.c closer.c log.c) \
+	$(CORE_SRC)
 FUZZ_DISPATCH_OBJ := $(patsubst %.c,build/fuzz/obj/%.o,$(FUZZ_DISPATCH_SRC))
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Wno-unused-parameter \
 	$(CPPFLAGS) -DPSD_FUZZ -fsanitize=address,undefined

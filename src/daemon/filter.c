@@ -126,128 +126,141 @@ static int add_sockopts(scmp_filter_ctx ctx)
 	return rc;
 }
 
-static int build_rules(scmp_filter_ctx ctx, const struct filter_plan *plan)
+/* Lists of calls allowed whatever their arguments. */
+static int add_list(scmp_filter_ctx ctx, const int *nrs, size_t n)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++)
+		rc = rc ? rc : add(ctx, nrs[i], 0, NULL);
+	return rc;
+}
+
+#define ADD_LIST(ctx, a) add_list((ctx), (a), sizeof(a) / sizeof((a)[0]))
+
+/* Memory: never executable (but valgrind's translations are). */
+static int add_memory(scmp_filter_ctx ctx)
+{
+	struct scmp_arg_cmp noexec = ARGMASK(2, PROT_EXEC, 0);
+	int rc;
+
+	unsigned n = RUNNING_ON_VALGRIND ? 0 : 1;
+
+	rc = add(ctx, SCMP_SYS(mmap), n, &noexec);
+	return rc ? rc : add(ctx, SCMP_SYS(mprotect), n, &noexec);
+}
+
+/*
+ * New sockets, all with protocol 0: UDP for the route probes, AF_UNIX
+ * datagrams for if_nametoindex() and syslog, rtnetlink for getifaddrs();
+ * data pairs.  No raw socket, no TCP; ping sockets in broker mode only,
+ * of the group kept for them.
+ */
+static int add_sockets(scmp_filter_ctx ctx, bool ping_sockets)
+{
+	static const struct { int family, type, protocol; } kinds[] = {
+		{ AF_INET, SOCK_DGRAM, 0 }, { AF_INET6, SOCK_DGRAM, 0 },
+		{ AF_UNIX, SOCK_DGRAM, 0 }, { AF_NETLINK, SOCK_RAW, 0 },
+		{ AF_INET, SOCK_DGRAM, IPPROTO_ICMP },
+		{ AF_INET6, SOCK_DGRAM, IPPROTO_ICMPV6 },
+	};
+	struct scmp_arg_cmp pair[3] = {
+		ARG32(0, AF_UNIX), ARGMASK(1, 0xf, SOCK_SEQPACKET), ARG32(2, 0),
+	};
+	size_t n = sizeof(kinds) / sizeof(kinds[0]) - (ping_sockets ? 0 : 2);
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct scmp_arg_cmp c[3] = {
+			ARG32(0, kinds[i].family),
+			ARGMASK(1, 0xf, (uint64_t)kinds[i].type),
+			ARG32(2, kinds[i].protocol),
+		};
+
+		rc = rc ? rc : add(ctx, SCMP_SYS(socket), 3, c);
+	}
+	return rc ? rc : add(ctx, SCMP_SYS(socketpair), 3, pair);
+}
+
+/* Calls allowed with one argument among a few values. */
+static int add_values(scmp_filter_ctx ctx, int nr, unsigned arg,
+		      const unsigned long *v, size_t n)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct scmp_arg_cmp c = ARG32(arg, v[i]);
+
+		rc = rc ? rc : add(ctx, nr, 1, &c);
+	}
+	return rc;
+}
+
+/*
+ * The shared page of each socket (a sealed memfd); if_nametoindex() and
+ * if_indextoname(); the checks of filter_apply() and a signal to itself
+ * (the SIGSYS handler's, abort()'s).
+ */
+static int add_misc(scmp_filter_ctx ctx)
+{
+	static const unsigned long memfd[] = { MFD_CLOEXEC | MFD_ALLOW_SEALING };
+	static const unsigned long fcntls[] = { F_GETFL, F_SETFL, F_ADD_SEALS };
+	static const unsigned long ioctls[] = { SIOCGIFINDEX, SIOCGIFNAME };
+	static const unsigned long prctls[] = { PR_GET_SECCOMP,
+						PR_GET_NO_NEW_PRIVS };
+	const unsigned long self[] = { (unsigned long)getpid() };
+	int rc = add_values(ctx, SCMP_SYS(memfd_create), 1, memfd, 1);
+
+	rc = rc ? rc : add_values(ctx, SCMP_SYS(fcntl), 1, fcntls, 3);
+	rc = rc ? rc : add_values(ctx, SCMP_SYS(ioctl), 1, ioctls, 2);
+	rc = rc ? rc : add_values(ctx, SCMP_SYS(prctl), 0, prctls, 2);
+	return rc ? rc : add_values(ctx, SCMP_SYS(tgkill), 0, self, 1);
+}
+
+/* Files: reading the config file through its directory's handle,
+ * removing the socket through its own. */
+static int add_files(scmp_filter_ctx ctx, const struct filter_plan *plan)
 {
 	const int cloexec_flags = O_CLOEXEC | O_NOFOLLOW | O_NOCTTY |
 				  O_NONBLOCK | O_LARGEFILE;
 	int rc = 0;
 
-	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
-		rc = rc ? rc : add(ctx, plain[i], 0, NULL);
-	rc = rc ? rc : add_sockopts(ctx);
-	for (size_t i = 0; RUNNING_ON_VALGRIND &&
-			   i < sizeof(for_valgrind) / sizeof(for_valgrind[0]); i++)
-		rc = rc ? rc : add(ctx, for_valgrind[i], 0, NULL);
-	for (size_t i = 0; SANITIZED &&
-			   i < sizeof(for_sanitizer) / sizeof(for_sanitizer[0]); i++)
-		rc = rc ? rc : add(ctx, for_sanitizer[i], 0, NULL);
-
-	/* Memory: never executable (but valgrind's translations are). */
-	if (RUNNING_ON_VALGRIND) {
-		rc = rc ? rc : add(ctx, SCMP_SYS(mmap), 0, NULL);
-		rc = rc ? rc : add(ctx, SCMP_SYS(mprotect), 0, NULL);
-	} else {
-		struct scmp_arg_cmp noexec = ARGMASK(2, PROT_EXEC, 0);
-
-		rc = rc ? rc : add(ctx, SCMP_SYS(mmap), 1, &noexec);
-		rc = rc ? rc : add(ctx, SCMP_SYS(mprotect), 1, &noexec);
-	}
-	/* New sockets, all with protocol 0: UDP for the route probes,
-	 * AF_UNIX datagrams for if_nametoindex() and syslog, rtnetlink for
-	 * getifaddrs(); data pairs.  No raw or ping socket, no TCP. */
-	{
-		static const struct { int family, type; } kinds[] = {
-			{ AF_INET, SOCK_DGRAM }, { AF_INET6, SOCK_DGRAM },
-			{ AF_UNIX, SOCK_DGRAM }, { AF_NETLINK, SOCK_RAW },
-		};
-
-		for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-			struct scmp_arg_cmp c[3] = {
-				ARG32(0, kinds[i].family),
-				ARGMASK(1, 0xf, (uint64_t)kinds[i].type),
-				ARG32(2, 0),
-			};
-
-			rc = rc ? rc : add(ctx, SCMP_SYS(socket), 3, c);
-		}
-	}
-	/* Broker mode: kernel ping sockets, of the group kept for them. */
-	for (int i = 0; plan->ping_sockets && i < 2; i++) {
-		struct scmp_arg_cmp c[3] = {
-			ARG32(0, i ? AF_INET6 : AF_INET),
-			ARGMASK(1, 0xf, SOCK_DGRAM),
-			ARG32(2, i ? IPPROTO_ICMPV6 : IPPROTO_ICMP),
-		};
-
-		rc = rc ? rc : add(ctx, SCMP_SYS(socket), 3, c);
-	}
-	{
-		struct scmp_arg_cmp c[3] = {
-			ARG32(0, AF_UNIX), ARGMASK(1, 0xf, SOCK_SEQPACKET),
-			ARG32(2, 0),
-		};
-
-		rc = rc ? rc : add(ctx, SCMP_SYS(socketpair), 3, c);
-	}
-	/* The shared page of each socket: a sealed memfd. */
-	{
-		struct scmp_arg_cmp c = ARG32(1, MFD_CLOEXEC | MFD_ALLOW_SEALING);
-
-		rc = rc ? rc : add(ctx, SCMP_SYS(memfd_create), 1, &c);
-	}
-	{
-		static const int cmds[] = { F_GETFL, F_SETFL, F_ADD_SEALS };
-
-		for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-			struct scmp_arg_cmp c = ARG32(1, cmds[i]);
-
-			rc = rc ? rc : add(ctx, SCMP_SYS(fcntl), 1, &c);
-		}
-	}
-	/* if_nametoindex(), if_indextoname() */
-	{
-		static const unsigned long reqs[] = { SIOCGIFINDEX, SIOCGIFNAME };
-
-		for (size_t i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++) {
-			struct scmp_arg_cmp c = ARG32(1, reqs[i]);
-
-			rc = rc ? rc : add(ctx, SCMP_SYS(ioctl), 1, &c);
-		}
-	}
-	/* Files: reading the config file through its directory's handle,
-	 * removing the socket through its own. */
 	if (plan->config_dir >= 0) {
 		struct scmp_arg_cmp c[2] = {
 			ARG32(0, plan->config_dir),
 			ARGMASK(2, 0xffffffffULL & ~(uint64_t)cloexec_flags, 0),
 		};
 
-		rc = rc ? rc : add(ctx, SCMP_SYS(openat), 2, c);
+		rc = add(ctx, SCMP_SYS(openat), 2, c);
 	}
-	if (SANITIZED) {	/* a report's symbolizer reads files */
+	if (!rc && SANITIZED) {	/* a report's symbolizer reads files */
 		struct scmp_arg_cmp c = ARGMASK(2, 0xffffffffULL &
 			~(uint64_t)(cloexec_flags | O_DIRECTORY), 0);
 
-		rc = rc ? rc : add(ctx, SCMP_SYS(openat), 1, &c);
+		rc = add(ctx, SCMP_SYS(openat), 1, &c);
 	}
-	if (plan->socket_dir >= 0) {
+	if (!rc && plan->socket_dir >= 0) {
 		struct scmp_arg_cmp c[2] = { ARG32(0, plan->socket_dir),
 					     ARG32(2, 0) };
 
-		rc = rc ? rc : add(ctx, SCMP_SYS(unlinkat), 2, c);
-	}
-	/* The checks below; a signal to itself (the SIGSYS handler's,
-	 * abort()'s). */
-	{
-		struct scmp_arg_cmp a = ARG32(0, PR_GET_SECCOMP),
-				    b = ARG32(0, PR_GET_NO_NEW_PRIVS),
-				    k = ARG32(0, getpid());
-
-		rc = rc ? rc : add(ctx, SCMP_SYS(prctl), 1, &a);
-		rc = rc ? rc : add(ctx, SCMP_SYS(prctl), 1, &b);
-		rc = rc ? rc : add(ctx, SCMP_SYS(tgkill), 1, &k);
+		rc = add(ctx, SCMP_SYS(unlinkat), 2, c);
 	}
 	return rc;
+}
+
+static int build_rules(scmp_filter_ctx ctx, const struct filter_plan *plan)
+{
+	int rc = ADD_LIST(ctx, plain);
+
+	rc = rc ? rc : add_sockopts(ctx);
+	if (!rc && RUNNING_ON_VALGRIND)
+		rc = ADD_LIST(ctx, for_valgrind);
+	if (!rc && SANITIZED)
+		rc = ADD_LIST(ctx, for_sanitizer);
+	rc = rc ? rc : add_memory(ctx);
+	rc = rc ? rc : add_sockets(ctx, plan->ping_sockets);
+	rc = rc ? rc : add_misc(ctx);
+	return rc ? rc : add_files(ctx, plan);
 }
 
 int filter_apply(const struct filter_plan *plan, char *err, size_t errlen)
