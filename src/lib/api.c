@@ -23,6 +23,7 @@
 #include "lib/rawcompat.h"
 #include "lib/shimapi.h"
 #include "pingsock.h"
+#include "lib/sys.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -86,14 +87,14 @@ static void why_kernel(int err)
 
 static int open_kernel(int domain, int type, int protocol)
 {
-	int fd = socket(domain, type, protocol);
+	int fd = sys_socket(domain, type, protocol);
 	struct fdent ent = { .backend = PINGSOCK_BACKEND_KERNEL,
 			     .family = domain, .errfd = -1 };
 
 	if (fd < 0)
 		return -errno;
 	if (fdtab_set(fd, &ent)) {
-		close(fd);
+		sys_close(fd);
 		return -ENOMEM;
 	}
 	return fd;
@@ -102,10 +103,10 @@ static int open_kernel(int domain, int type, int protocol)
 /* Give the received descriptor the flags socket() was asked for. */
 static int apply_type_flags(int fd, int type)
 {
-	if (!(type & SOCK_CLOEXEC) && fcntl(fd, F_SETFD, 0) < 0)
+	if (!(type & SOCK_CLOEXEC) && sys_fcntl(fd, F_SETFD, 0) < 0)
 		return -errno;
 	if ((type & SOCK_NONBLOCK) &&
-	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0)
+	    sys_fcntl(fd, F_SETFL, sys_fcntl(fd, F_GETFL) | O_NONBLOCK) < 0)
 		return -errno;
 	return 0;
 }
@@ -169,7 +170,7 @@ static int adopt_broker(int domain, int type, bool keep, uint32_t handle,
 	}
 	for (int i = rc ? 0 : 1; i < CONN_MAX_FDS; i++)
 		if (fds[i] >= 0)
-			close(fds[i]);
+			sys_close(fds[i]);
 	return rc ? rc : fds[0];
 }
 
@@ -209,12 +210,12 @@ static int open_daemon(int domain, int type, int protocol)
 	if (rc >= 0)
 		rc = dsock_map_shm(fds[1], &ent.shm);
 	if (fds[1] >= 0)
-		close(fds[1]);
+		sys_close(fds[1]);
 	if (rc < 0) {
 		if (fd >= 0)
-			close(fd);
+			sys_close(fd);
 		if (ent.errfd >= 0)
-			close(ent.errfd);
+			sys_close(ent.errfd);
 		why_daemon(rc);
 		/* Served nothing in this namespace: "you may not". */
 		open_foreign = rc == -CONN_ERR_FOREIGN_NS;
@@ -227,8 +228,8 @@ static int open_daemon(int domain, int type, int protocol)
 		rc = -ENOMEM;
 	if (rc < 0) {
 		munmap(ent.shm, WIRE_SHM_SIZE);
-		close(ent.errfd);
-		close(fd);
+		sys_close(ent.errfd);
+		sys_close(fd);
 		return rc;
 	}
 	return fd;
@@ -308,7 +309,7 @@ EXPORT int pingsock_socket(int domain, int type, int protocol)
 		rc = open_kernel(domain, type, protocol);
 		if (rc >= 0) {
 			fdtab_clear(rc);
-			close(rc);
+			sys_close(rc);
 			rc = -EPROTONOSUPPORT;
 		}
 		return (int)dsock_ret(rc);
@@ -357,8 +358,8 @@ static int name_call(int fd, int type, const struct sockaddr *addr,
 			if (bk_connect_reaches(addr, len))
 				bk_use(fd, &ent, NULL, 0);
 		}
-		return type == WIRE_BIND ? bind(fd, addr, len)
-					 : connect(fd, addr, len);
+		return type == WIRE_BIND ? sys_bind(fd, addr, len)
+					 : sys_connect(fd, addr, len);
 	}
 	rc = addr_in(&req, addr, len);
 	if (rc == 0)
@@ -408,8 +409,8 @@ static int getname(int fd, bool peer, struct sockaddr *addr, socklen_t *len)
 	if (!daemon_fd(fd, &ent)) {
 		if (!peer && ent.backend == PINGSOCK_BACKEND_BROKER)
 			return bk_getsockname(fd, &ent, addr, len);
-		return peer ? getpeername(fd, addr, len)
-			    : getsockname(fd, addr, len);
+		return peer ? sys_getpeername(fd, addr, len)
+			    : sys_getsockname(fd, addr, len);
 	}
 	rc = dsock_call(fd, &ent, &req, NULL, 0, sa, &blen);
 	/* A whole sockaddr (conn_call() checked), of the socket's family. */
@@ -439,7 +440,7 @@ EXPORT int pingsock_shutdown(int fd, int how)
 	struct fdent ent;
 
 	if (!daemon_fd(fd, &ent))
-		return shutdown(fd, how);
+		return sys_shutdown(fd, how);
 	return (int)dsock_ret(dsock_call(fd, &ent, &req, NULL, 0, NULL, NULL));
 }
 
@@ -458,12 +459,12 @@ EXPORT int pingsock_close(int fd)
 		if (ent.shm)
 			munmap(ent.shm, WIRE_SHM_SIZE);
 		if (ent.errfd >= 0)
-			close(ent.errfd);
+			sys_close(ent.errfd);
 	} else if (ent.backend == PINGSOCK_BACKEND_BROKER) {
 		bk_release(ent.bk);
 	}
 	fdtab_clear(fd);
-	return close(fd);
+	return sys_close(fd);
 }
 
 /*
@@ -575,7 +576,7 @@ EXPORT int pingsock_poll(struct pollfd *fds, nfds_t nfds, int timeout)
 	while (plain < nfds && fdtab_plain(fds[plain].fd))
 		plain++;
 	if (plain == nfds)
-		return poll(fds, nfds, timeout);	/* nothing of ours */
+		return sys_poll(fds, nfds, timeout);	/* nothing of ours */
 	if (pollset_build(&ps, fds, nfds)) {
 		pollset_free(&ps);
 		errno = ENOMEM;
@@ -589,7 +590,7 @@ EXPORT int pingsock_poll(struct pollfd *fds, nfds_t nfds, int timeout)
 	int64_t deadline = timeout > 0 ? now_ms() + timeout : 0;
 
 	for (;;) {
-		int r = poll(ps.all, nfds + ps.nerr,
+		int r = sys_poll(ps.all, nfds + ps.nerr,
 			     any_synth(&ps, fds, nfds) ? 0 : timeout);
 
 		if (r < 0) {

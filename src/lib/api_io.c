@@ -30,6 +30,7 @@
 #include "lib/rawcompat.h"
 #include "pingsock.h"
 #include "wire/decode.h"
+#include "lib/sys.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define MAX_IOV 15
@@ -131,11 +132,11 @@ EXPORT ssize_t pingsock_sendmsg(int fd, const struct msghdr *msg, int flags)
 	uint32_t namelen = WIRE_NO_NAME;
 
 	if (fdtab_plain(fd))
-		return sendmsg(fd, msg, flags);
+		return sys_sendmsg(fd, msg, flags);
 	if (!daemon_fd(fd, &ent)) {
 		if (bk_fresh(&ent) && bk_msg_reaches(msg))
 			bk_use(fd, &ent, msg->msg_iov, msg->msg_iovlen);
-		return sendmsg(fd, msg, flags);
+		return sys_sendmsg(fd, msg, flags);
 	}
 	if (!msg)
 		return dsock_ret(-EFAULT);
@@ -158,11 +159,11 @@ EXPORT ssize_t pingsock_sendto(int fd, const void *buf, size_t len, int flags,
 	struct fdent ent;
 
 	if (fdtab_plain(fd))
-		return sendto(fd, buf, len, flags, dst, dstlen);
+		return sys_sendto(fd, buf, len, flags, dst, dstlen);
 	if (!daemon_fd(fd, &ent)) {
 		if (bk_fresh(&ent) && bk_send_reaches(dst, dstlen))
 			bk_use(fd, &ent, &iov, 1);
-		return sendto(fd, buf, len, flags, dst, dstlen);
+		return sys_sendto(fd, buf, len, flags, dst, dstlen);
 	}
 	/* __sys_sendto(): any non-NULL address is a name, even of length 0;
 	 * move_addr_to_kernel() refuses one longer than sockaddr_storage. */
@@ -184,7 +185,7 @@ static bool nonblocking(int fd, int flags)
 
 	if (flags & MSG_DONTWAIT)
 		return true;
-	fl = fcntl(fd, F_GETFL);
+	fl = sys_fcntl(fd, F_GETFL);
 	return fl >= 0 && (fl & O_NONBLOCK);
 }
 
@@ -198,7 +199,7 @@ static ssize_t read_dgram(int fd, struct msghdr *m, int flags,
 	bool shut_rd = shm && (atomic_load(&shm->shutdown) & WIRE_SHUT_RD);
 	ssize_t n;
 
-	n = recvmsg(fd, m, (flags & (MSG_PEEK | MSG_DONTWAIT | MSG_TRUNC)) |
+	n = sys_recvmsg(fd, m, (flags & (MSG_PEEK | MSG_DONTWAIT | MSG_TRUNC)) |
 			   (shut_rd ? MSG_DONTWAIT : 0));
 	if (n < 0 && errno == EAGAIN && shut_rd && !nonblocking(fd, flags))
 		return -2;
@@ -211,7 +212,7 @@ static void drop_head(int fd)
 {
 	char c;
 
-	(void)recv(fd, &c, sizeof(c), MSG_DONTWAIT);
+	(void)sys_recv(fd, &c, sizeof(c), MSG_DONTWAIT);
 }
 
 /*
@@ -325,7 +326,7 @@ EXPORT ssize_t pingsock_recvmsg(int fd, struct msghdr *msg, int flags)
 	struct fdent ent;
 
 	if (fdtab_plain(fd) || !daemon_fd(fd, &ent))
-		return recvmsg(fd, msg, flags);
+		return sys_recvmsg(fd, msg, flags);
 	if (!msg)
 		return dsock_ret(-EFAULT);
 	return dsock_ret(drecv(fd, &ent, msg, flags));
@@ -340,7 +341,7 @@ EXPORT ssize_t pingsock_recvfrom(int fd, void *buf, size_t len, int flags,
 	long rc;
 
 	if (fdtab_plain(fd) || !daemon_fd(fd, &ent))
-		return recvfrom(fd, buf, len, flags, src, srclen);
+		return sys_recvfrom(fd, buf, len, flags, src, srclen);
 	if (src && srclen) {
 		if ((int)*srclen < 0)
 			return dsock_ret(-EINVAL);

@@ -26,6 +26,7 @@
 #include "lib/errq.h"
 #include "lib/fdtab.h"
 #include "pingsock.h"
+#include "lib/sys.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -93,7 +94,7 @@ EXPORT int pingsock_setsockopt(int fd, int level, int name, const void *val,
 		if (level == SOL_IPV6 && name == IPV6_V6ONLY &&
 		    bk_v6only_set(&ent, val, len, &rc))
 			return (int)dsock_ret(rc);
-		rc = setsockopt(fd, level, name, val, len);
+		rc = sys_setsockopt(fd, level, name, val, len);
 		if (rc == 0 && bk_fresh(&ent))
 			bk_record(&ent, level, name, val, len);
 		return rc;
@@ -103,7 +104,7 @@ EXPORT int pingsock_setsockopt(int fd, int level, int name, const void *val,
 	if (len && !val)
 		return (int)dsock_ret(-EFAULT);
 	if (local_opt(level, name)) {
-		rc = setsockopt(fd, level, name, val, len);
+		rc = sys_setsockopt(fd, level, name, val, len);
 		if (rc < 0 || name != SO_RCVBUF)
 			return rc;
 	}
@@ -146,7 +147,7 @@ EXPORT int pingsock_getsockopt(int fd, int level, int name, void *val,
 
 	if (!daemon_fd(fd, &ent))
 		return ent.bk ? bk_getsockopt(fd, &ent, level, name, val, len)
-			      : getsockopt(fd, level, name, val, len);
+			      : sys_getsockopt(fd, level, name, val, len);
 	if (!len)
 		return (int)dsock_ret(-EFAULT);
 	/* ip_getsockopt() and sk_getsockopt() refuse a negative length;
@@ -154,7 +155,7 @@ EXPORT int pingsock_getsockopt(int fd, int level, int name, void *val,
 	if ((int)*len < 0 && !(ent.family == AF_INET6 && level == SOL_IPV6))
 		return (int)dsock_ret(-EINVAL);
 	if (local_opt(level, name))
-		return getsockopt(fd, level, name, val, len);
+		return sys_getsockopt(fd, level, name, val, len);
 	if (level == SOL_SOCKET && name == SO_ERROR) {
 		/* sk_getsockopt(): reading the pending error takes it. */
 		int v = errq_take_pending(&ent);
@@ -201,12 +202,12 @@ static int get_stamp(const struct fdent *ent, unsigned long req, void *arg)
 /* Interface ioctls are answered by any inet socket: ask a UDP one. */
 static int ifreq_ioctl(int family, unsigned long req, void *arg)
 {
-	int s = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc;
+	int s = sys_socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc;
 
 	if (s < 0)
 		return -errno;
-	rc = ioctl(s, req, arg) < 0 ? -errno : 0;
-	close(s);
+	rc = sys_ioctl(s, req, arg) < 0 ? -errno : 0;
+	sys_close(s);
 	return rc;
 }
 
@@ -215,7 +216,7 @@ EXPORT int pingsock_ioctl(int fd, unsigned long request, void *arg)
 	struct fdent ent;
 
 	if (!daemon_fd(fd, &ent))
-		return ioctl(fd, request, arg);
+		return sys_ioctl(fd, request, arg);
 	switch (request) {
 	case SIOCGSTAMP_OLD:
 	case SIOCGSTAMPNS_OLD:
@@ -226,7 +227,7 @@ EXPORT int pingsock_ioctl(int fd, unsigned long request, void *arg)
 	case FIOASYNC:
 	case FIOCLEX:
 	case FIONCLEX:
-		return ioctl(fd, request, arg);	/* the descriptor's own */
+		return sys_ioctl(fd, request, arg);	/* the descriptor's own */
 	default:
 		break;
 	}

@@ -20,6 +20,7 @@
 #include "lib/shimapi.h"
 #include "pingsock.h"
 #include "wire/decode.h"
+#include "lib/sys.h"
 
 #define BK_OPT_MAX 256		/* longer values are not kept */
 #define PSL_IPV6_FLOWLABEL_MGR 32	/* <linux/in6.h>: an action */
@@ -98,7 +99,7 @@ int bk_adopt(int livefd, uint32_t handle, int family, bool keep_ident,
 		bk->used = pool_slot();
 	if (!bk || !bk->used) {
 		free(bk);
-		close(livefd);
+		sys_close(livefd);
 		return -ENOMEM;
 	}
 	atomic_store(bk->used, 0);
@@ -131,7 +132,7 @@ void bk_release(struct bkstate *bk)
 	if (!bk)
 		return;
 	if (bk->livefd >= 0)
-		close(bk->livefd);
+		sys_close(bk->livefd);
 	pthread_mutex_destroy(&bk->lock);
 	free(bk->opts);
 	free(bk);
@@ -219,7 +220,7 @@ static int replay(struct bkstate *bk, int nfd)
 	for (size_t i = 0; i < bk->nopts && !rc; i++) {
 		const struct bkopt *o = &bk->opts[i];
 
-		if (setsockopt(nfd, o->level, o->name, o->val, o->len) != 0)
+		if (sys_setsockopt(nfd, o->level, o->name, o->val, o->len) != 0)
 			rc = -errno;
 	}
 	pthread_mutex_unlock(&bk->lock);
@@ -229,10 +230,10 @@ static int replay(struct bkstate *bk, int nfd)
 /* nfd takes fd's place: its file flags, then its number. */
 static int take_place(int fd, int nfd)
 {
-	int fl = fcntl(fd, F_GETFL), fdfl = fcntl(fd, F_GETFD);
+	int fl = sys_fcntl(fd, F_GETFL), fdfl = sys_fcntl(fd, F_GETFD);
 
-	if (fl < 0 || fdfl < 0 || fcntl(nfd, F_SETFL, fl) != 0 ||
-	    dup3(nfd, fd, (fdfl & FD_CLOEXEC) ? O_CLOEXEC : 0) < 0)
+	if (fl < 0 || fdfl < 0 || sys_fcntl(nfd, F_SETFL, fl) != 0 ||
+	    sys_dup3(nfd, fd, (fdfl & FD_CLOEXEC) ? O_CLOEXEC : 0) < 0)
 		return -errno;
 	return 0;
 }
@@ -255,7 +256,7 @@ static int int_opt(int fd, int level, int name)
 	int v = 0;
 	socklen_t len = sizeof(v);
 
-	return getsockopt(fd, level, name, &v, &len) == 0 ? v : 0;
+	return sys_getsockopt(fd, level, name, &v, &len) == 0 ? v : 0;
 }
 
 /* What bind() looks at, as fd has it, for the daemon's new socket. */
@@ -307,7 +308,7 @@ static int rebind(int fd, struct bkstate *bk, const struct sockaddr *addr,
 		rc = take_place(fd, fds[0]);
 	for (int i = 0; i < CONN_MAX_FDS; i++)
 		if (fds[i] >= 0)
-			close(fds[i]);
+			sys_close(fds[i]);
 	if (rc >= 0) {
 		atomic_store(bk->used, 1);
 		fdtab_set_plain(fd);
@@ -322,7 +323,7 @@ int bk_bind(int fd, const struct fdent *ent, const struct sockaddr *addr,
 	int rc;
 
 	if (!bk_fresh(ent))
-		return bind(fd, addr, len);
+		return sys_bind(fd, addr, len);
 	rc = rebind(fd, ent->bk, addr, len, 0);
 	if (rc < 0) {
 		errno = -rc;
@@ -402,7 +403,7 @@ int bk_v6only_set(const struct fdent *ent, const void *val, socklen_t len,
 int bk_getsockopt(int fd, const struct fdent *ent, int level, int name,
 		  void *val, socklen_t *len)
 {
-	int rc = getsockopt(fd, level, name, val, len);
+	int rc = sys_getsockopt(fd, level, name, val, len);
 
 	if (rc == 0 && ent->bk && level == SOL_IPV6 && name == IPV6_V6ONLY &&
 	    val && *len >= sizeof(int))
@@ -422,7 +423,7 @@ int bk_getsockname(int fd, const struct fdent *ent, struct sockaddr *addr,
 		   socklen_t *len)
 {
 	socklen_t cap = len ? *len : 0;
-	int rc = getsockname(fd, addr, len);
+	int rc = sys_getsockname(fd, addr, len);
 
 	/* The port is the third and fourth byte in both families. */
 	if (rc == 0 && bk_fresh(ent) && addr && cap >= 4)

@@ -17,6 +17,7 @@
 #include "pingsock.h"
 #include "wire/buf.h"
 #include "wire/decode.h"
+#include "lib/sys.h"
 
 #define CONN_SPIN_NS 50000
 /* exchange(): the answer was malformed (conn_call() says -EPROTO). */
@@ -62,7 +63,7 @@ static int xsend(int fd, struct msghdr *mh)
 	ssize_t n;
 
 	do {
-		n = sendmsg(fd, mh, MSG_NOSIGNAL);
+		n = sys_sendmsg(fd, mh, MSG_NOSIGNAL);
 	} while (n < 0 && errno == EINTR);
 	return n < 0 ? -1 : 0;
 }
@@ -86,7 +87,7 @@ static ssize_t xrecv(int fd, struct msghdr *mh)
 	ssize_t n;
 
 	for (;;) {
-		n = recvmsg(fd, mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+		n = sys_recvmsg(fd, mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
 		if (n >= 0 || (errno != EAGAIN && errno != EINTR))
 			return n;
 		if (!until)
@@ -95,7 +96,7 @@ static ssize_t xrecv(int fd, struct msghdr *mh)
 			break;
 	}
 	do {
-		n = recvmsg(fd, mh, MSG_CMSG_CLOEXEC);
+		n = sys_recvmsg(fd, mh, MSG_CMSG_CLOEXEC);
 	} while (n < 0 && errno == EINTR);
 	return n;
 }
@@ -116,17 +117,17 @@ static int dial(void)
 	if (strlen(path) >= sizeof(sun.sun_path))
 		return -ENAMETOOLONG;
 	memcpy(sun.sun_path, path, strlen(path) + 1);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	fd = sys_socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
+	if (sys_connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
 		rc = -errno;
-		close(fd);
+		sys_close(fd);
 		return rc;
 	}
 	rc = exchange(fd, &hello, NULL, 0, NULL, NULL, NULL);
 	if (rc < 0) {
-		close(fd);
+		sys_close(fd);
 		if (rc == WIRE_R_FOREIGN_NS)
 			return -CONN_ERR_FOREIGN_NS;
 		/* Not a pingsockd, or one of another protocol version. */
@@ -137,11 +138,11 @@ static int dial(void)
 
 int conn_move_high(int fd)
 {
-	int high = fcntl(fd, F_DUPFD_CLOEXEC, CONN_HIGH_FD);
+	int high = sys_fcntl(fd, F_DUPFD_CLOEXEC, CONN_HIGH_FD);
 
 	if (high < 0)
 		return fd;	/* a low limit: keep it where it is */
-	close(fd);
+	sys_close(fd);
 	return high;
 }
 
@@ -177,7 +178,7 @@ static int take_fds(struct msghdr *mh, int *fds, int max, bool *other)
 			if (n < max)
 				fds[n] = rfd;
 			else
-				close(rfd);
+				sys_close(rfd);
 		}
 	}
 	return n;
@@ -231,7 +232,7 @@ static int take_answer(int fd, const struct wire_req *req, void *body,
 	if (other || !answer_ok(req, resp, got, &mh, fds, nfds, &ans) ||
 	    (body && bodylen && ans.len > *bodylen)) {
 		for (int i = 0; i < nfds && i <= CONN_MAX_FDS; i++)
-			close(fds[i]);
+			sys_close(fds[i]);
 		return got == 0 && nfds == 0 && !other ? CONN_BROKEN : CONN_PROTO;
 	}
 	if (body && bodylen) {
@@ -242,7 +243,7 @@ static int take_answer(int fd, const struct wire_req *req, void *body,
 		if (fd_out)
 			fd_out[i] = fds[i];
 		else
-			close(fds[i]);
+			sys_close(fds[i]);
 	}
 	return ans.result;
 }
@@ -283,7 +284,7 @@ int conn_call(const struct wire_req *req, const struct iovec *data,
 	if (forked) {
 		/* Inherited across fork: the parent keeps using its copy. */
 		if (ctl_fd >= 0)
-			close(ctl_fd);
+			sys_close(ctl_fd);
 		ctl_fd = -1;
 		forked = false;
 	}
@@ -300,7 +301,7 @@ int conn_call(const struct wire_req *req, const struct iovec *data,
 	if (rc == CONN_BROKEN || rc == CONN_PROTO) {
 		/* The daemon went away, or is not one to talk to: a later
 		 * call dials afresh. */
-		close(ctl_fd);
+		sys_close(ctl_fd);
 		ctl_fd = -1;
 	}
 	if (rc == CONN_PROTO)

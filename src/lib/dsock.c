@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "lib/conn.h"
+#include "lib/sys.h"
 
 long dsock_ret(long rc)
 {
@@ -46,14 +47,14 @@ int dsock_prove(int fd, uint8_t *nonce)
 		return rc;
 	memcpy(pf.nonce, nonce, WIRE_NONCE_LEN);
 	for (int tries = 0; tries < 2; tries++) {
-		ssize_t n = send(fd, &pf, sizeof(pf), MSG_DONTWAIT | MSG_NOSIGNAL);
+		ssize_t n = sys_send(fd, &pf, sizeof(pf), MSG_DONTWAIT | MSG_NOSIGNAL);
 
 		if (n == (ssize_t)sizeof(pf))
 			return 0;
 		if (n >= 0 || errno != EAGAIN)
 			break;
 		/* The daemon drains it as it comes: a moment, at most. */
-		if (poll(&pfd, 1, 1000) <= 0)
+		if (sys_poll(&pfd, 1, 1000) <= 0)
 			break;
 	}
 	return -ECONNRESET;
@@ -82,7 +83,7 @@ static int attach(int fd, struct fdent *ent)
 	if (rc >= 0 && !ent->shm)
 		rc = dsock_map_shm(fds[0], &shm);
 	if (fds[0] >= 0)
-		close(fds[0]);
+		sys_close(fds[0]);
 	if (rc >= 0) {
 		ent->handle = body[0];
 		fdtab_set_attached(fd, body[0], getpid(), &shm, &fds[1], ent);
@@ -91,7 +92,7 @@ static int attach(int fd, struct fdent *ent)
 		munmap(shm, WIRE_SHM_SIZE);
 	for (int i = 1; i < CONN_MAX_FDS; i++)
 		if (fds[i] >= 0)
-			close(fds[i]);
+			sys_close(fds[i]);
 	if (rc < 0)
 		return rc == -EBADF || rc == CONN_NODAEMON || rc == CONN_BROKEN
 			       ? -ECONNRESET : rc;

@@ -13,6 +13,7 @@
 #include "lib/cmsg.h"
 #include "wire/decode.h"
 #include "wire/wire.h"
+#include "lib/sys.h"
 
 #define MAX_IOV 15
 
@@ -52,7 +53,7 @@ static void count_down(_Atomic uint32_t *count)
 static int peek_head(const struct fdent *ent, struct wire_dgram *dg)
 {
 	uint8_t hdr[WIRE_DGRAM_HDR];
-	ssize_t n = recv(ent->errfd, hdr, sizeof(hdr),
+	ssize_t n = sys_recv(ent->errfd, hdr, sizeof(hdr),
 			 MSG_PEEK | MSG_DONTWAIT | MSG_TRUNC);
 
 	if (n <= 0)
@@ -70,7 +71,7 @@ void errq_drain_wakes(const struct fdent *ent)
 	if (ent->errfd < 0)
 		return;
 	while (peek_head(ent, &dg) == 1 && dg.kind == WIRE_DG_WAKE)
-		if (recv(ent->errfd, &dg, sizeof(dg), MSG_DONTWAIT) < 0)
+		if (sys_recv(ent->errfd, &dg, sizeof(dg), MSG_DONTWAIT) < 0)
 			break;
 }
 
@@ -153,7 +154,7 @@ static void put_recverr(struct cmsg_out *co, const struct wire_dgram *dg)
 static ssize_t read_record(const struct fdent *ent, struct msghdr *m)
 {
 	for (int tries = 0;; tries++) {
-		ssize_t n = recvmsg(ent->errfd, m, MSG_DONTWAIT | MSG_TRUNC);
+		ssize_t n = sys_recvmsg(ent->errfd, m, MSG_DONTWAIT | MSG_TRUNC);
 
 		if (n >= 0 || errno != EAGAIN)
 			return n < 0 ? -errno : n;
@@ -169,7 +170,7 @@ void errq_purge(const struct fdent *ent)
 
 	if (ent->errfd < 0 || !ent->shm)
 		return;
-	while (recv(ent->errfd, &dg, sizeof(dg), MSG_DONTWAIT | MSG_TRUNC) >= 0)
+	while (sys_recv(ent->errfd, &dg, sizeof(dg), MSG_DONTWAIT | MSG_TRUNC) >= 0)
 		;
 	atomic_store(&ent->shm->errq, 0);
 }

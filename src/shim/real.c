@@ -11,6 +11,7 @@
 
 #include "lib/broker.h"
 #include "lib/fdtab.h"
+#include "lib/sys.h"
 #include "pingsock.h"
 #include "shim/shim.h"
 
@@ -22,6 +23,33 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 #define BIND(field, name) \
 	(*(void **)&shim_real.field = dlsym(RTLD_NEXT, name))
+
+/*
+ * The library's system calls (lib/sys.h) are the real ones too: inside
+ * this object libc's bare names are the shim's.
+ */
+static void point_sys(void)
+{
+	sys.socket = shim_real.socket;
+	sys.bind = shim_real.bind;
+	sys.connect = shim_real.connect;
+	sys.send = shim_real.send;
+	sys.sendto = shim_real.sendto;
+	sys.sendmsg = shim_real.sendmsg;
+	sys.recv = shim_real.recv;
+	sys.recvfrom = shim_real.recvfrom;
+	sys.recvmsg = shim_real.recvmsg;
+	sys.getsockname = shim_real.getsockname;
+	sys.getpeername = shim_real.getpeername;
+	sys.setsockopt = shim_real.setsockopt;
+	sys.getsockopt = shim_real.getsockopt;
+	sys.ioctl = shim_real.ioctl;
+	sys.fcntl = shim_real.fcntl;
+	sys.close = shim_real.close;
+	sys.dup3 = shim_real.dup3;
+	sys.shutdown = shim_real.shutdown;
+	sys.poll = shim_real.poll;
+}
 
 static void bind_all(void)
 {
@@ -69,11 +97,18 @@ static void bind_all(void)
 	if (!shim_real.fcntl64)
 		shim_real.fcntl64 = shim_real.fcntl;
 	shim_debug = d && *d && strcmp(d, "0") != 0;
+	point_sys();
 }
 
 void shim_init(void)
 {
 	pthread_once(&once, bind_all);
+}
+
+/* Bound when the object is loaded, before the program's first call. */
+__attribute__((constructor)) static void shim_load(void)
+{
+	shim_init();
 }
 
 /* Daemon sockets among the low descriptors: one byte each. */
