@@ -113,6 +113,8 @@ int bk_adopt(int livefd, uint32_t handle, int family, bool keep_ident,
 	ent->backend = PINGSOCK_BACKEND_BROKER;
 	ent->family = family;
 	ent->errfd = -1;
+	ent->used = bk->used;
+	ent->livefd = bk->livefd;
 	ent->bk = bk;
 	return 0;
 }

@@ -1,5 +1,4 @@
 #include "lib/fdtab.h"
-#include "lib/broker.h"
 #include "lib/shimapi.h"
 #include "pingsock.h"
 
@@ -27,7 +26,7 @@ static void quick_set(int fd, const struct fdent *e)
 	if (fd >= 0 && fd < FDTAB_QUICK)
 		atomic_store_explicit(&quick[fd],
 				      e && (e->backend == PINGSOCK_BACKEND_DAEMON ||
-					    (e->bk && bk_fresh(e))),
+					    (e->used && !atomic_load(e->used))),
 				      memory_order_relaxed);
 }
 
@@ -216,7 +215,7 @@ size_t fdtab_errfds(int *out, size_t max)
 
 	pthread_mutex_lock(&lock);
 	for (size_t i = 0; i < ntab; i++) {
-		int fd = tab[i].bk ? bk_livefd(tab[i].bk) : tab[i].errfd;
+		int fd = tab[i].bk ? tab[i].livefd : tab[i].errfd;
 
 		if (!tab[i].backend || fd < 0)
 			continue;

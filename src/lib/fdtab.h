@@ -6,6 +6,7 @@
 #ifndef PS_FDTAB_H
 #define PS_FDTAB_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -24,6 +25,8 @@ struct fdent {
 	int errfd;		/* the socket's error queue (hidden), or -1 */
 	bool keep_ident;	/* PINGSOCK_IDENT=keep, first send not yet made */
 	struct bkstate *bk;	/* broker socket: shared by its copies */
+	_Atomic uint8_t *used;	/* its flag: sent or connected (broker.h) */
+	int livefd;		/* its liveness descriptor (hidden), or -1 */
 	bool raw;		/* the raw-socket emulation (rawcompat.h) */
 	bool has_stamp;		/* SIOCGSTAMP: time of the last datagram read */
 	struct timespec stamp;

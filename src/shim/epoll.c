@@ -134,8 +134,8 @@ static long reg_alloc(void)
 static void reg_free(struct ereg *r)
 {
 	if (r->errdup >= 0) {
-		shim_real.epoll_ctl(r->epfd, EPOLL_CTL_DEL, r->errdup, NULL);
-		shim_real.close(r->errdup);
+		real_epoll_ctl(r->epfd, EPOLL_CTL_DEL, r->errdup, NULL);
+		real_close(r->errdup);
 	}
 	*r = (struct ereg){ .epfd = -1, .fd = -1, .errdup = -1 };
 }
@@ -166,24 +166,24 @@ static int ctl_add(int epfd, int fd, const struct epoll_event *ev)
 	}
 	r = &regs[slot];
 	mine.data.u64 = EP_TAG(slot, 0);
-	if (shim_real.epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &mine) < 0)
+	if (real_epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &mine) < 0)
 		return -1;
 	*r = (struct ereg){ .epfd = epfd, .fd = fd, .errdup = -1,
 			    .shm = ent.shm, .events = ev->events,
 			    .data = ev->data };
 	if (ent.errfd >= 0) {
-		r->errdup = shim_real.fcntl(ent.errfd, F_DUPFD_CLOEXEC,
+		r->errdup = real_fcntl(ent.errfd, F_DUPFD_CLOEXEC,
 					    CONN_HIGH_FD);
 		if (r->errdup < 0)
-			r->errdup = shim_real.fcntl(ent.errfd,
+			r->errdup = real_fcntl(ent.errfd,
 						    F_DUPFD_CLOEXEC, 0);
 		mine.events = EPOLLIN | (ev->events & EP_FLAGS);
 		mine.data.u64 = EP_TAG(slot, 1);
 		if (r->errdup < 0 ||
-		    shim_real.epoll_ctl(epfd, EPOLL_CTL_ADD, r->errdup,
+		    real_epoll_ctl(epfd, EPOLL_CTL_ADD, r->errdup,
 					&mine) < 0) {
 			saved = errno;
-			shim_real.epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
+			real_epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
 			reg_free(r);
 			errno = saved;
 			return -1;
@@ -200,11 +200,11 @@ static int ctl_mod(int epfd, int fd, const struct epoll_event *ev)
 
 	if (!r) {
 		/* Not registered through the shim: the kernel's ENOENT. */
-		return shim_real.epoll_ctl(epfd, EPOLL_CTL_MOD, fd,
+		return real_epoll_ctl(epfd, EPOLL_CTL_MOD, fd,
 					   (struct epoll_event *)ev);
 	}
 	mine.data.u64 = EP_TAG(r - regs, 0);
-	if (shim_real.epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &mine) < 0)
+	if (real_epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &mine) < 0)
 		return -1;
 	r->events = ev->events;
 	r->data = ev->data;
@@ -212,7 +212,7 @@ static int ctl_mod(int epfd, int fd, const struct epoll_event *ev)
 	if (r->errdup >= 0) {
 		mine.events = EPOLLIN | (ev->events & EP_FLAGS);
 		mine.data.u64 = EP_TAG(r - regs, 1);
-		shim_real.epoll_ctl(epfd, EPOLL_CTL_MOD, r->errdup, &mine);
+		real_epoll_ctl(epfd, EPOLL_CTL_MOD, r->errdup, &mine);
 	}
 	return 0;
 }
@@ -220,7 +220,7 @@ static int ctl_mod(int epfd, int fd, const struct epoll_event *ev)
 static int ctl_del(int epfd, int fd, struct epoll_event *ev)
 {
 	struct ereg *r = reg_find(epfd, fd);
-	int rc = shim_real.epoll_ctl(epfd, EPOLL_CTL_DEL, fd, ev);
+	int rc = real_epoll_ctl(epfd, EPOLL_CTL_DEL, fd, ev);
 
 	if (r && rc == 0) {
 		reg_free(r);
@@ -236,9 +236,9 @@ SHIM_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 
 	shim_init();
 	if (shim_depth || !shim_ours(fd))
-		return shim_real.epoll_ctl(epfd, op, fd, ev);
+		return real_epoll_ctl(epfd, op, fd, ev);
 	if (!ev && op != EPOLL_CTL_DEL)
-		return shim_real.epoll_ctl(epfd, op, fd, ev);	/* EFAULT */
+		return real_epoll_ctl(epfd, op, fd, ev);	/* EFAULT */
 	pthread_mutex_lock(&lock);
 	switch (op) {
 	case EPOLL_CTL_ADD:
@@ -251,7 +251,7 @@ SHIM_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 		rc = ctl_del(epfd, fd, ev);
 		break;
 	default:
-		rc = shim_real.epoll_ctl(epfd, op, fd, ev);	/* EINVAL */
+		rc = real_epoll_ctl(epfd, op, fd, ev);	/* EINVAL */
 		break;
 	}
 	pthread_mutex_unlock(&lock);
@@ -362,14 +362,14 @@ static int real_wait(const struct wait_call *w, int epfd,
 	if (w->kind == W_PWAIT2) {
 		ts.tv_sec = left < 0 ? 0 : left / 1000000000;
 		ts.tv_nsec = left < 0 ? 0 : left % 1000000000;
-		return shim_real.epoll_pwait2(epfd, ev, max,
+		return real_epoll_pwait2(epfd, ev, max,
 					      left < 0 ? NULL : &ts, w->mask);
 	}
 	int ms = left < 0 ? -1 : (int)((left + 999999) / 1000000);
 
 	if (w->kind == W_PWAIT)
-		return shim_real.epoll_pwait(epfd, ev, max, ms, w->mask);
-	return shim_real.epoll_wait(epfd, ev, max, ms);
+		return real_epoll_pwait(epfd, ev, max, ms, w->mask);
+	return real_epoll_wait(epfd, ev, max, ms);
 }
 
 static int ours_wait(const struct wait_call *w, int epfd,
@@ -409,7 +409,7 @@ SHIM_EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int ms)
 
 	shim_init();
 	if (shim_depth || max <= 0 || !epfd_watched(epfd))
-		return shim_real.epoll_wait(epfd, ev, max, ms);
+		return real_epoll_wait(epfd, ev, max, ms);
 	w.deadline = deadline_ms(ms);
 	rc = ours_wait(&w, epfd, ev, max);
 	SHIM_LOGRC(rc, "epoll_wait(%d, %d, %d ms)", epfd, max, ms);
@@ -424,7 +424,7 @@ SHIM_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int ms,
 
 	shim_init();
 	if (shim_depth || max <= 0 || !epfd_watched(epfd))
-		return shim_real.epoll_pwait(epfd, ev, max, ms, mask);
+		return real_epoll_pwait(epfd, ev, max, ms, mask);
 	w.deadline = deadline_ms(ms);
 	rc = ours_wait(&w, epfd, ev, max);
 	SHIM_LOGRC(rc, "epoll_pwait(%d, %d, %d ms)", epfd, max, ms);
@@ -441,7 +441,7 @@ SHIM_EXPORT int epoll_pwait2(int epfd, struct epoll_event *ev, int max,
 	if (shim_depth || max <= 0 || !epfd_watched(epfd) ||
 	    !shim_real.epoll_pwait2)
 		return shim_real.epoll_pwait2
-			       ? shim_real.epoll_pwait2(epfd, ev, max, ts, mask)
+			       ? real_epoll_pwait2(epfd, ev, max, ts, mask)
 			       : (errno = ENOSYS, -1);
 	if (ts && (ts->tv_sec < 0 || ts->tv_nsec < 0 ||
 		   ts->tv_nsec >= 1000000000)) {

@@ -64,14 +64,14 @@ static int close_around(unsigned first, unsigned last, int flags,
 			continue;
 		if (o > last)
 			break;
-		if (o > lo && shim_real.close_range(lo, o - 1, flags) < 0)
+		if (o > lo && real_close_range(lo, o - 1, flags) < 0)
 			return -1;
 		lo = o + 1;
 		if (lo == 0)	/* o was UINT_MAX */
 			return 0;
 	}
 	if (lo <= last)
-		return shim_real.close_range(lo, last, flags);
+		return real_close_range(lo, last, flags);
 	return 0;
 }
 
@@ -83,7 +83,7 @@ SHIM_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
 	shim_init();
 	if (shim_depth || !shim_real.close_range)
 		return shim_real.close_range
-			       ? shim_real.close_range(first, last, flags)
+			       ? real_close_range(first, last, flags)
 			       : (errno = ENOSYS, -1);
 	if (first > last ||
 	    (flags & ~(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC))) {
@@ -109,12 +109,12 @@ SHIM_EXPORT void closefrom(int lowfd)
 {
 	shim_init();
 	if (shim_depth) {
-		shim_real.closefrom(lowfd);
+		real_closefrom(lowfd);
 		return;
 	}
 	if (close_range(lowfd < 0 ? 0 : (unsigned)lowfd, ~0U, 0) == 0)
 		return;
 	/* No close_range in this kernel: libc's own fallback, which cannot
 	 * spare the library's descriptors. */
-	shim_real.closefrom(lowfd);
+	real_closefrom(lowfd);
 }

@@ -88,16 +88,16 @@ SHIM_EXPORT int socket(int domain, int type, int protocol)
 
 	shim_init();
 	if (shim_depth)
-		return shim_real.socket(domain, type, protocol);
+		return real_socket(domain, type, protocol);
 	raw = rawc_wanted(domain, type, protocol);	/* PINGSOCK_RAW=echo */
 	if (!raw && !shimmed_kind(domain, type, protocol))
-		return shim_real.socket(domain, type, protocol);
+		return real_socket(domain, type, protocol);
 	mode = secure_getenv("PINGSOCK_BACKEND");
 	if (!mode || !*mode || strcmp(mode, "auto") == 0 ||
 	    strcmp(mode, "kernel") == 0) {
 		/* The kernel's socket whenever it gives one; its answer
 		 * stands for anything but "you may not". */
-		fd = shim_real.socket(domain, type, protocol);
+		fd = real_socket(domain, type, protocol);
 		if (fd >= 0 || (mode && strcmp(mode, "kernel") == 0) ||
 		    (errno != EACCES && errno != EPROTONOSUPPORT &&
 		     !(raw && errno == EPERM)))
@@ -124,7 +124,7 @@ SHIM_EXPORT int bind(int fd, __CONST_SOCKADDR_ARG addr, socklen_t len)
 	int rc;
 
 	if (PASS_FRESH(fd, k))
-		return shim_real.bind(fd, addr, len);
+		return real_bind(fd, addr, len);
 	SHIM_ENTER();
 	rc = pingsock_bind(fd, addr.__sockaddr__, len);
 	SHIM_LEAVE();
@@ -139,7 +139,7 @@ SHIM_EXPORT int connect(int fd, __CONST_SOCKADDR_ARG addr, socklen_t len)
 	int rc;
 
 	if (pass_send(fd, NULL, 0, bk_connect_reaches(addr.__sockaddr__, len)))
-		return shim_real.connect(fd, addr, len);
+		return real_connect(fd, addr, len);
 	SHIM_ENTER();
 	rc = pingsock_connect(fd, addr.__sockaddr__, len);
 	SHIM_LEAVE();
@@ -152,7 +152,7 @@ SHIM_EXPORT ssize_t send(int fd, const void *buf, size_t len, int flags)
 	ssize_t rc;
 
 	if (pass_send1(fd, buf, len, true))
-		return shim_real.send(fd, buf, len, flags);
+		return real_send(fd, buf, len, flags);
 	SHIM_ENTER();
 	rc = pingsock_send(fd, buf, len, flags);
 	SHIM_LEAVE();
@@ -166,7 +166,7 @@ SHIM_EXPORT ssize_t sendto(int fd, const void *buf, size_t len, int flags,
 	ssize_t rc;
 
 	if (pass_send1(fd, buf, len, bk_send_reaches(dst.__sockaddr__, dstlen)))
-		return shim_real.sendto(fd, buf, len, flags, dst, dstlen);
+		return real_sendto(fd, buf, len, flags, dst, dstlen);
 	SHIM_ENTER();
 	rc = pingsock_sendto(fd, buf, len, flags, dst.__sockaddr__, dstlen);
 	SHIM_LEAVE();
@@ -181,7 +181,7 @@ SHIM_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 
 	if (pass_send(fd, msg ? msg->msg_iov : NULL, msg ? msg->msg_iovlen : 0,
 		      bk_msg_reaches(msg)))
-		return shim_real.sendmsg(fd, msg, flags);
+		return real_sendmsg(fd, msg, flags);
 	SHIM_ENTER();
 	rc = pingsock_sendmsg(fd, msg, flags);
 	SHIM_LEAVE();
@@ -194,7 +194,7 @@ SHIM_EXPORT ssize_t recv(int fd, void *buf, size_t len, int flags)
 	ssize_t rc;
 
 	if (PASS(fd))
-		return shim_real.recv(fd, buf, len, flags);
+		return real_recv(fd, buf, len, flags);
 	SHIM_ENTER();
 	rc = pingsock_recv(fd, buf, len, flags);
 	SHIM_LEAVE();
@@ -209,7 +209,7 @@ SHIM_EXPORT ssize_t recvfrom(int fd, void *__restrict buf, size_t len,
 	ssize_t rc;
 
 	if (PASS(fd))
-		return shim_real.recvfrom(fd, buf, len, flags, src, srclen);
+		return real_recvfrom(fd, buf, len, flags, src, srclen);
 	SHIM_ENTER();
 	rc = pingsock_recvfrom(fd, buf, len, flags, src.__sockaddr__, srclen);
 	SHIM_LEAVE();
@@ -246,7 +246,7 @@ SHIM_EXPORT int sendmmsg(int fd, struct mmsghdr *vec, unsigned int vlen,
 	unsigned int i;
 
 	if (pass_send_mmsg(fd, vec, vlen))
-		return shim_real.sendmmsg(fd, vec, vlen, flags);
+		return real_sendmmsg(fd, vec, vlen, flags);
 	if (vlen > SHIM_MMSG_MAX)
 		vlen = SHIM_MMSG_MAX;
 	SHIM_ENTER();
@@ -280,7 +280,7 @@ SHIM_EXPORT int recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen,
 	int f = flags & ~MSG_WAITFORONE;
 
 	if (PASS(fd))
-		return shim_real.recvmmsg(fd, vec, vlen, flags, tmo);
+		return real_recvmmsg(fd, vec, vlen, flags, tmo);
 	if (tmo && (tmo->tv_sec < 0 || tmo->tv_nsec < 0 ||
 		    tmo->tv_nsec >= 1000000000)) {
 		errno = EINVAL;
@@ -339,7 +339,7 @@ SHIM_EXPORT ssize_t read(int fd, void *buf, size_t len)
 	ssize_t rc;
 
 	if (PASS(fd))
-		return shim_real.read(fd, buf, len);
+		return real_read(fd, buf, len);
 	SHIM_ENTER();
 	rc = pingsock_recv(fd, buf, len, 0);
 	SHIM_LEAVE();
@@ -352,7 +352,7 @@ SHIM_EXPORT ssize_t write(int fd, const void *buf, size_t len)
 	ssize_t rc;
 
 	if (pass_send1(fd, buf, len, true))
-		return shim_real.write(fd, buf, len);
+		return real_write(fd, buf, len);
 	SHIM_ENTER();
 	rc = pingsock_send(fd, buf, len, 0);
 	SHIM_LEAVE();
@@ -370,7 +370,7 @@ ssize_t __recvfrom_chk(int fd, void *buf, size_t len, size_t buflen,
 SHIM_EXPORT ssize_t __read_chk(int fd, void *buf, size_t len, size_t buflen)
 {
 	if (PASS(fd))
-		return shim_real.read_chk(fd, buf, len, buflen);
+		return real_read_chk(fd, buf, len, buflen);
 	if (len > buflen)
 		__chk_fail();
 	return read(fd, buf, len);
@@ -380,7 +380,7 @@ SHIM_EXPORT ssize_t __recv_chk(int fd, void *buf, size_t len, size_t buflen,
 			       int flags)
 {
 	if (PASS(fd))
-		return shim_real.recv_chk(fd, buf, len, buflen, flags);
+		return real_recv_chk(fd, buf, len, buflen, flags);
 	if (len > buflen)
 		__chk_fail();
 	return recv(fd, buf, len, flags);
@@ -391,7 +391,7 @@ SHIM_EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t len,
 				   struct sockaddr *src, socklen_t *srclen)
 {
 	if (PASS(fd))
-		return shim_real.recvfrom_chk(fd, buf, len, buflen, flags, src,
+		return real_recvfrom_chk(fd, buf, len, buflen, flags, src,
 					      srclen);
 	if (len > buflen)
 		__chk_fail();
@@ -405,7 +405,7 @@ SHIM_EXPORT int getsockname(int fd, __SOCKADDR_ARG addr,
 	int rc;
 
 	if (PASS_FRESH(fd, k))
-		return shim_real.getsockname(fd, addr, len);
+		return real_getsockname(fd, addr, len);
 	SHIM_ENTER();
 	rc = pingsock_getsockname(fd, addr.__sockaddr__, len);
 	SHIM_LEAVE();
@@ -419,7 +419,7 @@ SHIM_EXPORT int getpeername(int fd, __SOCKADDR_ARG addr,
 	int rc;
 
 	if (PASS(fd))
-		return shim_real.getpeername(fd, addr, len);
+		return real_getpeername(fd, addr, len);
 	SHIM_ENTER();
 	rc = pingsock_getpeername(fd, addr.__sockaddr__, len);
 	SHIM_LEAVE();
@@ -434,7 +434,7 @@ SHIM_EXPORT int setsockopt(int fd, int level, int name, const void *val,
 	int rc;
 
 	if (PASS_FRESH(fd, k))
-		return shim_real.setsockopt(fd, level, name, val, len);
+		return real_setsockopt(fd, level, name, val, len);
 	SHIM_ENTER();
 	rc = pingsock_setsockopt(fd, level, name, val, len);
 	SHIM_LEAVE();
@@ -451,7 +451,7 @@ SHIM_EXPORT int getsockopt(int fd, int level, int name, void *__restrict val,
 	/* IPV6_V6ONLY of a broker socket is the library's (lib/broker.c). */
 	if (PASS(fd) && !(level == SOL_IPV6 && name == IPV6_V6ONLY &&
 			  !shim_depth && shim_kind(fd) != SHIM_NONE))
-		return shim_real.getsockopt(fd, level, name, val, len);
+		return real_getsockopt(fd, level, name, val, len);
 	SHIM_ENTER();
 	rc = pingsock_getsockopt(fd, level, name, val, len);
 	SHIM_LEAVE();
@@ -469,7 +469,7 @@ SHIM_EXPORT int ioctl(int fd, unsigned long request, ...)
 	arg = va_arg(ap, void *);
 	va_end(ap);
 	if (PASS(fd))
-		return shim_real.ioctl(fd, request, arg);
+		return real_ioctl(fd, request, arg);
 	SHIM_ENTER();
 	rc = pingsock_ioctl(fd, request, arg);
 	SHIM_LEAVE();
@@ -485,7 +485,7 @@ int shim_close_ours(int fd)
 	shim_mark(fd, false);
 	SHIM_ENTER();
 	if (fdtab_drop_if_shared(fd)) {
-		rc = shim_real.close(fd);	/* another copy lives on */
+		rc = real_close(fd);	/* another copy lives on */
 	} else {
 		/* Its epoll registrations go first: a wait in another
 		 * thread must not read the shared page once unmapped. */
@@ -503,7 +503,7 @@ SHIM_EXPORT int close(int fd)
 	if (PASS_ANY(fd)) {
 		if (!shim_depth && shim_epoll_is_watched(fd))
 			shim_epoll_forget_epfd(fd);
-		return shim_real.close(fd);
+		return real_close(fd);
 	}
 	return shim_close_ours(fd);
 }
@@ -519,7 +519,7 @@ static int adopt(int fd, int newfd, const char *what)
 	}
 	if (fdtab_dup(fd, newfd) < 0) {
 		saved = errno;
-		shim_real.close(newfd);
+		real_close(newfd);
 		errno = saved;
 		SHIM_LOGRC(-1, "%s(%d)", what, fd);
 		return -1;
@@ -571,8 +571,8 @@ SHIM_EXPORT int fcntl64(int fd, int cmd, ...)
 SHIM_EXPORT int dup(int fd)
 {
 	if (PASS_ANY(fd))
-		return shim_real.dup(fd);
-	return adopt(fd, shim_real.dup(fd), "dup");
+		return real_dup(fd);
+	return adopt(fd, real_dup(fd), "dup");
 }
 
 /*
@@ -586,19 +586,19 @@ static int dup_onto(int oldfd, int newfd, int flags, bool three)
 
 	shim_init();
 	if (shim_depth)
-		return three ? shim_real.dup3(oldfd, newfd, flags)
-			     : shim_real.dup2(oldfd, newfd);
+		return three ? real_dup3(oldfd, newfd, flags)
+			     : real_dup2(oldfd, newfd);
 	old_ours = shim_kind(oldfd) != SHIM_NONE;
 	new_ours = shim_kind(newfd) != SHIM_NONE;
 	if (!old_ours && !new_ours)
-		return three ? shim_real.dup3(oldfd, newfd, flags)
-			     : shim_real.dup2(oldfd, newfd);
+		return three ? real_dup3(oldfd, newfd, flags)
+			     : real_dup2(oldfd, newfd);
 	if (oldfd == newfd)
-		return three ? shim_real.dup3(oldfd, newfd, flags)
-			     : shim_real.dup2(oldfd, newfd);
+		return three ? real_dup3(oldfd, newfd, flags)
+			     : real_dup2(oldfd, newfd);
 	if (new_ours) {
 		/* Fail as the kernel would before touching newfd. */
-		if (shim_real.fcntl(oldfd, F_GETFD) < 0 ||
+		if (real_fcntl(oldfd, F_GETFD) < 0 ||
 		    (three && (flags & ~O_CLOEXEC))) {
 			if (three && (flags & ~O_CLOEXEC))
 				errno = EINVAL;
@@ -606,8 +606,8 @@ static int dup_onto(int oldfd, int newfd, int flags, bool three)
 		}
 		shim_close_ours(newfd);
 	}
-	rc = three ? shim_real.dup3(oldfd, newfd, flags)
-		   : shim_real.dup2(oldfd, newfd);
+	rc = three ? real_dup3(oldfd, newfd, flags)
+		   : real_dup2(oldfd, newfd);
 	if (!old_ours || rc < 0) {
 		SHIM_LOGRC(rc, "dup%c(%d, %d)", three ? '3' : '2', oldfd,
 			   newfd);
@@ -631,7 +631,7 @@ SHIM_EXPORT int shutdown(int fd, int how)
 	int rc;
 
 	if (PASS(fd))
-		return shim_real.shutdown(fd, how);
+		return real_shutdown(fd, how);
 	SHIM_ENTER();
 	rc = pingsock_shutdown(fd, how);
 	SHIM_LEAVE();

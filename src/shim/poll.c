@@ -57,7 +57,7 @@ SHIM_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
 {
 	shim_init();
 	if (shim_depth || !any_ours(fds, n))
-		return shim_real.poll(fds, n, timeout);
+		return real_poll(fds, n, timeout);
 	return ours_poll(fds, n, timeout, NULL);
 }
 
@@ -91,7 +91,7 @@ SHIM_EXPORT int ppoll(struct pollfd *fds, nfds_t n,
 
 	shim_init();
 	if (shim_depth || !any_ours(fds, n))
-		return shim_real.ppoll(fds, n, ts, mask);
+		return real_ppoll(fds, n, ts, mask);
 	ms = ts_to_ms(ts);
 	if (ms == -2) {
 		errno = EINVAL;
@@ -195,7 +195,7 @@ SHIM_EXPORT int select(int nfds, fd_set *__restrict r, fd_set *__restrict w,
 
 	shim_init();
 	if (shim_depth || !sets_have_ours(nfds, r, w, e))
-		return shim_real.select(nfds, r, w, e, tv);
+		return real_select(nfds, r, w, e, tv);
 	if (tv) {
 		if (tv->tv_sec < 0 || tv->tv_usec < 0) {
 			errno = EINVAL;
@@ -231,7 +231,7 @@ SHIM_EXPORT int pselect(int nfds, fd_set *__restrict r, fd_set *__restrict w,
 
 	shim_init();
 	if (shim_depth || !sets_have_ours(nfds, r, w, e))
-		return shim_real.pselect(nfds, r, w, e, ts, mask);
+		return real_pselect(nfds, r, w, e, ts, mask);
 	ms = ts_to_ms(ts);
 	if (ms == -2) {
 		errno = EINVAL;

@@ -189,6 +189,6 @@ void shim_log(const char *fmt, ...)
 		n = (int)sizeof(buf) - 2;
 	buf[n++] = '\n';
 	if (shim_real.write)
-		(void)!shim_real.write(2, buf, (size_t)n);
+		(void)!real_write(2, buf, (size_t)n);
 	errno = saved;
 }

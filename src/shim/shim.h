@@ -75,6 +75,45 @@ struct shim_real {
 };
 
 extern struct shim_real shim_real;
+
+/* The next definitions (libc's), by names of their own: real_close(). */
+#define real_bind(...) (shim_real.bind(__VA_ARGS__))
+#define real_close(...) (shim_real.close(__VA_ARGS__))
+#define real_close_range(...) (shim_real.close_range(__VA_ARGS__))
+#define real_closefrom(...) (shim_real.closefrom(__VA_ARGS__))
+#define real_connect(...) (shim_real.connect(__VA_ARGS__))
+#define real_dup(...) (shim_real.dup(__VA_ARGS__))
+#define real_dup2(...) (shim_real.dup2(__VA_ARGS__))
+#define real_dup3(...) (shim_real.dup3(__VA_ARGS__))
+#define real_epoll_ctl(...) (shim_real.epoll_ctl(__VA_ARGS__))
+#define real_epoll_pwait(...) (shim_real.epoll_pwait(__VA_ARGS__))
+#define real_epoll_pwait2(...) (shim_real.epoll_pwait2(__VA_ARGS__))
+#define real_epoll_wait(...) (shim_real.epoll_wait(__VA_ARGS__))
+#define real_fcntl(...) (shim_real.fcntl(__VA_ARGS__))
+#define real_getpeername(...) (shim_real.getpeername(__VA_ARGS__))
+#define real_getsockname(...) (shim_real.getsockname(__VA_ARGS__))
+#define real_getsockopt(...) (shim_real.getsockopt(__VA_ARGS__))
+#define real_ioctl(...) (shim_real.ioctl(__VA_ARGS__))
+#define real_poll(...) (shim_real.poll(__VA_ARGS__))
+#define real_ppoll(...) (shim_real.ppoll(__VA_ARGS__))
+#define real_pselect(...) (shim_real.pselect(__VA_ARGS__))
+#define real_read(...) (shim_real.read(__VA_ARGS__))
+#define real_read_chk(...) (shim_real.read_chk(__VA_ARGS__))
+#define real_recv(...) (shim_real.recv(__VA_ARGS__))
+#define real_recv_chk(...) (shim_real.recv_chk(__VA_ARGS__))
+#define real_recvfrom(...) (shim_real.recvfrom(__VA_ARGS__))
+#define real_recvfrom_chk(...) (shim_real.recvfrom_chk(__VA_ARGS__))
+#define real_recvmmsg(...) (shim_real.recvmmsg(__VA_ARGS__))
+#define real_recvmsg(...) (shim_real.recvmsg(__VA_ARGS__))
+#define real_select(...) (shim_real.select(__VA_ARGS__))
+#define real_send(...) (shim_real.send(__VA_ARGS__))
+#define real_sendmmsg(...) (shim_real.sendmmsg(__VA_ARGS__))
+#define real_sendmsg(...) (shim_real.sendmsg(__VA_ARGS__))
+#define real_sendto(...) (shim_real.sendto(__VA_ARGS__))
+#define real_setsockopt(...) (shim_real.setsockopt(__VA_ARGS__))
+#define real_shutdown(...) (shim_real.shutdown(__VA_ARGS__))
+#define real_socket(...) (shim_real.socket(__VA_ARGS__))
+#define real_write(...) (shim_real.write(__VA_ARGS__))
 extern __thread int shim_depth __attribute__((tls_model("initial-exec")));
 extern bool shim_debug;
 

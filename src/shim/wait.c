@@ -22,9 +22,9 @@ ssize_t shim_lib_recvmsg(int fd, struct msghdr *msg, int flags)
 	ssize_t rc;
 
 	if (!depth || !shim_ours(fd))
-		return shim_real.recvmsg(fd, msg, flags);
+		return real_recvmsg(fd, msg, flags);
 	shim_depth = 0;
-	rc = shim_real.recvmsg(fd, msg, flags);
+	rc = real_recvmsg(fd, msg, flags);
 	saved = errno;
 	shim_depth = depth;
 	errno = saved;
