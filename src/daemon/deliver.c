@@ -19,6 +19,7 @@
 #include <time.h>
 #include "daemon/log.h"
 #include "daemon/raw.h"
+#include "daemon/raw6.h"
 #include "engine/icmp.h"
 #include "engine/icmperr.h"
 #include "engine/psraw.h"

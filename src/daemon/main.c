@@ -35,6 +35,7 @@
 #include "daemon/log.h"
 #include "daemon/privdrop.h"
 #include "daemon/raw.h"
+#include "daemon/raw6.h"
 #include "daemon/safepath.h"
 #include "daemon/sandbox.h"
 #include "daemon/server.h"

@@ -10,6 +10,7 @@
 #include "daemon/broker.h"
 #include "daemon/hostenv.h"
 #include "daemon/raw.h"
+#include "daemon/raw6.h"
 #include "engine/policy.h"
 
 struct server_conf {
