@@ -220,7 +220,7 @@ void closer_close(int fd)
  */
 void closer_close_socket(int fd, uid_t owner)
 {
-	char junk[64];
+	char junk[64] = { 0 };	/* only received into */
 
 	if (fd < 0)
 		return;
