@@ -12,7 +12,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include "daemon/log.h"
-#include "engine/psraw.h"
 
 static uint64_t addr_hash(const struct ps_addr *a)
 {
@@ -105,7 +104,7 @@ void audit_open(struct server *s, const struct ssock *ss)
 		 (unsigned)ss->uid, (int)ss->pid,
 		 family_name(ssock_family(ss)),
 		 ss->broker ? " mode=broker" :
-		 psraw_is(ss->ps) ? " type=raw" : "");	/* the emulation */
+		 ps_type(ss->ps) == SOCK_RAW ? " type=raw" : "");
 }
 
 void audit_close(const struct ssock *ss)

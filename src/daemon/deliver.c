@@ -22,7 +22,6 @@
 #include "daemon/raw6.h"
 #include "engine/icmp.h"
 #include "engine/icmperr.h"
-#include "engine/psraw.h"
 
 /*
  * Broker mode: the raw sockets see every ICMP message of the namespace,
@@ -96,9 +95,9 @@ static bool queue_dgram(struct server *s, struct ssock *ss,
 	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
 
 	fill_dgram(&dg, p, rp);
-	/* An emulated raw socket shows the IPv4 header: what the library
-	 * cannot know otherwise (engine/rawhdr.h). */
-	if (psraw_is(ps) && p->src.family == AF_INET && rp->len >= 12) {
+	/* A socket that shows the IPv4 header (an emulated raw socket)
+	 * gets what the library cannot know otherwise (engine/rawhdr.h). */
+	if (ps_rx_iphdr(ps) && p->src.family == AF_INET && rp->len >= 12) {
 		memcpy(&dg.ee_data, rp->data + 4, 4);
 		memcpy(&dg.ee_info, rp->data + 8, 4);
 	}
@@ -125,7 +124,7 @@ static void deliver_reply(struct server *s, const struct icmp_pkt *p,
 		return;
 	}
 	ss = ps_owner(ps);
-	if (!psraw_delivers(ps, p->type))
+	if (!ps_delivers(ps, p->type))
 		return;		/* its ICMP_FILTER: not a drop */
 	if (queue_dgram(s, ss, ps, p, rp)) {
 		ss->replies++;
@@ -179,11 +178,11 @@ static void deliver_error(struct server *s, const struct icmp_pkt *p,
 		return;
 	}
 	ss = ps_owner(ps);
-	/* An emulated raw socket receives the error itself, whole, as a
-	 * raw socket does (psraw.h); then the error queue as for any. */
-	if (psraw_is(ps) && psraw_delivers(ps, p->type))
+	/* The error itself, whole, to a socket that takes it so (an
+	 * emulated raw socket); then the error queue as for any. */
+	if (ps_error_datagram(ps, p->type))
 		queue_dgram(s, ss, ps, p, rp);
-	if (psraw_error_ignored(ps, p->type))
+	if (ps_error_ignored(ps, p->type))
 		return;
 	if (p->src.family == AF_INET6 && p->type == 2)	/* Packet Too Big */
 		ps_pmtu_changed(ps, &p->q_dst);

@@ -18,7 +18,6 @@
 #include "daemon/broker.h"
 #include "daemon/log.h"
 #include "engine/policy.h"
-#include "engine/psraw.h"
 
 #define PSD_IPV6_FLOWLABEL_MGR 32	/* <linux/in6.h> */
 

@@ -22,7 +22,6 @@
 #include "daemon/listener.h"
 #include "daemon/log.h"
 #include "daemon/sandbox.h"
-#include "engine/psraw.h"
 
 #ifndef SO_NETNS_COOKIE
 #define SO_NETNS_COOKIE 71	/* Linux 5.14 */
