@@ -1116,7 +1116,7 @@ struct conf_fam {
 	const char *af_name, *proto_name;	/* "AF_INET", "IPPROTO_ICMP" */
 	const char *tag;	/* "" or "6", in the labels of conf_fsocket */
 	const char *call;	/* the socket() call, as stderr names it */
-	const char *hostport;	/* an address and a port: "%s:%d" */
+	const char *ip_open, *ip_close;	/* around an address and ":port" */
 	socklen_t salen;	/* sizeof(struct sockaddr_in{,6}) */
 	int rx_mask;		/* how a datagram's source address prints */
 	/* the test network (run.sh) */
@@ -1146,7 +1146,7 @@ struct conf_fam {
 static const struct conf_fam conf_v4 CONF_UNUSED = {
 	.af = AF_INET, .proto = IPPROTO_ICMP,
 	.af_name = "AF_INET", .proto_name = "IPPROTO_ICMP",
-	.tag = "", .call = "pingsock_socket", .hostport = "%s:%d",
+	.tag = "", .call = "pingsock_socket", .ip_open = "", .ip_close = "",
 	.salen = sizeof(struct sockaddr_in), .rx_mask = PORT_EXACT,
 	.loopback = "127.0.0.1", .any = "0.0.0.0", .local = CONF_LOCAL,
 	.peer = CONF_PEER, .noroute = CONF_NOROUTE,
@@ -1166,7 +1166,7 @@ static const struct conf_fam conf_v6 CONF_UNUSED = {
 	.af = AF_INET6, .proto = IPPROTO_ICMPV6,
 	.af_name = "AF_INET6", .proto_name = "IPPROTO_ICMPV6",
 	.tag = "6", .call = "pingsock_socket(AF_INET6)",
-	.hostport = "[%s]:%d",
+	.ip_open = "[", .ip_close = "]",
 	.salen = sizeof(struct sockaddr_in6),
 	.rx_mask = PORT_EXACT | FLOW_MASK,
 	.loopback = "::1", .any = "::", .local = CONF6_LOCAL,
@@ -1208,6 +1208,13 @@ static CONF_UNUSED struct conf_addr conf_addr(const struct conf_fam *f,
 		a.u.in6 = conf_sin6(ip, port, scope);
 	a.len = f->salen;
 	return a;
+}
+
+/* ip:port as the family writes it ("127.0.0.1:7", "[::1]:7"). */
+static CONF_UNUSED const char *conf_hostport(const struct conf_fam *f,
+					     const char *ip, int port)
+{
+	return L("%s%s%s:%d", f->ip_open, ip, f->ip_close, port);
 }
 
 /* setsockopt of an int option of the family, printed "LABEL V". */
