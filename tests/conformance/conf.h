@@ -325,6 +325,13 @@ static CONF_UNUSED void conf_set_get_each(const char *what, int fd,
 		conf_set_get(what, fd, level, name, v[i]);
 }
 
+/* conf_set_get_each of an option by its name, with the values listed:
+ * CONF_SET_GET_EACH(fd, SOL_IP, IP_TOS, 0x10, 0xff). */
+#define CONF_SET_GET_EACH(fd, level, name, ...) \
+	conf_set_get_each(#name, (fd), (level), (name), \
+			  (const int[]){ __VA_ARGS__ }, \
+			  sizeof((const int[]){ __VA_ARGS__ }) / sizeof(int))
+
 /* setsockopt of len bytes at val, printed. */
 static CONF_UNUSED void conf_set_len(const char *what, int fd, int level,
 				     int name, const void *val, socklen_t len)
@@ -1280,6 +1287,25 @@ static CONF_UNUSED long conf_fpsend(const struct conf_fam *f,
 {
 	f->echo(conf_big, len, seq);
 	return TRY(what, pingsock_send(fd, conf_big, len, 0));
+}
+
+/* sendmsg of the len bytes in conf_big to a, with the control messages
+ * in ctl (ctllen bytes), printed. */
+static CONF_UNUSED long conf_sendmsg(const char *what, int fd,
+				     const struct conf_addr *a, size_t len,
+				     const void *ctl, size_t ctllen)
+{
+	struct iovec iov = { conf_big, len };
+	struct msghdr m;
+
+	memset(&m, 0, sizeof(m));
+	m.msg_name = (void *)&a->u;
+	m.msg_namelen = a->len;
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	m.msg_control = (void *)ctl;
+	m.msg_controllen = ctllen;
+	return TRY(what, pingsock_sendmsg(fd, &m, 0));
 }
 
 /* getsockname (peer=false) or getpeername, printed. */

@@ -222,22 +222,13 @@ static long sendto_cmsg_int(const struct conf_fam *f, const char *what,
 		struct cmsghdr align;
 	} cb;
 	struct conf_addr a = conf_addr(f, f->loopback, 0, 0);
-	struct iovec iov = { conf_big, 64 };
-	struct msghdr m;
 
 	memset(&cb, 0, sizeof(cb));
-	memset(&m, 0, sizeof(m));
-	m.msg_name = &a.u;
-	m.msg_namelen = a.len;
-	m.msg_iov = &iov;
-	m.msg_iovlen = 1;
-	m.msg_control = cb.b;
-	m.msg_controllen = sizeof(cb.b);
 	cb.align.cmsg_level = level;
 	cb.align.cmsg_type = type;
 	cb.align.cmsg_len = cmsglen;
 	memcpy(CMSG_DATA(&cb.align), &v, sizeof(v));
-	return TRY(what, pingsock_sendmsg(fd, &m, 0));
+	return conf_sendmsg(what, fd, &a, 64, cb.b, sizeof(cb.b));
 }
 
 /* A send that fails (no route) binds an identifier, and it stays
