@@ -411,6 +411,16 @@ static CONF_UNUSED const char *conf_scope6(uint32_t id)
 	return s;
 }
 
+/* A scope id given as an interface's name or as a number (NULL: 0). */
+static CONF_UNUSED unsigned conf_scope_id(const char *dev)
+{
+	if (!dev)
+		return 0;
+	if (dev[0] >= '0' && dev[0] <= '9')
+		return (unsigned)strtoul(dev, NULL, 10);
+	return conf_ifidx(dev);
+}
+
 enum { PORT_EXACT = 0, PORT_MASK = 1 };
 
 /*
@@ -520,6 +530,18 @@ static CONF_UNUSED const char *conf_sa6(const void *sa, socklen_t buflen,
 		 conf_scope6(in.sin6_scope_id),
 		 conf_fill_ok(sa, buflen, len) ? "" : " (overwrote past len)");
 	return b;
+}
+
+/* The device a socket is bound to (SO_BINDTOIFINDEX), by name. */
+static CONF_UNUSED void conf_bound_dev(const char *what, int fd)
+{
+	int v = -1;
+	socklen_t l = sizeof(v);
+
+	if (pingsock_getsockopt(fd, SOL_SOCKET, SO_BINDTOIFINDEX, &v, &l) < 0)
+		out("%s: -1 %s", what, conf_errname(errno));
+	else
+		out("%s: %s", what, conf_scope6((uint32_t)v));
 }
 
 /* ------------------------------------------------------------------ */

@@ -27,16 +27,6 @@ struct sendto_flag {
 	uint16_t seq;
 };
 
-/* An interface's index, or a number as it is (NULL: 0, no scope). */
-static unsigned sendto_scope(const char *dev)
-{
-	if (!dev)
-		return 0;
-	if (dev[0] >= '0' && dev[0] <= '9')
-		return (unsigned)strtoul(dev, NULL, 10);
-	return conf_ifidx(dev);
-}
-
 /* One sendto on a fresh socket (with SO_BROADCAST if bcast); the name
  * afterwards; the reply if one is expected. */
 static void sendto_full(const struct conf_fam *f, const char *what,
@@ -60,7 +50,7 @@ static void sendto_rows(const struct conf_fam *f, const struct sendto_row *r,
 {
 	for (size_t i = 0; i < n; i++) {
 		struct conf_addr a = conf_addr(f, r[i].ip, 0,
-					       sendto_scope(r[i].dev));
+					       conf_scope_id(r[i].dev));
 
 		sendto_full(f, r[i].what, r[i].len, &a.u, a.len, 0, false,
 			    r[i].reply, r[i].seq);
