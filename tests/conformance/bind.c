@@ -7,7 +7,7 @@
 
 #define F (&conf_v4)
 
-static const struct bind_row addresses[] = {
+static const struct conf_row addresses[] = {
 	{ "non-local 10.99.0.1", CONF_NOROUTE, 0, NULL },
 	{ "non-local 192.0.2.1", "192.0.2.1", 0, NULL },
 	{ "non-local 10.201.0.2 (the peer's)", CONF_PEER, 0, NULL },

@@ -9,7 +9,7 @@
 
 #define F (&conf_v6)
 
-static const struct bind_row addresses[] = {
+static const struct conf_row addresses[] = {
 	{ ":: port 0", "::", 0, NULL },
 	{ "[::]:40101", "::", 40101, NULL },
 	{ "::1 port 0", "::1", 0, NULL },

@@ -1246,6 +1246,20 @@ static CONF_UNUSED const char *conf_hostport(const struct conf_fam *f,
 	return L("%s%s%s:%d", f->ip_open, ip, f->ip_close, port);
 }
 
+/* A row of a table: a label and an address of the test network
+ * (ip:port; IPv6: scope dev, an interface's name or a number). */
+struct conf_row {
+	const char *what, *ip;
+	int port;
+	const char *dev;
+};
+
+static CONF_UNUSED struct conf_addr conf_row_addr(const struct conf_fam *f,
+						  const struct conf_row *r)
+{
+	return conf_addr(f, r->ip, r->port, conf_scope_id(r->dev));
+}
+
 /* setsockopt of an int option of the family, printed "LABEL V". */
 static CONF_UNUSED long conf_fset(const struct conf_opt *o, int fd, int v)
 {

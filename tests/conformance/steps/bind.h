@@ -9,13 +9,6 @@
 
 #include "../conf.h"
 
-/* One bind to ip:port (IPv6: scope dev, an interface or a number). */
-struct bind_row {
-	const char *what, *ip;
-	int port;
-	const char *dev;
-};
-
 /*
  * A fresh socket, one bind, the resulting name; closed again.  The port
  * is printed exactly with PORT_EXACT.
@@ -31,12 +24,11 @@ static void bind_row(const struct conf_fam *f, const char *what,
 }
 
 /* The rows r; the port is printed exactly when one was asked for. */
-static void bind_rows(const struct conf_fam *f, const struct bind_row *r,
+static void bind_rows(const struct conf_fam *f, const struct conf_row *r,
 		      size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		struct conf_addr a = conf_addr(f, r[i].ip, r[i].port,
-					       conf_scope_id(r[i].dev));
+		struct conf_addr a = conf_row_addr(f, &r[i]);
 
 		bind_row(f, r[i].what, &a.u, a.len,
 			 r[i].port ? PORT_EXACT : PORT_MASK);
