@@ -665,10 +665,38 @@ static CONF_UNUSED const char *conf_cksum6(const uint8_t *p, size_t n,
 /* ------------------------------------------------------------------ */
 /* poll, flags */
 
+/* A bit and its name. */
+struct conf_bit {
+	int bit;
+	const char *name;
+};
+
+/* The bits of v by name ("A|B"), what no name covers in hex, "0" for
+ * none, into b. */
+static CONF_UNUSED const char *conf_bits(char *b, size_t size, int v,
+					 const struct conf_bit *names,
+					 size_t n)
+{
+	size_t o = 0;
+
+	b[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		if (v & names[i].bit) {
+			o += (size_t)snprintf(b + o, size - o, "%s%s",
+					      o ? "|" : "", names[i].name);
+			v &= ~names[i].bit;
+		}
+	if (v)
+		snprintf(b + o, size - o, "%s0x%x", o ? "|" : "", v);
+	else if (!o)
+		snprintf(b, size, "0");
+	return b;
+}
+
 static CONF_UNUSED const char *conf_revents(int r)
 {
 	static char b[160];
-	static const struct { int bit; const char *name; } names[] = {
+	static const struct conf_bit names[] = {
 		{ POLLIN, "POLLIN" }, { POLLPRI, "POLLPRI" },
 		{ POLLOUT, "POLLOUT" }, { POLLERR, "POLLERR" },
 		{ POLLHUP, "POLLHUP" }, { POLLNVAL, "POLLNVAL" },
@@ -676,20 +704,9 @@ static CONF_UNUSED const char *conf_revents(int r)
 		{ POLLWRNORM, "POLLWRNORM" }, { POLLWRBAND, "POLLWRBAND" },
 		{ POLLRDHUP, "POLLRDHUP" },
 	};
-	size_t o = 0;
 
-	b[0] = '\0';
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (r & names[i].bit) {
-			o += (size_t)snprintf(b + o, sizeof(b) - o, "%s%s",
-					      o ? "|" : "", names[i].name);
-			r &= ~names[i].bit;
-		}
-	if (r)
-		snprintf(b + o, sizeof(b) - o, "%s0x%x", o ? "|" : "", r);
-	else if (!o)
-		snprintf(b, sizeof(b), "0");
-	return b;
+	return conf_bits(b, sizeof(b), r, names,
+			 sizeof(names) / sizeof(names[0]));
 }
 
 /* pingsock_poll on one descriptor, printed; returns revents (or -1). */
@@ -720,26 +737,15 @@ static CONF_UNUSED bool conf_wait_in(int fd, int timeout_ms)
 static CONF_UNUSED const char *conf_msgflags(int f)
 {
 	static char b[160];
-	static const struct { int bit; const char *name; } names[] = {
+	static const struct conf_bit names[] = {
 		{ MSG_OOB, "MSG_OOB" }, { MSG_EOR, "MSG_EOR" },
 		{ MSG_TRUNC, "MSG_TRUNC" }, { MSG_CTRUNC, "MSG_CTRUNC" },
 		{ MSG_ERRQUEUE, "MSG_ERRQUEUE" },
 		{ MSG_CMSG_CLOEXEC, "MSG_CMSG_CLOEXEC" },
 	};
-	size_t o = 0;
 
-	b[0] = '\0';
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (f & names[i].bit) {
-			o += (size_t)snprintf(b + o, sizeof(b) - o, "%s%s",
-					      o ? "|" : "", names[i].name);
-			f &= ~names[i].bit;
-		}
-	if (f)
-		snprintf(b + o, sizeof(b) - o, "%s0x%x", o ? "|" : "", f);
-	else if (!o)
-		snprintf(b, sizeof(b), "0");
-	return b;
+	return conf_bits(b, sizeof(b), f, names,
+			 sizeof(names) / sizeof(names[0]));
 }
 
 /* ------------------------------------------------------------------ */
