@@ -308,6 +308,24 @@ static CONF_UNUSED int conf_getint(const char *what, int fd, int level,
 	return v;
 }
 
+/* An option by its name, for tables: CONF_OPT(SOL_IP, IP_TTL). */
+#define CONF_OPT(level, name) { (level), (name), #name }
+
+/* A socket option, and its name as labels print it. */
+struct conf_opt {
+	int level, name;
+	const char *label;
+};
+
+/* conf_getint of each of n options in turn, each by its label. */
+static CONF_UNUSED void conf_getint_each(int fd, const struct conf_opt *o,
+					 size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		conf_getint(o[i].label, fd, o[i].level, o[i].name,
+			    sizeof(int));
+}
+
 /* setsockopt of an int, then getsockopt of it, both printed. */
 static CONF_UNUSED void conf_set_get(const char *what, int fd, int level,
 				     int name, int v)
@@ -1133,12 +1151,6 @@ static CONF_UNUSED const struct in6_addr *conf_rx_peer6(
 
 /* ------------------------------------------------------------------ */
 /* the two families */
-
-/* A socket option, and its name as labels print it. */
-struct conf_opt {
-	int level, name;
-	const char *label;
-};
 
 /*
  * One family of ping socket: its numbers, names and test addresses, and
