@@ -69,17 +69,17 @@ static int check_record(const struct wire_dgram *dg)
 	case SO_EE_ORIGIN_LOCAL:
 		/* ipv6_local_error(): the request's type and code where
 		 * the port goes; IPv4 has none. */
-		if (dg->family == AF_INET && dg->port)
+		if (dg->family == AF_INET && dg->req_typecode)
 			return -1;
 		return dg->offender_family == 0 && !dg->ee_type &&
 		       !dg->ee_code &&
 		       all_zero(dg->offender, sizeof(dg->offender)) ? 0 : -1;
 	case SO_EE_ORIGIN_ICMP:
 		return dg->family == AF_INET && dg->offender_family == AF_INET &&
-		       !dg->port ? 0 : -1;
+		       !dg->req_typecode ? 0 : -1;
 	case SO_EE_ORIGIN_ICMP6:
 		return dg->family == AF_INET6 &&
-		       dg->offender_family == AF_INET6 && !dg->port ? 0 : -1;
+		       dg->offender_family == AF_INET6 && !dg->req_typecode ? 0 : -1;
 	default:
 		return -1;
 	}

@@ -427,18 +427,31 @@ struct wire_dgram {
 	uint8_t tos;
 	uint32_t drops;		/* the socket's drops so far (SO_RXQ_OVFL) */
 	uint32_t ifindex;	/* incoming interface */
-	uint32_t src_scope;	/* scope id of src (IPv6 link-local) */
-	uint8_t src[16];	/* the replier; for an error: msg_name, the
-				 * request's destination */
+	/* msg_name: the same bytes, named for what each kind carries. */
+	union {
+		uint32_t src_scope;	/* a reply: scope id of src (IPv6
+					 * link-local) */
+		uint32_t req_dst_scope;	/* a record: of req_dst */
+	};
+	union {
+		uint8_t src[16];	/* a reply: the replier */
+		uint8_t req_dst[16];	/* a record: the destination of the
+					 * request it is about */
+	};
 	uint8_t dst[16];	/* the address the reply was sent to */
 	int64_t ts_sec;		/* the kernel's receive time (CLOCK_REALTIME) */
 	int64_t ts_nsec;
 	uint8_t optlen;		/* IPv4 options of the reply */
 	uint8_t pad;
-	uint16_t port;		/* msg_name's port (host order): 0, but an
-				 * IPv6 local error has the request's type
-				 * and code there (they share the flow's
-				 * port field in the kernel) */
+	union {
+		uint16_t port;		/* a reply: msg_name's port, 0 */
+		uint16_t req_typecode;	/* a record of an IPv6 local error:
+					 * the request's ICMPv6 type << 8 |
+					 * code, which the kernel puts where
+					 * msg_name's port goes (they share
+					 * the flow's port field); 0 in any
+					 * other record */
+	};
 	uint32_t flowinfo;	/* IPv6: the reply's flow information
 				 * (network order) */
 	uint8_t opts[40];

@@ -1,13 +1,18 @@
 /*
  * test_types - the protocol's table of request types (wire/types.c) and
  * the result space (wire.h: enum wire_result): every type has one whole
- * row, and the rows agree with each other where the daemon and the
- * client read the same fact.
+ * row, the rows agree with each other where the daemon and the client
+ * read the same fact, and SCM_RIGHTS is packed and taken back in order
+ * (wire/rights.h).
  */
 #include <stdbool.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "wire/decode.h"
+#include "wire/rights.h"
 #include "wire/wire.h"
 
 /* Every type from 1 to the end has a row with a name of its own. */
@@ -106,6 +111,61 @@ static void client_results_refused_on_the_wire(void)
 	}
 }
 
+struct taken {
+	int fd[8];
+	unsigned n;
+};
+
+static void take(int fd, unsigned i, void *arg)
+{
+	struct taken *t = arg;
+
+	if (i < 8)
+		t->fd[i] = fd;
+	t->n++;
+}
+
+/* Packed in order, taken back in order (through a socket pair). */
+static void rights_round_trip(void)
+{
+	int sv[2], p[2], fds[WIRE_RIGHTS_MAX];
+	union wire_rights_buf out, in;
+	char byte = 'x';
+	struct iovec iov = { &byte, 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct taken t = { .n = 0 };
+	bool other = true;
+
+	CHECK(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) == 0);
+	CHECK(pipe(p) == 0);
+	fds[0] = p[0];
+	fds[1] = p[1];
+	fds[2] = p[0];
+	fds[3] = sv[0];
+	CHECK_EQ(wire_rights_pack(&mh, &out, fds, WIRE_RIGHTS_MAX + 1), -1);
+	CHECK_EQ(wire_rights_pack(&mh, &out, fds, 0), 0);
+	CHECK(mh.msg_control == NULL && mh.msg_controllen == 0);
+	CHECK_EQ(wire_rights_pack(&mh, &out, fds, WIRE_RIGHTS_MAX), 0);
+	CHECK(sendmsg(sv[0], &mh, 0) == 1);
+	mh.msg_control = in.b;
+	mh.msg_controllen = sizeof(in.b);
+	CHECK(recvmsg(sv[1], &mh, MSG_CMSG_CLOEXEC) == 1);
+	CHECK_EQ(wire_rights_each(&mh, take, &t, &other), WIRE_RIGHTS_MAX);
+	CHECK(!other);
+	CHECK_EQ(t.n, WIRE_RIGHTS_MAX);
+	for (unsigned i = 0; i < t.n && i < WIRE_RIGHTS_MAX; i++) {
+		struct stat a, b;
+
+		CHECK(fstat(t.fd[i], &a) == 0 && fstat(fds[i], &b) == 0);
+		CHECK(a.st_ino == b.st_ino && a.st_dev == b.st_dev);
+		close(t.fd[i]);
+	}
+	close(p[0]);
+	close(p[1]);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 int main(void)
 {
 	TEST(every_type_has_a_row);
@@ -113,5 +173,6 @@ int main(void)
 	TEST(descriptors_of_rows);
 	TEST(result_space);
 	TEST(client_results_refused_on_the_wire);
+	TEST(rights_round_trip);
 	return CHECK_DONE();
 }
