@@ -297,7 +297,7 @@ static int rebind(int fd, struct bkstate *bk, const struct sockaddr *addr,
 	else
 		for (int i = 0; i < CONN_MAX_FDS; i++)
 			fds[i] = -1;
-	if (rc == CONN_NODAEMON || rc == CONN_BROKEN)
+	if (rc == WIRE_R_NODAEMON || rc == WIRE_R_BROKEN)
 		rc = -ECONNRESET;
 	if (rc >= 0 && fds[0] < 0)
 		rc = -ECONNRESET;

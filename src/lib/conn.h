@@ -13,9 +13,10 @@
 #include <stddef.h>
 #include <sys/uio.h>
 
+#include "lib/call.h"
 #include "wire/wire.h"
 
-#define CONN_MAX_FDS 3
+#define CONN_MAX_FDS CALL_MAX_FDS
 
 /*
  * Send req, followed by the bytes of data[0..ndata) (WIRE_SEND), and wait
@@ -23,22 +24,18 @@
  * into body and sets *bodylen; receives its descriptors into fd_out[] if
  * given (-1 where none came).
  *
- * The response is checked before anything of it is used (wire/decode.h:
- * wire_check_answer(); lib/fdcheck.h): the type of req, a result req
- * allows, exactly the body req's answer carries (no longer than *bodylen)
- * and exactly the descriptors it promises, each of its kind.  A malformed
- * one is -EPROTO: its descriptors are closed and the connection too (the
- * next call dials afresh).
+ * The response is checked before anything of it is used: call_exchange()
+ * (call.h), the request client pingsockctl shares.  A malformed one is
+ * -EPROTO: its descriptors are closed and the connection too (the next
+ * call dials afresh).
  *
  * Returns the response's result (>= 0, or -errno from the daemon, or
  * WIRE_R_UNATTACHED for a request that names a socket), or -EPROTO, or
- * CONN_NODAEMON when the daemon cannot be reached (conn_dial_errno() says
- * why), or CONN_BROKEN when the connection broke.  Both are outside the
- * range of -errno, so that a daemon's own -ECONNREFUSED (a pending error)
- * is never taken for them.
+ * WIRE_R_NODAEMON when the daemon cannot be reached (conn_dial_error()
+ * says why), or WIRE_R_BROKEN when the connection broke.  All the WIRE_R_*
+ * values are outside the range of -errno, so that a daemon's own
+ * -ECONNREFUSED (a pending error) is never taken for them.
  */
-#define CONN_NODAEMON (-100001)
-#define CONN_BROKEN (-100002)
 int conn_call(const struct wire_req *req, const struct iovec *data,
 	      int ndata, void *body, size_t *bodylen, int *fd_out);
 
@@ -52,12 +49,11 @@ int conn_call(const struct wire_req *req, const struct iovec *data,
 int conn_move_high(int fd);
 
 /*
- * Why the calling thread's last connection attempt failed: an errno, or
- * CONN_ERR_FOREIGN_NS when the daemon serves only its own network
- * namespace and this process is in another.
+ * Why the calling thread's last attempt to reach the daemon failed: a
+ * -errno, or WIRE_R_FOREIGN_NS when the daemon serves only its own
+ * network namespace and this process is in another.
  */
-#define CONN_ERR_FOREIGN_NS 100003
-int conn_dial_errno(void);
+int conn_dial_error(void);
 
 /* The socket path in use (PINGSOCK_SOCKET or the default). */
 const char *conn_path(void);

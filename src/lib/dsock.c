@@ -94,7 +94,7 @@ static int attach(int fd, struct fdent *ent)
 		if (fds[i] >= 0)
 			sys_close(fds[i]);
 	if (rc < 0)
-		return rc == -EBADF || rc == CONN_NODAEMON || rc == CONN_BROKEN
+		return rc == -EBADF || rc == WIRE_R_NODAEMON || rc == WIRE_R_BROKEN
 			       ? -ECONNRESET : rc;
 	return 0;
 }
@@ -134,7 +134,8 @@ int dsock_call(int fd, struct fdent *ent, struct wire_req *req,
 			break;
 		rc = WIRE_R_UNATTACHED;
 	}
-	if (rc == WIRE_R_UNATTACHED || rc == CONN_NODAEMON || rc == CONN_BROKEN)
+	if (rc == WIRE_R_UNATTACHED || rc == WIRE_R_NODAEMON ||
+	    rc == WIRE_R_BROKEN)
 		rc = -ECONNRESET;
 	return rc;
 }
