@@ -243,8 +243,9 @@ static int take_place(int fd, int nfd)
 /*
  * The daemon closes its copy of a socket it handed over just after the
  * answer is sent; until then the socket outlives a close() here, and a
- * reply to its identifier could go to it.  It answers requests in order,
- * so an answer to one more request means that copy is closed.
+ * reply to its identifier could go to it.  It handles one request at a
+ * time, on whichever connection, so an answer to one more request means
+ * that copy is closed.
  */
 static void sync_daemon(void)
 {

@@ -5,15 +5,46 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 
+#include "lib/clock.h"
 #include "lib/sys.h"
 #include "pingsock.h"
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* A slot of the pool; its fd is a connection when idle or busy. */
+enum conn_state {
+	CONN_FREE = 0,
+	CONN_DIALLING,		/* a thread is making it, the pool unlocked */
+	CONN_IDLE,
+	CONN_BUSY,		/* a thread holds it for a call */
+};
+
+struct conn {
+	enum conn_state state;
+	int fd;
+	bool broken;		/* broke, or spoke out of protocol */
+	uint64_t idle_ns;	/* given back then (clock_mono_ns()) */
+};
+
+/*
+ * The pool.  mu guards every slot's state and the counts; a connection
+ * itself is used only by the thread that holds it (CONN_BUSY), without
+ * the lock, so that a call that waits for its answer holds up nobody.
+ */
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t back;	/* a connection came back, or a dial failed */
+	struct conn c[CONN_POOL_MAX];
+	unsigned n;		/* slots dialling or holding a connection */
+	uint64_t grow_after;	/* no second dial before then (a refusal) */
+} pool = { .mu = PTHREAD_MUTEX_INITIALIZER,
+	   .back = PTHREAD_COND_INITIALIZER };
+
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static int ctl_fd = -1;
-static bool forked;	/* set in the child: ctl_fd is the parent's */
+/* The slot this thread used last: its sockets are attached there. */
+static __thread int last_slot = -1;
+static __thread int dial_error;
 
 const char *conn_path(void)
 {
@@ -22,27 +53,79 @@ const char *conn_path(void)
 	return p && *p ? p : PINGSOCK_DEFAULT_SOCKET;
 }
 
-int conn_fd(void)
+size_t conn_fds(int *out, size_t max)
 {
-	int fd;
+	size_t n = 0;
 
-	pthread_mutex_lock(&lock);
-	fd = ctl_fd;
-	pthread_mutex_unlock(&lock);
-	return fd;
+	pthread_mutex_lock(&pool.mu);
+	for (int i = 0; i < CONN_POOL_MAX; i++) {
+		const struct conn *c = &pool.c[i];
+
+		if (c->state != CONN_IDLE && c->state != CONN_BUSY)
+			continue;
+		if (n < max)
+			out[n] = c->fd;
+		n++;
+	}
+	pthread_mutex_unlock(&pool.mu);
+	return n;
 }
 
-static void atfork_prepare(void) { pthread_mutex_lock(&lock); }
-static void atfork_parent(void) { pthread_mutex_unlock(&lock); }
+/* A slot's connection closed, or its dial given up (the lock held). */
+static void drop(struct conn *c)
+{
+	if (c->state == CONN_IDLE || c->state == CONN_BUSY)
+		sys_close(c->fd);
+	c->fd = -1;
+	c->state = CONN_FREE;
+	c->broken = false;
+	pool.n--;
+}
+
+static void atfork_prepare(void) { pthread_mutex_lock(&pool.mu); }
+static void atfork_parent(void) { pthread_mutex_unlock(&pool.mu); }
+
+/*
+ * The child's copies of the parent's connections are the parent's: it
+ * closes them now (the parent goes on using its own), and its first
+ * call dials afresh.  The threads that held or were dialling them exist
+ * only in the parent, and so do any waiters on the condition.
+ */
 static void atfork_child(void)
 {
-	forked = true;
-	pthread_mutex_unlock(&lock);
+	for (int i = 0; i < CONN_POOL_MAX; i++) {
+		struct conn *c = &pool.c[i];
+
+		if (c->state == CONN_IDLE || c->state == CONN_BUSY)
+			sys_close(c->fd);
+		c->state = CONN_FREE;
+		c->fd = -1;
+		c->broken = false;
+	}
+	pool.n = 0;
+	pool.grow_after = 0;
+	pthread_cond_init(&pool.back, NULL);
+	pthread_mutex_unlock(&pool.mu);
 }
 
 static void init_once(void)
 {
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+}
+
+int conn_move_high(int fd)
+{
+	int high = sys_fcntl(fd, F_DUPFD_CLOEXEC, CONN_HIGH_FD);
+
+	if (high < 0)
+		return fd;	/* a low limit: keep it where it is */
+	sys_close(fd);
+	return high;
+}
+
+int conn_dial_error(void)
+{
+	return dial_error;
 }
 
 /* Connect and say hello: the descriptor, -errno or WIRE_R_FOREIGN_NS. */
@@ -64,57 +147,150 @@ static int dial(void)
 	return conn_move_high(fd);
 }
 
-int conn_move_high(int fd)
+/* An idle connection, this thread's last one first; NULL if none. */
+static struct conn *pick_idle(void)
 {
-	int high = sys_fcntl(fd, F_DUPFD_CLOEXEC, CONN_HIGH_FD);
-
-	if (high < 0)
-		return fd;	/* a low limit: keep it where it is */
-	sys_close(fd);
-	return high;
+	if (last_slot >= 0 && pool.c[last_slot].state == CONN_IDLE)
+		return &pool.c[last_slot];
+	for (int i = 0; i < CONN_POOL_MAX; i++)
+		if (pool.c[i].state == CONN_IDLE)
+			return &pool.c[i];
+	return NULL;
 }
 
-static __thread int dial_error;
-
-int conn_dial_error(void)
+/* May this thread dial one more?  The first always; more only up to
+ * the pool's size, and not right after the daemon refused one. */
+static bool may_dial(void)
 {
-	return dial_error;
+	if (pool.n == 0)
+		return true;
+	return pool.n < CONN_POOL_MAX && clock_mono_ns() >= pool.grow_after;
 }
 
-int conn_call(const struct wire_req *req, const struct iovec *data,
-	      int ndata, void *body, size_t *bodylen, int *fd_out)
+/*
+ * Dial a new connection into a free slot, the lock released meanwhile
+ * (a connect can wait for the daemon's accept).  0 with *out held, or
+ * why not.  (A fork while the lock is released leaves the child a copy
+ * of the descriptor being made: close-on-exec, and closed at its exit.)
+ */
+static int grow(struct conn **out)
+{
+	struct conn *c = NULL;
+	int fd;
+
+	for (int i = 0; i < CONN_POOL_MAX && !c; i++)
+		if (pool.c[i].state == CONN_FREE)
+			c = &pool.c[i];
+	if (!c)
+		return -EAGAIN;	/* cannot be: pool.n < CONN_POOL_MAX */
+	c->state = CONN_DIALLING;
+	pool.n++;
+	pthread_mutex_unlock(&pool.mu);
+	fd = dial();
+	pthread_mutex_lock(&pool.mu);
+	if (fd >= 0) {
+		c->fd = fd;
+		c->state = CONN_BUSY;
+		*out = c;
+		return 0;
+	}
+	drop(c);
+	/* Refused (max_connections, the descriptor share), or the daemon
+	 * is gone: make do with the connections there are for a while.
+	 * Waiters may have to dial now if there are none. */
+	pool.grow_after = clock_mono_ns() + CONN_GROW_PAUSE_NS;
+	pthread_cond_broadcast(&pool.back);
+	return fd;
+}
+
+int conn_take(struct conn **out)
+{
+	struct conn *c;
+	int rc;
+
+	pthread_once(&once, init_once);
+	pthread_mutex_lock(&pool.mu);
+	for (;;) {
+		c = pick_idle();
+		if (c) {
+			c->state = CONN_BUSY;
+			break;
+		}
+		if (!may_dial()) {
+			pthread_cond_wait(&pool.back, &pool.mu);
+			continue;
+		}
+		rc = grow(&c);
+		if (rc == 0)
+			break;
+		if (pool.n == 0) {
+			pthread_mutex_unlock(&pool.mu);
+			dial_error = rc;
+			return WIRE_R_NODAEMON;
+		}
+	}
+	last_slot = (int)(c - pool.c);
+	pthread_mutex_unlock(&pool.mu);
+	*out = c;
+	return 0;
+}
+
+void conn_give(struct conn *c)
+{
+	uint64_t now;
+
+	pthread_mutex_lock(&pool.mu);
+	now = clock_mono_ns();
+	if (c->broken) {
+		/* The daemon went away, or is not one to talk to: a later
+		 * call dials afresh. */
+		drop(c);
+	} else {
+		c->state = CONN_IDLE;
+		c->idle_ns = now;
+	}
+	/* Connections left idle since a burst of calls are given back to
+	 * the daemon (each is one of the user's max_connections); the one
+	 * just returned stays. */
+	for (int i = 0; i < CONN_POOL_MAX; i++) {
+		struct conn *o = &pool.c[i];
+
+		if (o != c && o->state == CONN_IDLE &&
+		    o->idle_ns + CONN_IDLE_NS < now)
+			drop(o);
+	}
+	pthread_cond_signal(&pool.back);
+	pthread_mutex_unlock(&pool.mu);
+}
+
+int conn_exchange(struct conn *c, const struct wire_req *req,
+		  const struct iovec *data, int ndata, void *body,
+		  size_t *bodylen, int *fd_out)
 {
 	int rc;
 
 	for (int i = 0; fd_out && i < CONN_MAX_FDS; i++)
 		fd_out[i] = -1;
-	pthread_once(&once, init_once);
-	pthread_mutex_lock(&lock);
-	if (forked) {
-		/* Inherited across fork: the parent keeps using its copy. */
-		if (ctl_fd >= 0)
-			sys_close(ctl_fd);
-		ctl_fd = -1;
-		forked = false;
-	}
-	if (ctl_fd < 0) {
-		rc = dial();
-		if (rc < 0) {
-			dial_error = rc;
-			pthread_mutex_unlock(&lock);
-			return WIRE_R_NODAEMON;
-		}
-		ctl_fd = rc;
-	}
-	rc = call_exchange(ctl_fd, req, data, ndata, body, bodylen, fd_out);
-	if (rc == WIRE_R_BROKEN || rc == WIRE_R_MALFORMED) {
-		/* The daemon went away, or is not one to talk to: a later
-		 * call dials afresh. */
-		sys_close(ctl_fd);
-		ctl_fd = -1;
-	}
-	if (rc == WIRE_R_MALFORMED)
-		rc = -EPROTO;
-	pthread_mutex_unlock(&lock);
+	if (c->broken)
+		return WIRE_R_BROKEN;
+	rc = call_exchange(c->fd, req, data, ndata, body, bodylen, fd_out);
+	if (rc == WIRE_R_BROKEN || rc == WIRE_R_MALFORMED)
+		c->broken = true;
+	return rc == WIRE_R_MALFORMED ? -EPROTO : rc;
+}
+
+int conn_call(const struct wire_req *req, const struct iovec *data,
+	      int ndata, void *body, size_t *bodylen, int *fd_out)
+{
+	struct conn *c;
+	int rc;
+
+	for (int i = 0; fd_out && i < CONN_MAX_FDS; i++)
+		fd_out[i] = -1;
+	rc = conn_take(&c);
+	if (rc)
+		return rc;
+	rc = conn_exchange(c, req, data, ndata, body, bodylen, fd_out);
+	conn_give(c);
 	return rc;
 }

@@ -3,10 +3,11 @@
  *
  * Two channels per client process:
  *
- *  - the control channel: one AF_UNIX SOCK_SEQPACKET connection to the
- *    daemon's listener per process.  The client sends one request and waits
+ *  - the control channel: AF_UNIX SOCK_SEQPACKET connections to the
+ *    daemon's listener, one per process, or a few when its threads call at
+ *    once (lib/conn.h).  On each, the client sends one request and waits
  *    for its response; requests name a socket by the handle the daemon gave
- *    at WIRE_OPEN (or at WIRE_ATTACH, after fork).
+ *    at WIRE_OPEN (or at WIRE_ATTACH, on another connection or after fork).
  *    What each request type is - its fields, who may send it when, the
  *    answer it gets - is one row of one table (struct wire_req_type).  The
  *    daemon decodes requests with wire_decode_req(), which checks every
