@@ -17,7 +17,8 @@
  *           they all attach it at once, each to a connection that did
  *           not open it.
  *
- * Prints
+ * The first of them also forks a child that makes a round trip on a
+ * socket of its own.  Prints
  *
  *   parked_ms=N        how long the parked send took
  *   round_trips=N      round trips the other threads completed
@@ -39,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -52,6 +54,7 @@ static int rounds;
 static int shared_fd = -1;	/* mode "shared" */
 static atomic_int parking;	/* thread 0 is making its parked send */
 static atomic_int park_over;	/* and it has returned */
+static atomic_int forked;	/* the child made its round trip */
 static atomic_int round_trips, during_park, errors;
 static long parked_ms = -1;
 
@@ -163,6 +166,24 @@ static int shared_round(int seq)
 	return 0;
 }
 
+/*
+ * A child made now (the atfork handlers must not wait for the parked
+ * send either) makes a round trip of its own on its own connection.
+ */
+static void fork_round(int seq)
+{
+	int status = 0;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(own_round(seq) ? 1 : 0);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid ||
+	    !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		errno = ECHILD;
+		failed("child's round trip", seq);
+	}
+}
+
 static void *other_thread(void *arg)
 {
 	int id = (int)(intptr_t)arg;
@@ -173,6 +194,15 @@ static void *other_thread(void *arg)
 	 * microseconds).  Were it later, the round trips below would only
 	 * find its connection taken sooner. */
 	usleep(500000);
+	/* The fork first, alone: the others' calls hold the library's
+	 * descriptor table for moments, which a child must not inherit
+	 * held (its atfork handling is not what this test is about). */
+	if (id == 1) {
+		fork_round(999);
+		atomic_store(&forked, 1);
+	}
+	while (!atomic_load(&forked))
+		usleep(1000);
 	for (int i = 0; i < rounds; i++) {
 		int seq = 1000 * id + i;
 
