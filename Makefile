@@ -13,7 +13,7 @@
 #   src/lib               libpingsock (+ core)
 #   src/daemon            pingsockd
 #   src/ping              ping
-#   src/ctl               pingsockctl
+#   src/ctl               pingsockctl (+ libpingsock's request client)
 #   tests/unit/test_*.c   one binary each, linked with the core
 #   tests/lib/*.c         test helper programs, linked with libpingsock.a
 #   tests/conformance/*.c conformance case programs, linked with libpingsock.a
@@ -123,7 +123,9 @@ $(SBTEST): $(patsubst %.c,$(BUILD)/obj/testing/%.o,$(DAEMON_SRC)) $(CORE_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_D)
 
-$(CTL): $(call obj,$(CTL_SRC)) $(CORE_A)
+# pingsockctl calls through the library's request client (lib/call.h):
+# from the static library, only that and what it needs is linked in.
+$(CTL): $(call obj,$(CTL_SRC)) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^
 
 $(BUILD)/tests/unit/%: $(BUILD)/obj/tests/unit/%.o $(call obj,$(UNITLIB_SRC)) $(CORE_A)

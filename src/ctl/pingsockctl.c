@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
+#include "lib/call.h"
 #include "pingsock.h"
 #include "wire/wire.h"
 
@@ -47,66 +47,47 @@ static void die(const char *what, const char *why)
 }
 
 /*
- * One request, one answer.  Returns the answer's result (>= 0, or
- * -errno); *blen is in: the room in body, out: the body's length.
- * Exits when the daemon goes away or answers out of protocol.
+ * One request, one answer, through the library's request client (the
+ * answer checked by its request type's row, as every libpingsock call's
+ * is).  Returns the answer's result (>= 0, or -errno); *blen is in: the
+ * room in body, out: the body's length.  Exits when the daemon goes away
+ * or answers out of protocol.
  */
 static int32_t call(int fd, const struct wire_req *req, uint8_t *body,
 		    size_t *blen)
 {
-	static uint8_t resp[WIRE_RESP_HDR + WIRE_RESP_BODY_MAX + 1];
-	uint8_t buf[WIRE_REQ_HDR + 64];
-	long n = wire_encode_req(req, buf, sizeof(buf));
-	ssize_t got;
-	uint16_t type;
-	int32_t result;
+	int rc = call_exchange(fd, req, NULL, 0, body, blen, NULL);
 
-	if (n < 0)
-		die(wire_type_name(req->type), "cannot encode the request");
-	if (send(fd, buf, (size_t)n, MSG_NOSIGNAL) != n)
+	if (rc == WIRE_R_BROKEN)
 		die(sock_path, "the daemon closed the connection");
-	got = recv(fd, resp, sizeof(resp), 0);
-	if (got < (ssize_t)WIRE_RESP_HDR)
-		die(sock_path, got < 0 ? strerror(errno)
-				       : "the daemon closed the connection");
-	memcpy(&type, resp, 2);
-	memcpy(&result, resp + 4, 4);
-	if (type != req->type || (size_t)got - WIRE_RESP_HDR > *blen)
+	if (rc == WIRE_R_MALFORMED)
 		die(sock_path, "malformed answer from the daemon");
-	*blen = (size_t)got - WIRE_RESP_HDR;
-	if (*blen)
-		memcpy(body, resp + WIRE_RESP_HDR, *blen);
-	return result;
+	if (rc == -EINVAL)
+		die(wire_type_name(req->type), "cannot encode the request");
+	return rc;
 }
 
 static int dial(const char *path)
 {
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	struct wire_req hello = { .type = WIRE_HELLO,
-				  .u.version = WIRE_VERSION };
-	size_t none = 0;
-	int fd;
+	int fd = call_connect(path), rc;
 
-	if (strlen(path) >= sizeof(sun.sun_path)) {
+	if (fd == -ENAMETOOLONG) {
 		fprintf(stderr, "pingsockctl: %s: path too long\n", path);
 		exit(2);
 	}
-	memcpy(sun.sun_path, path, strlen(path) + 1);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		die("socket", strerror(errno));
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
-		int e = errno;
-
-		if (e == ENOENT || e == ECONNREFUSED)
+	if (fd < 0) {
+		if (fd == -ENOENT || fd == -ECONNREFUSED)
 			fprintf(stderr, "pingsockctl: pingsockd is not running "
-				"(%s: %s)\n", path, strerror(e));
+				"(%s: %s)\n", path, strerror(-fd));
 		else
 			fprintf(stderr, "pingsockctl: %s: %s\n", path,
-				strerror(e));
+				strerror(-fd));
 		exit(1);
 	}
-	if (call(fd, &hello, NULL, &none) != 0) {
+	rc = call_hello(fd);
+	if (rc == WIRE_R_BROKEN)
+		die(path, "the daemon closed the connection");
+	if (rc != 0) {
 		fprintf(stderr, "pingsockctl: %s: the daemon does not speak "
 			"protocol version %d (a different pingsock version?)\n",
 			path, WIRE_VERSION);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "daemon/closer.h"
 #include "daemon/log.h"
+#include "wire/rights.h"
 
 /* A client waits for each answer, so a second read right after one
  * request would almost always find nothing: take one request per event
@@ -39,16 +40,15 @@ static int send_reply(struct client *c, uint16_t type, const struct reply *r)
 		{ .iov_base = (void *)(r->ext ? r->ext : r->body),
 		  .iov_len = r->len },
 	};
-	union {
-		struct cmsghdr align;
-		char b[CMSG_SPACE(4 * sizeof(int))];
-	} cbuf;
+	union wire_rights_buf cbuf;
 	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
-	int fds[4], nfds = 0;
+	int fds[WIRE_RIGHTS_MAX];
+	unsigned nfds = 0;
 
 	memcpy(hdr, &type, 2);
 	memcpy(hdr + 2, &zero, 2);
 	memcpy(hdr + 4, &r->result, 4);
+	/* In the order the request type's row says (wire/types.c). */
 	if (r->fd >= 0)
 		fds[nfds++] = r->fd;
 	if (r->shm_fd >= 0)
@@ -57,18 +57,7 @@ static int send_reply(struct client *c, uint16_t type, const struct reply *r)
 		fds[nfds++] = r->err_fd;
 	if (r->fd2 >= 0)
 		fds[nfds++] = r->fd2;
-	if (nfds) {
-		struct cmsghdr *cm;
-
-		memset(&cbuf, 0, sizeof(cbuf));
-		mh.msg_control = cbuf.b;
-		mh.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(nfds * sizeof(int));
-		memcpy(CMSG_DATA(cm), fds, nfds * sizeof(int));
-	}
+	wire_rights_pack(&mh, &cbuf, fds, nfds);
 	/* A client waits for each answer: a full queue means it is not
 	 * following the protocol. */
 	return sendmsg(c->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 ? -1 : 0;
@@ -108,27 +97,29 @@ static int park(struct server *s, struct client *c, struct parked *p)
 	return 0;
 }
 
-/*
- * Run a decoded request and answer it (or park it).  Returns -1 when the
- * client must be disconnected for what it asked, DISPATCH_STUCK when its
- * answer could not be queued.
- */
-#define DISPATCH_STUCK (-2)
-static int dispatch(struct server *s, struct client *c,
-		    const struct wire_req *req)
+/* How a request went: answered (or parked), or the client must go. */
+enum dispatch_rc {
+	DISPATCH_DONE = 0,
+	DISPATCH_REFUSED,	/* for what it asked (ops_run()) */
+	DISPATCH_STUCK,		/* its answer could not be queued */
+};
+
+/* Run a decoded request and answer it (or park it). */
+static enum dispatch_rc dispatch(struct server *s, struct client *c,
+				 const struct wire_req *req)
 {
 	struct reply r = { .fd = -1, .shm_fd = -1, .err_fd = -1, .fd2 = -1 };
-	int rc;
+	enum dispatch_rc rc;
 
 	if (ops_run(s, c, req, &r))
-		return -1;
+		return DISPATCH_REFUSED;
 	if (r.park && park(s, c, r.park) == 0)
-		return 0;
+		return DISPATCH_DONE;
 	if (r.park) {
 		ops_unpark(s, r.park);
 		r.result = -ENOBUFS;
 	}
-	rc = send_reply(c, req->type, &r) ? DISPATCH_STUCK : 0;
+	rc = send_reply(c, req->type, &r) ? DISPATCH_STUCK : DISPATCH_DONE;
 	if (r.fd >= 0)
 		close(r.fd);
 	if (r.fd2 >= 0)
@@ -195,7 +186,7 @@ static void on_client(void *data, uint32_t events)
 		struct wire_req req;
 		unsigned passed;
 		ssize_t n = closer_recv(c->fd, c->uid, &mh, &passed);
-		int rc;
+		enum dispatch_rc rc;
 
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			return;
@@ -211,7 +202,7 @@ static void on_client(void *data, uint32_t events)
 			return;
 		}
 		rc = dispatch(s, c, &req);
-		if (rc) {
+		if (rc != DISPATCH_DONE) {
 			protocol_error(s, c, rc == DISPATCH_STUCK
 				       ? "not reading its answers"
 				       : c->foreign ? "another network namespace"

@@ -202,8 +202,9 @@ static void deliver_error(struct server *s, const struct icmp_pkt *p,
 	case PS_ERR_QUEUE:
 		fill_dgram(&dg, p, rp);
 		dg.kind = WIRE_DG_ERROR;
-		memcpy(dg.src, p->q_dst.a, sizeof(dg.src));	/* msg_name */
-		dg.src_scope = 0;
+		/* msg_name: the destination of the request it is about. */
+		memcpy(dg.req_dst, p->q_dst.a, sizeof(dg.req_dst));
+		dg.req_dst_scope = 0;
 		dg.ee_errno = (uint32_t)v.err;
 		dg.ee_origin = SO_EE_ORIGIN_ICMP;
 		dg.ee_type = p->type;
@@ -216,7 +217,8 @@ static void deliver_error(struct server *s, const struct icmp_pkt *p,
 			 * addresses are the incoming interface. */
 			dg.ee_origin = SO_EE_ORIGIN_ICMP6;
 			dg.offender_family = AF_INET6;
-			dg.src_scope = ps_addr_needs_scope(&p->q_dst) ? rp->ifindex : 0;
+			dg.req_dst_scope = ps_addr_needs_scope(&p->q_dst)
+						   ? rp->ifindex : 0;
 			dg.offender_scope = p->src.scope;
 		}
 		/* The pending error first: a reader woken by the record
@@ -250,12 +252,12 @@ void deliver_local_error(struct server *s, struct ssock *ss,
 	memset(&dg, 0, sizeof(dg));
 	dg.kind = WIRE_DG_ERROR;
 	dg.family = info->dst.family;
-	memcpy(dg.src, info->dst.a, sizeof(dg.src));
-	dg.src_scope = info->dst.scope;
+	memcpy(dg.req_dst, info->dst.a, sizeof(dg.req_dst));
+	dg.req_dst_scope = info->dst.scope;
 	/* ipv6_local_error(): the port is the flow's, which for ICMPv6 is
 	 * where the type and code sit. */
 	if (dg.family == AF_INET6)
-		dg.port = (uint16_t)(info->type << 8 | info->code);
+		dg.req_typecode = (uint16_t)(info->type << 8 | info->code);
 	dg.ts_sec = now.tv_sec;
 	dg.ts_nsec = now.tv_nsec;
 	dg.ee_errno = EMSGSIZE;

@@ -1,9 +1,10 @@
 /*
- * ops - the requests (wire.h), one procedure each, and the table that
- * says which are allowed when (OpenSSH's monitor table): HELLO first and
- * once; those that name a socket, for a connection that opened or
- * attached it; ATTACH and BROKER_BIND, for one that proves it holds it.
- * What a procedure answers goes into a struct reply; client.c sends it.
+ * ops - the requests (wire.h), one procedure each, run as their type's
+ * row in the protocol's table allows (wire/types.c, as OpenSSH's monitor
+ * table): HELLO first and once; those that name a socket, for a
+ * connection that opened or attached it; ATTACH and BROKER_BIND, for one
+ * that proves it holds it.  What a procedure answers goes into a struct
+ * reply, as that row says the answer is; client.c sends it.
  */
 #include "daemon/srv.h"
 
@@ -18,8 +19,6 @@
 #include "daemon/broker.h"
 #include "daemon/log.h"
 #include "engine/policy.h"
-
-#define PSD_IPV6_FLOWLABEL_MGR 32	/* <linux/in6.h> */
 
 typedef void (*op_fn)(struct server *s, struct client *c, struct ssock *ss,
 		      const struct wire_req *req, struct reply *r);
@@ -377,8 +376,7 @@ static void op_setopt(struct server *s, struct client *c, struct ssock *ss,
 
 	/* A flow label lease answers the label it chose (the kernel
 	 * writes it into the caller's request). */
-	if (req->u.opt.level == SOL_IPV6 &&
-	    req->u.opt.name == PSD_IPV6_FLOWLABEL_MGR) {
+	if (wire_setopt_answers_label(req->u.opt.level, req->u.opt.name)) {
 		r->result = ps_flowlabel_opt(ss->ps, req->u.opt.val,
 					     req->u.opt.len, &label);
 		memcpy(r->body, &label, sizeof(label));
@@ -499,7 +497,6 @@ static void op_table(struct server *s, struct client *c, struct ssock *ss,
 	r->result = 0;
 }
 
-/* Which requests are allowed when (OpenSSH's monitor table). */
 /* bind() of a broker socket not used yet (bsock.c). */
 static void op_broker_bind(struct server *s, struct client *c,
 			   struct ssock *ss, const struct wire_req *req,
@@ -508,52 +505,48 @@ static void op_broker_bind(struct server *s, struct client *c,
 	bsock_rebind(s, ss, req, r);
 }
 
-struct op {
-	op_fn fn;
-	bool before_hello;	/* allowed (only) as the first message */
-	bool needs_sock;	/* names an attached socket by handle */
-	bool proves;		/* names any socket, whose holding it proves */
-};
-
-static const struct op ops[WIRE_TYPE_END] = {
-	[WIRE_HELLO] = { op_hello, true, false, false },
-	[WIRE_OPEN] = { op_open, false, false, false },
-	[WIRE_ATTACH] = { op_attach, false, false, true },
-	[WIRE_DETACH] = { op_detach, false, true, false },
-	[WIRE_BIND] = { op_bind, false, true, false },
-	[WIRE_CONNECT] = { op_connect, false, true, false },
-	[WIRE_SEND] = { op_send, false, true, false },
-	[WIRE_SETOPT] = { op_setopt, false, true, false },
-	[WIRE_GETOPT] = { op_getopt, false, true, false },
-	[WIRE_GETNAME] = { op_getname, false, true, false },
-	[WIRE_GETPEER] = { op_getname, false, true, false },
-	[WIRE_SHUTDOWN] = { op_shutdown, false, true, false },
-	[WIRE_STATS] = { op_stats, false, false, false },
-	[WIRE_KEEPID] = { op_keepid, false, true, false },
-	[WIRE_TABLE] = { op_table, false, false, false },
-	[WIRE_BROKER_BIND] = { op_broker_bind, false, false, true },
+/* Each request's procedure; who may send it when is its row's access
+ * rule (wire/types.c), the table OpenSSH's monitor has. */
+static const op_fn ops[WIRE_TYPE_END] = {
+	[WIRE_HELLO] = op_hello,
+	[WIRE_OPEN] = op_open,
+	[WIRE_ATTACH] = op_attach,
+	[WIRE_DETACH] = op_detach,
+	[WIRE_BIND] = op_bind,
+	[WIRE_CONNECT] = op_connect,
+	[WIRE_SEND] = op_send,
+	[WIRE_SETOPT] = op_setopt,
+	[WIRE_GETOPT] = op_getopt,
+	[WIRE_GETNAME] = op_getname,
+	[WIRE_GETPEER] = op_getname,
+	[WIRE_SHUTDOWN] = op_shutdown,
+	[WIRE_STATS] = op_stats,
+	[WIRE_KEEPID] = op_keepid,
+	[WIRE_TABLE] = op_table,
+	[WIRE_BROKER_BIND] = op_broker_bind,
 };
 
 int ops_run(struct server *s, struct client *c, const struct wire_req *req,
 	    struct reply *r)
 {
-	const struct op *op = req->type < WIRE_TYPE_END ? &ops[req->type] : NULL;
+	const struct wire_req_type *t = wire_req_type(req->type);
+	bool first = t && (t->access & WIRE_ACC_FIRST);
 	struct ssock *ss = NULL;
 
-	/* A client of another namespace is told so at HELLO (op_hello),
-	 * and served nothing after it. */
-	if (!op || !op->fn || op->before_hello == c->hello ||
-	    (c->foreign && req->type != WIRE_HELLO))
+	/* HELLO first and once; a client of another namespace is told so
+	 * at HELLO (op_hello), and served nothing after it. */
+	if (!t || !ops[req->type] || first == c->hello ||
+	    (c->foreign && !first))
 		return -1;
-	if (op->needs_sock || op->proves) {
+	if (t->access & (WIRE_ACC_SOCKET | WIRE_ACC_PROVES)) {
 		ss = ssock_get(s, req->handle);
 		if (!ss)
 			r->result = -EBADF;
-		else if (op->needs_sock && !ssock_linked(ss, c))
+		else if ((t->access & WIRE_ACC_SOCKET) && !ssock_linked(ss, c))
 			r->result = WIRE_R_UNATTACHED;
 		if (!ss || r->result)
 			return 0;
 	}
-	op->fn(s, c, ss, req, r);
+	ops[req->type](s, c, ss, req, r);
 	return 0;
 }

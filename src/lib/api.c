@@ -113,7 +113,7 @@ static int apply_type_flags(int fd, int type)
 
 static void why_daemon(int rc)
 {
-	if (rc == -CONN_ERR_FOREIGN_NS)
+	if (rc == WIRE_R_FOREIGN_NS)
 		snprintf(why, sizeof(why),
 			 "pingsockd (%s) serves only its own network "
 			 "namespace, and this process is in another (a "
@@ -194,9 +194,9 @@ static int open_daemon(int domain, int type, int protocol)
 	req.u.open.type = type;
 	req.u.open.protocol = protocol;
 	rc = conn_call(&req, NULL, 0, body, &blen, fds);
-	if (rc == CONN_NODAEMON)
-		rc = -conn_dial_errno();
-	else if (rc == CONN_BROKEN)
+	if (rc == WIRE_R_NODAEMON)
+		rc = conn_dial_error();
+	else if (rc == WIRE_R_BROKEN)
 		rc = -ECONNRESET;
 	if (rc >= 0 && (blen != sizeof(body) || fds[0] < 0))
 		rc = -ECONNRESET;
@@ -218,7 +218,7 @@ static int open_daemon(int domain, int type, int protocol)
 			sys_close(ent.errfd);
 		why_daemon(rc);
 		/* Served nothing in this namespace: "you may not". */
-		open_foreign = rc == -CONN_ERR_FOREIGN_NS;
+		open_foreign = rc == WIRE_R_FOREIGN_NS;
 		return open_foreign ? -EACCES : rc;
 	}
 	ent.handle = handle;
@@ -292,7 +292,7 @@ EXPORT int pingsock_socket(int domain, int type, int protocol)
 			/* Say both halves: the kernel refused, no daemon
 			 * (for this namespace); the errno is the kernel's. */
 			if (open_foreign)
-				rc = -CONN_ERR_FOREIGN_NS;
+				rc = WIRE_R_FOREIGN_NS;
 			char k[sizeof(why)];
 
 			why_kernel(-krc);

@@ -243,8 +243,9 @@ static int take_place(int fd, int nfd)
 /*
  * The daemon closes its copy of a socket it handed over just after the
  * answer is sent; until then the socket outlives a close() here, and a
- * reply to its identifier could go to it.  It answers requests in order,
- * so an answer to one more request means that copy is closed.
+ * reply to its identifier could go to it.  It handles one request at a
+ * time, on whichever connection, so an answer to one more request means
+ * that copy is closed.
  */
 static void sync_daemon(void)
 {
@@ -297,7 +298,7 @@ static int rebind(int fd, struct bkstate *bk, const struct sockaddr *addr,
 	else
 		for (int i = 0; i < CONN_MAX_FDS; i++)
 			fds[i] = -1;
-	if (rc == CONN_NODAEMON || rc == CONN_BROKEN)
+	if (rc == WIRE_R_NODAEMON || rc == WIRE_R_BROKEN)
 		rc = -ECONNRESET;
 	if (rc >= 0 && fds[0] < 0)
 		rc = -ECONNRESET;

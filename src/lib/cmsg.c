@@ -174,12 +174,15 @@ void cmsg_from_dgram(struct cmsg_out *o, const struct wire_dgram *dg,
 		put_ip6(o, dg, flags);
 }
 
-/* msg_name: the source (or, for an error, the request's destination),
- * port 0, copied as far as it fits; msg_namelen: its full length.  IPv6:
- * the flow information too with IPV6_FLOWINFO_SEND (flags). */
+/* msg_name: a reply's source, port 0; a record's, the destination of
+ * the request it is about (with, from an IPv6 local error, that
+ * request's type and code in the port), copied as far as it fits;
+ * msg_namelen: its full length.  IPv6: the flow information too with
+ * IPV6_FLOWINFO_SEND (flags). */
 void cmsg_fill_name(const struct wire_dgram *dg, struct msghdr *msg,
 		    uint32_t flags)
 {
+	bool rec = dg->kind == WIRE_DG_ERROR;
 	struct ps_addr a;
 	uint8_t sa[sizeof(struct sockaddr_in6)];
 	socklen_t salen, n;
@@ -188,9 +191,9 @@ void cmsg_fill_name(const struct wire_dgram *dg, struct msghdr *msg,
 		return;
 	memset(&a, 0, sizeof(a));
 	a.family = dg->family;
-	memcpy(a.a, dg->src, sizeof(a.a));
-	a.scope = dg->src_scope;
-	salen = ps_addr_to_sockaddr(&a, dg->port, sa);
+	memcpy(a.a, rec ? dg->req_dst : dg->src, sizeof(a.a));
+	a.scope = rec ? dg->req_dst_scope : dg->src_scope;
+	salen = ps_addr_to_sockaddr(&a, rec ? dg->req_typecode : 0, sa);
 	if (dg->family == AF_INET6 && (flags & WIRE_CM_SNDFLOW) &&
 	    dg->kind == WIRE_DG_REPLY)
 		memcpy(sa + offsetof(struct sockaddr_in6, sin6_flowinfo),

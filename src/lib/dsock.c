@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -61,23 +62,59 @@ int dsock_prove(int fd, uint8_t *nonce)
 }
 
 /*
- * WIRE_ATTACH: this connection learns the socket's handle.  conn_call()
+ * One proof and its WIRE_ATTACH at a time in this process: the daemon
+ * keeps a socket's last proof only, so two threads attaching one socket
+ * at once (on two connections of the pool) would spoil each other's.
+ * Attaching is rare (a socket's first call on a connection) and quick
+ * (never parked), so one lock for all sockets costs nothing; a thread
+ * holds its connection while it waits here, and the holder of this lock
+ * needs no other.
+ */
+static pthread_mutex_t attach_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t attach_once = PTHREAD_ONCE_INIT;
+
+static void attach_prepare(void) { pthread_mutex_lock(&attach_mu); }
+static void attach_release(void) { pthread_mutex_unlock(&attach_mu); }
+
+static void attach_init(void)
+{
+	pthread_atfork(attach_prepare, attach_release, attach_release);
+}
+
+/* The proof, and WIRE_ATTACH on the connection that did not know it. */
+static int attach_call(struct conn *c, int fd, uint32_t handle,
+		       uint32_t *body, int *fds)
+{
+	struct wire_req req = { .type = WIRE_ATTACH, .handle = handle };
+	size_t blen = 2 * sizeof(*body);
+	int rc;
+
+	pthread_once(&attach_once, attach_init);
+	pthread_mutex_lock(&attach_mu);
+	rc = dsock_prove(fd, req.nonce);
+	for (int i = 0; rc && i < CONN_MAX_FDS; i++)
+		fds[i] = -1;
+	if (rc == 0)
+		rc = conn_exchange(c, &req, NULL, 0, body, &blen, fds);
+	pthread_mutex_unlock(&attach_mu);
+	if (rc >= 0 && blen != 2 * sizeof(*body))
+		rc = -EPROTO;
+	return rc;
+}
+
+/*
+ * WIRE_ATTACH: this connection learns the socket's handle.  The exchange
  * checked the answer's form (handle, family; the state page and error
  * descriptor); what must match the socket is checked here.
  */
-static int attach(int fd, struct fdent *ent)
+static int attach(struct conn *c, int fd, struct fdent *ent)
 {
-	struct wire_req req = { .type = WIRE_ATTACH, .handle = ent->handle };
-	uint32_t body[2];
-	size_t blen = sizeof(body);
+	uint32_t body[2] = { 0, 0 };
 	int fds[CONN_MAX_FDS];
 	struct wire_shm *shm = NULL;
-	int rc = dsock_prove(fd, req.nonce);
+	int rc = attach_call(c, fd, ent->handle, body, fds);
 
-	if (rc)
-		return rc;
-	rc = conn_call(&req, NULL, 0, body, &blen, fds);
-	if (rc >= 0 && (blen != sizeof(body) || body[1] != (uint32_t)ent->family))
+	if (rc >= 0 && body[1] != (uint32_t)ent->family)
 		rc = -EPROTO;
 	/* A forked child has both already; a new process needs them. */
 	if (rc >= 0 && !ent->shm)
@@ -94,8 +131,7 @@ static int attach(int fd, struct fdent *ent)
 		if (fds[i] >= 0)
 			sys_close(fds[i]);
 	if (rc < 0)
-		return rc == -EBADF || rc == CONN_NODAEMON || rc == CONN_BROKEN
-			       ? -ECONNRESET : rc;
+		return rc == -EBADF || rc == WIRE_R_BROKEN ? -ECONNRESET : rc;
 	return 0;
 }
 
@@ -115,26 +151,35 @@ int dsock_map_shm(int memfd, struct wire_shm **shm)
 	return 0;
 }
 
+/*
+ * The call, and when this connection does not know the socket, the
+ * proof, WIRE_ATTACH and the call again: all on one connection of the
+ * pool, held throughout, so that what is attached is where it is used.
+ */
 int dsock_call(int fd, struct fdent *ent, struct wire_req *req,
 	       const struct iovec *data, int ndata, void *body,
 	       size_t *bodylen)
 {
 	size_t cap = bodylen ? *bodylen : 0;
-	int rc;
+	struct conn *c;
+	int rc = conn_take(&c);
 
+	if (rc)
+		return -ECONNRESET;	/* no daemon */
 	for (int tries = 0; tries < 2; tries++) {
 		req->handle = ent->handle;
 		if (bodylen)
 			*bodylen = cap;
-		rc = conn_call(req, data, ndata, body, bodylen, NULL);
+		rc = conn_exchange(c, req, data, ndata, body, bodylen, NULL);
 		if (rc != WIRE_R_UNATTACHED)
 			break;
-		rc = attach(fd, ent);
+		rc = attach(c, fd, ent);
 		if (rc < 0)
 			break;
 		rc = WIRE_R_UNATTACHED;
 	}
-	if (rc == WIRE_R_UNATTACHED || rc == CONN_NODAEMON || rc == CONN_BROKEN)
+	conn_give(c);
+	if (rc == WIRE_R_UNATTACHED || rc == WIRE_R_BROKEN)
 		rc = -ECONNRESET;
 	return rc;
 }

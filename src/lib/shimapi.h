@@ -39,12 +39,13 @@ int fdtab_next(int from);
 
 /*
  * The library's own descriptors that a program must not close behind its
- * back (close_range, closefrom): the error descriptor of every entry
- * (copies share one, so a number may repeat) into out[0..max), and the
- * count there would be.  conn_fd(): the control connection, or -1.
+ * back (close_range, closefrom), into out[0..max), and the count there
+ * would be: fdtab_errfds(), the error descriptor of every entry (copies
+ * share one, so a number may repeat); conn_fds(), the control
+ * connections (conn.h: a few when threads call at once).
  */
 size_t fdtab_errfds(int *out, size_t max);
-int conn_fd(void);
+size_t conn_fds(int *out, size_t max);
 
 /*
  * The poll bits the kernel would add for this socket beyond what its data

@@ -31,7 +31,8 @@ static int *own_fds(size_t *count)
 {
 	size_t nerr = fdtab_errfds(NULL, 0);
 	size_t nep = shim_epoll_own_fds(NULL, 0);
-	size_t cap = nerr + nep + 1, n = 0;
+	size_t nconn = conn_fds(NULL, 0);
+	size_t cap = nerr + nep + nconn + 1, n = 0;
 	int *v = malloc(cap * sizeof(*v));
 
 	*count = 0;
@@ -43,9 +44,8 @@ static int *own_fds(size_t *count)
 	size_t m = shim_epoll_own_fds(v + n, nep);
 
 	n += m < nep ? m : nep;
-	v[n] = conn_fd();
-	if (v[n] >= 0)
-		n++;
+	m = conn_fds(v + n, nconn);
+	n += m < nconn ? m : nconn;
 	qsort(v, n, sizeof(*v), cmp_int);
 	*count = n;
 	return v;
