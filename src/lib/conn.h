@@ -3,7 +3,7 @@
  *
  * One SOCK_SEQPACKET connection per process, made on first use, remade in
  * a child after fork() (the child then re-attaches each socket it uses,
- * proving that it holds it: dsock_prove()).  Calls are serialised
+ * proving that it holds it: relay_prove()).  Calls are serialised
  * by one lock: a request and its response are never interleaved with
  * another thread's.
  */

@@ -1667,7 +1667,7 @@ static void scn_threads(void)
  */
 static void scn_stale(void)
 {
-	int fd = ping_socket(0), sp[2];
+	int fd = ping_socket(0), sp[2], rc;
 	char buf[16] = "";
 	struct pollfd p;
 
@@ -1686,14 +1686,15 @@ static void scn_stale(void)
 	out("stale: its peer reads: %s", rcs(read(sp[1], buf, sizeof(buf))));
 	out("stale: the peer sends: %s", rcs(send(sp[1], "hello", 5, 0)));
 	p = (struct pollfd){ .fd = fd, .events = POLLIN };
-	out("stale: poll: %s %s", rcs(poll(&p, 1, 1000)), pollbits(p.revents));
+	rc = poll(&p, 1, 1000);
+	out("stale: poll: %s %s", rcs(rc), pollbits(p.revents));
 	memset(buf, 0, sizeof(buf));
 	out("stale: read: %s \"%s\"", rcs(read(fd, buf, sizeof(buf) - 1)), buf);
 	{
 		int v = 0;
 		socklen_t l = sizeof(v);
-		int rc = getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &l);
 
+		rc = getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &l);
 		out("stale: getsockopt SO_DOMAIN: %s %s", rcs(rc),
 		    v == AF_UNIX ? "AF_UNIX" : S("%d", v));
 	}

@@ -1,4 +1,4 @@
-#include "lib/dsock.h"
+#include "lib/relay.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -10,14 +10,17 @@
 #include <unistd.h>
 
 #include "lib/conn.h"
+#include "lib/lock.h"
 #include "lib/sys.h"
 
-long dsock_ret(long rc)
+int relay_conn_call(const struct wire_req *req, const struct iovec *data,
+		    int ndata, void *body, size_t *bodylen, int *fd_out)
 {
-	if (rc < 0) {
-		errno = (int)-rc;
-		return -1;
-	}
+	int rc;
+
+	lock_enter();
+	rc = conn_call(req, data, ndata, body, bodylen, fd_out);
+	lock_leave();
 	return rc;
 }
 
@@ -37,7 +40,7 @@ static int make_nonce(uint8_t *nonce)
 	return 0;
 }
 
-int dsock_prove(int fd, uint8_t *nonce)
+int relay_prove(int fd, uint8_t *nonce)
 {
 	struct wire_proof pf = { .magic = WIRE_PROOF_MAGIC };
 	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
@@ -72,16 +75,16 @@ static int attach(int fd, struct fdent *ent)
 	size_t blen = sizeof(body);
 	int fds[CONN_MAX_FDS];
 	struct wire_shm *shm = NULL;
-	int rc = dsock_prove(fd, req.nonce);
+	int rc = relay_prove(fd, req.nonce);
 
 	if (rc)
 		return rc;
-	rc = conn_call(&req, NULL, 0, body, &blen, fds);
+	rc = relay_conn_call(&req, NULL, 0, body, &blen, fds);
 	if (rc >= 0 && (blen != sizeof(body) || body[1] != (uint32_t)ent->family))
 		rc = -EPROTO;
 	/* A forked child has both already; a new process needs them. */
 	if (rc >= 0 && !ent->shm)
-		rc = dsock_map_shm(fds[0], &shm);
+		rc = relay_map_shm(fds[0], &shm);
 	if (fds[0] >= 0)
 		sys_close(fds[0]);
 	if (rc >= 0) {
@@ -99,7 +102,7 @@ static int attach(int fd, struct fdent *ent)
 	return 0;
 }
 
-int dsock_map_shm(int memfd, struct wire_shm **shm)
+int relay_map_shm(int memfd, struct wire_shm **shm)
 {
 	void *p = mmap(NULL, WIRE_SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
 		       memfd, 0);
@@ -115,7 +118,7 @@ int dsock_map_shm(int memfd, struct wire_shm **shm)
 	return 0;
 }
 
-int dsock_call(int fd, struct fdent *ent, struct wire_req *req,
+int relay_call(int fd, struct fdent *ent, struct wire_req *req,
 	       const struct iovec *data, int ndata, void *body,
 	       size_t *bodylen)
 {
@@ -126,7 +129,7 @@ int dsock_call(int fd, struct fdent *ent, struct wire_req *req,
 		req->handle = ent->handle;
 		if (bodylen)
 			*bodylen = cap;
-		rc = conn_call(req, data, ndata, body, bodylen, NULL);
+		rc = relay_conn_call(req, data, ndata, body, bodylen, NULL);
 		if (rc != WIRE_R_UNATTACHED)
 			break;
 		rc = attach(fd, ent);
