@@ -297,8 +297,7 @@ int broker_bind(int fd, struct fdent *e, const struct sockaddr *addr,
 	return (int)sys_ret(rebind(fd, e->bk, addr, len, 0));
 }
 
-/* Its first send or connect is about to be made. */
-static void use(int fd, const struct fdent *ent, const struct iovec *iov,
+void broker_use(int fd, const struct fdent *ent, const struct iovec *iov,
 		size_t niov)
 {
 	struct broker_sock *bk = ent->bk;
@@ -322,14 +321,6 @@ static void use(int fd, const struct fdent *ent, const struct iovec *iov,
 	}
 }
 
-void broker_use_fd(int fd, const struct iovec *iov, size_t niov)
-{
-	struct fdent ent;
-
-	if (fdtab_get(fd, &ent, NULL) && fdkind_broker(ent.kind))
-		use(fd, &ent, iov, niov);
-}
-
 bool broker_send_reaches(const struct sockaddr *dst, socklen_t dstlen)
 {
 	return !(dst && dstlen > WIRE_ADDR_MAX);
@@ -351,7 +342,7 @@ int broker_connect(int fd, struct fdent *e, const struct sockaddr *addr,
 		   socklen_t len)
 {
 	if (fresh(e) && broker_connect_reaches(addr, len))
-		use(fd, e, NULL, 0);
+		broker_use(fd, e, NULL, 0);
 	return sys_connect(fd, addr, len);
 }
 
@@ -361,7 +352,7 @@ ssize_t broker_sendto(int fd, struct fdent *e, const void *buf, size_t len,
 	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
 
 	if (fresh(e) && broker_send_reaches(dst, dstlen))
-		use(fd, e, &iov, 1);
+		broker_use(fd, e, &iov, 1);
 	return sys_sendto(fd, buf, len, flags, dst, dstlen);
 }
 
@@ -369,7 +360,7 @@ ssize_t broker_sendmsg(int fd, struct fdent *e, const struct msghdr *msg,
 		       int flags)
 {
 	if (fresh(e) && broker_msg_reaches(msg))
-		use(fd, e, msg->msg_iov, msg->msg_iovlen);
+		broker_use(fd, e, msg->msg_iov, msg->msg_iovlen);
 	return sys_sendmsg(fd, msg, flags);
 }
 

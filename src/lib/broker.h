@@ -38,12 +38,13 @@ int broker_adopt(int livefd, uint32_t handle, int family, bool keep_ident,
 		 struct fdent *ent);
 
 /*
- * Its first send or connect is about to be made (through the preload,
- * which then makes the call itself): with PINGSOCK_IDENT=keep and an
- * Echo Request in iov, bind it to that identifier first (if that fails
- * the send goes as it is).
+ * The first send or connect on fd (entry ent) is about to be made (by
+ * the caller: the preload makes the call itself): with PINGSOCK_IDENT=keep
+ * and an Echo Request in iov, bind it to that identifier first (if that
+ * fails the send goes as it is).  Nothing if it was used already.
  */
-void broker_use_fd(int fd, const struct iovec *iov, size_t niov);
+void broker_use(int fd, const struct fdent *ent, const struct iovec *iov,
+		size_t niov);
 
 /*
  * Would the kernel's call get as far as the socket, where an unbound

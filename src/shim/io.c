@@ -41,11 +41,14 @@ static bool pass_send(int fd, const struct iovec *iov, size_t niov,
 		      bool reaches)
 {
 	enum fdkind k;
+	struct fdent e;
 
 	shim_init();
 	k = shim_kind(fd);
-	if (k == FDK_BROKER_FRESH && reaches)
-		broker_use_fd(fd, iov, niov);
+	if (k == FDK_BROKER_FRESH && reaches) {
+		(void)backend_lookup(fd, &e);	/* (a stale entry goes) */
+		broker_use(fd, &e, iov, niov);
+	}
 	return !fdkind_relayed(k);
 }
 
