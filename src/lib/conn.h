@@ -11,7 +11,7 @@
  * per-user max_connections, its descriptor share) a call waits for a
  * connection to come back.  Connections idle for CONN_IDLE_NS beyond the
  * first are closed.  A socket opened on one connection is attached to
- * another the first time it is used there (dsock.c: the proof and
+ * another the first time it is used there (relay.c: the proof and
  * WIRE_ATTACH), as after fork.  After fork() the child has none of the
  * parent's connections: its first call dials afresh.
  */

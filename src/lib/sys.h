@@ -12,6 +12,7 @@
 #ifndef PS_LIB_SYS_H
 #define PS_LIB_SYS_H
 
+#include <errno.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -61,5 +62,15 @@ extern struct sys_calls sys;
 #define sys_dup3(...) (sys.dup3(__VA_ARGS__))
 #define sys_shutdown(...) (sys.shutdown(__VA_ARGS__))
 #define sys_poll(...) (sys.poll(__VA_ARGS__))
+
+/* The libc convention from a -errno result: errno set and -1; else rc. */
+static inline long sys_ret(long rc)
+{
+	if (rc < 0) {
+		errno = (int)-rc;
+		return -1;
+	}
+	return rc;
+}
 
 #endif

@@ -28,7 +28,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -36,9 +35,11 @@
 #include <sys/epoll.h>
 #include <time.h>
 
+#include "lib/backend.h"
 #include "lib/conn.h"
 #include "lib/errq.h"
 #include "lib/fdtab.h"
+#include "lib/lock.h"
 #include "lib/shimapi.h"
 #include "shim/shim.h"
 
@@ -62,7 +63,7 @@ struct ereg {
 	int out;		/* ... at this index */
 };
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* regs, nregs, wait_gen: under LOCK_SHIM_EPOLL. */
 static struct ereg *regs;
 static size_t nregs;
 static unsigned wait_gen;
@@ -80,10 +81,10 @@ static bool epfd_watched(int epfd)
 	if (epfd < EP_MAP_FDS)
 		return atomic_load_explicit(&watched[epfd],
 					    memory_order_relaxed);
-	pthread_mutex_lock(&lock);
+	lock_take(LOCK_SHIM_EPOLL);
 	for (size_t i = 0; i < nregs && !any; i++)
 		any = regs[i].epfd == epfd;
-	pthread_mutex_unlock(&lock);
+	lock_give(LOCK_SHIM_EPOLL);
 	return any;
 }
 
@@ -147,18 +148,15 @@ static uint32_t synth(const struct ereg *r)
 	return pollsynth(&ent, r->events);
 }
 
-static int ctl_add(int epfd, int fd, const struct epoll_event *ev)
+/* Under the lock; ent: fd's entry, looked up before it was taken. */
+static int ctl_add(int epfd, int fd, const struct epoll_event *ev,
+		   const struct fdent *ent)
 {
 	struct epoll_event mine = { .events = ev->events };
-	struct fdent ent;
 	struct ereg *r;
 	int saved;
 	long slot;
 
-	if (!fdtab_get(fd, &ent)) {
-		errno = EBADF;
-		return -1;
-	}
 	slot = reg_alloc();
 	if (slot < 0) {
 		errno = ENOMEM;
@@ -169,13 +167,13 @@ static int ctl_add(int epfd, int fd, const struct epoll_event *ev)
 	if (real_epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &mine) < 0)
 		return -1;
 	*r = (struct ereg){ .epfd = epfd, .fd = fd, .errdup = -1,
-			    .shm = ent.shm, .events = ev->events,
+			    .shm = ent->shm, .events = ev->events,
 			    .data = ev->data };
-	if (ent.errfd >= 0) {
-		r->errdup = real_fcntl(ent.errfd, F_DUPFD_CLOEXEC,
+	if (ent->errfd >= 0) {
+		r->errdup = real_fcntl(ent->errfd, F_DUPFD_CLOEXEC,
 					    CONN_HIGH_FD);
 		if (r->errdup < 0)
-			r->errdup = real_fcntl(ent.errfd,
+			r->errdup = real_fcntl(ent->errfd,
 						    F_DUPFD_CLOEXEC, 0);
 		mine.events = EPOLLIN | (ev->events & EP_FLAGS);
 		mine.data.u64 = EP_TAG(slot, 1);
@@ -232,17 +230,25 @@ static int ctl_del(int epfd, int fd, struct epoll_event *ev)
 
 SHIM_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 {
+	struct fdent ent;
 	int rc;
 
 	shim_init();
-	if (shim_depth || !shim_ours(fd))
+	if (!fdkind_relayed(shim_kind(fd)))
 		return real_epoll_ctl(epfd, op, fd, ev);
 	if (!ev && op != EPOLL_CTL_DEL)
 		return real_epoll_ctl(epfd, op, fd, ev);	/* EFAULT */
-	pthread_mutex_lock(&lock);
+	/* Before the lock: a stale entry found here is released, which
+	 * takes the lock itself (shim_epoll_forget_sock). */
+	if (op == EPOLL_CTL_ADD) {
+		(void)backend_lookup(fd, &ent);
+		if (!fdkind_relayed(ent.kind))
+			return real_epoll_ctl(epfd, op, fd, ev);
+	}
+	lock_take(LOCK_SHIM_EPOLL);
 	switch (op) {
 	case EPOLL_CTL_ADD:
-		rc = ctl_add(epfd, fd, ev);
+		rc = ctl_add(epfd, fd, ev, &ent);
 		break;
 	case EPOLL_CTL_MOD:
 		rc = ctl_mod(epfd, fd, ev);
@@ -254,7 +260,7 @@ SHIM_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 		rc = real_epoll_ctl(epfd, op, fd, ev);	/* EINVAL */
 		break;
 	}
-	pthread_mutex_unlock(&lock);
+	lock_give(LOCK_SHIM_EPOLL);
 	SHIM_LOGRC(rc, "epoll_ctl(%d, %d, %d)", epfd, op, fd);
 	return rc;
 }
@@ -379,15 +385,15 @@ static int ours_wait(const struct wait_call *w, int epfd,
 	int n;
 
 	for (;;) {
-		pthread_mutex_lock(&lock);
+		lock_take(LOCK_SHIM_EPOLL);
 		ready = level_ready(epfd);
-		pthread_mutex_unlock(&lock);
+		lock_give(LOCK_SHIM_EPOLL);
 		n = real_wait(w, epfd, ev, max, ready);
 		if (n < 0)
 			return n;
-		pthread_mutex_lock(&lock);
+		lock_take(LOCK_SHIM_EPOLL);
 		n = translate(epfd, ev, n, max);
-		pthread_mutex_unlock(&lock);
+		lock_give(LOCK_SHIM_EPOLL);
 		/* Only stale wake-ups came: wait on while time is left. */
 		if (n || ready || w->deadline == 0 ||
 		    (w->deadline > 0 && now_ns() >= w->deadline))
@@ -408,7 +414,7 @@ SHIM_EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int ms)
 	int rc;
 
 	shim_init();
-	if (shim_depth || max <= 0 || !epfd_watched(epfd))
+	if (lock_held() || max <= 0 || !epfd_watched(epfd))
 		return real_epoll_wait(epfd, ev, max, ms);
 	w.deadline = deadline_ms(ms);
 	rc = ours_wait(&w, epfd, ev, max);
@@ -423,7 +429,7 @@ SHIM_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int ms,
 	int rc;
 
 	shim_init();
-	if (shim_depth || max <= 0 || !epfd_watched(epfd))
+	if (lock_held() || max <= 0 || !epfd_watched(epfd))
 		return real_epoll_pwait(epfd, ev, max, ms, mask);
 	w.deadline = deadline_ms(ms);
 	rc = ours_wait(&w, epfd, ev, max);
@@ -438,7 +444,7 @@ SHIM_EXPORT int epoll_pwait2(int epfd, struct epoll_event *ev, int max,
 	int rc;
 
 	shim_init();
-	if (shim_depth || max <= 0 || !epfd_watched(epfd) ||
+	if (lock_held() || max <= 0 || !epfd_watched(epfd) ||
 	    !shim_real.epoll_pwait2)
 		return shim_real.epoll_pwait2
 			       ? real_epoll_pwait2(epfd, ev, max, ts, mask)
@@ -460,11 +466,13 @@ SHIM_EXPORT int epoll_pwait2(int epfd, struct epoll_event *ev, int max,
 
 /* ---- forgetting ---- */
 
-void shim_epoll_forget_sock(const struct wire_shm *shm)
+void shim_epoll_forget_sock(const struct fdent *ent)
 {
+	const struct wire_shm *shm = ent->shm;
+
 	if (!shm)
 		return;
-	pthread_mutex_lock(&lock);
+	lock_take(LOCK_SHIM_EPOLL);
 	for (size_t i = 0; i < nregs; i++) {
 		int epfd = regs[i].epfd;
 
@@ -474,7 +482,7 @@ void shim_epoll_forget_sock(const struct wire_shm *shm)
 		if (!epfd_has_regs(epfd))
 			set_watched(epfd, false);
 	}
-	pthread_mutex_unlock(&lock);
+	lock_give(LOCK_SHIM_EPOLL);
 }
 
 bool shim_epoll_is_watched(int epfd)
@@ -484,19 +492,19 @@ bool shim_epoll_is_watched(int epfd)
 
 void shim_epoll_forget_epfd(int epfd)
 {
-	pthread_mutex_lock(&lock);
+	lock_take(LOCK_SHIM_EPOLL);
 	for (size_t i = 0; i < nregs; i++)
 		if (regs[i].epfd == epfd)
 			reg_free(&regs[i]);
 	set_watched(epfd, false);
-	pthread_mutex_unlock(&lock);
+	lock_give(LOCK_SHIM_EPOLL);
 }
 
 size_t shim_epoll_own_fds(int *out, size_t max)
 {
 	size_t n = 0;
 
-	pthread_mutex_lock(&lock);
+	lock_take(LOCK_SHIM_EPOLL);
 	for (size_t i = 0; i < nregs; i++) {
 		if (regs[i].epfd < 0 || regs[i].errdup < 0)
 			continue;
@@ -504,6 +512,6 @@ size_t shim_epoll_own_fds(int *out, size_t max)
 			out[n] = regs[i].errdup;
 		n++;
 	}
-	pthread_mutex_unlock(&lock);
+	lock_give(LOCK_SHIM_EPOLL);
 	return n;
 }

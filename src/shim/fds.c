@@ -81,7 +81,7 @@ SHIM_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
 	int *own, rc;
 
 	shim_init();
-	if (shim_depth || !shim_real.close_range)
+	if (lock_held() || !shim_real.close_range)
 		return shim_real.close_range
 			       ? real_close_range(first, last, flags)
 			       : (errno = ENOSYS, -1);
@@ -95,8 +95,7 @@ SHIM_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
 		int fd = first > INT_MAX ? -1 : fdtab_next((int)first);
 
 		for (; fd >= 0 && (unsigned)fd <= last; fd = fdtab_next(fd + 1))
-			if (shim_kind(fd) != SHIM_NONE)
-				shim_close_ours(fd);
+			shim_close_ours(fd);
 	}
 	rc = close_around(first, last, flags, own, n);
 	free(own);
@@ -108,7 +107,7 @@ SHIM_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
 SHIM_EXPORT void closefrom(int lowfd)
 {
 	shim_init();
-	if (shim_depth) {
+	if (lock_held()) {
 		real_closefrom(lowfd);
 		return;
 	}

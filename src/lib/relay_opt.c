@@ -1,5 +1,5 @@
 /*
- * api_opt - socket options and ioctls.
+ * relay_opt - socket options and ioctls of a relayed socket (backend.h).
  *
  * Options that are about the descriptor itself (timeouts, buffer sizes)
  * live on the data descriptor, where the kernel applies and reports them
@@ -21,19 +21,10 @@
 #define FLOWLABEL_MGR 32	/* IPV6_FLOWLABEL_MGR, <linux/in6.h> */
 #define FLR_LABEL_OFF 16	/* offsetof(struct in6_flowlabel_req, flr_label) */
 
-#include "lib/broker.h"
-#include "lib/dsock.h"
 #include "lib/errq.h"
 #include "lib/fdtab.h"
-#include "pingsock.h"
+#include "lib/relay.h"
 #include "lib/sys.h"
-
-#define EXPORT __attribute__((visibility("default")))
-
-static bool daemon_fd(int fd, struct fdent *ent)
-{
-	return fdtab_get(fd, ent) && ent->backend == PINGSOCK_BACKEND_DAEMON;
-}
 
 /*
  * Generic socket-layer options, which sk_setsockopt() treats alike for
@@ -81,28 +72,18 @@ static int ip_int(const void *val, socklen_t len)
 	return v;
 }
 
-EXPORT int pingsock_setsockopt(int fd, int level, int name, const void *val,
-			       socklen_t len)
+int relay_setsockopt(int fd, struct fdent *ent, int level, int name,
+		     const void *val, socklen_t len)
 {
 	struct wire_req req = { .type = WIRE_SETOPT };
-	struct fdent ent;
 	uint32_t label = 0;
 	size_t blen = sizeof(label);
 	int rc;
 
-	if (!daemon_fd(fd, &ent)) {
-		if (level == SOL_IPV6 && name == IPV6_V6ONLY &&
-		    bk_v6only_set(&ent, val, len, &rc))
-			return (int)dsock_ret(rc);
-		rc = sys_setsockopt(fd, level, name, val, len);
-		if (rc == 0 && bk_fresh(&ent))
-			bk_record(&ent, level, name, val, len);
-		return rc;
-	}
 	if ((int)len < 0)
-		return (int)dsock_ret(-EINVAL);
+		return (int)sys_ret(-EINVAL);
 	if (len && !val)
-		return (int)dsock_ret(-EFAULT);
+		return (int)sys_ret(-EFAULT);
 	if (local_opt(level, name)) {
 		rc = sys_setsockopt(fd, level, name, val, len);
 		if (rc < 0 || name != SO_RCVBUF)
@@ -113,7 +94,7 @@ EXPORT int pingsock_setsockopt(int fd, int level, int name, const void *val,
 	req.u.opt.len = len > WIRE_OPTVAL_MAX ? WIRE_OPTVAL_MAX : len;
 	if (req.u.opt.len)
 		memcpy(req.u.opt.val, val, req.u.opt.len);
-	rc = dsock_call(fd, &ent, &req, NULL, 0, &label, &blen);
+	rc = relay_call(fd, ent, &req, NULL, 0, &label, &blen);
 	/* IPV6_FLOWLABEL_MGR asking for any label: the kernel writes the
 	 * one it chose into the caller's request (flr_label, after the
 	 * 16-byte address), const or not. */
@@ -132,37 +113,33 @@ EXPORT int pingsock_setsockopt(int fd, int level, int name, const void *val,
 	if (rc == 0 && ((level == SOL_IP && name == IP_RECVERR) ||
 			(level == SOL_IPV6 && name == IPV6_RECVERR)) &&
 	    !ip_int(val, len))
-		errq_purge(&ent);
-	return (int)dsock_ret(rc);
+		errq_purge(ent);
+	return (int)sys_ret(rc);
 }
 
-EXPORT int pingsock_getsockopt(int fd, int level, int name, void *val,
-			       socklen_t *len)
+int relay_getsockopt(int fd, struct fdent *ent, int level, int name,
+		     void *val, socklen_t *len)
 {
 	struct wire_req req = { .type = WIRE_GETOPT };
 	uint8_t buf[WIRE_OPTVAL_MAX];
 	size_t blen = sizeof(buf);
-	struct fdent ent;
 	int rc;
 
-	if (!daemon_fd(fd, &ent))
-		return ent.bk ? bk_getsockopt(fd, &ent, level, name, val, len)
-			      : sys_getsockopt(fd, level, name, val, len);
 	if (!len)
-		return (int)dsock_ret(-EFAULT);
+		return (int)sys_ret(-EFAULT);
 	/* ip_getsockopt() and sk_getsockopt() refuse a negative length;
 	 * do_ipv6_getsockopt() takes it as unsigned, so as "plenty". */
-	if ((int)*len < 0 && !(ent.family == AF_INET6 && level == SOL_IPV6))
-		return (int)dsock_ret(-EINVAL);
+	if ((int)*len < 0 && !(ent->family == AF_INET6 && level == SOL_IPV6))
+		return (int)sys_ret(-EINVAL);
 	if (local_opt(level, name))
 		return sys_getsockopt(fd, level, name, val, len);
 	if (level == SOL_SOCKET && name == SO_ERROR) {
 		/* sk_getsockopt(): reading the pending error takes it. */
-		int v = errq_take_pending(&ent);
+		int v = errq_take_pending(ent);
 		socklen_t n = *len < sizeof(v) ? *len : sizeof(v);
 
 		if (n && !val)
-			return (int)dsock_ret(-EFAULT);
+			return (int)sys_ret(-EFAULT);
 		memcpy(val, &v, n);
 		*len = n;
 		return 0;
@@ -170,11 +147,11 @@ EXPORT int pingsock_getsockopt(int fd, int level, int name, void *val,
 	req.u.opt.level = level;
 	req.u.opt.name = name;
 	req.u.opt.len = *len > WIRE_OPTVAL_MAX ? WIRE_OPTVAL_MAX : *len;
-	rc = dsock_call(fd, &ent, &req, NULL, 0, buf, &blen);
+	rc = relay_call(fd, ent, &req, NULL, 0, buf, &blen);
 	if (rc < 0)
-		return (int)dsock_ret(rc);
+		return (int)sys_ret(rc);
 	if (blen && !val)
-		return (int)dsock_ret(-EFAULT);
+		return (int)sys_ret(-EFAULT);
 	memcpy(val, buf, blen);
 	*len = (socklen_t)blen;
 	return 0;
@@ -211,18 +188,14 @@ static int ifreq_ioctl(int family, unsigned long req, void *arg)
 	return rc;
 }
 
-EXPORT int pingsock_ioctl(int fd, unsigned long request, void *arg)
+int relay_ioctl(int fd, struct fdent *ent, unsigned long request, void *arg)
 {
-	struct fdent ent;
-
-	if (!daemon_fd(fd, &ent))
-		return sys_ioctl(fd, request, arg);
 	switch (request) {
 	case SIOCGSTAMP_OLD:
 	case SIOCGSTAMPNS_OLD:
 	case SIOCGSTAMP_NEW:
 	case SIOCGSTAMPNS_NEW:
-		return (int)dsock_ret(get_stamp(&ent, request, arg));
+		return (int)sys_ret(get_stamp(ent, request, arg));
 	case FIONBIO:
 	case FIOASYNC:
 	case FIOCLEX:
@@ -232,7 +205,7 @@ EXPORT int pingsock_ioctl(int fd, unsigned long request, void *arg)
 		break;
 	}
 	if (request >= SIOCGIFNAME && request <= SIOCSIFMAP)
-		return (int)dsock_ret(ifreq_ioctl(ent.family, request, arg));
+		return (int)sys_ret(ifreq_ioctl(ent->family, request, arg));
 	/* FIONREAD/SIOCINQ, SIOCOUTQ: ENOTTY on Linux 6.x ping sockets. */
-	return (int)dsock_ret(-ENOTTY);
+	return (int)sys_ret(-ENOTTY);
 }

@@ -1,8 +1,7 @@
-#include "lib/dsock.h"
+#include "lib/relay.h"
 
 #include <errno.h>
 #include <poll.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -11,14 +10,17 @@
 #include <unistd.h>
 
 #include "lib/conn.h"
+#include "lib/lock.h"
 #include "lib/sys.h"
 
-long dsock_ret(long rc)
+int relay_conn_call(const struct wire_req *req, const struct iovec *data,
+		    int ndata, void *body, size_t *bodylen, int *fd_out)
 {
-	if (rc < 0) {
-		errno = (int)-rc;
-		return -1;
-	}
+	int rc;
+
+	lock_enter();
+	rc = conn_call(req, data, ndata, body, bodylen, fd_out);
+	lock_leave();
 	return rc;
 }
 
@@ -38,7 +40,7 @@ static int make_nonce(uint8_t *nonce)
 	return 0;
 }
 
-int dsock_prove(int fd, uint8_t *nonce)
+int relay_prove(int fd, uint8_t *nonce)
 {
 	struct wire_proof pf = { .magic = WIRE_PROOF_MAGIC };
 	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
@@ -62,25 +64,14 @@ int dsock_prove(int fd, uint8_t *nonce)
 }
 
 /*
- * One proof and its WIRE_ATTACH at a time in this process: the daemon
- * keeps a socket's last proof only, so two threads attaching one socket
- * at once (on two connections of the pool) would spoil each other's.
- * Attaching is rare (a socket's first call on a connection) and quick
- * (never parked), so one lock for all sockets costs nothing; a thread
- * holds its connection while it waits here, and the holder of this lock
- * needs no other.
+ * One proof and its WIRE_ATTACH at a time in this process (LOCK_ATTACH):
+ * the daemon keeps a socket's last proof only, so two threads attaching
+ * one socket at once (on two connections of the pool) would spoil each
+ * other's.  Attaching is rare (a socket's first call on a connection) and
+ * quick (never parked), so one lock for all sockets costs nothing; a
+ * thread holds its connection while it waits here, and the holder of
+ * this lock needs no other.
  */
-static pthread_mutex_t attach_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_once_t attach_once = PTHREAD_ONCE_INIT;
-
-static void attach_prepare(void) { pthread_mutex_lock(&attach_mu); }
-static void attach_release(void) { pthread_mutex_unlock(&attach_mu); }
-
-static void attach_init(void)
-{
-	pthread_atfork(attach_prepare, attach_release, attach_release);
-}
-
 /* The proof, and WIRE_ATTACH on the connection that did not know it. */
 static int attach_call(struct conn *c, int fd, uint32_t handle,
 		       uint32_t *body, int *fds)
@@ -89,14 +80,13 @@ static int attach_call(struct conn *c, int fd, uint32_t handle,
 	size_t blen = 2 * sizeof(*body);
 	int rc;
 
-	pthread_once(&attach_once, attach_init);
-	pthread_mutex_lock(&attach_mu);
-	rc = dsock_prove(fd, req.nonce);
+	lock_take(LOCK_ATTACH);
+	rc = relay_prove(fd, req.nonce);
 	for (int i = 0; rc && i < CONN_MAX_FDS; i++)
 		fds[i] = -1;
 	if (rc == 0)
 		rc = conn_exchange(c, &req, NULL, 0, body, &blen, fds);
-	pthread_mutex_unlock(&attach_mu);
+	lock_give(LOCK_ATTACH);
 	if (rc >= 0 && blen != 2 * sizeof(*body))
 		rc = -EPROTO;
 	return rc;
@@ -118,7 +108,7 @@ static int attach(struct conn *c, int fd, struct fdent *ent)
 		rc = -EPROTO;
 	/* A forked child has both already; a new process needs them. */
 	if (rc >= 0 && !ent->shm)
-		rc = dsock_map_shm(fds[0], &shm);
+		rc = relay_map_shm(fds[0], &shm);
 	if (fds[0] >= 0)
 		sys_close(fds[0]);
 	if (rc >= 0) {
@@ -135,7 +125,7 @@ static int attach(struct conn *c, int fd, struct fdent *ent)
 	return 0;
 }
 
-int dsock_map_shm(int memfd, struct wire_shm **shm)
+int relay_map_shm(int memfd, struct wire_shm **shm)
 {
 	void *p = mmap(NULL, WIRE_SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
 		       memfd, 0);
@@ -156,16 +146,20 @@ int dsock_map_shm(int memfd, struct wire_shm **shm)
  * proof, WIRE_ATTACH and the call again: all on one connection of the
  * pool, held throughout, so that what is attached is where it is used.
  */
-int dsock_call(int fd, struct fdent *ent, struct wire_req *req,
+int relay_call(int fd, struct fdent *ent, struct wire_req *req,
 	       const struct iovec *data, int ndata, void *body,
 	       size_t *bodylen)
 {
 	size_t cap = bodylen ? *bodylen : 0;
 	struct conn *c;
-	int rc = conn_take(&c);
+	int rc;
 
-	if (rc)
+	lock_enter();
+	rc = conn_take(&c);
+	if (rc) {
+		lock_leave();
 		return -ECONNRESET;	/* no daemon */
+	}
 	for (int tries = 0; tries < 2; tries++) {
 		req->handle = ent->handle;
 		if (bodylen)
@@ -179,6 +173,7 @@ int dsock_call(int fd, struct fdent *ent, struct wire_req *req,
 		rc = WIRE_R_UNATTACHED;
 	}
 	conn_give(c);
+	lock_leave();
 	if (rc == WIRE_R_UNATTACHED || rc == WIRE_R_BROKEN)
 		rc = -ECONNRESET;
 	return rc;
