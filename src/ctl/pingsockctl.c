@@ -187,42 +187,58 @@ static size_t per_uid(struct table *t, struct uidsum **out)
 	return nu;
 }
 
-static int cmd_status(int fd)
-{
+/* What status and metrics report: the counters, the socket table and
+ * its sums per uid. */
+struct report {
 	struct wire_stats st;
 	struct table t;
 	struct uidsum *u;
 	size_t nu;
+};
 
-	get_stats(fd, &st);
-	get_table(fd, &t);
-	nu = per_uid(&t, &u);
+static void report_get(int fd, struct report *r)
+{
+	get_stats(fd, &r->st);
+	get_table(fd, &r->t);
+	r->nu = per_uid(&r->t, &r->u);
+}
+
+static void report_free(struct report *r)
+{
+	free(r->u);
+	free(r->t.e);
+}
+
+static int cmd_status(int fd)
+{
+	struct report r;
+
+	report_get(fd, &r);
 	/* The first eight lines as they always were. */
 	printf("clients %llu\nsockets %llu\nidents %llu\nsent %llu\n"
 	       "replies %llu\ndropped %llu\nbad_packets %llu\n"
 	       "protocol_errors %llu\n",
-	       (unsigned long long)st.clients, (unsigned long long)st.sockets,
-	       (unsigned long long)st.idents, (unsigned long long)st.sent,
-	       (unsigned long long)st.replies, (unsigned long long)st.dropped,
-	       (unsigned long long)st.bad_packets,
-	       (unsigned long long)st.proto_errors);
+	       (unsigned long long)r.st.clients, (unsigned long long)r.st.sockets,
+	       (unsigned long long)r.st.idents, (unsigned long long)r.st.sent,
+	       (unsigned long long)r.st.replies, (unsigned long long)r.st.dropped,
+	       (unsigned long long)r.st.bad_packets,
+	       (unsigned long long)r.st.proto_errors);
 	printf("sockets_opened %llu\nerrors %llu\nview %s\n",
-	       (unsigned long long)t.hdr.opened,
-	       (unsigned long long)t.hdr.errors, t.all ? "all" : "own-uid");
+	       (unsigned long long)r.t.hdr.opened,
+	       (unsigned long long)r.t.hdr.errors, r.t.all ? "all" : "own-uid");
 	printf("refused %llu\nrefused_netns %llu\n",
-	       (unsigned long long)st.refused,
-	       (unsigned long long)st.refused_netns);
-	for (size_t i = 0; i < nu; i++)
+	       (unsigned long long)r.st.refused,
+	       (unsigned long long)r.st.refused_netns);
+	for (size_t i = 0; i < r.nu; i++)
 		printf("uid %u sockets %llu idents %llu requests %llu "
-		       "replies %llu errors %llu drops %llu\n", u[i].uid,
-		       (unsigned long long)u[i].sockets,
-		       (unsigned long long)u[i].idents,
-		       (unsigned long long)u[i].requests,
-		       (unsigned long long)u[i].replies,
-		       (unsigned long long)u[i].errors,
-		       (unsigned long long)u[i].drops);
-	free(u);
-	free(t.e);
+		       "replies %llu errors %llu drops %llu\n", r.u[i].uid,
+		       (unsigned long long)r.u[i].sockets,
+		       (unsigned long long)r.u[i].idents,
+		       (unsigned long long)r.u[i].requests,
+		       (unsigned long long)r.u[i].replies,
+		       (unsigned long long)r.u[i].errors,
+		       (unsigned long long)r.u[i].drops);
+	report_free(&r);
 	return 0;
 }
 
@@ -277,59 +293,53 @@ static void metric(const char *name, const char *type, const char *help,
 /* Prometheus text exposition format 0.0.4. */
 static int cmd_metrics(int fd)
 {
-	struct wire_stats st;
-	struct table t;
-	struct uidsum *u;
-	size_t nu;
+	struct report r;
 
-	get_stats(fd, &st);
-	get_table(fd, &t);
-	nu = per_uid(&t, &u);
+	report_get(fd, &r);
 	metric("pingsockd_clients", "gauge",
-	       "Client processes connected to pingsockd.", st.clients);
+	       "Client processes connected to pingsockd.", r.st.clients);
 	metric("pingsockd_sockets", "gauge", "Open ping sockets, all users.",
-	       st.sockets);
+	       r.st.sockets);
 	metric("pingsockd_idents", "gauge",
-	       "ICMP identifiers bound, all users.", st.idents);
+	       "ICMP identifiers bound, all users.", r.st.idents);
 	metric("pingsockd_sockets_opened_total", "counter",
-	       "Ping sockets opened since pingsockd started.", t.hdr.opened);
+	       "Ping sockets opened since pingsockd started.", r.t.hdr.opened);
 	metric("pingsockd_requests_total", "counter",
-	       "Echo requests sent.", st.sent);
+	       "Echo requests sent.", r.st.sent);
 	metric("pingsockd_replies_total", "counter",
-	       "Replies delivered to sockets.", st.replies);
+	       "Replies delivered to sockets.", r.st.replies);
 	metric("pingsockd_dropped_total", "counter",
 	       "Replies dropped: no socket asked for them, or its queue was "
-	       "full.", st.dropped);
+	       "full.", r.st.dropped);
 	metric("pingsockd_errors_total", "counter",
 	       "ICMP and local errors delivered to sockets, and failed sends.",
-	       t.hdr.errors);
+	       r.t.hdr.errors);
 	metric("pingsockd_bad_packets_total", "counter",
 	       "Malformed or unsolicited ICMP packets from the network.",
-	       st.bad_packets);
+	       r.st.bad_packets);
 	metric("pingsockd_protocol_errors_total", "counter",
 	       "Clients disconnected for malformed requests.",
-	       st.proto_errors);
+	       r.st.proto_errors);
 	metric("pingsockd_refused_total", "counter",
 	       "Connections, sockets and sends refused by a per-user limit or "
-	       "share.", st.refused);
+	       "share.", r.st.refused);
 	metric("pingsockd_refused_netns_total", "counter",
 	       "Clients refused for being in another network namespace.",
-	       st.refused_netns);
+	       r.st.refused_netns);
 	metric("pingsockd_view_all_uids", "gauge",
 	       "1 if the per-uid metrics cover every user (run as root), 0 if "
-	       "only the caller's own.", t.all);
+	       "only the caller's own.", r.t.all);
 	printf("# HELP pingsockd_uid_sockets Open ping sockets per user.\n"
 	       "# TYPE pingsockd_uid_sockets gauge\n");
-	for (size_t i = 0; i < nu; i++)
-		printf("pingsockd_uid_sockets{uid=\"%u\"} %llu\n", u[i].uid,
-		       (unsigned long long)u[i].sockets);
+	for (size_t i = 0; i < r.nu; i++)
+		printf("pingsockd_uid_sockets{uid=\"%u\"} %llu\n", r.u[i].uid,
+		       (unsigned long long)r.u[i].sockets);
 	printf("# HELP pingsockd_uid_idents ICMP identifiers bound per user.\n"
 	       "# TYPE pingsockd_uid_idents gauge\n");
-	for (size_t i = 0; i < nu; i++)
-		printf("pingsockd_uid_idents{uid=\"%u\"} %llu\n", u[i].uid,
-		       (unsigned long long)u[i].idents);
-	free(u);
-	free(t.e);
+	for (size_t i = 0; i < r.nu; i++)
+		printf("pingsockd_uid_idents{uid=\"%u\"} %llu\n", r.u[i].uid,
+		       (unsigned long long)r.u[i].idents);
+	report_free(&r);
 	return 0;
 }
 

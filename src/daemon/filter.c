@@ -17,6 +17,7 @@
 
 #include "daemon/buildenv.h"
 #include "daemon/trap.h"
+#include "wire/in6ext.h"
 
 #define PSD_SO_PASSRIGHTS 83	/* Linux 6.16 (closer.h) */
 #ifndef SOL_RAW
@@ -107,7 +108,7 @@ static const struct { int level, name; } sockopts[] = {
 	{ SOL_IPV6, IPV6_MTU_DISCOVER },  /* raw6.c, per send */
 	{ SOL_IPV6, IPV6_MULTICAST_LOOP },
 	{ SOL_IPV6, IPV6_MTU },
-	{ SOL_IPV6, 32 },		  /* IPV6_FLOWLABEL_MGR: raw6.c */
+	{ SOL_IPV6, IPV6_FLOWLABEL_MGR }, /* raw6.c */
 	{ SOL_RAW, ICMP_FILTER },	  /* raw_listen() */
 	{ IPPROTO_ICMPV6, ICMP6_FILTER },
 };

@@ -9,19 +9,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#ifndef IPV6_FLOWINFO
-#define IPV6_FLOWINFO 11	/* <linux/in6.h> */
-#endif
+#include "wire/in6ext.h"
 
 /* Flow labels the raw socket leases to put clients' labels on the wire
  * (the kernel's limit per unprivileged socket is about this many). */
 #define RAW6_LABELS 32
-#ifndef IPV6_FLOWINFO_SEND
-#define IPV6_FLOWINFO_SEND 33
-#endif
-#ifndef IPV6_FLOWLABEL_MGR
-#define IPV6_FLOWLABEL_MGR 32
-#endif
 #define RAW6_RCVBUF (8 << 20)
 
 struct raw6 {
@@ -123,13 +115,7 @@ static int want(int fd, int name, int *cur, int val)
  */
 static bool have_label(struct raw6 *r, uint32_t label)
 {
-	struct {
-		struct in6_addr dst;
-		uint32_t label;
-		uint8_t action, share;
-		uint16_t flags, expires, linger;
-		uint32_t pad;
-	} req;
+	struct in6ext_flreq req;
 
 	for (unsigned i = 0; i < r->nlabels; i++)
 		if (r->labels[i] == label)
@@ -138,9 +124,9 @@ static bool have_label(struct raw6 *r, uint32_t label)
 		return false;
 	memset(&req, 0, sizeof(req));
 	req.label = label;
-	req.action = 0;		/* IPV6_FL_A_GET */
-	req.share = 255;	/* IPV6_FL_S_ANY */
-	req.flags = 1;		/* IPV6_FL_F_CREATE */
+	req.action = IN6EXT_FL_A_GET;
+	req.share = IN6EXT_FL_S_ANY;
+	req.flags = IN6EXT_FL_F_CREATE;
 	if (setsockopt(r->fd, SOL_IPV6, IPV6_FLOWLABEL_MGR, &req, sizeof(req)))
 		return false;
 	r->labels[r->nlabels++] = label;

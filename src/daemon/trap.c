@@ -72,8 +72,9 @@ static size_t put(char *buf, size_t at, size_t cap, const char *s)
 	return at;
 }
 
-static size_t put_num(char *buf, size_t at, size_t cap, unsigned long v,
-		      unsigned base)
+/* v in base, at least width digits (zero-padded); async-signal-safe. */
+static size_t put_digits(char *buf, size_t at, size_t cap, unsigned long v,
+			 unsigned base, size_t width)
 {
 	char d[24];
 	size_t n = 0;
@@ -82,27 +83,23 @@ static size_t put_num(char *buf, size_t at, size_t cap, unsigned long v,
 		d[n++] = "0123456789abcdef"[v % base];
 		v /= base;
 	} while (v && n < sizeof(d));
+	while (n < width && n < sizeof(d))
+		d[n++] = '0';
 	while (n && at < cap)
 		buf[at++] = d[--n];
 	return at;
 }
 
-/* put_num, zero-padded to width digits. */
-static size_t put_pad(char *buf, size_t at, size_t cap, unsigned long v,
-		      int width)
+static size_t put_num(char *buf, size_t at, size_t cap, unsigned long v,
+		      unsigned base)
 {
-	char d[24];
-	int n = 0;
+	return put_digits(buf, at, cap, v, base, 1);
+}
 
-	do {
-		d[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v && n < (int)sizeof(d));
-	while (n < width && n < (int)sizeof(d))
-		d[n++] = '0';
-	while (n && at < cap)
-		buf[at++] = d[--n];
-	return at;
+static size_t put_pad(char *buf, size_t at, size_t cap, unsigned long v,
+		      size_t width)
+{
+	return put_digits(buf, at, cap, v, 10, width);
 }
 
 /* log.c's --log-file time stamp (2026-12-03T15:25:01.123Z) without

@@ -25,7 +25,6 @@
 #define SIN6_LEN_OLD 24
 #define FLOWINFO_MASK htonl(0x0FFFFFFFu)
 #define FLOWLABEL_MASK htonl(0x000FFFFFu)
-#define IPV6_FLOWINFO_CMSG 11	/* IPV6_FLOWINFO, <linux/in6.h> */
 
 /* The bits of ipv6_addr_type() that the checks use. */
 enum {
@@ -287,7 +286,7 @@ static int sol_ipv6_cmsg(const struct psock *sk, const struct ps_env *env,
 	case IPV6_PKTINFO:
 	case IPV6_2292PKTINFO:
 		return cmsg_pktinfo(sk, env, h, data, c);
-	case IPV6_FLOWINFO_CMSG:
+	case IPV6_FLOWINFO:
 		return cmsg_flowinfo(h, data);
 	case IPV6_HOPOPTS:
 	case IPV6_DSTOPTS:

@@ -13,18 +13,10 @@
 
 #include "engine/psflow.h"
 #include "engine/psock_int.h"
+#include "wire/in6ext.h"
 #include "wire/wire.h"
 
 /* <linux/in6.h> has these; glibc's <netinet/in.h> does not. */
-#ifndef IPV6_FLOWINFO
-#define IPV6_FLOWINFO 11
-#endif
-#ifndef IPV6_FLOWINFO_SEND
-#define IPV6_FLOWINFO_SEND 33
-#endif
-#ifndef IPV6_FLOWLABEL_MGR
-#define IPV6_FLOWLABEL_MGR 32
-#endif
 
 static void set_flag(uint32_t *flags, uint32_t bit, bool on)
 {

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "lib/backend.h"
+#include "lib/clock.h"
 #include "lib/errq.h"
 #include "lib/fdtab.h"
 #include "lib/shimapi.h"
@@ -133,10 +134,7 @@ static bool any_synth(const struct pollset *ps, const struct pollfd *fds,
 
 static int64_t now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (int64_t)(clock_mono_ns() / 1000000);
 }
 
 EXPORT int pingsock_poll(struct pollfd *fds, nfds_t nfds, int timeout)

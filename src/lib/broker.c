@@ -19,10 +19,10 @@
 #include "lib/lock.h"
 #include "lib/relay.h"
 #include "wire/decode.h"
+#include "wire/in6ext.h"
 #include "lib/sys.h"
 
 #define BK_OPT_MAX 256		/* longer values are not kept */
-#define PSL_IPV6_FLOWLABEL_MGR 32	/* <linux/in6.h>: an action */
 
 struct bkopt {
 	int level, name;
@@ -145,7 +145,7 @@ static bool replayable(int level, int name, socklen_t len)
 	if (level == SOL_IP)
 		return name != IP_ADD_MEMBERSHIP && name != IP_DROP_MEMBERSHIP;
 	if (level == SOL_IPV6)
-		return name != PSL_IPV6_FLOWLABEL_MGR && name != IPV6_V6ONLY &&
+		return name != IPV6_FLOWLABEL_MGR && name != IPV6_V6ONLY &&
 		       name != IPV6_ADD_MEMBERSHIP && name != IPV6_DROP_MEMBERSHIP;
 	return true;
 }

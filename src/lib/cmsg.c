@@ -1,6 +1,7 @@
 #include "lib/cmsg.h"
 
 #include "engine/addr.h"
+#include "wire/in6ext.h"
 
 #include <netinet/in.h>
 #include <stddef.h>
@@ -9,9 +10,6 @@
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
-
-/* IPV6_FLOWINFO (<linux/in6.h>), as a receive control message type. */
-#define CMSG_IPV6_FLOWINFO 11
 
 void cmsg_begin(struct cmsg_out *o, const struct msghdr *msg)
 {
@@ -154,7 +152,7 @@ static void put_ip6(struct cmsg_out *o, const struct wire_dgram *dg,
 		put_int6(o, IPV6_TCLASS, dg->tos);
 	/* Only when there is some: class and label bits of the header. */
 	if ((flags & WIRE_CM_FLOWINFO) && dg->flowinfo)
-		cmsg_put(o, SOL_IPV6, CMSG_IPV6_FLOWINFO, &dg->flowinfo,
+		cmsg_put(o, SOL_IPV6, IPV6_FLOWINFO, &dg->flowinfo,
 			 sizeof(dg->flowinfo));
 	/* The RFC 2292 names come after the others. */
 	if (flags & WIRE_CM_PKTINFO2292)

@@ -11,6 +11,7 @@
 
 #include "engine/addr.h"
 #include "lib/cmsg.h"
+#include "lib/iov.h"
 #include "wire/decode.h"
 #include "wire/wire.h"
 #include "lib/sys.h"
@@ -175,18 +176,6 @@ void errq_purge(const struct fdent *ent)
 	atomic_store(&ent->shm->errq, 0);
 }
 
-static size_t room_of(const struct msghdr *msg)
-{
-	size_t t = 0;
-
-	for (size_t i = 0; i < msg->msg_iovlen; i++) {
-		if (msg->msg_iov[i].iov_len > SIZE_MAX - t)
-			return SIZE_MAX;
-		t += msg->msg_iov[i].iov_len;
-	}
-	return t;
-}
-
 /*
  * Take the next record, its data into msg's buffers, checked into *dg
  * (*mflags: the read's flags).  The whole length of its data, or -EAGAIN
@@ -255,6 +244,6 @@ long errq_recv(const struct fdent *ent, struct msghdr *msg, int flags)
 	after_dequeue(ent, &dg);
 	(void)flags;
 	/* ip_recv_error(): what was copied. */
-	room = room_of(msg);
+	room = iov_total(msg->msg_iov, msg->msg_iovlen);
 	return (long)((size_t)len < room ? (size_t)len : room);
 }

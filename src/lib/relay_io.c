@@ -25,6 +25,7 @@
 #include "lib/cmsg.h"
 #include "lib/errq.h"
 #include "lib/fdtab.h"
+#include "lib/iov.h"
 #include "lib/ident.h"
 #include "lib/rawcompat.h"
 #include "lib/relay.h"
@@ -32,18 +33,6 @@
 #include "lib/sys.h"
 
 #define MAX_IOV 15
-
-static size_t iov_total(const struct iovec *iov, size_t n)
-{
-	size_t t = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (iov[i].iov_len > SIZE_MAX - t)
-			return SIZE_MAX;
-		t += iov[i].iov_len;
-	}
-	return t;
-}
 
 /* Too many pieces for one request: gather them into one buffer. */
 static void *flatten(const struct iovec *iov, size_t n, size_t total)

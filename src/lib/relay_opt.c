@@ -18,13 +18,13 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#define FLOWLABEL_MGR 32	/* IPV6_FLOWLABEL_MGR, <linux/in6.h> */
-#define FLR_LABEL_OFF 16	/* offsetof(struct in6_flowlabel_req, flr_label) */
+#define FLR_LABEL_OFF offsetof(struct in6ext_flreq, label)
 
 #include "lib/errq.h"
 #include "lib/fdtab.h"
 #include "lib/relay.h"
 #include "lib/sys.h"
+#include "wire/in6ext.h"
 
 /*
  * Generic socket-layer options, which sk_setsockopt() treats alike for
@@ -98,7 +98,7 @@ int relay_setsockopt(int fd, struct fdent *ent, int level, int name,
 	/* IPV6_FLOWLABEL_MGR asking for any label: the kernel writes the
 	 * one it chose into the caller's request (flr_label, after the
 	 * 16-byte address), const or not. */
-	if (rc == 0 && level == SOL_IPV6 && name == FLOWLABEL_MGR &&
+	if (rc == 0 && level == SOL_IPV6 && name == IPV6_FLOWLABEL_MGR &&
 	    blen == sizeof(label) && len >= FLR_LABEL_OFF + sizeof(label)) {
 		uint32_t asked;
 

@@ -36,6 +36,7 @@
 #include <time.h>
 
 #include "lib/backend.h"
+#include "lib/clock.h"
 #include "lib/conn.h"
 #include "lib/errq.h"
 #include "lib/fdtab.h"
@@ -348,10 +349,7 @@ struct wait_call {
 
 static int64_t now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	return (int64_t)clock_mono_ns();
 }
 
 /* The real call, for what is left of the time (0 when ready is set). */

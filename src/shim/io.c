@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "lib/backend.h"
+#include "lib/clock.h"
 #include "lib/broker.h"
 #include "lib/fdtab.h"
 #include "lib/shimapi.h"
@@ -213,19 +214,22 @@ SHIM_EXPORT int sendmmsg(int fd, struct mmsghdr *vec, unsigned int vlen,
 	return i || vlen == 0 ? (int)i : -1;
 }
 
-static bool past(const struct timespec *end)
-{
-	struct timespec now;
 
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return now.tv_sec > end->tv_sec ||
-	       (now.tv_sec == end->tv_sec && now.tv_nsec >= end->tv_nsec);
+/* Now plus tmo (valid, >= 0) in CLOCK_MONOTONIC ns; saturates, as the
+ * kernel's conversion does, rather than wrap for an enormous tv_sec. */
+static uint64_t deadline_ns(const struct timespec *tmo)
+{
+	uint64_t now = clock_mono_ns(), sec = (uint64_t)tmo->tv_sec;
+
+	if (sec >= (UINT64_MAX - now) / 1000000000u - 1)
+		return UINT64_MAX;
+	return now + sec * 1000000000u + (uint64_t)tmo->tv_nsec;
 }
 
 SHIM_EXPORT int recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen,
 			 int flags, struct timespec *tmo)
 {
-	struct timespec end;
+	uint64_t end = 0;	/* CLOCK_MONOTONIC ns */
 	unsigned int i;
 	int f = flags & ~MSG_WAITFORONE;
 
@@ -236,15 +240,8 @@ SHIM_EXPORT int recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen,
 		errno = EINVAL;
 		return -1;
 	}
-	if (tmo) {
-		clock_gettime(CLOCK_MONOTONIC, &end);
-		end.tv_sec += tmo->tv_sec;
-		end.tv_nsec += tmo->tv_nsec;
-		if (end.tv_nsec >= 1000000000) {
-			end.tv_sec++;
-			end.tv_nsec -= 1000000000;
-		}
-	}
+	if (tmo)
+		end = deadline_ns(tmo);
 	if (vlen > SHIM_MMSG_MAX)
 		vlen = SHIM_MMSG_MAX;
 	for (i = 0; i < vlen; i++) {
@@ -255,26 +252,17 @@ SHIM_EXPORT int recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen,
 		vec[i].msg_len = (unsigned int)n;
 		if (flags & MSG_WAITFORONE)
 			f |= MSG_DONTWAIT;
-		if (tmo && past(&end))
+		if (tmo && clock_mono_ns() >= end)
 			break;
 		if (vec[i].msg_hdr.msg_flags & MSG_OOB)
 			break;
 	}
 	if (tmo && i > 0) {
 		/* What is left of the timeout, as the kernel writes back. */
-		struct timespec now;
+		uint64_t now = clock_mono_ns(), left = now < end ? end - now : 0;
 
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (past(&end)) {
-			tmo->tv_sec = tmo->tv_nsec = 0;
-		} else {
-			tmo->tv_sec = end.tv_sec - now.tv_sec;
-			tmo->tv_nsec = end.tv_nsec - now.tv_nsec;
-			if (tmo->tv_nsec < 0) {
-				tmo->tv_sec--;
-				tmo->tv_nsec += 1000000000;
-			}
-		}
+		tmo->tv_sec = (time_t)(left / 1000000000u);
+		tmo->tv_nsec = (long)(left % 1000000000u);
 	}
 	SHIM_LOGRC(i || vlen == 0 ? (long)i : -1L, "recvmmsg(%d, %u, %#x)",
 		   fd, vlen, flags);

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "lib/clock.h"
 #include "pingsock.h"
 #include "shim/shim.h"
 
@@ -114,10 +115,7 @@ static bool sets_have_ours(int nfds, fd_set *r, fd_set *w, fd_set *e)
 
 static int64_t mono_us(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+	return (int64_t)(clock_mono_ns() / 1000);
 }
 
 /* select over pingsock_poll; timeout in ms (-1: none). */

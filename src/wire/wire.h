@@ -37,6 +37,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "wire/in6ext.h"
+
 #define WIRE_VERSION 6
 
 /* Largest ICMP message a client may hand over (the kernel's 0xFFFF check). */
@@ -192,10 +194,9 @@ enum wire_result {
  * lease answers the label it chose (a u32 body), which the kernel writes
  * into the caller's request.  Every other SETOPT answers no body.
  */
-#define WIRE_FLOWLABEL_MGR 32
 static inline bool wire_setopt_answers_label(int32_t level, int32_t name)
 {
-	return level == SOL_IPV6 && name == WIRE_FLOWLABEL_MGR;
+	return level == SOL_IPV6 && name == IPV6_FLOWLABEL_MGR;
 }
 
 struct wire_stats {
