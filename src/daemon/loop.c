@@ -137,7 +137,8 @@ int loop_at(struct loop *l, struct loop_timer *t, uint64_t due)
 	loop_cancel(l, t);
 	if (l->n + 1 >= l->cap) {
 		size_t nc = l->cap ? l->cap * 2 : 64;
-		struct loop_timer **h = realloc(l->heap, nc * sizeof(*h));
+		struct loop_timer **h =
+			realloc(l->heap, nc * sizeof(struct loop_timer *));
 
 		if (!h)
 			return -1;
