@@ -13,7 +13,7 @@
 #   src/lib               libpingsock (+ core)
 #   src/daemon            pingsockd
 #   src/ping              ping
-#   src/ctl               pingsockctl
+#   src/ctl               pingsockctl (+ libpingsock's request client)
 #   tests/unit/test_*.c   one binary each, linked with the core
 #   tests/lib/*.c         test helper programs, linked with libpingsock.a
 #   tests/conformance/*.c conformance case programs, linked with libpingsock.a
@@ -123,7 +123,9 @@ $(SBTEST): $(patsubst %.c,$(BUILD)/obj/testing/%.o,$(DAEMON_SRC)) $(CORE_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_D)
 
-$(CTL): $(call obj,$(CTL_SRC)) $(CORE_A)
+# pingsockctl calls through the library's request client (lib/call.h):
+# from the static library, only that and what it needs is linked in.
+$(CTL): $(call obj,$(CTL_SRC)) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^
 
 $(BUILD)/tests/unit/%: $(BUILD)/obj/tests/unit/%.o $(call obj,$(UNITLIB_SRC)) $(CORE_A)
@@ -212,7 +214,7 @@ build/fuzz/%: tests/fuzz/%.c $(CORE_SRC)
 	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined $(CPPFLAGS) \
 	  -o $@ $< $(CORE_SRC) $(FUZZ_LIB_$*)
 # fuzz_dispatch: the daemon's event loop and dispatch in process
-# (server.c built with -DPSD_FUZZ) around fakes of the host
+# (its modules built with -DPSD_FUZZ) around fakes of the host
 # (tests/fuzz/fake_host.c), its clock, closer_stop() and the allocation of
 # the engine's identifier tables wrapped.  fuzz_dispatch_thread is the
 # same program, run with the daemon's closing thread (as without
@@ -222,8 +224,9 @@ build/fuzz/%: tests/fuzz/%.c $(CORE_SRC)
 # than all the rest of an input, so psock.c keeps ASan's write checks, the
 # rest of UBSan and coverage only here (fuzz_wire checks it fully).
 FUZZ_DISPATCH_SRC := tests/fuzz/fuzz_dispatch.c tests/fuzz/dispatch_net.c \
-	tests/fuzz/fake_host.c src/daemon/server.c src/daemon/closer.c \
-	src/daemon/log.c $(CORE_SRC)
+	tests/fuzz/fake_host.c $(addprefix src/daemon/,server.c loop.c \
+	client.c ops.c ssock.c bsock.c deliver.c audit.c closer.c log.c) \
+	$(CORE_SRC)
 FUZZ_DISPATCH_OBJ := $(patsubst %.c,build/fuzz/obj/%.o,$(FUZZ_DISPATCH_SRC))
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Wno-unused-parameter \
 	$(CPPFLAGS) -DPSD_FUZZ -fsanitize=address,undefined

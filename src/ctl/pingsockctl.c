@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
+#include "lib/call.h"
 #include "pingsock.h"
 #include "wire/wire.h"
 
@@ -47,66 +47,47 @@ static void die(const char *what, const char *why)
 }
 
 /*
- * One request, one answer.  Returns the answer's result (>= 0, or
- * -errno); *blen is in: the room in body, out: the body's length.
- * Exits when the daemon goes away or answers out of protocol.
+ * One request, one answer, through the library's request client (the
+ * answer checked by its request type's row, as every libpingsock call's
+ * is).  Returns the answer's result (>= 0, or -errno); *blen is in: the
+ * room in body, out: the body's length.  Exits when the daemon goes away
+ * or answers out of protocol.
  */
 static int32_t call(int fd, const struct wire_req *req, uint8_t *body,
 		    size_t *blen)
 {
-	static uint8_t resp[WIRE_RESP_HDR + WIRE_RESP_BODY_MAX + 1];
-	uint8_t buf[WIRE_REQ_HDR + 64];
-	long n = wire_encode_req(req, buf, sizeof(buf));
-	ssize_t got;
-	uint16_t type;
-	int32_t result;
+	int rc = call_exchange(fd, req, NULL, 0, body, blen, NULL);
 
-	if (n < 0)
-		die(wire_type_name(req->type), "cannot encode the request");
-	if (send(fd, buf, (size_t)n, MSG_NOSIGNAL) != n)
+	if (rc == WIRE_R_BROKEN)
 		die(sock_path, "the daemon closed the connection");
-	got = recv(fd, resp, sizeof(resp), 0);
-	if (got < (ssize_t)WIRE_RESP_HDR)
-		die(sock_path, got < 0 ? strerror(errno)
-				       : "the daemon closed the connection");
-	memcpy(&type, resp, 2);
-	memcpy(&result, resp + 4, 4);
-	if (type != req->type || (size_t)got - WIRE_RESP_HDR > *blen)
+	if (rc == WIRE_R_MALFORMED)
 		die(sock_path, "malformed answer from the daemon");
-	*blen = (size_t)got - WIRE_RESP_HDR;
-	if (*blen)
-		memcpy(body, resp + WIRE_RESP_HDR, *blen);
-	return result;
+	if (rc == -EINVAL)
+		die(wire_type_name(req->type), "cannot encode the request");
+	return rc;
 }
 
 static int dial(const char *path)
 {
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	struct wire_req hello = { .type = WIRE_HELLO,
-				  .u.version = WIRE_VERSION };
-	size_t none = 0;
-	int fd;
+	int fd = call_connect(path), rc;
 
-	if (strlen(path) >= sizeof(sun.sun_path)) {
+	if (fd == -ENAMETOOLONG) {
 		fprintf(stderr, "pingsockctl: %s: path too long\n", path);
 		exit(2);
 	}
-	memcpy(sun.sun_path, path, strlen(path) + 1);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		die("socket", strerror(errno));
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
-		int e = errno;
-
-		if (e == ENOENT || e == ECONNREFUSED)
+	if (fd < 0) {
+		if (fd == -ENOENT || fd == -ECONNREFUSED)
 			fprintf(stderr, "pingsockctl: pingsockd is not running "
-				"(%s: %s)\n", path, strerror(e));
+				"(%s: %s)\n", path, strerror(-fd));
 		else
 			fprintf(stderr, "pingsockctl: %s: %s\n", path,
-				strerror(e));
+				strerror(-fd));
 		exit(1);
 	}
-	if (call(fd, &hello, NULL, &none) != 0) {
+	rc = call_hello(fd);
+	if (rc == WIRE_R_BROKEN)
+		die(path, "the daemon closed the connection");
+	if (rc != 0) {
 		fprintf(stderr, "pingsockctl: %s: the daemon does not speak "
 			"protocol version %d (a different pingsock version?)\n",
 			path, WIRE_VERSION);
@@ -206,42 +187,58 @@ static size_t per_uid(struct table *t, struct uidsum **out)
 	return nu;
 }
 
-static int cmd_status(int fd)
-{
+/* What status and metrics report: the counters, the socket table and
+ * its sums per uid. */
+struct report {
 	struct wire_stats st;
 	struct table t;
 	struct uidsum *u;
 	size_t nu;
+};
 
-	get_stats(fd, &st);
-	get_table(fd, &t);
-	nu = per_uid(&t, &u);
+static void report_get(int fd, struct report *r)
+{
+	get_stats(fd, &r->st);
+	get_table(fd, &r->t);
+	r->nu = per_uid(&r->t, &r->u);
+}
+
+static void report_free(struct report *r)
+{
+	free(r->u);
+	free(r->t.e);
+}
+
+static int cmd_status(int fd)
+{
+	struct report r;
+
+	report_get(fd, &r);
 	/* The first eight lines as they always were. */
 	printf("clients %llu\nsockets %llu\nidents %llu\nsent %llu\n"
 	       "replies %llu\ndropped %llu\nbad_packets %llu\n"
 	       "protocol_errors %llu\n",
-	       (unsigned long long)st.clients, (unsigned long long)st.sockets,
-	       (unsigned long long)st.idents, (unsigned long long)st.sent,
-	       (unsigned long long)st.replies, (unsigned long long)st.dropped,
-	       (unsigned long long)st.bad_packets,
-	       (unsigned long long)st.proto_errors);
+	       (unsigned long long)r.st.clients, (unsigned long long)r.st.sockets,
+	       (unsigned long long)r.st.idents, (unsigned long long)r.st.sent,
+	       (unsigned long long)r.st.replies, (unsigned long long)r.st.dropped,
+	       (unsigned long long)r.st.bad_packets,
+	       (unsigned long long)r.st.proto_errors);
 	printf("sockets_opened %llu\nerrors %llu\nview %s\n",
-	       (unsigned long long)t.hdr.opened,
-	       (unsigned long long)t.hdr.errors, t.all ? "all" : "own-uid");
+	       (unsigned long long)r.t.hdr.opened,
+	       (unsigned long long)r.t.hdr.errors, r.t.all ? "all" : "own-uid");
 	printf("refused %llu\nrefused_netns %llu\n",
-	       (unsigned long long)st.refused,
-	       (unsigned long long)st.refused_netns);
-	for (size_t i = 0; i < nu; i++)
+	       (unsigned long long)r.st.refused,
+	       (unsigned long long)r.st.refused_netns);
+	for (size_t i = 0; i < r.nu; i++)
 		printf("uid %u sockets %llu idents %llu requests %llu "
-		       "replies %llu errors %llu drops %llu\n", u[i].uid,
-		       (unsigned long long)u[i].sockets,
-		       (unsigned long long)u[i].idents,
-		       (unsigned long long)u[i].requests,
-		       (unsigned long long)u[i].replies,
-		       (unsigned long long)u[i].errors,
-		       (unsigned long long)u[i].drops);
-	free(u);
-	free(t.e);
+		       "replies %llu errors %llu drops %llu\n", r.u[i].uid,
+		       (unsigned long long)r.u[i].sockets,
+		       (unsigned long long)r.u[i].idents,
+		       (unsigned long long)r.u[i].requests,
+		       (unsigned long long)r.u[i].replies,
+		       (unsigned long long)r.u[i].errors,
+		       (unsigned long long)r.u[i].drops);
+	report_free(&r);
 	return 0;
 }
 
@@ -296,59 +293,53 @@ static void metric(const char *name, const char *type, const char *help,
 /* Prometheus text exposition format 0.0.4. */
 static int cmd_metrics(int fd)
 {
-	struct wire_stats st;
-	struct table t;
-	struct uidsum *u;
-	size_t nu;
+	struct report r;
 
-	get_stats(fd, &st);
-	get_table(fd, &t);
-	nu = per_uid(&t, &u);
+	report_get(fd, &r);
 	metric("pingsockd_clients", "gauge",
-	       "Client processes connected to pingsockd.", st.clients);
+	       "Client processes connected to pingsockd.", r.st.clients);
 	metric("pingsockd_sockets", "gauge", "Open ping sockets, all users.",
-	       st.sockets);
+	       r.st.sockets);
 	metric("pingsockd_idents", "gauge",
-	       "ICMP identifiers bound, all users.", st.idents);
+	       "ICMP identifiers bound, all users.", r.st.idents);
 	metric("pingsockd_sockets_opened_total", "counter",
-	       "Ping sockets opened since pingsockd started.", t.hdr.opened);
+	       "Ping sockets opened since pingsockd started.", r.t.hdr.opened);
 	metric("pingsockd_requests_total", "counter",
-	       "Echo requests sent.", st.sent);
+	       "Echo requests sent.", r.st.sent);
 	metric("pingsockd_replies_total", "counter",
-	       "Replies delivered to sockets.", st.replies);
+	       "Replies delivered to sockets.", r.st.replies);
 	metric("pingsockd_dropped_total", "counter",
 	       "Replies dropped: no socket asked for them, or its queue was "
-	       "full.", st.dropped);
+	       "full.", r.st.dropped);
 	metric("pingsockd_errors_total", "counter",
 	       "ICMP and local errors delivered to sockets, and failed sends.",
-	       t.hdr.errors);
+	       r.t.hdr.errors);
 	metric("pingsockd_bad_packets_total", "counter",
 	       "Malformed or unsolicited ICMP packets from the network.",
-	       st.bad_packets);
+	       r.st.bad_packets);
 	metric("pingsockd_protocol_errors_total", "counter",
 	       "Clients disconnected for malformed requests.",
-	       st.proto_errors);
+	       r.st.proto_errors);
 	metric("pingsockd_refused_total", "counter",
 	       "Connections, sockets and sends refused by a per-user limit or "
-	       "share.", st.refused);
+	       "share.", r.st.refused);
 	metric("pingsockd_refused_netns_total", "counter",
 	       "Clients refused for being in another network namespace.",
-	       st.refused_netns);
+	       r.st.refused_netns);
 	metric("pingsockd_view_all_uids", "gauge",
 	       "1 if the per-uid metrics cover every user (run as root), 0 if "
-	       "only the caller's own.", t.all);
+	       "only the caller's own.", r.t.all);
 	printf("# HELP pingsockd_uid_sockets Open ping sockets per user.\n"
 	       "# TYPE pingsockd_uid_sockets gauge\n");
-	for (size_t i = 0; i < nu; i++)
-		printf("pingsockd_uid_sockets{uid=\"%u\"} %llu\n", u[i].uid,
-		       (unsigned long long)u[i].sockets);
+	for (size_t i = 0; i < r.nu; i++)
+		printf("pingsockd_uid_sockets{uid=\"%u\"} %llu\n", r.u[i].uid,
+		       (unsigned long long)r.u[i].sockets);
 	printf("# HELP pingsockd_uid_idents ICMP identifiers bound per user.\n"
 	       "# TYPE pingsockd_uid_idents gauge\n");
-	for (size_t i = 0; i < nu; i++)
-		printf("pingsockd_uid_idents{uid=\"%u\"} %llu\n", u[i].uid,
-		       (unsigned long long)u[i].idents);
-	free(u);
-	free(t.e);
+	for (size_t i = 0; i < r.nu; i++)
+		printf("pingsockd_uid_idents{uid=\"%u\"} %llu\n", r.u[i].uid,
+		       (unsigned long long)r.u[i].idents);
+	report_free(&r);
 	return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "daemon/log.h"
+#include "wire/rights.h"
 
 #ifndef SO_PASSRIGHTS
 #define SO_PASSRIGHTS 83	/* Linux 6.16, asm-generic/socket.h */
@@ -271,33 +272,32 @@ static void defuse(int fd)
 	setsockopt(fd, SOL_SOCKET, SO_LINGER, &now, sizeof(now));
 }
 
+struct pass {
+	uid_t owner;
+	unsigned any;
+};
+
+/* One descriptor a client passed: to the thread, charged to its owner. */
+static void pass_one(int f, unsigned i, void *arg)
+{
+	struct pass *p = arg;
+
+	defuse(f);
+	if (!threaded)
+		close(f);	/* cannot be: the kernel refuses */
+	else if (queue_job(f, p->owner) && charge && p->owner != (uid_t)-1)
+		charge(charge_ctx, p->owner, 1);
+	p->any += threaded;
+}
+
 /* Every descriptor in the message's control data, to the thread,
  * charged to owner: how many. */
 static unsigned pass_on(struct msghdr *mh, uid_t owner)
 {
-	unsigned any = 0;
+	struct pass p = { .owner = owner };
 
-	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm;
-	     cm = CMSG_NXTHDR(mh, cm)) {
-		size_t n;
-
-		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-			continue;
-		n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t i = 0; i < n; i++) {
-			int f;
-
-			memcpy(&f, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
-			defuse(f);
-			if (!threaded)
-				close(f);	/* cannot be: the kernel refuses */
-			else if (queue_job(f, owner) && charge &&
-				 owner != (uid_t)-1)
-				charge(charge_ctx, owner, 1);
-			any += threaded;
-		}
-	}
-	return any;
+	wire_rights_each(mh, pass_one, &p, NULL);
+	return p.any;
 }
 
 ssize_t closer_recv(int fd, uid_t owner, struct msghdr *mh, unsigned *passed)

@@ -25,7 +25,7 @@ void log_to_syslog(void)
 	use_syslog = 1;
 }
 
-/* For sandbox.c's SIGSYS handler, which writes there itself. */
+/* For trap.c's SIGSYS handler, which writes there itself. */
 int log_file_fd(void)
 {
 	return file_fd;

@@ -29,14 +29,17 @@
 
 #include "daemon/broker.h"
 #include "daemon/closer.h"
+#include "daemon/filter.h"
 #include "daemon/hostenv.h"
 #include "daemon/listener.h"
 #include "daemon/log.h"
 #include "daemon/privdrop.h"
 #include "daemon/raw.h"
+#include "daemon/raw6.h"
 #include "daemon/safepath.h"
 #include "daemon/sandbox.h"
 #include "daemon/server.h"
+#include "daemon/trap.h"
 #include "engine/policy.h"
 #include "pingsock.h"
 
@@ -302,10 +305,113 @@ static bool test_closer_thread(void)
 #endif
 }
 
+/* The seccomp filter, last: what the loop may call (filter.h). */
+static int apply_filter(const struct server_conf *conf, int sock_dir,
+			char *err, size_t errlen)
+{
+	struct filter_plan plan = {
+		.ping_sockets = conf->broker.v4 || conf->broker.v6,
+		.threads = !closer_kernel_refuses(),
+		.config_dir = sandbox_config_dir(),
+		.socket_dir = sock_dir,
+	};
+
+	return filter_apply(&plan, err, errlen);
+}
+
 static void fatal(const char *msg)
 {
 	log_err("%s", msg);
 	exit(1);
+}
+
+/* A socket passed by the service manager, if any, in place of --socket
+ * (before any fork: LISTEN_PID names this process). */
+static void take_passed(struct opts *o, struct server_conf *conf)
+{
+	static char passed_path[128];	/* sun_path fits */
+	char err[512];
+
+	switch (listener_inherit(&conf->listen_fd, passed_path,
+				 sizeof(passed_path), err, sizeof(err))) {
+	case -1:
+		fatal(err);
+		break;
+	case 0:
+		/* systemd's socket wins; a --socket naming another is an
+		 * error, not silently ignored. */
+		if (o->socket_given &&
+		    !listener_same_path(o->socket_path, passed_path)) {
+			snprintf(err, sizeof(err), "--socket %s, but the "
+				 "service manager passed a socket on %s",
+				 o->socket_path, passed_path);
+			fatal(err);
+		}
+		o->socket_path = passed_path;
+		log_info("listening on %s, passed by the service manager",
+			 passed_path);
+		break;
+	}
+}
+
+/*
+ * Everything that needs privilege: the raw sockets, the host's tables,
+ * broker mode's claim on the range (before the socket appears: once
+ * clients can connect, the mode is decided), the listening socket.
+ */
+static void open_privileged(const struct opts *o, struct drop_target *target,
+			    struct server_conf *conf)
+{
+	char err[512];
+
+	conf->nofile = raise_nofile();
+	conf->raw4 = raw_open(AF_INET, err, sizeof(err));
+	if (!conf->raw4)
+		fatal(err);
+	/* A host without IPv6 still gets IPv4 ping sockets. */
+	conf->raw6 = raw6_open(err, sizeof(err));
+	if (!conf->raw6)
+		log_warn("no IPv6 ping sockets: %s", err);
+	conf->host = hostenv_open(err, sizeof(err));
+	if (!conf->host)
+		fatal(err);
+	if (broker_setup(&conf->policy, target->uid, target->gid,
+			 target->name, &conf->broker, err, sizeof(err)))
+		fatal(err);
+	target->gid = conf->broker.gid;
+	conf->self_uid = target->uid;
+	if (conf->listen_fd < 0) {
+		struct safepath_owner own = { target->uid, target->gid,
+					      target->name };
+
+		conf->listen_fd = listener_open(o->socket_path, &own, err,
+						sizeof(err));
+	}
+	if (conf->listen_fd < 0)
+		fatal(err);
+	conf->socket_path = o->socket_path;
+}
+
+/* Chroot, drop, Landlock, the closing thread, the filter: fail closed. */
+static void confine(const struct opts *o, const struct drop_target *target,
+		    struct server_conf *conf, bool daemonised)
+{
+	char err[512];
+	int sock_dir = listener_dir(o->socket_path, err, sizeof(err));
+
+#ifdef PSD_TESTING
+	trap_test_raw(raw_fd(conf->raw4));
+#endif
+	if (sock_dir < 0 ||
+	    sandbox_enter(sock_dir, conf->config_path, daemonised, err,
+			  sizeof(err)) ||
+	    privdrop_apply(target, err, sizeof(err)) ||
+	    sandbox_landlock(err, sizeof(err)) ||
+	    closer_init(test_closer_thread(), err, sizeof(err)) ||
+	    apply_filter(conf, sock_dir, err, sizeof(err))) {
+		listener_remove(o->socket_path);
+		fatal(err);
+	}
 }
 
 int main(int argc, char **argv)
@@ -314,9 +420,8 @@ int main(int argc, char **argv)
 	struct drop_target target;
 	struct opts o;
 	static char config_abs[PATH_MAX];
-	static char passed_path[128];	/* sun_path fits */
 	char err[512];
-	int ready_fd = -1, sock_dir;
+	int ready_fd = -1;
 
 	close_inherited();
 	parse_opts(argc, argv, &o);
@@ -335,79 +440,16 @@ int main(int argc, char **argv)
 	if (privdrop_resolve(o.user, o.allow_shared_user, &target, err,
 			     sizeof(err)))
 		fatal(err);
-	/* Before any fork: LISTEN_PID names this process. */
-	switch (listener_inherit(&conf.listen_fd, passed_path,
-				 sizeof(passed_path), err, sizeof(err))) {
-	case -1:
-		fatal(err);
-		break;
-	case 0:
-		/* systemd's socket wins; a --socket naming another is an
-		 * error, not silently ignored. */
-		if (o.socket_given &&
-		    !listener_same_path(o.socket_path, passed_path)) {
-			snprintf(err, sizeof(err), "--socket %s, but the "
-				 "service manager passed a socket on %s",
-				 o.socket_path, passed_path);
-			fatal(err);
-		}
-		o.socket_path = passed_path;
-		log_info("listening on %s, passed by the service manager",
-			 passed_path);
-		break;
-	}
+	take_passed(&o, &conf);
 	if (!o.foreground)
 		ready_fd = daemonise();
 	/* As root, in the daemon's own process; kept after the drop. */
 	if (o.log_file && open_log_file(o.log_file, err, sizeof(err)))
 		fatal(err);
-
-	conf.nofile = raise_nofile();
-	conf.raw4 = raw_open(AF_INET, err, sizeof(err));
-	if (!conf.raw4)
-		fatal(err);
-	/* A host without IPv6 still gets IPv4 ping sockets. */
-	conf.raw6 = raw6_open(err, sizeof(err));
-	if (!conf.raw6)
-		log_warn("no IPv6 ping sockets: %s", err);
-	conf.host = hostenv_open(err, sizeof(err));
-	if (!conf.host)
-		fatal(err);
-	/* Before the socket appears: once clients can connect, the mode
-	 * is decided and the range claimed. */
-	if (broker_setup(&conf.policy, target.uid, target.gid, target.name,
-			 &conf.broker, err, sizeof(err)))
-		fatal(err);
-	target.gid = conf.broker.gid;
-	conf.self_uid = target.uid;
-	if (conf.listen_fd < 0) {
-		struct safepath_owner own = { target.uid, target.gid,
-					      target.name };
-
-		conf.listen_fd = listener_open(o.socket_path, &own, err,
-					       sizeof(err));
-	}
-	if (conf.listen_fd < 0)
-		fatal(err);
-	conf.socket_path = o.socket_path;
+	open_privileged(&o, &target, &conf);
 	/* SIGHUP re-reads it after chdir("/"). */
 	conf.config_path = o.config ? realpath(o.config, config_abs) : NULL;
-	sock_dir = listener_dir(o.socket_path, err, sizeof(err));
-
-#ifdef PSD_TESTING
-	sandbox_test_raw(raw_fd(conf.raw4));
-#endif
-	if (sock_dir < 0 ||
-	    sandbox_enter(sock_dir, conf.config_path, ready_fd >= 0, err,
-			  sizeof(err)) ||
-	    privdrop_apply(&target, err, sizeof(err)) ||
-	    sandbox_landlock(err, sizeof(err)) ||
-	    closer_init(test_closer_thread(), err, sizeof(err)) ||
-	    sandbox_apply(conf.broker.v4 || conf.broker.v6,
-			  !closer_kernel_refuses(), err, sizeof(err))) {
-		listener_remove(o.socket_path);
-		fatal(err);
-	}
+	confine(&o, &target, &conf, ready_fd >= 0);
 	log_info("pingsockd %s: running as %s (uid %u)", PSD_VERSION,
 		 target.name, (unsigned)target.uid);
 	if (ready_fd >= 0)

@@ -10,7 +10,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define RAW_BUF 65536
 #define RAW_RCVBUF (8 << 20)
 
 #define NPMTU (IP_PMTUDISC_OMIT + 1)
@@ -26,20 +25,8 @@ struct raw {
 	int fd;			/* receives; sends for the default options */
 	int send[2][NPMTU][2];	/* [broadcast][pmtudisc][mc_loop] */
 	int mc_ttl[2][NPMTU][2];	/* each one's IP_MULTICAST_TTL now */
-	uint8_t *bufs;		/* RAW_BATCH * RAW_BUF */
-	struct mmsghdr msgs[RAW_BATCH];
-	struct iovec iov[RAW_BATCH];
-	union {
-		struct cmsghdr align;
-		char b[CMSG_SPACE(sizeof(struct in_pktinfo)) +
-		       CMSG_SPACE(sizeof(struct timespec))];
-	} ctl[RAW_BATCH];
+	struct rawio_batch *batch;
 };
-
-static int set_int(int fd, int level, int name, int val)
-{
-	return setsockopt(fd, level, name, &val, sizeof(val));
-}
 
 /* A classic BPF program of one instruction: accept nothing. */
 static int drop_all(int fd)
@@ -63,7 +50,7 @@ static int open_one(uint32_t filter, int broadcast, char *err, size_t errlen)
 		return -1;
 	}
 	if (setsockopt(fd, SOL_RAW, ICMP_FILTER, &f, sizeof(f)) ||
-	    (broadcast && set_int(fd, SOL_SOCKET, SO_BROADCAST, 1))) {
+	    (broadcast && rawio_set_int(fd, SOL_SOCKET, SO_BROADCAST, 1))) {
 		snprintf(err, errlen, "raw socket options: %s", strerror(errno));
 		close(fd);
 		return -1;
@@ -82,18 +69,33 @@ static uint32_t recv_filter(void)
 
 static int recv_options(int fd, char *err, size_t errlen)
 {
-	/* A big queue: the daemon drains it in batches, and a reply lost
-	 * here is lost for good.  FORCE needs the privilege we still hold. */
-	if (set_int(fd, SOL_SOCKET, SO_RCVBUFFORCE, RAW_RCVBUF))
-		set_int(fd, SOL_SOCKET, SO_RCVBUF, RAW_RCVBUF);
-	if (set_int(fd, SOL_SOCKET, SO_SNDBUFFORCE, RAW_RCVBUF))
-		set_int(fd, SOL_SOCKET, SO_SNDBUF, RAW_RCVBUF);
-	if (set_int(fd, SOL_SOCKET, SO_TIMESTAMPNS_OLD, 1) ||
-	    set_int(fd, SOL_IP, IP_PKTINFO, 1)) {
+	rawio_queues(fd, RAW_RCVBUF, RAW_RCVBUF);
+	if (rawio_set_int(fd, SOL_SOCKET, SO_TIMESTAMPNS_OLD, 1) ||
+	    rawio_set_int(fd, SOL_IP, IP_PKTINFO, 1)) {
 		snprintf(err, errlen, "raw socket options: %s", strerror(errno));
 		return -1;
 	}
 	return 0;
+}
+
+/* The sender for one combination; it receives nothing. */
+static int open_sender(int broadcast, int pmtudisc, int mc_loop, char *err,
+		       size_t errlen)
+{
+	int fd = open_one(~0u, broadcast, err, errlen);
+
+	if (fd < 0)
+		return -1;
+	if (drop_all(fd) ||
+	    rawio_set_int(fd, SOL_IP, IP_MTU_DISCOVER, pmtudisc) ||
+	    rawio_set_int(fd, SOL_IP, IP_MULTICAST_LOOP, mc_loop)) {
+		snprintf(err, errlen, "raw socket options: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	rawio_set_int(fd, SOL_SOCKET, SO_RCVBUF, 0);
+	rawio_queues(fd, 0, RAW_RCVBUF);
+	return fd;
 }
 
 static int open_senders(struct raw *r, char *err, size_t errlen)
@@ -101,26 +103,14 @@ static int open_senders(struct raw *r, char *err, size_t errlen)
 	for (int b = 0; b < 2; b++)
 		for (int m = 0; m < NPMTU; m++)
 			for (int l = 0; l < 2; l++) {
-				int fd;
-
 				/* The default combination is the receiver's. */
-				if (!b && m == IP_PMTUDISC_WANT && l) {
+				if (!b && m == IP_PMTUDISC_WANT && l)
 					r->send[b][m][l] = r->fd;
-					continue;
-				}
-				fd = open_one(~0u, b, err, errlen);
-				if (fd < 0)
+				else
+					r->send[b][m][l] =
+						open_sender(b, m, l, err, errlen);
+				if (r->send[b][m][l] < 0)
 					return -1;
-				r->send[b][m][l] = fd;
-				if (drop_all(fd) || set_int(fd, SOL_IP, IP_MTU_DISCOVER, m) ||
-				    set_int(fd, SOL_IP, IP_MULTICAST_LOOP, l)) {
-					snprintf(err, errlen, "raw socket options: %s",
-						 strerror(errno));
-					return -1;
-				}
-				set_int(fd, SOL_SOCKET, SO_RCVBUF, 0);
-				if (set_int(fd, SOL_SOCKET, SO_SNDBUFFORCE, RAW_RCVBUF))
-					set_int(fd, SOL_SOCKET, SO_SNDBUF, RAW_RCVBUF);
 			}
 	return 0;
 }
@@ -134,7 +124,7 @@ struct raw *raw_open(int family, char *err, size_t errlen)
 		return NULL;
 	}
 	r = calloc(1, sizeof(*r));
-	if (!r || !(r->bufs = malloc((size_t)RAW_BATCH * RAW_BUF))) {
+	if (!r || !(r->batch = rawio_batch_new())) {
 		snprintf(err, errlen, "out of memory");
 		free(r);
 		return NULL;
@@ -164,7 +154,7 @@ void raw_close(struct raw *r)
 					close(r->send[b][m][l]);
 	if (r->fd >= 0)
 		close(r->fd);
-	free(r->bufs);
+	rawio_batch_free(r->batch);
 	free(r);
 }
 
@@ -179,18 +169,6 @@ int raw_listen(struct raw *r, bool on)
 
 	return setsockopt(r->fd, SOL_RAW, ICMP_FILTER, &f, sizeof(f)) ? -errno
 								       : 0;
-}
-
-static void add_cmsg(struct msghdr *mh, size_t *used, int level, int type,
-		     const void *data, size_t len)
-{
-	struct cmsghdr *c = (struct cmsghdr *)((char *)mh->msg_control + *used);
-
-	c->cmsg_level = level;
-	c->cmsg_type = type;
-	c->cmsg_len = CMSG_LEN(len);
-	memcpy(CMSG_DATA(c), data, len);
-	*used += CMSG_SPACE(len);
 }
 
 int raw_send(struct raw *r, const struct ps_sendinfo *info,
@@ -212,19 +190,22 @@ int raw_send(struct raw *r, const struct ps_sendinfo *info,
 	memset(&cbuf, 0, sizeof(cbuf));
 	memcpy(&to.sin_addr, info->dst.a, 4);
 	if (info->ttl >= 0)
-		add_cmsg(&mh, &used, SOL_IP, IP_TTL, &info->ttl, sizeof(int));
+		rawio_add_cmsg(&mh, &used, SOL_IP, IP_TTL,
+		               &info->ttl, sizeof(int));
 	if (info->tos)
-		add_cmsg(&mh, &used, SOL_IP, IP_TOS, &info->tos, sizeof(int));
+		rawio_add_cmsg(&mh, &used, SOL_IP, IP_TOS,
+		               &info->tos, sizeof(int));
 	if (!ps_addr_is_any(&info->src) || info->ifindex) {
 		struct in_pktinfo pi;
 
 		memset(&pi, 0, sizeof(pi));
 		pi.ipi_ifindex = (int)info->ifindex;
 		memcpy(&pi.ipi_spec_dst, info->src.a, 4);
-		add_cmsg(&mh, &used, SOL_IP, IP_PKTINFO, &pi, sizeof(pi));
+		rawio_add_cmsg(&mh, &used, SOL_IP, IP_PKTINFO, &pi, sizeof(pi));
 	}
 	if (info->optlen)	/* built into the header as for a ping socket */
-		add_cmsg(&mh, &used, SOL_IP, IP_RETOPTS, info->opts, info->optlen);
+		rawio_add_cmsg(&mh, &used, SOL_IP, IP_RETOPTS,
+		               info->opts, info->optlen);
 	mh.msg_controllen = used;
 	if (!used)
 		mh.msg_control = NULL;
@@ -236,7 +217,8 @@ int raw_send(struct raw *r, const struct ps_sendinfo *info,
 
 		/* The daemon is one thread: set it right before the send. */
 		if (*cur != info->mc_ttl) {
-			if (set_int(fd, SOL_IP, IP_MULTICAST_TTL, info->mc_ttl))
+			if (rawio_set_int(fd, SOL_IP, IP_MULTICAST_TTL,
+					  info->mc_ttl))
 				return -errno;
 			*cur = info->mc_ttl;
 		}
@@ -263,27 +245,5 @@ static void read_cmsgs(struct msghdr *mh, struct raw_pkt *p)
 
 int raw_recv(struct raw *r, struct raw_pkt *pkts, int max)
 {
-	int n;
-
-	if (max > RAW_BATCH)
-		max = RAW_BATCH;
-	for (int i = 0; i < max; i++) {
-		r->iov[i].iov_base = r->bufs + (size_t)i * RAW_BUF;
-		r->iov[i].iov_len = RAW_BUF;
-		memset(&r->msgs[i], 0, sizeof(r->msgs[i]));
-		r->msgs[i].msg_hdr.msg_iov = &r->iov[i];
-		r->msgs[i].msg_hdr.msg_iovlen = 1;
-		r->msgs[i].msg_hdr.msg_control = r->ctl[i].b;
-		r->msgs[i].msg_hdr.msg_controllen = sizeof(r->ctl[i].b);
-	}
-	n = recvmmsg(r->fd, r->msgs, (unsigned)max, MSG_DONTWAIT, NULL);
-	if (n < 0)
-		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
-	for (int i = 0; i < n; i++) {
-		memset(&pkts[i], 0, sizeof(pkts[i]));
-		pkts[i].data = r->iov[i].iov_base;
-		pkts[i].len = r->msgs[i].msg_len;
-		read_cmsgs(&r->msgs[i].msg_hdr, &pkts[i]);
-	}
-	return n;
+	return rawio_recv(r->batch, r->fd, pkts, max, read_cmsgs);
 }

@@ -14,20 +14,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <time.h>
 
+#include "daemon/rawio.h"
 #include "engine/psock.h"
 
 struct raw;
-
-struct raw_pkt {
-	const uint8_t *data;	/* IPv4 header and ICMP message; IPv6: the
-				 * ICMPv6 message only */
-	size_t len;
-	uint32_t ifindex;
-	struct timespec stamp;	/* the kernel's receive time */
-	struct icmp6_meta m6;	/* IPv6: addresses, hop limit, class, flow */
-};
 
 struct raw *raw_open(int family, char *err, size_t errlen);
 void raw_close(struct raw *r);
@@ -49,24 +40,5 @@ int raw_send(struct raw *r, const struct ps_sendinfo *info,
  * -errno.
  */
 int raw_recv(struct raw *r, struct raw_pkt *pkts, int max);
-#define RAW_BATCH 32
-
-/*
- * raw6 - the same for ICMPv6: one raw ICMPv6 socket (ICMP6_FILTER passes
- * Echo Replies, Extended Echo Replies and the error types), which also
- * sends; the options a raw socket cannot take per packet (path MTU
- * discovery, multicast loop) are set on it before each send that needs
- * other values (the daemon is one thread).  The kernel computes the
- * ICMPv6 checksum.
- */
-struct raw6;
-
-struct raw6 *raw6_open(char *err, size_t errlen);
-void raw6_close(struct raw6 *r);
-int raw6_fd(const struct raw6 *r);
-int raw6_listen(struct raw6 *r, bool on);	/* as raw_listen */
-int raw6_send(struct raw6 *r, const struct ps_sendinfo *info,
-	      const uint8_t *msg, size_t len);
-int raw6_recv(struct raw6 *r, struct raw_pkt *pkts, int max);
 
 #endif

@@ -1,4 +1,4 @@
-#include "daemon/raw.h"
+#include "daemon/raw6.h"
 
 #include <errno.h>
 #include <netinet/icmp6.h>
@@ -9,20 +9,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#ifndef IPV6_FLOWINFO
-#define IPV6_FLOWINFO 11	/* <linux/in6.h> */
-#endif
+#include "wire/in6ext.h"
 
-#define RAW6_BUF 65536
 /* Flow labels the raw socket leases to put clients' labels on the wire
  * (the kernel's limit per unprivileged socket is about this many). */
 #define RAW6_LABELS 32
-#ifndef IPV6_FLOWINFO_SEND
-#define IPV6_FLOWINFO_SEND 33
-#endif
-#ifndef IPV6_FLOWLABEL_MGR
-#define IPV6_FLOWLABEL_MGR 32
-#endif
 #define RAW6_RCVBUF (8 << 20)
 
 struct raw6 {
@@ -30,22 +21,8 @@ struct raw6 {
 	int pmtudisc, mc_loop, frag;	/* what the socket has now */
 	uint32_t labels[RAW6_LABELS];	/* flow labels it leased */
 	unsigned nlabels;
-	uint8_t *bufs;			/* RAW_BATCH * RAW6_BUF */
-	struct mmsghdr msgs[RAW_BATCH];
-	struct iovec iov[RAW_BATCH];
-	struct sockaddr_in6 names[RAW_BATCH];
-	union {
-		struct cmsghdr align;
-		char b[CMSG_SPACE(sizeof(struct in6_pktinfo)) +
-		       3 * CMSG_SPACE(sizeof(int)) +
-		       CMSG_SPACE(sizeof(struct timespec))];
-	} ctl[RAW_BATCH];
+	struct rawio_batch *batch;
 };
-
-static int set_int(int fd, int level, int name, int val)
-{
-	return setsockopt(fd, level, name, &val, sizeof(val));
-}
 
 /* Echo Reply, Extended Echo Reply and every error type (below 128). */
 static void recv_filter(struct icmp6_filter *f)
@@ -62,7 +39,7 @@ struct raw6 *raw6_open(char *err, size_t errlen)
 	struct icmp6_filter f;
 	struct raw6 *r = calloc(1, sizeof(*r));
 
-	if (!r || !(r->bufs = malloc((size_t)RAW_BATCH * RAW6_BUF))) {
+	if (!r || !(r->batch = rawio_batch_new())) {
 		snprintf(err, errlen, "out of memory");
 		free(r);
 		return NULL;
@@ -77,17 +54,14 @@ struct raw6 *raw6_open(char *err, size_t errlen)
 		return NULL;
 	}
 	recv_filter(&f);
-	if (set_int(r->fd, SOL_SOCKET, SO_RCVBUFFORCE, RAW6_RCVBUF))
-		set_int(r->fd, SOL_SOCKET, SO_RCVBUF, RAW6_RCVBUF);
-	if (set_int(r->fd, SOL_SOCKET, SO_SNDBUFFORCE, RAW6_RCVBUF))
-		set_int(r->fd, SOL_SOCKET, SO_SNDBUF, RAW6_RCVBUF);
+	rawio_queues(r->fd, RAW6_RCVBUF, RAW6_RCVBUF);
 	if (setsockopt(r->fd, IPPROTO_ICMPV6, ICMP6_FILTER, &f, sizeof(f)) ||
-	    set_int(r->fd, SOL_SOCKET, SO_TIMESTAMPNS_OLD, 1) ||
-	    set_int(r->fd, SOL_IPV6, IPV6_RECVPKTINFO, 1) ||
-	    set_int(r->fd, SOL_IPV6, IPV6_RECVHOPLIMIT, 1) ||
-	    set_int(r->fd, SOL_IPV6, IPV6_RECVTCLASS, 1) ||
-	    set_int(r->fd, SOL_IPV6, IPV6_FLOWINFO, 1) ||
-	    set_int(r->fd, SOL_IPV6, IPV6_FLOWINFO_SEND, 1)) {
+	    rawio_set_int(r->fd, SOL_SOCKET, SO_TIMESTAMPNS_OLD, 1) ||
+	    rawio_set_int(r->fd, SOL_IPV6, IPV6_RECVPKTINFO, 1) ||
+	    rawio_set_int(r->fd, SOL_IPV6, IPV6_RECVHOPLIMIT, 1) ||
+	    rawio_set_int(r->fd, SOL_IPV6, IPV6_RECVTCLASS, 1) ||
+	    rawio_set_int(r->fd, SOL_IPV6, IPV6_FLOWINFO, 1) ||
+	    rawio_set_int(r->fd, SOL_IPV6, IPV6_FLOWINFO_SEND, 1)) {
 		snprintf(err, errlen, "raw ICMPv6 socket options: %s",
 			 strerror(errno));
 		raw6_close(r);
@@ -102,7 +76,7 @@ void raw6_close(struct raw6 *r)
 		return;
 	if (r->fd >= 0)
 		close(r->fd);
-	free(r->bufs);
+	rawio_batch_free(r->batch);
 	free(r);
 }
 
@@ -123,24 +97,12 @@ int raw6_listen(struct raw6 *r, bool on)
 		       ? -errno : 0;
 }
 
-static void add_cmsg(struct msghdr *mh, size_t *used, int type,
-		     const void *data, size_t len)
-{
-	struct cmsghdr *c = (struct cmsghdr *)((char *)mh->msg_control + *used);
-
-	c->cmsg_level = SOL_IPV6;
-	c->cmsg_type = type;
-	c->cmsg_len = CMSG_LEN(len);
-	memcpy(CMSG_DATA(c), data, len);
-	*used += CMSG_SPACE(len);
-}
-
 /* A socket-wide option, changed only when this send needs another. */
 static int want(int fd, int name, int *cur, int val)
 {
 	if (*cur == val)
 		return 0;
-	if (set_int(fd, SOL_IPV6, name, val))
+	if (rawio_set_int(fd, SOL_IPV6, name, val))
 		return -errno;
 	*cur = val;
 	return 0;
@@ -153,13 +115,7 @@ static int want(int fd, int name, int *cur, int val)
  */
 static bool have_label(struct raw6 *r, uint32_t label)
 {
-	struct {
-		struct in6_addr dst;
-		uint32_t label;
-		uint8_t action, share;
-		uint16_t flags, expires, linger;
-		uint32_t pad;
-	} req;
+	struct in6ext_flreq req;
 
 	for (unsigned i = 0; i < r->nlabels; i++)
 		if (r->labels[i] == label)
@@ -168,9 +124,9 @@ static bool have_label(struct raw6 *r, uint32_t label)
 		return false;
 	memset(&req, 0, sizeof(req));
 	req.label = label;
-	req.action = 0;		/* IPV6_FL_A_GET */
-	req.share = 255;	/* IPV6_FL_S_ANY */
-	req.flags = 1;		/* IPV6_FL_F_CREATE */
+	req.action = IN6EXT_FL_A_GET;
+	req.share = IN6EXT_FL_S_ANY;
+	req.flags = IN6EXT_FL_F_CREATE;
 	if (setsockopt(r->fd, SOL_IPV6, IPV6_FLOWLABEL_MGR, &req, sizeof(req)))
 		return false;
 	r->labels[r->nlabels++] = label;
@@ -205,14 +161,18 @@ int raw6_send(struct raw6 *r, const struct ps_sendinfo *info,
 		pi.ipi6_ifindex = info->ifindex;
 		if (!ps_addr_is_any(&info->src))
 			memcpy(&pi.ipi6_addr, info->src.a, 16);
-		add_cmsg(&mh, &used, IPV6_PKTINFO, &pi, sizeof(pi));
+		rawio_add_cmsg(&mh, &used, SOL_IPV6, IPV6_PKTINFO,
+		               &pi, sizeof(pi));
 	}
 	if (info->ttl >= 0)
-		add_cmsg(&mh, &used, IPV6_HOPLIMIT, &info->ttl, sizeof(int));
+		rawio_add_cmsg(&mh, &used, SOL_IPV6, IPV6_HOPLIMIT,
+		               &info->ttl, sizeof(int));
 	if (tclass)
-		add_cmsg(&mh, &used, IPV6_TCLASS, &tclass, sizeof(int));
+		rawio_add_cmsg(&mh, &used, SOL_IPV6, IPV6_TCLASS,
+		               &tclass, sizeof(int));
 	if (info->dontfrag)
-		add_cmsg(&mh, &used, IPV6_DONTFRAG, &df, sizeof(int));
+		rawio_add_cmsg(&mh, &used, SOL_IPV6, IPV6_DONTFRAG,
+		               &df, sizeof(int));
 	mh.msg_controllen = used;
 	if (!used)
 		mh.msg_control = NULL;
@@ -271,34 +231,18 @@ static void read_cmsgs(struct msghdr *mh, struct raw_pkt *p)
 	}
 }
 
+/* The sender's address, then the control messages. */
+static void read_pkt(struct msghdr *mh, struct raw_pkt *p)
+{
+	const struct sockaddr_in6 *from = mh->msg_name;
+
+	p->m6.src.family = AF_INET6;
+	memcpy(p->m6.src.a, &from->sin6_addr, 16);
+	p->m6.src.scope = from->sin6_scope_id;
+	read_cmsgs(mh, p);
+}
+
 int raw6_recv(struct raw6 *r, struct raw_pkt *pkts, int max)
 {
-	int n;
-
-	if (max > RAW_BATCH)
-		max = RAW_BATCH;
-	for (int i = 0; i < max; i++) {
-		r->iov[i].iov_base = r->bufs + (size_t)i * RAW6_BUF;
-		r->iov[i].iov_len = RAW6_BUF;
-		memset(&r->msgs[i], 0, sizeof(r->msgs[i]));
-		r->msgs[i].msg_hdr.msg_name = &r->names[i];
-		r->msgs[i].msg_hdr.msg_namelen = sizeof(r->names[i]);
-		r->msgs[i].msg_hdr.msg_iov = &r->iov[i];
-		r->msgs[i].msg_hdr.msg_iovlen = 1;
-		r->msgs[i].msg_hdr.msg_control = r->ctl[i].b;
-		r->msgs[i].msg_hdr.msg_controllen = sizeof(r->ctl[i].b);
-	}
-	n = recvmmsg(r->fd, r->msgs, (unsigned)max, MSG_DONTWAIT, NULL);
-	if (n < 0)
-		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
-	for (int i = 0; i < n; i++) {
-		memset(&pkts[i], 0, sizeof(pkts[i]));
-		pkts[i].data = r->iov[i].iov_base;
-		pkts[i].len = r->msgs[i].msg_len;
-		pkts[i].m6.src.family = AF_INET6;
-		memcpy(pkts[i].m6.src.a, &r->names[i].sin6_addr, 16);
-		pkts[i].m6.src.scope = r->names[i].sin6_scope_id;
-		read_cmsgs(&r->msgs[i].msg_hdr, &pkts[i]);
-	}
-	return n;
+	return rawio_recv(r->batch, r->fd, pkts, max, read_pkt);
 }

@@ -1,29 +1,22 @@
 /*
  * sandbox - what a compromised pingsockd is left with after start-up.
  *
- * Two steps, both from main.c:
+ * Steps, from main.c:
  *
- *   sandbox_enter()  before privdrop_apply(), while CAP_SYS_CHROOT is
- *                    held: keep directory handles for the few paths the
- *                    daemon still needs (the config file's directory for
- *                    SIGHUP, the socket's directory for the unlink at
- *                    exit), open /dev/null and the syslog connection if
- *                    daemonising, then chroot into a new empty directory
- *                    (root-owned, not writable, already deleted).
- *   sandbox_apply()  after privdrop_apply(): a seccomp filter that
- *                    allows only the system calls of the event loop.  Any
- *                    other call is logged ("pingsockd: sandbox: forbidden
- *                    system call NAME (NR)") and kills the daemon with
- *                    SIGSYS.  Checked: Seccomp: 2 or start-up fails.
+ *   sandbox_enter()    before privdrop_apply(), while CAP_SYS_CHROOT is
+ *                      held: keep directory handles for the few paths the
+ *                      daemon still needs (the config file's directory
+ *                      for SIGHUP, the socket's directory for the unlink
+ *                      at exit), open /dev/null and the syslog connection
+ *                      if daemonising, then chroot into a new empty
+ *                      directory (root-owned, not writable, already
+ *                      deleted).
+ *   sandbox_landlock() after privdrop_apply(): Landlock scopes.
+ *   filter_apply()     last (filter.h): the seccomp filter.
  *
  * Code that touches the file system after start-up goes through the kept
  * handles: sandbox_fopen_config() for the config file, listener_remove()
  * for the socket.
- *
- * Built with -DPSD_TESTING (build/tests/lib/pingsockd-sandboxtest only),
- * SIGUSR1 makes the daemon open /etc/passwd for writing and SIGUSR2 call
- * execve(), to test that the filter kills it.  The installed pingsockd
- * has neither.
  */
 #ifndef PSD_SANDBOX_H
 #define PSD_SANDBOX_H
@@ -37,20 +30,15 @@
  * filled, -1). */
 int sandbox_enter(int socket_dir, const char *config_path, bool daemonised,
 		  char *err, size_t errlen);
+/* The config file's kept directory, or -1 (for the filter). */
+int sandbox_config_dir(void);
+
 /*
  * Landlock scopes, where the kernel has them (6.12): no connect to an
  * abstract unix socket and no signal outside the daemon's own domain.
  * After privdrop_apply() (no_new_privs), before the closing thread.
  */
 int sandbox_landlock(char *err, size_t errlen);
-/* ping_sockets: broker mode, which makes kernel ping sockets; threads:
- * the filter goes on every thread (TSYNC). */
-int sandbox_apply(bool ping_sockets, bool threads, char *err,
-		  size_t errlen);
-#ifdef PSD_TESTING
-/* The test build's SIGUSR1 (PINGSOCKD_TEST_TRY) may use this raw socket. */
-void sandbox_test_raw(int fd);
-#endif
 
 /* /dev/null opened before the chroot (the caller owns it), or -1. */
 int sandbox_devnull(void);

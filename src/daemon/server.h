@@ -11,23 +11,7 @@
 
 #include <stdbool.h>
 
-#include "daemon/broker.h"
-#include "daemon/hostenv.h"
-#include "daemon/raw.h"
-#include "engine/policy.h"
-
-struct server_conf {
-	int listen_fd;
-	const char *socket_path;	/* removed at exit */
-	const char *config_path;	/* NULL: defaults, SIGHUP does nothing */
-	struct policy policy;
-	struct raw *raw4;
-	struct raw6 *raw6;	/* NULL: this host has no IPv6 */
-	struct hostenv *host;
-	struct broker_plan broker;	/* which families are brokered */
-	unsigned long nofile;	/* the descriptor limit (RLIMIT_NOFILE) */
-	uid_t self_uid;		/* the daemon's, after the drop */
-};
+#include "daemon/serverconf.h"
 
 /*
  * Run until SIGTERM or SIGINT.  Takes ownership of everything in conf.

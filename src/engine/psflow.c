@@ -6,19 +6,8 @@
 #include <string.h>
 
 #include "engine/psock_int.h"
+#include "wire/in6ext.h"
 
-/* <linux/in6.h>'s request and constants, named here as the kernel does. */
-struct fl_req {
-	uint8_t dst[16];
-	uint32_t label;
-	uint8_t action, share;
-	uint16_t flags, expires, linger;
-	uint32_t pad;
-};
-
-enum { FL_A_GET = 0, FL_A_PUT = 1, FL_A_RENEW = 2 };
-enum { FL_F_CREATE = 1, FL_F_EXCL = 2, FL_F_REFLECT = 4 };
-enum { FL_S_EXCL = 1, FL_S_PROCESS = 2, FL_S_USER = 3, FL_S_ANY = 255 };
 #define FL_LABEL_MASK htonl(0x000FFFFFu)
 #define FL_MAX_LINGER 150	/* seconds, without CAP_NET_ADMIN */
 
@@ -104,10 +93,10 @@ static uint32_t fresh_label(struct psflow *f)
 static int check_share(uint8_t share)
 {
 	switch (share) {
-	case FL_S_EXCL:
-	case FL_S_PROCESS:
-	case FL_S_USER:
-	case FL_S_ANY:
+	case IN6EXT_FL_S_EXCL:
+	case IN6EXT_FL_S_PROCESS:
+	case IN6EXT_FL_S_USER:
+	case IN6EXT_FL_S_ANY:
 		return 0;
 	default:
 		return -EINVAL;
@@ -118,20 +107,20 @@ static int check_share(uint8_t share)
 static bool may_share(const struct flent *e, const struct psock *sk,
 		      uint8_t share)
 {
-	if (e->share == FL_S_EXCL || e->share != share)
+	if (e->share == IN6EXT_FL_S_EXCL || e->share != share)
 		return false;
-	if (share == FL_S_PROCESS && e->pid != sk->pid)
+	if (share == IN6EXT_FL_S_PROCESS && e->pid != sk->pid)
 		return false;
-	return !(share == FL_S_USER && e->uid != sk->uid);
+	return !(share == IN6EXT_FL_S_USER && e->uid != sk->uid);
 }
 
-static int fl_get(struct psflow *f, struct psock *sk, const struct fl_req *q,
+static int fl_get(struct psflow *f, struct psock *sk, const struct in6ext_flreq *q,
 		  uint32_t *label)
 {
 	struct flent *e, *grown;
 	int err;
 
-	if (q->flags & FL_F_REFLECT)
+	if (q->flags & IN6EXT_FL_F_REFLECT)
 		return -EPERM;	/* net.ipv6.flowlabel_consistency is on */
 	if (q->label & ~FL_LABEL_MASK)
 		return -EINVAL;
@@ -139,11 +128,11 @@ static int fl_get(struct psflow *f, struct psock *sk, const struct fl_req *q,
 	if (err)
 		return err;
 	if (q->label) {
-		if (psflow_held(sk, q->label) && (q->flags & FL_F_EXCL))
+		if (psflow_held(sk, q->label) && (q->flags & IN6EXT_FL_F_EXCL))
 			return -EEXIST;
 		e = lookup(f, q->label);
 		if (e) {
-			if (q->flags & FL_F_EXCL)
+			if (q->flags & IN6EXT_FL_F_EXCL)
 				return -EEXIST;
 			if (!may_share(e, sk, q->share))
 				return -EPERM;
@@ -154,7 +143,7 @@ static int fl_get(struct psflow *f, struct psock *sk, const struct fl_req *q,
 			return err;
 		}
 	}
-	if (!(q->flags & FL_F_CREATE))
+	if (!(q->flags & IN6EXT_FL_F_CREATE))
 		return -ENOENT;
 	if (sk->nfl >= PS_MAX_FLOWLABELS)
 		return -ENOBUFS;
@@ -192,20 +181,20 @@ static int fl_put(struct psflow *f, struct psock *sk, uint32_t label)
 int psflow_opt(struct psflow *f, struct psock *sk, const uint8_t *req,
 	       uint32_t len, uint32_t *label)
 {
-	struct fl_req q;
+	struct in6ext_flreq q;
 
 	*label = 0;
 	if (len < sizeof(q))
 		return -EINVAL;
 	memcpy(&q, req, sizeof(q));
 	switch (q.action) {
-	case FL_A_GET:
+	case IN6EXT_FL_A_GET:
 		return fl_get(f, sk, &q, label);
-	case FL_A_PUT:
-		if (q.flags & FL_F_REFLECT)
+	case IN6EXT_FL_A_PUT:
+		if (q.flags & IN6EXT_FL_F_REFLECT)
 			return -ENOPROTOOPT;	/* not a TCP socket */
 		return fl_put(f, sk, q.label);
-	case FL_A_RENEW:
+	case IN6EXT_FL_A_RENEW:
 		if (!psflow_held(sk, q.label))
 			return -ESRCH;
 		return q.linger > FL_MAX_LINGER || q.expires > FL_MAX_LINGER

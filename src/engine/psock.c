@@ -1,15 +1,17 @@
+/*
+ * psock - the engine (see psock.h and psock_int.h): the table of sockets
+ * and their identifiers, and the calls as every socket makes them, with
+ * the socket's family and kind operations where they differ.
+ */
 #include "engine/psock.h"
 
 #include <errno.h>
-#include <net/if.h>
 #include <netinet/in.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
 #include "engine/psflow.h"
-#include "engine/psraw.h"
 #include "engine/psock_int.h"
 #include "engine/reqlog.h"
 #include "wire/wire.h"
@@ -73,9 +75,11 @@ void pstab_free(struct pstab *tab)
 }
 
 /* A socket with the kernel's defaults (inet_create(), ping_init_sock()). */
-int ps_alloc(struct pstab *tab, int domain, uint32_t uid, struct psock **out)
+int ps_alloc(struct pstab *tab, const struct ps_family_ops *fam,
+	     const struct ps_kind_ops *kind, uint32_t uid, struct psock **out)
 {
-	struct psock *sk = calloc(1, sizeof(*sk));
+	struct psock *sk = calloc(1, kind->size);
+	int domain = fam->family;
 
 	if (!sk)
 		return -ENOMEM;
@@ -84,6 +88,8 @@ int ps_alloc(struct pstab *tab, int domain, uint32_t uid, struct psock **out)
 		free(sk);
 		return -ENOMEM;
 	}
+	sk->fam = fam;
+	sk->kind = kind;
 	sk->family = domain;
 	sk->tab = tab;
 	sk->uid = uid;
@@ -95,37 +101,23 @@ int ps_alloc(struct pstab *tab, int domain, uint32_t uid, struct psock **out)
 	sk->rcv_saddr.family = sk->saddr.family = (uint8_t)domain;
 	sk->daddr.family = (uint8_t)domain;
 	sk->mc_addr.family = (uint8_t)domain;
-	if (domain == AF_INET6)
-		ps6_init(sk);
+	if (fam->init)
+		fam->init(sk);
+	if (kind->init)
+		kind->init(sk);
 	*out = sk;
 	return 0;
 }
 
-int pstab_open(struct pstab *tab, int domain, int type, int protocol,
-	       uint32_t uid, struct psock **out)
+int ps_create(struct pstab *tab, const struct ps_family_ops *fam,
+	      const struct ps_kind_ops *kind, uint32_t uid,
+	      struct psock **out)
 {
-	int base = type & 0xf;	/* SOCK_TYPE_MASK */
-	int err;
+	int err = ps_alloc(tab, fam, kind, uid, out);
 
-	/* __sys_socket(), __sock_create(), then inet_create()'s search of
-	 * the protocols registered for the type. */
-	if (type & ~(0xf | SOCK_NONBLOCK | SOCK_CLOEXEC) || base >= 11)
-		return -EINVAL;
-	if (domain != AF_INET && domain != AF_INET6)
-		return -EAFNOSUPPORT;
-	if (base == SOCK_RAW)	/* needs CAP_NET_RAW, or the emulation */
-		err = psraw_open(tab, domain, protocol, uid, out);
-	else if (base != SOCK_DGRAM && base != SOCK_STREAM)
-		return -ESOCKTNOSUPPORT;
-	else if (base == SOCK_STREAM ||
-		 protocol != (domain == AF_INET ? IPPROTO_ICMP : IPPROTO_ICMPV6))
-		return -EPROTONOSUPPORT;
-	else
-		err = ps_alloc(tab, domain, uid, out);
-	if (err)
-		return err;
-	tab->nsockets++;
-	return 0;
+	if (!err)
+		tab->nsockets++;
+	return err;
 }
 
 void pstab_allow_raw(struct pstab *tab, bool allow)
@@ -171,8 +163,8 @@ void pstab_close(struct pstab *tab, struct psock *sk)
 {
 	if (!sk)
 		return;
-	if (sk->raw)
-		psraw_close(tab, sk);
+	if (sk->kind->destroy)
+		sk->kind->destroy(tab, sk);
 	ps_release(tab, sk);
 	tab->nsockets--;
 }
@@ -301,71 +293,30 @@ struct psock *pstab_lookup(struct pstab *tab, const struct icmp_pkt *pkt,
 			continue;
 		if (!reqlog_match(sk->log, pkt->seq, answered))
 			continue;
-		/* A raw socket's further identifier answers for it. */
+		/* A further identifier of another socket (psraw.c)
+		 * answers as that socket. */
 		return sk->parent ? sk->parent : sk;
 	}
 	return NULL;
 }
 
-/*
- * Parse an IPv4 socket address as the kernel does for this socket kind:
- * short -> EINVAL, other family -> EAFNOSUPPORT.  AF_UNSPEC with
- * INADDR_ANY passes where unspec_any allows it (bind).
- */
-static int sa_parse4(const uint8_t *sa, uint32_t len, bool unspec_any,
-		     struct ps_addr *addr, uint16_t *port)
-{
-	struct sockaddr_in sin;
-
-	if (len < sizeof(sin))
-		return -EINVAL;
-	memcpy(&sin, sa, sizeof(sin));
-	if (sin.sin_family != AF_INET &&
-	    !(unspec_any && sin.sin_family == AF_UNSPEC &&
-	      sin.sin_addr.s_addr == htonl(INADDR_ANY)))
-		return -EAFNOSUPPORT;
-	ps_addr_v4(addr, sin.sin_addr.s_addr);
-	*port = ntohs(sin.sin_port);
-	return 0;
-}
-
-/* ping_check_bind_addr() */
-static int check_bind_addr(const struct psock *sk, const struct ps_env *env,
-			   const uint8_t *sa, uint32_t len,
-			   struct ps_addr *addr, uint16_t *ident)
-{
-	int err;
-
-	err = sa_parse4(sa, len, true, addr, ident);
-	if (err)
-		return err;
-	if (ps_addr_is_any(addr))
-		return 0;
-	switch (env->addr_type(env->ctx, addr, sk->bound_dev)) {
-	case PS_RTN_LOCAL:
-		return 0;
-	case PS_RTN_MULTICAST:
-	case PS_RTN_BROADCAST:
-		return -EADDRNOTAVAIL;
-	default:	/* inet_can_nonlocal_bind() */
-		return sk->freebind || env->nonlocal_bind ? 0 : -EADDRNOTAVAIL;
-	}
-}
-
 int ps_bind(struct pstab *tab, struct psock *sk, const struct ps_env *env,
 	    const uint8_t *sa, uint32_t len)
+{
+	return sk->kind->bind_addr(tab, sk, env, sa, len);
+}
+
+/* ping_bind() */
+static int dgram_bind(struct pstab *tab, struct psock *sk,
+		      const struct ps_env *env, const uint8_t *sa,
+		      uint32_t len)
 {
 	struct ps_addr addr;
 	uint32_t old_dev = sk->bound_dev, dev = sk->bound_dev;
 	uint16_t ident;
 	int err;
 
-	if (sk->raw)
-		return psraw_bind(sk, env, sa, len);
-	if (sk->family == AF_INET6)
-		err = ps6_check_bind(sk, env, sa, len, &addr, &ident, &dev);
-	else
-		err = check_bind_addr(sk, env, sa, len, &addr, &ident);
+	err = sk->fam->check_bind(sk, env, sa, len, &addr, &ident, &dev);
 	if (err)
 		return err;
 	/* ping_check_bind_addr() binds a scoped address's device at once,
@@ -406,13 +357,30 @@ static void disconnect(struct pstab *tab, struct psock *sk)
 	}
 }
 
-/* inet_dgram_connect() then ip4_datagram_connect(). */
+int ps_connect_route(struct psock *sk, const struct ps_env *env,
+		     const struct ps_addr *dst, uint16_t port, uint32_t oif,
+		     bool broadcast)
+{
+	struct ps_addr src = sk->saddr;
+	int err = env->route(env->ctx, dst, oif, broadcast, &src);
+
+	if (err)
+		return err;
+	if (ps_addr_is_any(&sk->saddr))
+		sk->saddr = src;
+	if (ps_addr_is_any(&sk->rcv_saddr))
+		sk->rcv_saddr = src;
+	sk->daddr = *dst;
+	sk->dport = port;
+	sk->connected = true;
+	return 0;
+}
+
+/* inet_dgram_connect(), then the family's datagram connect. */
 int ps_connect(struct pstab *tab, struct psock *sk, const struct ps_env *env,
 	       const uint8_t *sa, uint32_t len)
 {
-	struct ps_addr dst, src;
-	uint16_t family, port;
-	int err;
+	uint16_t family;
 
 	if (len < sizeof(family))
 		return -EINVAL;
@@ -421,46 +389,21 @@ int ps_connect(struct pstab *tab, struct psock *sk, const struct ps_env *env,
 		disconnect(tab, sk);
 		return 0;
 	}
-	/* A raw socket has no identifier to bind: its sends name theirs. */
-	if (!sk->raw && autobind(tab, sk))
+	if (sk->kind->connect_binds && autobind(tab, sk))
 		return -EAGAIN;
-	if (sk->family == AF_INET6)
-		return ps6_connect(sk, env, sa, len);
-	err = sa_parse4(sa, len, false, &dst, &port);
-	if (err)
-		return err;
-	src = sk->saddr;
-	err = env->route(env->ctx, &dst, sk->bound_dev, sk->broadcast, &src);
-	if (err)
-		return err;
-	if (ps_addr_is_any(&sk->saddr))
-		sk->saddr = src;
-	if (ps_addr_is_any(&sk->rcv_saddr))
-		sk->rcv_saddr = src;
-	sk->daddr = dst;
-	sk->dport = port;
-	sk->connected = true;
-	return 0;
+	return sk->fam->datagram_connect(sk, env, sa, len);
 }
 
 int ps_getname(const struct psock *sk, bool peer, uint8_t *out)
 {
-	struct ps_addr a = peer ? sk->daddr : sk->rcv_saddr;
-	uint16_t port = peer ? sk->dport : sk->raw ? psraw_port(sk) : sk->ident;
-	socklen_t n;
+	const struct ps_addr *a = peer ? &sk->daddr : &sk->rcv_saddr;
+	uint16_t port = peer		   ? sk->dport
+			: sk->kind->port ? sk->kind->port(sk)
+					 : sk->ident;
 
 	if (peer && (!sk->connected || sk->dport == 0))
 		return -ENOTCONN;
-	if (sk->family != AF_INET6)
-		return (int)ps_addr_to_sockaddr(&a, port, out);
-	/* inet6_getname(): the bound device as scope of a link-local
-	 * address; the peer's flow label with IPV6_FLOWINFO_SEND. */
-	a.scope = ps6_scope_of(&a, sk->bound_dev);
-	n = ps_addr_to_sockaddr(&a, port, out);
-	if (peer && sk->sndflow)
-		memcpy(out + offsetof(struct sockaddr_in6, sin6_flowinfo),
-		       &sk->flow_label, sizeof(sk->flow_label));
-	return (int)n;
+	return (int)sk->fam->getname(sk, peer, a, port, out);
 }
 
 int ps_shutdown(struct psock *sk, int how)
@@ -497,170 +440,13 @@ static int check_request(const struct psock *sk, int flags,
 	return 0;
 }
 
-static int send_dest(const struct psock *sk, const uint8_t *name,
-		     uint32_t namelen, struct ps_addr *dst)
-{
-	uint16_t port;
-
-	if (name)
-		return sa_parse4(name, namelen, false, dst, &port);
-	if (!sk->connected)
-		return -EDESTADDRREQ;
-	*dst = sk->daddr;
-	return 0;
-}
-
-static int cmsg_int(const struct cmsghdr *h, const uint8_t *data, int *v)
-{
-	if (h->cmsg_len != CMSG_LEN(sizeof(int)))
-		return -EINVAL;
-	memcpy(v, data, sizeof(int));
-	return 0;
-}
-
-/* __sock_cmsg_send(): what a SOL_SOCKET control message may be. */
-int ps_sol_socket_cmsg(const struct cmsghdr *h, const uint8_t *data)
-{
-	uint32_t v;
-
-	switch (h->cmsg_type) {
-	case SO_MARK:
-	case SO_PRIORITY:
-		if (h->cmsg_len != CMSG_LEN(sizeof(uint32_t)))
-			return -EINVAL;
-		memcpy(&v, data, sizeof(v));
-		/* Marks and priorities above 6 need CAP_NET_ADMIN. */
-		return h->cmsg_type == SO_PRIORITY && v <= 6 ? 0 : -EPERM;
-	case SO_TIMESTAMPING_OLD:
-	case SO_TIMESTAMPING_NEW:
-		return h->cmsg_len == CMSG_LEN(sizeof(uint32_t)) ? 0 : -EINVAL;
-	case SCM_TXTIME:
-		return h->cmsg_len == CMSG_LEN(sizeof(uint64_t)) ? 0 : -EINVAL;
-	case SCM_RIGHTS:
-	case SCM_CREDENTIALS:
-		return 0;	/* accepted and ignored, as by inet sockets */
-	default:
-		return -EINVAL;
-	}
-}
-
-/* ip_cmsg_send(): IP_PKTINFO, IP_TTL and IP_TOS per packet. */
-static int sol_ip_cmsg(const struct cmsghdr *h, const uint8_t *data,
-		       struct ps_sendinfo *info)
-{
-	struct in_pktinfo pi;
-	int v;
-
-	switch (h->cmsg_type) {
-	case IP_PKTINFO:
-		if (h->cmsg_len != CMSG_LEN(sizeof(pi)))
-			return -EINVAL;
-		memcpy(&pi, data, sizeof(pi));
-		info->ifindex = (uint32_t)pi.ipi_ifindex;
-		if (pi.ipi_spec_dst.s_addr)
-			ps_addr_v4(&info->src, pi.ipi_spec_dst.s_addr);
-		return 0;
-	case IP_TTL:
-		if (cmsg_int(h, data, &v) || v < 1 || v > 255)
-			return -EINVAL;
-		info->ttl = v;
-		return 0;
-	case IP_TOS:
-		if (h->cmsg_len == CMSG_LEN(sizeof(int)))
-			memcpy(&v, data, sizeof(int));
-		else if (h->cmsg_len == CMSG_LEN(1))
-			v = data[0];
-		else
-			return -EINVAL;
-		if (v < 0 || v > 255)
-			return -EINVAL;
-		info->tos = v;
-		return 0;
-	case IP_RETOPTS: {
-		struct ipopt o;
-		size_t n = h->cmsg_len - CMSG_LEN(0);
-		int err = ipopt_set(&o, data, n < IPOPT_MAX ? n : IPOPT_MAX);
-
-		if (err)
-			return err;
-		memcpy(info->opts, o.b, o.len);
-		info->optlen = (uint8_t)o.len;
-		return 0;
-	}
-	default:
-		return -EINVAL;
-	}
-}
-
-/*
- * Walk the caller's control messages as for_each_cmsghdr() and CMSG_OK()
- * do; other levels than SOL_SOCKET and SOL_IP are skipped.
- */
-int ps_cmsg_walk(const uint8_t *ctl, uint32_t len, int level,
-		 int (*fn)(void *arg, const struct cmsghdr *h,
-			   const uint8_t *data),
-		 void *arg)
-{
-	size_t off = 0;
-
-	while (len >= sizeof(struct cmsghdr) &&
-	       off + sizeof(struct cmsghdr) <= len) {
-		struct cmsghdr h;
-		int err = 0;
-
-		memcpy(&h, ctl + off, sizeof(h));
-		if (h.cmsg_len < sizeof(h) || h.cmsg_len > len - off)
-			return -EINVAL;
-		if (h.cmsg_level == SOL_SOCKET)
-			err = ps_sol_socket_cmsg(&h, ctl + off + CMSG_LEN(0));
-		else if (h.cmsg_level == level)
-			err = fn(arg, &h, ctl + off + CMSG_LEN(0));
-		if (err)
-			return err;
-		off += CMSG_ALIGN(h.cmsg_len);
-	}
-	return 0;
-}
-
-static int ip_cmsg_cb(void *arg, const struct cmsghdr *h, const uint8_t *data)
-{
-	return sol_ip_cmsg(h, data, arg);
-}
-
-static int parse_ctl(const uint8_t *ctl, uint32_t len,
-		     struct ps_sendinfo *info)
-{
-	return ps_cmsg_walk(ctl, len, SOL_IP, ip_cmsg_cb, info);
-}
-
-/* The IPv6 send, past the checks both families share. */
-static int send6_prepare(struct psock *sk, const struct ps_env *env,
-			 const uint8_t *name, uint32_t namelen,
-			 const uint8_t *ctl, uint32_t ctllen, uint8_t *msg,
-			 uint32_t len, struct ps_sendinfo *info)
-{
-	int err = ps6_send_prepare(sk, env, name, namelen, ctl, ctllen, info);
-
-	if (err)
-		return err;
-	/* sk_dst_check(): a stale cached route is dropped by a send. */
-	if (sk->mtu_stale)
-		sk->cached_mtu = 0;
-	if (sk->shut & WIRE_SHUT_WR)
-		return -EPIPE;
-	info->any_src = ps_addr_is_multicast(&info->dst);
-	info->seq = icmp_echo_seq(msg);
-	icmp6_set_ident(msg, len, sk->ident);
-	return 0;
-}
-
 int ps_send_prepare(struct pstab *tab, struct psock *sk,
 		    const struct ps_env *env, int flags, const uint8_t *name,
 		    uint32_t namelen, const uint8_t *ctl, uint32_t ctllen,
 		    uint8_t *msg, uint32_t len, struct ps_sendinfo *info)
 {
-	return (sk->raw ? psraw_send_prepare : ps_dgram_send_prepare)(
-		tab, sk, env, flags, name, namelen, ctl, ctllen, msg, len, info);
+	return sk->kind->prepare_send(tab, sk, env, flags, name, namelen, ctl, ctllen,
+			      msg, len, info);
 }
 
 int ps_dgram_send_prepare(struct pstab *tab, struct psock *sk,
@@ -683,56 +469,17 @@ int ps_dgram_send_prepare(struct pstab *tab, struct psock *sk,
 	err = check_request(sk, flags, msg, len);
 	if (err)
 		return err;
-	if (sk->family == AF_INET6)
-		return send6_prepare(sk, env, name, namelen, ctl, ctllen, msg,
-				     len, info);
-	err = send_dest(sk, name, namelen, &info->dst);
+	err = sk->fam->prepare_send(sk, env, name, namelen, ctl, ctllen, info);
 	if (err)
 		return err;
-	info->src = sk->saddr;
-	info->ifindex = sk->bound_dev;
-	info->ttl = -1;
-	info->tos = sk->tos;
-	memcpy(info->opts, sk->opts.b, sk->opts.len);
-	info->optlen = (uint8_t)sk->opts.len;
-	err = parse_ctl(ctl, ctllen, info);
-	if (err)
-		return err;
-	if (ps_addr_is_multicast(&info->dst)) {
-		/* ping_v4_sendmsg(): the socket's multicast interface and
-		 * address unless the packet names its own. */
-		if (!info->ifindex)
-			info->ifindex = sk->mc_index;
-		if (ps_addr_is_any(&info->src))
-			info->src = sk->mc_addr;
-		/* A group's TTL may be 0 (this host only), which no IP_TTL
-		 * control message can say: it goes as the raw socket's
-		 * IP_MULTICAST_TTL instead. */
-		info->mc_ttl = sk->mc_ttl;
-		if (info->ttl < 0)
-			info->ttl = -2;
-	}
-	if (info->ttl == -2)
-		info->ttl = -1;
-	else if (info->ttl < 0)
-		info->ttl = sk->uc_ttl;
 	/* sock_alloc_send_skb(), once the route is known.  (The pending
 	 * error, checked next there, lives in the socket's shared page: the
 	 * daemon looks at it.) */
 	if (sk->shut & WIRE_SHUT_WR)
 		return -EPIPE;
-	info->broadcast = sk->broadcast;
-	info->mc_loop = sk->mc_loop;
-	info->pmtudisc = sk->pmtudisc;
-	/* Replies to a broadcast or multicast request come from anyone;
-	 * only a socket allowed to broadcast needs the route type asked. */
-	info->any_src = ps_addr_is_multicast(&info->dst) ||
-			ps_addr_is_any(&info->dst) ||
-			(sk->broadcast &&
-			 env->addr_type(env->ctx, &info->dst, info->ifindex) ==
-				 PS_RTN_BROADCAST);
+	info->any_src = sk->fam->any_source(sk, env, info);
 	info->seq = icmp_echo_seq(msg);
-	icmp4_set_ident(msg, len, sk->ident);
+	sk->fam->set_ident(msg, len, sk->ident);
 	return 0;
 }
 
@@ -742,24 +489,50 @@ void ps_pmtu_changed(struct psock *sk, const struct ps_addr *dst)
 		sk->mtu_stale = true;
 }
 
+struct psock *ps_sender(struct psock *sk, uint16_t ident)
+{
+	return sk->kind->sender ? sk->kind->sender(sk, ident) : sk;
+}
+
 void ps_sent(struct psock *sk, const struct ps_sendinfo *info,
 	     uint64_t now_s)
 {
-	if (sk->raw)
-		sk = psraw_sender(sk, info->ident);
+	sk = ps_sender(sk, info->ident);
 	reqlog_add(sk->log, info->seq, &info->dst, info->any_src, now_s);
+}
+
+/* ---- receiving ---- */
+
+bool ps_delivers(const struct psock *sk, uint8_t type)
+{
+	return !sk->kind->delivers || sk->kind->delivers(sk, type);
+}
+
+bool ps_error_datagram(const struct psock *sk, uint8_t type)
+{
+	return sk->kind->error_datagram && sk->kind->error_datagram(sk, type);
+}
+
+bool ps_error_ignored(const struct psock *sk, uint8_t type)
+{
+	return sk->kind->error_ignored && sk->kind->error_ignored(sk, type);
+}
+
+bool ps_rx_iphdr(const struct psock *sk)
+{
+	return sk->kind->rx_iphdr && sk->kind->rx_iphdr(sk);
 }
 
 enum ps_err_action ps_error_action(const struct psock *sk, bool hard)
 {
-	if (sk->family == AF_INET6 ? sk->recverr6 : sk->recverr)
+	if (sk->fam->recverr(sk))
 		return PS_ERR_QUEUE;
 	return hard && sk->connected ? PS_ERR_SET : PS_ERR_DROP;
 }
 
 bool ps_local_errors(const struct psock *sk)
 {
-	return sk->family == AF_INET6 ? sk->recverr6 : sk->recverr;
+	return sk->fam->recverr(sk);
 }
 int ps_pmtudisc(const struct psock *sk) { return sk->pmtudisc; }
 uint32_t ps_tsflags(const struct psock *sk) { return sk->tsflags; }
@@ -768,18 +541,29 @@ uint32_t ps_tsflags(const struct psock *sk) { return sk->tsflags; }
  * ever concern IPv4 packets, which it never receives. */
 uint32_t ps_cmsg_flags(const struct psock *sk)
 {
-	uint32_t v4 = WIRE_CM_TTL | WIRE_CM_TOS | WIRE_CM_PKTINFO |
-		      WIRE_CM_RECVOPTS | WIRE_CM_RETOPTS;
-	uint32_t v6 = WIRE_CM_PKTINFO6 | WIRE_CM_HOPLIMIT | WIRE_CM_TCLASS |
-		      WIRE_CM_FLOWINFO | WIRE_CM_SNDFLOW |
-		      WIRE_CM_PKTINFO2292 | WIRE_CM_HOPLIMIT2292;
-
-	return sk->cmsg & ~(sk->family == AF_INET6 ? v4 : v6);
+	return sk->cmsg & ~sk->fam->cmsg_foreign;
 }
 int ps_family(const struct psock *sk) { return sk->family; }
+int ps_type(const struct psock *sk) { return sk->kind->type; }
 uint16_t ps_ident(const struct psock *sk) { return sk->ident; }
 uint32_t ps_uid(const struct psock *sk) { return sk->uid; }
 int ps_rcvbuf(const struct psock *sk) { return sk->rcvbuf; }
 void ps_set_owner(struct psock *sk, void *owner) { sk->owner = owner; }
 void ps_set_pid(struct psock *sk, int32_t pid) { sk->pid = pid; }
 void *ps_owner(const struct psock *sk) { return sk->owner; }
+
+int ps_flowlabel_opt(struct psock *sk, const uint8_t *val, uint32_t len,
+		     uint32_t *label)
+{
+	if (!sk->fam->flowlabel)
+		return -ENOPROTOOPT;
+	return sk->fam->flowlabel(sk, val, len, label);
+}
+
+const struct ps_kind_ops ps_dgram_ops = {
+	.type = SOCK_DGRAM,
+	.size = sizeof(struct psock),
+	.connect_binds = true,
+	.bind_addr = dgram_bind,
+	.prepare_send = ps_dgram_send_prepare,
+};

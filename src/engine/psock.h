@@ -8,6 +8,10 @@
  * local? which source address does a route give?) comes through struct
  * ps_env, so the unit tests drive it with byte arrays and a fake host.
  * Every call returns 0 (or a length) on success and -errno on failure.
+ *
+ * One engine for every socket: what differs by family (IPv4, IPv6) or by
+ * kind (a ping socket, the raw-socket emulation) is the socket's own
+ * operations (psock_int.h), so a caller asks the socket, never its kind.
  */
 #ifndef PS_PSOCK_H
 #define PS_PSOCK_H
@@ -71,11 +75,13 @@ void pstab_free(struct pstab *tab);
  * -ESOCKTNOSUPPORT or -EPROTONOSUPPORT for anything but a ping socket,
  * -ENOMEM; SOCK_RAW: the raw-socket emulation (engine/psraw.h) where the
  * table allows it, -EPERM otherwise.  The caller keeps *out until
- * pstab_close().
+ * pstab_close().  (psopen.c)
  */
 int pstab_open(struct pstab *tab, int domain, int type, int protocol,
 	       uint32_t uid, struct psock **out);
 void pstab_close(struct pstab *tab, struct psock *sk);
+/* May pstab_open() create emulated raw sockets (policy raw_compat)? */
+void pstab_allow_raw(struct pstab *tab, bool allow);
 
 /*
  * Identifiers that something else uses (the kernel's own ping sockets in
@@ -176,6 +182,25 @@ enum ps_err_action { PS_ERR_DROP, PS_ERR_SET, PS_ERR_QUEUE };
 void ps_pmtu_changed(struct psock *sk, const struct ps_addr *dst);
 
 enum ps_err_action ps_error_action(const struct psock *sk, bool hard);
+
+/*
+ * What reaches the socket, asked of it before anything is queued (an
+ * emulated raw socket answers as a raw socket would, engine/psraw.h;
+ * a ping socket: yes, no, no, no).
+ *
+ * Does a datagram of this ICMP type reach it (ICMP_FILTER, ICMP6_FILTER)?
+ */
+bool ps_delivers(const struct psock *sk, uint8_t type);
+/* Does an ICMP error of this type also reach it as a datagram, whole? */
+bool ps_error_datagram(const struct psock *sk, uint8_t type);
+/*
+ * Does it ignore an ICMP error of this type (neither the error queue nor
+ * the pending error)?  raw_err() ignores Source Quench and Redirect,
+ * which a ping socket reports.
+ */
+bool ps_error_ignored(const struct psock *sk, uint8_t type);
+/* Do its IPv4 datagrams show the IP header (engine/rawhdr.h)? */
+bool ps_rx_iphdr(const struct psock *sk);
 /* Does a failed send queue a local error record (ip_local_error())? */
 bool ps_local_errors(const struct psock *sk);
 int ps_pmtudisc(const struct psock *sk);
@@ -184,6 +209,8 @@ uint32_t ps_tsflags(const struct psock *sk);
 /* WIRE_CM_* flags: which ancillary data the receiver asked for. */
 uint32_t ps_cmsg_flags(const struct psock *sk);
 int ps_family(const struct psock *sk);
+/* SOCK_DGRAM, or SOCK_RAW for the emulation: what SO_TYPE says. */
+int ps_type(const struct psock *sk);
 uint16_t ps_ident(const struct psock *sk);
 uint32_t ps_uid(const struct psock *sk);
 /* The receive buffer size the client asked for (SO_RCVBUF), 0 if not. */

@@ -3,21 +3,28 @@
  * IPv6 ping socket has them: ping_check_bind_addr(),
  * ip6_datagram_connect_v6_only(), ping_v6_sendmsg() and
  * ip6_datagram_send_ctl() (net/ipv4/ping.c, net/ipv6/ping.c,
- * net/ipv6/datagram.c).  psock.c does what both families share.
+ * net/ipv6/datagram.c): the IPv6 family's operations of the engine.
+ * psock.c does what both families share.
  */
+#include "engine/psock6.h"
+
 #include <errno.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <stddef.h>
 #include <string.h>
 
+#include "engine/icmp.h"
+#include "engine/pscmsg.h"
 #include "engine/psflow.h"
 #include "engine/psock_int.h"
+#include "engine/psopt6.h"
+#include "wire/wire.h"
 
 /* SIN6_LEN_RFC2133: a sockaddr_in6 without sin6_scope_id. */
 #define SIN6_LEN_OLD 24
 #define FLOWINFO_MASK htonl(0x0FFFFFFFu)
 #define FLOWLABEL_MASK htonl(0x000FFFFFu)
-#define IPV6_FLOWINFO_CMSG 11	/* IPV6_FLOWINFO, <linux/in6.h> */
 
 /* The bits of ipv6_addr_type() that the checks use. */
 enum {
@@ -58,7 +65,8 @@ static bool needs_scope(unsigned t)
 	       ((t & A6_MULTICAST) && (t & (A6_LOOPBACK | A6_LINKLOCAL)));
 }
 
-uint32_t ps6_scope_of(const struct ps_addr *a, uint32_t ifindex)
+/* The scope id a (link-local) address shows, or takes, on ifindex. */
+static uint32_t scope_of(const struct ps_addr *a, uint32_t ifindex)
 {
 	return ps_addr_needs_scope(a) ? ifindex : 0;
 }
@@ -88,9 +96,10 @@ static bool dev_ok(const struct ps_env *env, uint32_t ifindex)
 	return env->dev_name(env->ctx, ifindex, name) == 0;
 }
 
-int ps6_check_bind(const struct psock *sk, const struct ps_env *env,
-		   const uint8_t *sa, uint32_t len, struct ps_addr *addr,
-		   uint16_t *ident, uint32_t *scope_dev)
+/* ping_check_bind_addr(): a scoped address binds its device. */
+static int check_bind(const struct psock *sk, const struct ps_env *env,
+		      const uint8_t *sa, uint32_t len, struct ps_addr *addr,
+		      uint16_t *ident, uint32_t *scope_dev)
 {
 	struct sockaddr_in6 s6;
 	uint32_t dev = 0;
@@ -129,11 +138,12 @@ static uint32_t default_oif(const struct psock *sk, unsigned t)
 	return (t & A6_MULTICAST) ? sk->mc6_oif : sk->ucast_oif;
 }
 
-int ps6_connect(struct psock *sk, const struct ps_env *env,
-		const uint8_t *sa, uint32_t len)
+/* ip6_datagram_connect_v6_only() */
+static int ps6_connect(struct psock *sk, const struct ps_env *env,
+		       const uint8_t *sa, uint32_t len)
 {
 	struct sockaddr_in6 s6;
-	struct ps_addr dst, src;
+	struct ps_addr dst;
 	uint32_t label = 0, oif;
 	uint16_t family;
 	unsigned t;
@@ -183,19 +193,11 @@ int ps6_connect(struct psock *sk, const struct ps_env *env,
 	oif = sk->bound_dev ? sk->bound_dev
 	      : sk->sticky_ifindex ? sk->sticky_ifindex
 				   : default_oif(sk, t);
-	dst.scope = ps6_scope_of(&dst, oif);
-	src = sk->saddr;
-	err = env->route(env->ctx, &dst, oif, false, &src);
+	dst.scope = scope_of(&dst, oif);
+	err = ps_connect_route(sk, env, &dst, ntohs(s6.sin6_port), oif, false);
 	if (err)
 		return err;
-	if (ps_addr_is_any(&sk->saddr))
-		sk->saddr = src;
-	if (ps_addr_is_any(&sk->rcv_saddr))
-		sk->rcv_saddr = src;
-	sk->daddr = dst;
-	sk->dport = ntohs(s6.sin6_port);
 	sk->flow_label = label;
-	sk->connected = true;
 	/* The route it now caches, as IPV6_MTU reports it. */
 	sk->cached_mtu = env->route_mtu(env->ctx, &dst, oif);
 	if (sk->cached_mtu < 0)
@@ -284,7 +286,7 @@ static int sol_ipv6_cmsg(const struct psock *sk, const struct ps_env *env,
 	case IPV6_PKTINFO:
 	case IPV6_2292PKTINFO:
 		return cmsg_pktinfo(sk, env, h, data, c);
-	case IPV6_FLOWINFO_CMSG:
+	case IPV6_FLOWINFO:
 		return cmsg_flowinfo(h, data);
 	case IPV6_HOPOPTS:
 	case IPV6_DSTOPTS:
@@ -327,10 +329,10 @@ static int parse_ctl6(const struct psock *sk, const struct ps_env *env,
 	return ps_cmsg_walk(ctl, len, SOL_IPV6, ipv6_cmsg_cb, &a);
 }
 
-int ps6_send_prepare(const struct psock *sk, const struct ps_env *env,
-		     const uint8_t *name, uint32_t namelen,
-		     const uint8_t *ctl, uint32_t ctllen,
-		     struct ps_sendinfo *info)
+/* ping_v6_sendmsg(), past ping_common_sendmsg(). */
+static int send6(struct psock *sk, const struct ps_env *env,
+		 const uint8_t *name, uint32_t namelen, const uint8_t *ctl,
+		 uint32_t ctllen, struct ps_sendinfo *info)
 {
 	struct ctl6 c = { .hlimit = -1, .tclass = sk->tclass,
 			  .dontfrag = sk->dontfrag };
@@ -372,7 +374,7 @@ int ps6_send_prepare(const struct psock *sk, const struct ps_env *env,
 	 * that does not exist. */
 	if (t == A6_ANY || (c.oif && !dev_ok(env, c.oif)))
 		return -ENETUNREACH;
-	dst.scope = ps6_scope_of(&dst, c.oif);
+	dst.scope = scope_of(&dst, c.oif);
 	info->dst = dst;
 	info->src = sk->saddr;
 	info->ifindex = c.oif;
@@ -390,18 +392,42 @@ int ps6_send_prepare(const struct psock *sk, const struct ps_env *env,
 	info->dontfrag = c.dontfrag;
 	info->mc_loop = sk->mc6_loop;
 	info->pmtudisc = sk->pmtudisc6;
+	/* sk_dst_check(): a stale cached route is dropped by a send. */
+	if (sk->mtu_stale)
+		sk->cached_mtu = 0;
 	return 0;
 }
 
-int ps_flowlabel_opt(struct psock *sk, const uint8_t *val, uint32_t len,
-		     uint32_t *label)
+static bool any_source(const struct psock *sk, const struct ps_env *env,
+		       const struct ps_sendinfo *info)
 {
-	if (sk->family != AF_INET6)
-		return -ENOPROTOOPT;
-	return psflow_opt(pstab_flows(sk->tab), sk, val, len, label);
+	return ps_addr_is_multicast(&info->dst);
 }
 
-void ps6_init(struct psock *sk)
+/* ---- the rest ---- */
+
+/* inet6_getname(): the bound device as scope of a link-local address;
+ * the peer's flow label with IPV6_FLOWINFO_SEND. */
+static uint32_t getname6(const struct psock *sk, bool peer,
+			 const struct ps_addr *a, uint16_t port, uint8_t *out)
+{
+	struct ps_addr shown = *a;
+	uint32_t n;
+
+	shown.scope = scope_of(a, sk->bound_dev);
+	n = ps_addr_to_sockaddr(&shown, port, out);
+	if (peer && sk->sndflow)
+		memcpy(out + offsetof(struct sockaddr_in6, sin6_flowinfo),
+		       &sk->flow_label, sizeof(sk->flow_label));
+	return n;
+}
+
+static bool recverr6(const struct psock *sk)
+{
+	return sk->recverr6;
+}
+
+static void init6(struct psock *sk)
 {
 	sk->hop_limit = -1;
 	sk->mc_hops = 1;	/* IPV6_DEFAULT_MCASTHOPS */
@@ -411,3 +437,22 @@ void ps6_init(struct psock *sk)
 	sk->autoflowlabel = -1;
 	sk->mc6_all = true;
 }
+
+const struct ps_family_ops ps6_ops = {
+	.family = AF_INET6,
+	.protocol = IPPROTO_ICMPV6,
+	.unknown_level = -ENOPROTOOPT,
+	.cmsg_foreign = WIRE_CM_TTL | WIRE_CM_TOS | WIRE_CM_PKTINFO |
+			WIRE_CM_RECVOPTS | WIRE_CM_RETOPTS,
+	.init = init6,
+	.check_bind = check_bind,
+	.datagram_connect = ps6_connect,
+	.prepare_send = send6,
+	.any_source = any_source,
+	.set_ident = icmp6_set_ident,
+	.getname = getname6,
+	.recverr = recverr6,
+	.setopt = ps6_setopt,
+	.getopt = ps6_getopt,
+	.flowlabel = ps6_flowlabel,
+};

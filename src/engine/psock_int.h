@@ -1,6 +1,14 @@
 /*
- * psock_int - the engine's socket, shared by its modules (psock.c: table,
- * bind, connect, send; psopt.c: options).  Not for use outside src/engine.
+ * psock_int - the engine's socket and the operations its variants plug
+ * in, shared by the engine's modules.  Not for use outside src/engine.
+ *
+ * One engine (psock.c: the table, bind, connect, send, the questions of
+ * delivery; psopt.c: the options) serves every socket; where sockets
+ * differ, it calls the socket's operations, as the kernel's ping.c calls
+ * pingv6_ops: those of its family (psock4.c, psock6.c) and those of its
+ * kind (the ping socket's in psock.c, the raw-socket emulation's in
+ * psraw.c).  pstab_open() (psopen.c) gives a new socket both.  The
+ * variants call down into the engine; the engine never names them.
  */
 #ifndef PS_PSOCK_INT_H
 #define PS_PSOCK_INT_H
@@ -21,15 +29,20 @@
 /* Flow labels one socket may lease (FL_MAX_PER_SOCK). */
 #define PS_MAX_FLOWLABELS 32
 
-struct psraw;
+struct ps_family_ops;
+struct ps_kind_ops;
 
+/*
+ * A socket.  A kind with state of its own allocates more (ps_kind_ops
+ * size) and keeps it after this, which comes first.
+ */
 struct psock {
 	struct psock *next;	/* in its identifier's chain, newest first */
 	void *owner;
-	struct psraw *raw;	/* the raw-socket emulation's state (psraw.c);
-				 * NULL: a ping socket */
-	struct psock *parent;	/* an emulated raw socket's further
-				 * identifier: that socket (psraw.c) */
+	const struct ps_family_ops *fam;
+	const struct ps_kind_ops *kind;
+	struct psock *parent;	/* a further identifier of another socket
+				 * (psraw.c): the lookup answers with that */
 	struct reqlog *log;
 	uint32_t uid;
 	int family;
@@ -99,73 +112,138 @@ struct psock {
 	unsigned nfl;
 };
 
-/* The daemon's flow label leases (psock.c owns them). */
-struct psflow *pstab_flows(struct pstab *tab);
 
-/* psock6.c: the IPv6 halves of bind, connect and send. */
-int ps6_check_bind(const struct psock *sk, const struct ps_env *env,
-		   const uint8_t *sa, uint32_t len, struct ps_addr *addr,
-		   uint16_t *ident, uint32_t *scope_dev);
-int ps6_connect(struct psock *sk, const struct ps_env *env,
-		const uint8_t *sa, uint32_t len);
-int ps6_send_prepare(const struct psock *sk, const struct ps_env *env,
-		     const uint8_t *name, uint32_t namelen,
-		     const uint8_t *ctl, uint32_t ctllen,
-		     struct ps_sendinfo *info);
-void ps6_init(struct psock *sk);
-/* The scope id getsockname/getpeername show for a (link-local) address. */
-uint32_t ps6_scope_of(const struct ps_addr *a, uint32_t ifindex);
-/* __sock_cmsg_send() for SOL_SOCKET messages (psock.c). */
-int ps_sol_socket_cmsg(const struct cmsghdr *h, const uint8_t *data);
+/* An option hook's answer for an option it leaves to the next layer. */
+#define PS_PASS 1
+
 /*
- * Walk a sender's control messages as for_each_cmsghdr() and CMSG_OK()
- * do: SOL_SOCKET ones checked here, those of level given to fn, others
- * skipped.  The first error ends the walk.
+ * What differs between IPv4 and IPv6 (psock4.c, psock6.c).  Every hook
+ * is set unless it says otherwise.
  */
-int ps_cmsg_walk(const uint8_t *ctl, uint32_t len, int level,
-		 int (*fn)(void *arg, const struct cmsghdr *h,
-			   const uint8_t *data),
-		 void *arg);
+struct ps_family_ops {
+	int family;		/* AF_INET, AF_INET6 */
+	int protocol;		/* IPPROTO_ICMP, IPPROTO_ICMPV6 */
+	/* getsockopt() at a level nobody knows: ip_getsockopt() says
+	 * EOPNOTSUPP, ipv6_getsockopt() ENOPROTOOPT. */
+	int unknown_level;
+	/* The other family's receive options (WIRE_CM_*): they may be set
+	 * but concern datagrams the socket never receives. */
+	uint32_t cmsg_foreign;
+	void (*init)(struct psock *sk);	/* NULL: nothing to add */
+	/*
+	 * ping_check_bind_addr(): the address and identifier a bind()
+	 * names, and the device it binds (*dev comes as the bound one).
+	 */
+	int (*check_bind)(const struct psock *sk, const struct ps_env *env,
+			  const uint8_t *sa, uint32_t len, struct ps_addr *addr,
+			  uint16_t *ident, uint32_t *dev);
+	/* The datagram connect(), once the socket has its identifier. */
+	int (*datagram_connect)(struct psock *sk, const struct ps_env *env,
+				const uint8_t *sa, uint32_t len);
+	/*
+	 * The family's part of a send, past the checks both share:
+	 * destination, control messages, route, hop limit, into *info.
+	 */
+	int (*prepare_send)(struct psock *sk, const struct ps_env *env,
+			    const uint8_t *name, uint32_t namelen,
+			    const uint8_t *ctl, uint32_t ctllen,
+			    struct ps_sendinfo *info);
+	/* Do replies to this request come from anyone (a group, a
+	 * broadcast)? */
+	bool (*any_source)(const struct psock *sk, const struct ps_env *env,
+			   const struct ps_sendinfo *info);
+	/* The identifier into the message, and its checksum. */
+	void (*set_ident)(uint8_t *msg, size_t len, uint16_t ident);
+	/* getsockname()/getpeername(): a into out as the family shows it. */
+	uint32_t (*getname)(const struct psock *sk, bool peer,
+			    const struct ps_addr *a, uint16_t port, uint8_t *out);
+	bool (*recverr)(const struct psock *sk);	/* IP(V6)_RECVERR */
+	/* The family's own option level; PS_PASS for other levels.  NULL:
+	 * none. */
+	int (*setopt)(struct psock *sk, const struct ps_env *env, int level,
+		      int name, const uint8_t *val, uint32_t len);
+	int (*getopt)(const struct psock *sk, const struct ps_env *env,
+		      int level, int name, uint8_t *val, uint32_t *len);
+	/* IPV6_FLOWLABEL_MGR (ps_flowlabel_opt()); NULL: ENOPROTOOPT. */
+	int (*flowlabel)(struct psock *sk, const uint8_t *val, uint32_t len,
+			 uint32_t *label);
+};
 
-/* psock.c, for psraw.c: a socket without the socket() checks or the
- * table's count, its release, and the binding of an identifier (the
- * same-uid rule of bind()). */
-int ps_alloc(struct pstab *tab, int domain, uint32_t uid, struct psock **out);
+/*
+ * What differs between a ping socket (ps_dgram_ops) and an emulated raw
+ * one (psraw.c).  bind_addr and prepare_send are always set; a NULL hook
+ * otherwise means: as a ping socket does.
+ */
+struct ps_kind_ops {
+	int type;		/* SOCK_DGRAM, SOCK_RAW: what SO_TYPE says */
+	size_t size;		/* of its socket: a struct psock, then its own */
+	bool connect_binds;	/* connect() binds an identifier */
+	void (*init)(struct psock *sk);
+	/* Before the socket is released: what the kind holds. */
+	void (*destroy)(struct pstab *tab, struct psock *sk);
+	int (*bind_addr)(struct pstab *tab, struct psock *sk,
+			 const struct ps_env *env, const uint8_t *sa,
+			 uint32_t len);
+	int (*prepare_send)(struct pstab *tab, struct psock *sk,
+			    const struct ps_env *env, int flags,
+			    const uint8_t *name, uint32_t namelen,
+			    const uint8_t *ctl, uint32_t ctllen, uint8_t *msg,
+			    uint32_t len, struct ps_sendinfo *info);
+	/* The socket whose log keeps a request sent with ident. */
+	struct psock *(*sender)(struct psock *sk, uint16_t ident);
+	/* The "port" getsockname() shows (a ping socket: its identifier). */
+	uint16_t (*port)(const struct psock *sk);
+	/* Options of the kind, asked first; PS_PASS: the socket's. */
+	int (*setopt)(struct psock *sk, int level, int name,
+		      const uint8_t *val, uint32_t len);
+	int (*getopt)(const struct psock *sk, int level, int name,
+		      uint8_t *val, uint32_t *len);
+	/* The questions of delivery (psock.h: ps_delivers() and on). */
+	bool (*delivers)(const struct psock *sk, uint8_t type);
+	bool (*error_datagram)(const struct psock *sk, uint8_t type);
+	bool (*error_ignored)(const struct psock *sk, uint8_t type);
+	bool (*rx_iphdr)(const struct psock *sk);
+};
+
+/* psock.c: the ping socket's kind. */
+extern const struct ps_kind_ops ps_dgram_ops;
+
+/*
+ * psock.c, for the variants: a socket with the defaults of its family
+ * and kind, counted by the table (ps_create(), pstab_open()) or not (a
+ * raw socket's further identifier); its release; the binding of an
+ * identifier (bind()'s same-uid rule); the ping socket's send.
+ */
+int ps_create(struct pstab *tab, const struct ps_family_ops *fam,
+	      const struct ps_kind_ops *kind, uint32_t uid,
+	      struct psock **out);
+int ps_alloc(struct pstab *tab, const struct ps_family_ops *fam,
+	     const struct ps_kind_ops *kind, uint32_t uid,
+	     struct psock **out);
 void ps_release(struct pstab *tab, struct psock *sk);
 int ps_hash_ident(struct pstab *tab, struct psock *sk, uint16_t ident);
+/*
+ * The route of a datagram connect() to dst through oif, for the families:
+ * the socket takes the route's source where it has none, and dst as its
+ * peer.
+ */
+int ps_connect_route(struct psock *sk, const struct ps_env *env,
+		     const struct ps_addr *dst, uint16_t port, uint32_t oif,
+		     bool broadcast);
 bool pstab_raw_allowed(const struct pstab *tab);
-/* The ping socket's send (ps_send_prepare() of a ping socket). */
 int ps_dgram_send_prepare(struct pstab *tab, struct psock *sk,
 			  const struct ps_env *env, int flags,
 			  const uint8_t *name, uint32_t namelen,
 			  const uint8_t *ctl, uint32_t ctllen, uint8_t *msg,
 			  uint32_t len, struct ps_sendinfo *info);
+/* The daemon's flow label leases. */
+struct psflow *pstab_flows(struct pstab *tab);
+/* The socket whose log keeps a request sent with ident (a raw socket's
+ * further identifier has one of its own). */
+struct psock *ps_sender(struct psock *sk, uint16_t ident);
 
 /* psopt.c: an SOL_IP value as do_ip_setsockopt() reads it (an int, or
  * a byte when shorter). */
 int ps_ip_int_val(const uint8_t *val, uint32_t len);
-
-/* psraw.c: the calls of an emulated raw socket, where they differ. */
-int psraw_open(struct pstab *tab, int domain, int protocol, uint32_t uid,
-	       struct psock **out);
-void psraw_close(struct pstab *tab, struct psock *sk);
-int psraw_send_prepare(struct pstab *tab, struct psock *sk,
-		       const struct ps_env *env, int flags,
-		       const uint8_t *name, uint32_t namelen,
-		       const uint8_t *ctl, uint32_t ctllen, uint8_t *msg,
-		       uint32_t len, struct ps_sendinfo *info);
-/* The socket whose identifier a sent request carries (its log). */
-struct psock *psraw_sender(struct psock *sk, uint16_t ident);
-int psraw_bind(struct psock *sk, const struct ps_env *env,
-	       const uint8_t *sa, uint32_t len);
-/* The "port" getsockname() shows: the protocol, as inet_create() sets. */
-uint16_t psraw_port(const struct psock *sk);
-/* Options of the raw socket itself; PSRAW_PASS: an option of the ping
- * socket underneath (psopt.c goes on with it). */
-#define PSRAW_PASS 1
-int psraw_setopt(struct psock *sk, int level, int name, const uint8_t *val,
-		 uint32_t len);
-int psraw_getopt(const struct psock *sk, int level, int name, uint8_t *val,
-		 uint32_t *len);
 
 #endif

@@ -9,6 +9,11 @@
  * library to the data descriptor, where the kernel handles them; the rest
  * are here.  Callers are unprivileged: whatever needs CAP_NET_RAW or
  * CAP_NET_ADMIN fails as it would for them.
+ *
+ * The socket's kind is asked first (an emulated raw socket has options
+ * of its own); then come SOL_SOCKET, the family's own level (psopt6.c)
+ * and SOL_IP, which an IPv6 socket answers too (ipv6_setsockopt() hands
+ * it to udp_prot, which calls ip_setsockopt()).
  */
 #include <errno.h>
 #include <net/if.h>
@@ -19,7 +24,6 @@
 #include "engine/psock.h"
 #include "engine/ipopt.h"
 #include "engine/psock_int.h"
-#include "engine/psopt6.h"
 #include "wire/wire.h"
 
 static int get_int_val(const uint8_t *val, uint32_t len, int *out)
@@ -292,17 +296,17 @@ static int sol_ip_set(struct psock *sk, int name, const uint8_t *val,
 int ps_setopt(struct psock *sk, const struct ps_env *env, int level,
 	      int name, const uint8_t *val, uint32_t len)
 {
-	int err = sk->raw ? psraw_setopt(sk, level, name, val, len)
-			  : PSRAW_PASS;
+	int err = sk->kind->setopt ? sk->kind->setopt(sk, level, name, val, len)
+				   : PS_PASS;
 
-	if (err != PSRAW_PASS)
+	if (err != PS_PASS)
 		return err;
 	if (level == SOL_SOCKET)
 		return sol_socket_set(sk, env, name, val, len);
-	if (level == SOL_IPV6 && sk->family == AF_INET6)
-		return ps6_setopt(sk, env, name, val, len);
-	/* SOL_IP: on an IPv6 socket too (ipv6_setsockopt() hands it to
-	 * udp_prot, which calls ip_setsockopt()). */
+	err = sk->fam->setopt ? sk->fam->setopt(sk, env, level, name, val, len)
+			      : PS_PASS;
+	if (err != PS_PASS)
+		return err;
 	if (level == SOL_IP && name == IP_OPTIONS)
 		return ipopt_set(&sk->opts, val, len);
 	if (level == SOL_IP && name == IP_MULTICAST_IF)
@@ -339,11 +343,9 @@ static int sol_socket_get(struct psock *sk, int name, int *v)
 	case SO_DONTROUTE: *v = sk->dontroute; return 0;
 	case SO_RXQ_OVFL: *v = sk->rxq_ovfl; return 0;
 	case SO_BINDTOIFINDEX: *v = (int)sk->bound_dev; return 0;
-	case SO_TYPE: *v = SOCK_DGRAM; return 0;
+	case SO_TYPE: *v = sk->kind->type; return 0;
 	case SO_DOMAIN: *v = sk->family; return 0;
-	case SO_PROTOCOL:
-		*v = sk->family == AF_INET ? IPPROTO_ICMP : IPPROTO_ICMPV6;
-		return 0;
+	case SO_PROTOCOL: *v = sk->fam->protocol; return 0;
 	case SO_TIMESTAMP_OLD:
 	case SO_TIMESTAMPNS_OLD:
 	case SO_TIMESTAMP_NEW:
@@ -435,11 +437,12 @@ static int get_device(const struct psock *sk, const struct ps_env *env,
 int ps_getopt(struct psock *sk, const struct ps_env *env, int level,
 	      int name, uint8_t *val, uint32_t *len)
 {
-	int v, err = sk->raw ? psraw_getopt(sk, level, name, val, len)
-			     : PSRAW_PASS;
+	int v, err = sk->kind->getopt
+			     ? sk->kind->getopt(sk, level, name, val, len)
+			     : PS_PASS;
 	uint32_t n;
 
-	if (err != PSRAW_PASS)
+	if (err != PS_PASS)
 		return err;
 	if (level == SOL_SOCKET) {
 		if (name == SO_BINDTODEVICE)
@@ -461,13 +464,15 @@ int ps_getopt(struct psock *sk, const struct ps_env *env, int level,
 		*len = n;
 		return 0;
 	}
-	if (level == SOL_IPV6 && sk->family == AF_INET6)
-		return ps6_getopt(sk, env, name, val, len);
+	err = sk->fam->getopt ? sk->fam->getopt(sk, env, level, name, val, len)
+			      : PS_PASS;
+	if (err != PS_PASS)
+		return err;
 	/* ip_getsockopt() answers other levels with EOPNOTSUPP, while
-	 * ip_setsockopt() says ENOPROTOOPT: an asymmetry of the kernel's.
-	 * ipv6_getsockopt() says ENOPROTOOPT for levels it does not know. */
+	 * ip_setsockopt() says ENOPROTOOPT: an asymmetry of the kernel's
+	 * (ipv6_getsockopt() says ENOPROTOOPT). */
 	if (level != SOL_IP)
-		return sk->family == AF_INET6 ? -ENOPROTOOPT : -EOPNOTSUPP;
+		return sk->fam->unknown_level;
 	if (name == IP_MULTICAST_IF) {
 		size_t alen = *len < 4 ? *len : 4;
 

@@ -4,25 +4,19 @@
  * parse and answer them.  An int option reads 0 when optlen is shorter
  * than an int, and each one then checks optlen itself.
  */
+#include "engine/psopt6.h"
+
 #include <errno.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <string.h>
 
+#include "engine/psflow.h"
 #include "engine/psock_int.h"
-#include "engine/psopt6.h"
+#include "wire/in6ext.h"
 #include "wire/wire.h"
 
 /* <linux/in6.h> has these; glibc's <netinet/in.h> does not. */
-#ifndef IPV6_FLOWINFO
-#define IPV6_FLOWINFO 11
-#endif
-#ifndef IPV6_FLOWINFO_SEND
-#define IPV6_FLOWINFO_SEND 33
-#endif
-#ifndef IPV6_FLOWLABEL_MGR
-#define IPV6_FLOWLABEL_MGR 32
-#endif
 
 static void set_flag(uint32_t *flags, uint32_t bit, bool on)
 {
@@ -242,12 +236,20 @@ static int set_int_opt(struct psock *sk, int name, int v, uint32_t len)
 	}
 }
 
-int ps6_setopt(struct psock *sk, const struct ps_env *env, int name,
-	       const uint8_t *val, uint32_t len)
+int ps6_flowlabel(struct psock *sk, const uint8_t *val, uint32_t len,
+		  uint32_t *label)
+{
+	return psflow_opt(pstab_flows(sk->tab), sk, val, len, label);
+}
+
+int ps6_setopt(struct psock *sk, const struct ps_env *env, int level,
+	       int name, const uint8_t *val, uint32_t len)
 {
 	uint32_t bit;
 	int v = 0;
 
+	if (level != SOL_IPV6)
+		return PS_PASS;
 	if (len >= sizeof(int))
 		memcpy(&v, val, sizeof(int));
 	if (name == IPV6_PKTINFO)
@@ -255,7 +257,7 @@ int ps6_setopt(struct psock *sk, const struct ps_env *env, int name,
 	if (name == IPV6_FLOWLABEL_MGR) {
 		uint32_t label;
 
-		return ps_flowlabel_opt(sk, val, len, &label);
+		return ps6_flowlabel(sk, val, len, &label);
 	}
 	if (name == IPV6_JOIN_GROUP || name == IPV6_LEAVE_GROUP)
 		return mc_join(sk, env, name == IPV6_JOIN_GROUP, val, len);
@@ -323,12 +325,14 @@ static int get_int_opt(const struct psock *sk, const struct ps_env *env,
 	}
 }
 
-int ps6_getopt(const struct psock *sk, const struct ps_env *env, int name,
-	       uint8_t *val, uint32_t *len)
+int ps6_getopt(const struct psock *sk, const struct ps_env *env, int level,
+	       int name, uint8_t *val, uint32_t *len)
 {
 	uint32_t n;
 	int v, err;
 
+	if (level != SOL_IPV6)
+		return PS_PASS;
 	err = get_int_opt(sk, env, name, &v);
 	if (err)
 		return err;

@@ -1,6 +1,7 @@
 /*
- * psopt6 - SOL_IPV6 socket options of an IPv6 ping socket (psopt.c does
- * SOL_SOCKET and SOL_IP and calls these for SOL_IPV6).
+ * psopt6 - SOL_IPV6 socket options of an IPv6 ping socket: the IPv6
+ * family's option hooks (psock6.c puts them in its operations; psopt.c
+ * does SOL_SOCKET and SOL_IP).  Other levels: PS_PASS.
  */
 #ifndef PS_PSOPT6_H
 #define PS_PSOPT6_H
@@ -9,9 +10,12 @@
 
 #include "engine/psock.h"
 
-int ps6_setopt(struct psock *sk, const struct ps_env *env, int name,
-	       const uint8_t *val, uint32_t len);
-int ps6_getopt(const struct psock *sk, const struct ps_env *env, int name,
-	       uint8_t *val, uint32_t *len);
+int ps6_setopt(struct psock *sk, const struct ps_env *env, int level,
+	       int name, const uint8_t *val, uint32_t len);
+int ps6_getopt(const struct psock *sk, const struct ps_env *env, int level,
+	       int name, uint8_t *val, uint32_t *len);
+/* setsockopt(SOL_IPV6, IPV6_FLOWLABEL_MGR), and ps_flowlabel_opt(). */
+int ps6_flowlabel(struct psock *sk, const uint8_t *val, uint32_t len,
+		  uint32_t *label);
 
 #endif

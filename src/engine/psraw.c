@@ -1,13 +1,14 @@
 /*
  * psraw - the Echo-only emulation of a raw ICMP socket (see psraw.h):
- * its state, its identifiers, and the calls where a raw socket differs
- * from a ping socket.  Everything else is the ping socket's (psock.c).
+ * a kind of socket for the engine (psock_int.h), with its state, its
+ * identifiers, and the calls where a raw socket differs from a ping
+ * socket.  Everything else is the ping socket's (psock.c).
  */
 #include "engine/psraw.h"
 
 #include <errno.h>
 #include <netinet/in.h>
-#include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -21,6 +22,7 @@
 #define RAW_CSUM_OFFSET 2	/* where ICMPv6 has its checksum */
 
 struct psraw {
+	struct psock sk;	/* first: the engine's socket */
 	uint32_t filter;	/* ICMP_FILTER: bit t set drops type t < 32 */
 	uint32_t filter6[8];	/* ICMP6_FILTER: bit t set blocks type t */
 	int csum6;		/* IPV6_CHECKSUM as set: 2, or -1 */
@@ -30,55 +32,43 @@ struct psraw {
 	unsigned nextra;
 };
 
-int psraw_open(struct pstab *tab, int domain, int protocol, uint32_t uid,
-	       struct psock **out)
+static struct psraw *raw_of(struct psock *sk)
 {
-	struct psock *sk;
-	int err;
-
-	/* inet_create(): an unprivileged raw socket is EPERM, whatever
-	 * the protocol; the emulation knows ICMP and ICMPv6 only. */
-	if (!pstab_raw_allowed(tab) ||
-	    protocol != (domain == AF_INET ? IPPROTO_ICMP : IPPROTO_ICMPV6))
-		return -EPERM;
-	err = ps_alloc(tab, domain, uid, &sk);
-	if (err)
-		return err;
-	sk->raw = calloc(1, sizeof(*sk->raw));
-	if (!sk->raw) {
-		ps_release(tab, sk);
-		return -ENOMEM;
-	}
-	sk->raw->csum6 = RAW_CSUM_OFFSET;
-	*out = sk;
-	return 0;
+	return (struct psraw *)((char *)sk - offsetof(struct psraw, sk));
 }
 
-void psraw_close(struct pstab *tab, struct psock *sk)
+static const struct psraw *craw_of(const struct psock *sk)
 {
-	struct psraw *r = sk->raw;
+	return (const struct psraw *)((const char *)sk -
+				      offsetof(struct psraw, sk));
+}
+
+static void raw_init(struct psock *sk)
+{
+	raw_of(sk)->csum6 = RAW_CSUM_OFFSET;
+}
+
+/* Its further identifiers go with it. */
+static void raw_destroy(struct pstab *tab, struct psock *sk)
+{
+	struct psraw *r = raw_of(sk);
 
 	for (unsigned i = 0; i < r->nextra; i++)
 		ps_release(tab, r->extra[i]);
-	free(r);
-	sk->raw = NULL;
+	r->nextra = 0;
 }
 
-bool psraw_is(const struct psock *sk)
+/* The "port" getsockname() shows: the protocol, as inet_create() sets. */
+static uint16_t raw_port(const struct psock *sk)
 {
-	return sk->raw != NULL;
-}
-
-uint16_t psraw_port(const struct psock *sk)
-{
-	return sk->family == AF_INET6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP;
+	return (uint16_t)sk->fam->protocol;
 }
 
 /* ---- identifiers ---- */
 
 static struct psock *find_ident(const struct psock *sk, uint16_t ident)
 {
-	const struct psraw *r = sk->raw;
+	const struct psraw *r = craw_of(sk);
 
 	for (unsigned i = 0; i < r->nextra; i++)
 		if (r->extra[i]->ident == ident)
@@ -86,7 +76,8 @@ static struct psock *find_ident(const struct psock *sk, uint16_t ident)
 	return NULL;
 }
 
-struct psock *psraw_sender(struct psock *sk, uint16_t ident)
+/* The socket whose identifier a sent request carries (its log). */
+static struct psock *raw_sender(struct psock *sk, uint16_t ident)
 {
 	struct psock *ex = sk->ident == ident ? NULL : find_ident(sk, ident);
 
@@ -121,13 +112,13 @@ static int bind_ident(struct pstab *tab, struct psock *sk, uint16_t ident)
 
 static int add_extra(struct pstab *tab, struct psock *sk, uint16_t ident)
 {
-	struct psraw *r = sk->raw;
+	struct psraw *r = raw_of(sk);
 	struct psock *ex;
 	int err;
 
 	if (r->nextra >= PSRAW_MAX_IDENTS - 1)
 		return -EADDRINUSE;
-	err = ps_alloc(tab, sk->family, sk->uid, &ex);
+	err = ps_alloc(tab, sk->fam, &ps_dgram_ops, sk->uid, &ex);
 	if (err)
 		return -ENOBUFS;
 	inherit(ex, sk);
@@ -167,11 +158,11 @@ static int claim_ident(struct pstab *tab, struct psock *sk, uint16_t ident)
 
 /* ---- sending ---- */
 
-int psraw_send_prepare(struct pstab *tab, struct psock *sk,
-		       const struct ps_env *env, int flags,
-		       const uint8_t *name, uint32_t namelen,
-		       const uint8_t *ctl, uint32_t ctllen, uint8_t *msg,
-		       uint32_t len, struct ps_sendinfo *info)
+static int raw_prepare_send(struct pstab *tab, struct psock *sk,
+			    const struct ps_env *env, int flags,
+			    const uint8_t *name, uint32_t namelen,
+			    const uint8_t *ctl, uint32_t ctllen, uint8_t *msg,
+			    uint32_t len, struct ps_sendinfo *info)
 {
 	uint8_t written[4];
 	uint16_t ident;
@@ -245,12 +236,14 @@ static int bind6(const struct psock *sk, const struct ps_env *env,
 	memcpy(&family, sa, sizeof(family));
 	if (family != AF_INET6)
 		return -EINVAL;
-	return ps6_check_bind(sk, env, sa, len, a, &ident, dev);
+	return sk->fam->check_bind(sk, env, sa, len, a, &ident, dev);
 }
 
-int psraw_bind(struct psock *sk, const struct ps_env *env,
-	       const uint8_t *sa, uint32_t len)
+static int raw_bind_addr(struct pstab *tab, struct psock *sk,
+			 const struct ps_env *env, const uint8_t *sa,
+			 uint32_t len)
 {
+	struct psraw *r = raw_of(sk);
 	struct ps_addr a;
 	uint32_t dev = sk->bound_dev;
 	bool send_any = false;
@@ -268,28 +261,35 @@ int psraw_bind(struct psock *sk, const struct ps_env *env,
 	if (send_any)
 		memset(sk->saddr.a, 0, sizeof(sk->saddr.a));
 	sk->addr_locked = !ps_addr_is_any(&a);
-	for (unsigned i = 0; i < sk->raw->nextra; i++)
-		inherit(sk->raw->extra[i], sk);
+	for (unsigned i = 0; i < r->nextra; i++)
+		inherit(r->extra[i], sk);
 	return 0;
 }
 
 /* ---- receiving ---- */
 
-bool psraw_delivers(const struct psock *sk, uint8_t type)
+static bool raw_delivers(const struct psock *sk, uint8_t type)
 {
-	const struct psraw *r = sk->raw;
+	const struct psraw *r = craw_of(sk);
 
-	if (!r)
-		return true;
 	if (sk->family == AF_INET6)	/* icmpv6_filter() */
 		return !(r->filter6[type >> 5] & (1u << (type & 31)));
 	return type >= 32 || !(r->filter & (1u << type));	/* icmp_filter() */
 }
 
-bool psraw_error_ignored(const struct psock *sk, uint8_t type)
+/* raw_err() leaves Source Quench and Redirect out of the error queue
+ * and the pending error (a ping socket reports them); rawv6_err() does
+ * not. */
+static bool raw_error_ignored(const struct psock *sk, uint8_t type)
 {
-	return sk->raw && sk->family == AF_INET &&
-	       (type == 4 || type == 5);	/* Source Quench, Redirect */
+	return sk->family == AF_INET && (type == 4 || type == 5);
+}
+
+/* The datagrams of a raw IPv4 socket come with their IP header, those
+ * of a raw ICMPv6 socket without. */
+static bool raw_rx_iphdr(const struct psock *sk)
+{
+	return sk->family == AF_INET;
 }
 
 /* ---- options ---- */
@@ -328,40 +328,44 @@ static int set_raw6(struct psock *sk, int level, int name,
 		return -EINVAL;
 	if (v >= 0 && v != RAW_CSUM_OFFSET)
 		return -EINVAL;	/* the emulation sums at offset 2 only */
-	sk->raw->csum6 = v < 0 ? -1 : v;
+	raw_of(sk)->csum6 = v < 0 ? -1 : v;
 	return 0;
 }
 
 static int set4(struct psock *sk, int level, int name, const uint8_t *val,
 		uint32_t len)
 {
+	struct psraw *r = raw_of(sk);
+
 	/* A header of the program's own would let it send anything. */
 	if (level == SOL_IP && name == IP_HDRINCL)
 		return ps_ip_int_val(val, len) ? -EPERM : 0;
 	if (level == SOL_RAW)
 		return name == RAW_ICMP_FILTER
-			       ? set_filter(&sk->raw->filter,
-					    sizeof(sk->raw->filter), val, len)
+			       ? set_filter(&r->filter, sizeof(r->filter), val,
+					    len)
 			       : -ENOPROTOOPT;
-	return PSRAW_PASS;
+	return PS_PASS;
 }
 
 static int set6(struct psock *sk, int level, int name, const uint8_t *val,
 		uint32_t len)
 {
+	struct psraw *r = raw_of(sk);
+
 	if (level == SOL_ICMPV6)
 		return name == RAW_ICMP6_FILTER
-			       ? set_filter(sk->raw->filter6,
-					    sizeof(sk->raw->filter6), val, len)
+			       ? set_filter(r->filter6, sizeof(r->filter6), val,
+					    len)
 			       : -ENOPROTOOPT;
 	if ((level == SOL_RAW || level == SOL_IPV6) &&
 	    (name == IPV6_CHECKSUM || name == IPV6_HDRINCL))
 		return set_raw6(sk, level, name, val, len);
-	return level == SOL_RAW ? -ENOPROTOOPT : PSRAW_PASS;
+	return level == SOL_RAW ? -ENOPROTOOPT : PS_PASS;
 }
 
-int psraw_setopt(struct psock *sk, int level, int name, const uint8_t *val,
-		 uint32_t len)
+static int raw_setopt(struct psock *sk, int level, int name,
+		      const uint8_t *val, uint32_t len)
 {
 	return sk->family == AF_INET6 ? set6(sk, level, name, val, len)
 				      : set4(sk, level, name, val, len);
@@ -379,29 +383,55 @@ static int get_int(int v, uint8_t *val, uint32_t *len)
 static int get6(const struct psock *sk, int level, int name, uint8_t *val,
 		uint32_t *len)
 {
+	const struct psraw *r = craw_of(sk);
+
 	if (level == SOL_ICMPV6)
 		return name == RAW_ICMP6_FILTER
-			       ? get_filter(sk->raw->filter6,
-					    sizeof(sk->raw->filter6), val, len)
+			       ? get_filter(r->filter6, sizeof(r->filter6), val,
+					    len)
 			       : -ENOPROTOOPT;
 	if ((level == SOL_RAW || level == SOL_IPV6) && name == IPV6_CHECKSUM)
-		return get_int(sk->raw->csum6, val, len);
+		return get_int(r->csum6, val, len);
 	if ((level == SOL_RAW || level == SOL_IPV6) && name == IPV6_HDRINCL)
 		return get_int(0, val, len);
-	return level == SOL_RAW ? -ENOPROTOOPT : PSRAW_PASS;
+	return level == SOL_RAW ? -ENOPROTOOPT : PS_PASS;
 }
 
-int psraw_getopt(const struct psock *sk, int level, int name, uint8_t *val,
-		 uint32_t *len)
+static int raw_getopt(const struct psock *sk, int level, int name,
+		      uint8_t *val, uint32_t *len)
 {
-	if (level == SOL_SOCKET && name == SO_TYPE)
-		return get_int(SOCK_RAW, val, len);
+	const struct psraw *r = craw_of(sk);
+
 	if (sk->family == AF_INET6)
 		return get6(sk, level, name, val, len);
 	if (level == SOL_RAW)
 		return name == RAW_ICMP_FILTER
-			       ? get_filter(&sk->raw->filter,
-					    sizeof(sk->raw->filter), val, len)
+			       ? get_filter(&r->filter, sizeof(r->filter), val,
+					    len)
 			       : -ENOPROTOOPT;
-	return PSRAW_PASS;	/* IP_HDRINCL reads 0 there */
+	return PS_PASS;	/* IP_HDRINCL reads 0 there */
 }
+
+/*
+ * The emulated raw socket: a ping socket underneath (its socket first in
+ * struct psraw), whose connect() binds no identifier (its sends name
+ * theirs), and which receives errors whole as datagrams, through its
+ * filter, as a raw socket does.
+ */
+const struct ps_kind_ops psraw_ops = {
+	.type = SOCK_RAW,
+	.size = sizeof(struct psraw),
+	.connect_binds = false,
+	.init = raw_init,
+	.destroy = raw_destroy,
+	.bind_addr = raw_bind_addr,
+	.prepare_send = raw_prepare_send,
+	.sender = raw_sender,
+	.port = raw_port,
+	.setopt = raw_setopt,
+	.getopt = raw_getopt,
+	.delivers = raw_delivers,
+	.error_datagram = raw_delivers,
+	.error_ignored = raw_error_ignored,
+	.rx_iphdr = raw_rx_iphdr,
+};

@@ -31,38 +31,25 @@
  *    accepts 2 (the default) and -1, both meaning "computed", odd values
  *    EINVAL as in the kernel, other offsets EINVAL (the emulation's only
  *    sum is at offset 2); at IPPROTO_IPV6 EINVAL, as RFC 3542 says.
- *  - receives: the daemon asks psraw_delivers() before it queues a reply
- *    or the datagram of an ICMP error (a raw socket receives errors as
- *    datagrams, whole); the library puts the IPv4 header in front
- *    (engine/rawhdr.h).  Only replies and errors that answer one of the
- *    socket's own requests arrive, as for every pingsock socket: never
- *    another uid's traffic, never Echo Requests, never other ICMP.
+ *  - receives: the daemon asks the socket before it queues a reply
+ *    (ps_delivers(): ICMP_FILTER, ICMP6_FILTER) and whether an ICMP
+ *    error also comes as a datagram, whole (ps_error_datagram(), as a
+ *    raw socket receives errors); the library puts the IPv4 header in
+ *    front (ps_rx_iphdr(), engine/rawhdr.h).  Only replies and errors
+ *    that answer one of the socket's own requests arrive, as for every
+ *    pingsock socket: never another uid's traffic, never Echo Requests,
+ *    never other ICMP.
  */
 #ifndef PS_PSRAW_H
 #define PS_PSRAW_H
 
-#include <stdbool.h>
-#include <stdint.h>
-
-#include "engine/psock.h"
-
 /* Identifiers one emulated raw socket may own. */
 #define PSRAW_MAX_IDENTS 256
 
-/* May pstab_open() create emulated raw sockets (policy raw_compat)? */
-void pstab_allow_raw(struct pstab *tab, bool allow);
+struct ps_kind_ops;
 
-bool psraw_is(const struct psock *sk);
-/*
- * Does a datagram of this ICMP type reach the socket (ICMP_FILTER,
- * ICMP6_FILTER)?  Always true for a ping socket.
- */
-bool psraw_delivers(const struct psock *sk, uint8_t type);
-/*
- * raw_err() leaves Source Quench and Redirect out of the error queue and
- * the pending error (a ping socket reports them): true for those on an
- * emulated raw IPv4 socket.
- */
-bool psraw_error_ignored(const struct psock *sk, uint8_t type);
+/* The emulation as a kind of socket of the engine (psock_int.h), which
+ * pstab_open() gives a SOCK_RAW socket where pstab_allow_raw() allows. */
+extern const struct ps_kind_ops psraw_ops;
 
 #endif

@@ -5,7 +5,6 @@
 #include <netinet/icmp6.h>
 #include <netinet/in.h>
 #include <netinet/ip_icmp.h>
-#include <pthread.h>
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -15,16 +14,15 @@
 #include <unistd.h>
 
 #include "lib/conn.h"
-#include "lib/dsock.h"
 #include "lib/fdcheck.h"
-#include "lib/shimapi.h"
-#include "pingsock.h"
+#include "lib/ident.h"
+#include "lib/lock.h"
+#include "lib/relay.h"
 #include "wire/decode.h"
+#include "wire/in6ext.h"
+#include "lib/sys.h"
 
 #define BK_OPT_MAX 256		/* longer values are not kept */
-#define PSL_IPV6_FLOWLABEL_MGR 32	/* <linux/in6.h>: an action */
-#define ICMP_EXT_ECHO 42	/* RFC 8335 PROBE */
-#define ICMP6_EXT_ECHO 160
 
 struct bkopt {
 	int level, name;
@@ -49,18 +47,16 @@ struct bkpool {
 };
 _Static_assert(sizeof(struct bkpool) == BK_POOL_SIZE, "bkpool layout");
 
-static struct bkpool *pool;
-static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct bkpool *pool;	/* under LOCK_BROKER */
 
-struct bkstate {
+struct broker_sock {
 	_Atomic uint8_t *used;	/* its byte in a pool */
 	uint32_t handle;	/* the daemon's, for WIRE_BROKER_BIND */
 	int v6only;		/* IPV6_V6ONLY as the program set it */
 	bool keep_ident;
 	int family;
 	int livefd;
-	pthread_mutex_t lock;	/* opts */
-	struct bkopt *opts;
+	struct bkopt *opts;	/* under LOCK_BROKER */
 	size_t nopts;
 };
 
@@ -69,7 +65,7 @@ static _Atomic uint8_t *pool_slot(void)
 {
 	_Atomic uint8_t *slot = NULL;
 
-	pthread_mutex_lock(&pool_lock);
+	lock_take(LOCK_BROKER);
 	for (int tries = 0; tries < 2 && !slot; tries++) {
 		uint32_t i = pool ? atomic_fetch_add(&pool->next, 1)
 				  : BK_POOL_SLOTS;
@@ -85,20 +81,20 @@ static _Atomic uint8_t *pool_slot(void)
 			break;
 		pool = p;
 	}
-	pthread_mutex_unlock(&pool_lock);
+	lock_give(LOCK_BROKER);
 	return slot;
 }
 
-int bk_adopt(int livefd, uint32_t handle, int family, bool keep_ident,
-	     struct fdent *ent)
+int broker_adopt(int livefd, uint32_t handle, int family, bool keep_ident,
+		 struct fdent *ent)
 {
-	struct bkstate *bk = calloc(1, sizeof(*bk));
+	struct broker_sock *bk = calloc(1, sizeof(*bk));
 
 	if (bk)
 		bk->used = pool_slot();
 	if (!bk || !bk->used) {
 		free(bk);
-		close(livefd);
+		sys_close(livefd);
 		return -ENOMEM;
 	}
 	atomic_store(bk->used, 0);
@@ -107,56 +103,31 @@ int bk_adopt(int livefd, uint32_t handle, int family, bool keep_ident,
 	bk->keep_ident = keep_ident;
 	bk->family = family;
 	bk->livefd = conn_move_high(livefd);
-	pthread_mutex_init(&bk->lock, NULL);
 	memset(ent, 0, sizeof(*ent));
-	ent->backend = PINGSOCK_BACKEND_BROKER;
+	ent->kind = FDK_BROKER_FRESH;
 	ent->family = family;
 	ent->errfd = -1;
+	ent->livefd = bk->livefd;
 	ent->bk = bk;
 	return 0;
 }
 
-int bk_livefd(const struct bkstate *bk)
-{
-	return bk->livefd;
-}
-
-bool bk_fresh(const struct fdent *ent)
+/* Not sent on or connected yet, by any process that shares it. */
+static bool fresh(const struct fdent *ent)
 {
 	return ent->bk && atomic_load(ent->bk->used) == 0;
 }
 
-void bk_release(struct bkstate *bk)
+void broker_release(struct fdent *e)
 {
+	struct broker_sock *bk = e->bk;
+
 	if (!bk)
 		return;
 	if (bk->livefd >= 0)
-		close(bk->livefd);
-	pthread_mutex_destroy(&bk->lock);
+		sys_close(bk->livefd);
 	free(bk->opts);
 	free(bk);
-}
-
-int bk_echo_ident(int family, const struct iovec *iov, size_t niov)
-{
-	uint8_t hdr[6];
-	size_t got = 0;
-
-	for (size_t i = 0; i < niov && got < sizeof(hdr); i++) {
-		size_t n = iov[i].iov_len < sizeof(hdr) - got
-				   ? iov[i].iov_len : sizeof(hdr) - got;
-
-		if (n)
-			memcpy(hdr + got, iov[i].iov_base, n);
-		got += n;
-	}
-	if (got < sizeof(hdr) || hdr[1] != 0)
-		return -1;
-	if (family == AF_INET6 ? hdr[0] != ICMP6_ECHO_REQUEST &&
-					 hdr[0] != ICMP6_EXT_ECHO
-			       : hdr[0] != ICMP_ECHO && hdr[0] != ICMP_EXT_ECHO)
-		return -1;
-	return hdr[4] << 8 | hdr[5];
 }
 
 /* Options that are actions or hold pointers: not replayed. */
@@ -174,20 +145,21 @@ static bool replayable(int level, int name, socklen_t len)
 	if (level == SOL_IP)
 		return name != IP_ADD_MEMBERSHIP && name != IP_DROP_MEMBERSHIP;
 	if (level == SOL_IPV6)
-		return name != PSL_IPV6_FLOWLABEL_MGR && name != IPV6_V6ONLY &&
+		return name != IPV6_FLOWLABEL_MGR && name != IPV6_V6ONLY &&
 		       name != IPV6_ADD_MEMBERSHIP && name != IPV6_DROP_MEMBERSHIP;
 	return true;
 }
 
-void bk_record(const struct fdent *ent, int level, int name,
-	       const void *val, socklen_t len)
+/* A setsockopt() that succeeded on a fresh socket: kept for a rebind. */
+static void record(const struct fdent *ent, int level, int name,
+		   const void *val, socklen_t len)
 {
-	struct bkstate *bk = ent->bk;
+	struct broker_sock *bk = ent->bk;
 	struct bkopt *o = NULL;
 
 	if (!bk || !replayable(level, name, len))
 		return;
-	pthread_mutex_lock(&bk->lock);
+	lock_take(LOCK_BROKER);
 	for (size_t i = 0; i < bk->nopts && !o; i++)
 		if (bk->opts[i].level == level && bk->opts[i].name == name)
 			o = &bk->opts[i];
@@ -207,32 +179,32 @@ void bk_record(const struct fdent *ent, int level, int name,
 		if (len)
 			memcpy(o->val, val, len);
 	}
-	pthread_mutex_unlock(&bk->lock);
+	lock_give(LOCK_BROKER);
 }
 
 /* The options set so far, in the order first set, onto nfd. */
-static int replay(struct bkstate *bk, int nfd)
+static int replay(struct broker_sock *bk, int nfd)
 {
 	int rc = 0;
 
-	pthread_mutex_lock(&bk->lock);
+	lock_take(LOCK_BROKER);
 	for (size_t i = 0; i < bk->nopts && !rc; i++) {
 		const struct bkopt *o = &bk->opts[i];
 
-		if (setsockopt(nfd, o->level, o->name, o->val, o->len) != 0)
+		if (sys_setsockopt(nfd, o->level, o->name, o->val, o->len) != 0)
 			rc = -errno;
 	}
-	pthread_mutex_unlock(&bk->lock);
+	lock_give(LOCK_BROKER);
 	return rc;
 }
 
 /* nfd takes fd's place: its file flags, then its number. */
 static int take_place(int fd, int nfd)
 {
-	int fl = fcntl(fd, F_GETFL), fdfl = fcntl(fd, F_GETFD);
+	int fl = sys_fcntl(fd, F_GETFL), fdfl = sys_fcntl(fd, F_GETFD);
 
-	if (fl < 0 || fdfl < 0 || fcntl(nfd, F_SETFL, fl) != 0 ||
-	    dup3(nfd, fd, (fdfl & FD_CLOEXEC) ? O_CLOEXEC : 0) < 0)
+	if (fl < 0 || fdfl < 0 || sys_fcntl(nfd, F_SETFL, fl) != 0 ||
+	    sys_dup3(nfd, fd, (fdfl & FD_CLOEXEC) ? O_CLOEXEC : 0) < 0)
 		return -errno;
 	return 0;
 }
@@ -240,14 +212,15 @@ static int take_place(int fd, int nfd)
 /*
  * The daemon closes its copy of a socket it handed over just after the
  * answer is sent; until then the socket outlives a close() here, and a
- * reply to its identifier could go to it.  It answers requests in order,
- * so an answer to one more request means that copy is closed.
+ * reply to its identifier could go to it.  It handles one request at a
+ * time, on whichever connection, so an answer to one more request means
+ * that copy is closed.
  */
 static void sync_daemon(void)
 {
 	struct wire_req req = { .type = WIRE_STATS };
 
-	(void)conn_call(&req, NULL, 0, NULL, NULL, NULL);
+	(void)relay_conn_call(&req, NULL, 0, NULL, NULL, NULL);
 }
 
 static int int_opt(int fd, int level, int name)
@@ -255,7 +228,7 @@ static int int_opt(int fd, int level, int name)
 	int v = 0;
 	socklen_t len = sizeof(v);
 
-	return getsockopt(fd, level, name, &v, &len) == 0 ? v : 0;
+	return sys_getsockopt(fd, level, name, &v, &len) == 0 ? v : 0;
 }
 
 /* What bind() looks at, as fd has it, for the daemon's new socket. */
@@ -272,7 +245,7 @@ static void bind_opts(int fd, int family, struct wire_req *req)
 }
 
 /* A daemon's bind for fd: -errno, or 0 with fd now the new socket. */
-static int rebind(int fd, struct bkstate *bk, const struct sockaddr *addr,
+static int rebind(int fd, struct broker_sock *bk, const struct sockaddr *addr,
 		  socklen_t len, uint32_t flags)
 {
 	struct wire_req req = { .type = WIRE_BROKER_BIND,
@@ -288,13 +261,13 @@ static int rebind(int fd, struct bkstate *bk, const struct sockaddr *addr,
 	if (len)
 		memcpy(req.u.addr.bytes, addr, len);
 	bind_opts(fd, bk->family, &req);
-	rc = dsock_prove(bk->livefd, req.nonce);
+	rc = relay_prove(bk->livefd, req.nonce);
 	if (rc == 0)
-		rc = conn_call(&req, NULL, 0, NULL, NULL, fds);
+		rc = relay_conn_call(&req, NULL, 0, NULL, NULL, fds);
 	else
 		for (int i = 0; i < CONN_MAX_FDS; i++)
 			fds[i] = -1;
-	if (rc == CONN_NODAEMON || rc == CONN_BROKEN)
+	if (rc == WIRE_R_NODAEMON || rc == WIRE_R_BROKEN)
 		rc = -ECONNRESET;
 	if (rc >= 0 && fds[0] < 0)
 		rc = -ECONNRESET;
@@ -307,40 +280,34 @@ static int rebind(int fd, struct bkstate *bk, const struct sockaddr *addr,
 		rc = take_place(fd, fds[0]);
 	for (int i = 0; i < CONN_MAX_FDS; i++)
 		if (fds[i] >= 0)
-			close(fds[i]);
+			sys_close(fds[i]);
 	if (rc >= 0) {
 		atomic_store(bk->used, 1);
-		fdtab_set_plain(fd);
+		fdtab_renew(fd);
+		fdtab_set_used(fd);
 		sync_daemon();
 	}
 	return rc < 0 ? rc : 0;
 }
 
-int bk_bind(int fd, const struct fdent *ent, const struct sockaddr *addr,
-	    socklen_t len)
+int broker_bind(int fd, struct fdent *e, const struct sockaddr *addr,
+		socklen_t len)
 {
-	int rc;
-
-	if (!bk_fresh(ent))
-		return bind(fd, addr, len);
-	rc = rebind(fd, ent->bk, addr, len, 0);
-	if (rc < 0) {
-		errno = -rc;
-		return -1;
-	}
-	return 0;
+	if (!fresh(e))
+		return sys_bind(fd, addr, len);
+	return (int)sys_ret(rebind(fd, e->bk, addr, len, 0));
 }
 
-void bk_use(int fd, const struct fdent *ent, const struct iovec *iov,
-	    size_t niov)
+void broker_use(int fd, const struct fdent *ent, const struct iovec *iov,
+		size_t niov)
 {
-	struct bkstate *bk = ent->bk;
+	struct broker_sock *bk = ent->bk;
 
 	if (!bk || atomic_exchange(bk->used, 1) != 0)
 		return;
-	fdtab_set_plain(fd);
+	fdtab_set_used(fd);
 	if (bk->keep_ident && iov) {
-		int ident = bk_echo_ident(bk->family, iov, niov);
+		int ident = ident_of_echo(bk->family, iov, niov);
 		struct sockaddr_in6 sa = { .sin6_family = (sa_family_t)bk->family };
 		socklen_t len = bk->family == AF_INET6
 					? sizeof(struct sockaddr_in6)
@@ -355,35 +322,61 @@ void bk_use(int fd, const struct fdent *ent, const struct iovec *iov,
 	}
 }
 
-bool bk_send_reaches(const struct sockaddr *dst, socklen_t dstlen)
+bool broker_send_reaches(const struct sockaddr *dst, socklen_t dstlen)
 {
 	return !(dst && dstlen > WIRE_ADDR_MAX);
 }
 
-bool bk_msg_reaches(const struct msghdr *msg)
+bool broker_msg_reaches(const struct msghdr *msg)
 {
 	return msg && msg->msg_iovlen <= IOV_MAX &&
 	       msg->msg_controllen <= INT_MAX;
 }
 
-bool bk_connect_reaches(const struct sockaddr *addr, socklen_t len)
+bool broker_connect_reaches(const struct sockaddr *addr, socklen_t len)
 {
 	return addr && len >= sizeof(sa_family_t) && len <= WIRE_ADDR_MAX &&
 	       addr->sa_family != AF_UNSPEC;
+}
+
+int broker_connect(int fd, struct fdent *e, const struct sockaddr *addr,
+		   socklen_t len)
+{
+	if (fresh(e) && broker_connect_reaches(addr, len))
+		broker_use(fd, e, NULL, 0);
+	return sys_connect(fd, addr, len);
+}
+
+ssize_t broker_sendto(int fd, struct fdent *e, const void *buf, size_t len,
+		      int flags, const struct sockaddr *dst, socklen_t dstlen)
+{
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+
+	if (fresh(e) && broker_send_reaches(dst, dstlen))
+		broker_use(fd, e, &iov, 1);
+	return sys_sendto(fd, buf, len, flags, dst, dstlen);
+}
+
+ssize_t broker_sendmsg(int fd, struct fdent *e, const struct msghdr *msg,
+		       int flags)
+{
+	if (fresh(e) && broker_msg_reaches(msg))
+		broker_use(fd, e, msg->msg_iov, msg->msg_iovlen);
+	return sys_sendmsg(fd, msg, flags);
 }
 
 /*
  * The kernel allows IPV6_V6ONLY only before the socket is bound, and the
  * daemon bound it: while fresh the value is kept here (it changes nothing
  * for a ping socket but what getsockopt shows); once used, the kernel's
- * EINVAL stands.  1 for a value set, 0 for not handled here.
+ * EINVAL stands.  1 for a value set (*rc), 0 for not handled here.
  */
-int bk_v6only_set(const struct fdent *ent, const void *val, socklen_t len,
-		  int *rc)
+static int v6only_set(const struct fdent *ent, const void *val,
+		      socklen_t len, int *rc)
 {
 	int v;
 
-	if (!ent->bk || ent->family != AF_INET6 || !bk_fresh(ent))
+	if (!ent->bk || ent->family != AF_INET6 || !fresh(ent))
 		return 0;
 	if (len < sizeof(int)) {
 		*rc = -EINVAL;
@@ -399,33 +392,43 @@ int bk_v6only_set(const struct fdent *ent, const void *val, socklen_t len,
 	return 1;
 }
 
-int bk_getsockopt(int fd, const struct fdent *ent, int level, int name,
-		  void *val, socklen_t *len)
+int broker_setsockopt(int fd, struct fdent *e, int level, int name,
+		      const void *val, socklen_t len)
 {
-	int rc = getsockopt(fd, level, name, val, len);
+	int rc;
 
-	if (rc == 0 && ent->bk && level == SOL_IPV6 && name == IPV6_V6ONLY &&
-	    val && *len >= sizeof(int))
-		memcpy(val, &ent->bk->v6only, sizeof(int));
+	if (level == SOL_IPV6 && name == IPV6_V6ONLY &&
+	    v6only_set(e, val, len, &rc))
+		return (int)sys_ret(rc);
+	rc = sys_setsockopt(fd, level, name, val, len);
+	if (rc == 0 && fresh(e))
+		record(e, level, name, val, len);
 	return rc;
 }
 
-void bk_use_fd(int fd, const struct iovec *iov, size_t niov)
+/* getsockopt(), with IPV6_V6ONLY as the program set it. */
+int broker_getsockopt(int fd, struct fdent *e, int level, int name,
+		      void *val, socklen_t *len)
 {
-	struct fdent ent;
+	int rc = sys_getsockopt(fd, level, name, val, len);
 
-	if (fdtab_get(fd, &ent))
-		bk_use(fd, &ent, iov, niov);
+	if (rc == 0 && e->bk && level == SOL_IPV6 && name == IPV6_V6ONLY &&
+	    val && *len >= sizeof(int))
+		memcpy(val, &e->bk->v6only, sizeof(int));
+	return rc;
 }
 
-int bk_getsockname(int fd, const struct fdent *ent, struct sockaddr *addr,
+int broker_getname(int fd, struct fdent *e, bool peer, struct sockaddr *addr,
 		   socklen_t *len)
 {
 	socklen_t cap = len ? *len : 0;
-	int rc = getsockname(fd, addr, len);
+	int rc;
 
+	if (peer)
+		return sys_getpeername(fd, addr, len);
+	rc = sys_getsockname(fd, addr, len);
 	/* The port is the third and fourth byte in both families. */
-	if (rc == 0 && bk_fresh(ent) && addr && cap >= 4)
+	if (rc == 0 && fresh(e) && addr && cap >= 4)
 		memset((char *)addr + 2, 0, 2);
 	return rc;
 }

@@ -1,6 +1,7 @@
 #include "lib/cmsg.h"
 
 #include "engine/addr.h"
+#include "wire/in6ext.h"
 
 #include <netinet/in.h>
 #include <stddef.h>
@@ -9,9 +10,6 @@
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
-
-/* IPV6_FLOWINFO (<linux/in6.h>), as a receive control message type. */
-#define CMSG_IPV6_FLOWINFO 11
 
 void cmsg_begin(struct cmsg_out *o, const struct msghdr *msg)
 {
@@ -154,7 +152,7 @@ static void put_ip6(struct cmsg_out *o, const struct wire_dgram *dg,
 		put_int6(o, IPV6_TCLASS, dg->tos);
 	/* Only when there is some: class and label bits of the header. */
 	if ((flags & WIRE_CM_FLOWINFO) && dg->flowinfo)
-		cmsg_put(o, SOL_IPV6, CMSG_IPV6_FLOWINFO, &dg->flowinfo,
+		cmsg_put(o, SOL_IPV6, IPV6_FLOWINFO, &dg->flowinfo,
 			 sizeof(dg->flowinfo));
 	/* The RFC 2292 names come after the others. */
 	if (flags & WIRE_CM_PKTINFO2292)
@@ -174,12 +172,15 @@ void cmsg_from_dgram(struct cmsg_out *o, const struct wire_dgram *dg,
 		put_ip6(o, dg, flags);
 }
 
-/* msg_name: the source (or, for an error, the request's destination),
- * port 0, copied as far as it fits; msg_namelen: its full length.  IPv6:
- * the flow information too with IPV6_FLOWINFO_SEND (flags). */
+/* msg_name: a reply's source, port 0; a record's, the destination of
+ * the request it is about (with, from an IPv6 local error, that
+ * request's type and code in the port), copied as far as it fits;
+ * msg_namelen: its full length.  IPv6: the flow information too with
+ * IPV6_FLOWINFO_SEND (flags). */
 void cmsg_fill_name(const struct wire_dgram *dg, struct msghdr *msg,
 		    uint32_t flags)
 {
+	bool rec = dg->kind == WIRE_DG_ERROR;
 	struct ps_addr a;
 	uint8_t sa[sizeof(struct sockaddr_in6)];
 	socklen_t salen, n;
@@ -188,9 +189,9 @@ void cmsg_fill_name(const struct wire_dgram *dg, struct msghdr *msg,
 		return;
 	memset(&a, 0, sizeof(a));
 	a.family = dg->family;
-	memcpy(a.a, dg->src, sizeof(a.a));
-	a.scope = dg->src_scope;
-	salen = ps_addr_to_sockaddr(&a, dg->port, sa);
+	memcpy(a.a, rec ? dg->req_dst : dg->src, sizeof(a.a));
+	a.scope = rec ? dg->req_dst_scope : dg->src_scope;
+	salen = ps_addr_to_sockaddr(&a, rec ? dg->req_typecode : 0, sa);
 	if (dg->family == AF_INET6 && (flags & WIRE_CM_SNDFLOW) &&
 	    dg->kind == WIRE_DG_REPLY)
 		memcpy(sa + offsetof(struct sockaddr_in6, sin6_flowinfo),

@@ -7,25 +7,44 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "lib/fdcheck.h"
+#include "lib/clock.h"
+#include "lib/sys.h"
 #include "pingsock.h"
-#include "wire/buf.h"
-#include "wire/decode.h"
 
-#define CONN_SPIN_NS 50000
-/* exchange(): the answer was malformed (conn_call() says -EPROTO). */
-#define CONN_PROTO (-100003)
+/* A slot of the pool; its fd is a connection when idle or busy. */
+enum conn_state {
+	CONN_FREE = 0,
+	CONN_DIALLING,		/* a thread is making it, the pool unlocked */
+	CONN_IDLE,
+	CONN_BUSY,		/* a thread holds it for a call */
+};
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+struct conn {
+	enum conn_state state;
+	int fd;
+	bool broken;		/* broke, or spoke out of protocol */
+	uint64_t idle_ns;	/* given back then (clock_mono_ns()) */
+};
+
+/*
+ * The pool.  mu guards every slot's state and the counts; a connection
+ * itself is used only by the thread that holds it (CONN_BUSY), without
+ * the lock, so that a call that waits for its answer holds up nobody.
+ */
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t back;	/* a connection came back, or a dial failed */
+	struct conn c[CONN_POOL_MAX];
+	unsigned n;		/* slots dialling or holding a connection */
+	uint64_t grow_after;	/* no second dial before then (a refusal) */
+} pool = { .mu = PTHREAD_MUTEX_INITIALIZER,
+	   .back = PTHREAD_COND_INITIALIZER };
+
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static int ctl_fd = -1;
-static bool forked;	/* set in the child: ctl_fd is the parent's */
+/* The slot this thread used last: its sockets are attached there. */
+static __thread int last_slot = -1;
+static __thread int dial_error;
 
 const char *conn_path(void)
 {
@@ -34,22 +53,59 @@ const char *conn_path(void)
 	return p && *p ? p : PINGSOCK_DEFAULT_SOCKET;
 }
 
-int conn_fd(void)
+size_t conn_fds(int *out, size_t max)
 {
-	int fd;
+	size_t n = 0;
 
-	pthread_mutex_lock(&lock);
-	fd = ctl_fd;
-	pthread_mutex_unlock(&lock);
-	return fd;
+	pthread_mutex_lock(&pool.mu);
+	for (int i = 0; i < CONN_POOL_MAX; i++) {
+		const struct conn *c = &pool.c[i];
+
+		if (c->state != CONN_IDLE && c->state != CONN_BUSY)
+			continue;
+		if (n < max)
+			out[n] = c->fd;
+		n++;
+	}
+	pthread_mutex_unlock(&pool.mu);
+	return n;
 }
 
-static void atfork_prepare(void) { pthread_mutex_lock(&lock); }
-static void atfork_parent(void) { pthread_mutex_unlock(&lock); }
+/* A slot's connection closed, or its dial given up (the lock held). */
+static void drop(struct conn *c)
+{
+	if (c->state == CONN_IDLE || c->state == CONN_BUSY)
+		sys_close(c->fd);
+	c->fd = -1;
+	c->state = CONN_FREE;
+	c->broken = false;
+	pool.n--;
+}
+
+static void atfork_prepare(void) { pthread_mutex_lock(&pool.mu); }
+static void atfork_parent(void) { pthread_mutex_unlock(&pool.mu); }
+
+/*
+ * The child's copies of the parent's connections are the parent's: it
+ * closes them now (the parent goes on using its own), and its first
+ * call dials afresh.  The threads that held or were dialling them exist
+ * only in the parent, and so do any waiters on the condition.
+ */
 static void atfork_child(void)
 {
-	forked = true;
-	pthread_mutex_unlock(&lock);
+	for (int i = 0; i < CONN_POOL_MAX; i++) {
+		struct conn *c = &pool.c[i];
+
+		if (c->state == CONN_IDLE || c->state == CONN_BUSY)
+			sys_close(c->fd);
+		c->state = CONN_FREE;
+		c->fd = -1;
+		c->broken = false;
+	}
+	pool.n = 0;
+	pool.grow_after = 0;
+	pthread_cond_init(&pool.back, NULL);
+	pthread_mutex_unlock(&pool.mu);
 }
 
 static void init_once(void)
@@ -57,254 +113,184 @@ static void init_once(void)
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 }
 
-static int xsend(int fd, struct msghdr *mh)
+int conn_move_high(int fd)
 {
-	ssize_t n;
+	int high = sys_fcntl(fd, F_DUPFD_CLOEXEC, CONN_HIGH_FD);
 
-	do {
-		n = sendmsg(fd, mh, MSG_NOSIGNAL);
-	} while (n < 0 && errno == EINTR);
-	return n < 0 ? -1 : 0;
+	if (high < 0)
+		return fd;	/* a low limit: keep it where it is */
+	sys_close(fd);
+	return high;
 }
 
-static uint64_t mono_ns(void)
+int conn_dial_error(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return dial_error;
 }
 
-/*
- * Wait for the answer.  The daemon answers within microseconds, and going
- * to sleep and being woken costs more than that here, so poll without
- * blocking for a short while first (bounded: CONN_SPIN_NS) before sleeping.
- */
-static ssize_t xrecv(int fd, struct msghdr *mh)
-{
-	uint64_t until = 0;
-	ssize_t n;
-
-	for (;;) {
-		n = recvmsg(fd, mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-		if (n >= 0 || (errno != EAGAIN && errno != EINTR))
-			return n;
-		if (!until)
-			until = mono_ns() + CONN_SPIN_NS;
-		else if (mono_ns() > until)
-			break;
-	}
-	do {
-		n = recvmsg(fd, mh, MSG_CMSG_CLOEXEC);
-	} while (n < 0 && errno == EINTR);
-	return n;
-}
-
-static int exchange(int fd, const struct wire_req *req,
-		    const struct iovec *data, int ndata, void *body,
-		    size_t *bodylen, int *fd_out);
-
-/* Connect and say hello.  Returns the fd or -errno. */
+/* Connect and say hello: the descriptor, -errno or WIRE_R_FOREIGN_NS. */
 static int dial(void)
 {
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	const char *path = conn_path();
-	struct wire_req hello = { .type = WIRE_HELLO,
-				  .u.version = WIRE_VERSION };
-	int fd, rc;
+	int fd = call_connect(conn_path()), rc;
 
-	if (strlen(path) >= sizeof(sun.sun_path))
-		return -ENAMETOOLONG;
-	memcpy(sun.sun_path, path, strlen(path) + 1);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return -errno;
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
-		rc = -errno;
-		close(fd);
-		return rc;
-	}
-	rc = exchange(fd, &hello, NULL, 0, NULL, NULL, NULL);
+		return fd;
+	rc = call_hello(fd);
 	if (rc < 0) {
-		close(fd);
+		sys_close(fd);
 		if (rc == WIRE_R_FOREIGN_NS)
-			return -CONN_ERR_FOREIGN_NS;
-		/* Not a pingsockd, or one of another protocol version. */
-		return rc == CONN_BROKEN ? -ECONNREFUSED : -EPROTO;
+			return rc;
+		/* Closed at once (refused), not a pingsockd, or one of
+		 * another protocol version. */
+		return rc == WIRE_R_BROKEN ? -ECONNREFUSED : -EPROTO;
 	}
 	return conn_move_high(fd);
 }
 
-int conn_move_high(int fd)
+/* An idle connection, this thread's last one first; NULL if none. */
+static struct conn *pick_idle(void)
 {
-	int high = fcntl(fd, F_DUPFD_CLOEXEC, CONN_HIGH_FD);
-
-	if (high < 0)
-		return fd;	/* a low limit: keep it where it is */
-	close(fd);
-	return high;
+	if (last_slot >= 0 && pool.c[last_slot].state == CONN_IDLE)
+		return &pool.c[last_slot];
+	for (int i = 0; i < CONN_POOL_MAX; i++)
+		if (pool.c[i].state == CONN_IDLE)
+			return &pool.c[i];
+	return NULL;
 }
 
-static __thread int dial_errno;
-
-int conn_dial_errno(void)
+/* May this thread dial one more?  The first always; more only up to
+ * the pool's size, and not right after the daemon refused one. */
+static bool may_dial(void)
 {
-	return dial_errno;
+	if (pool.n == 0)
+		return true;
+	return pool.n < CONN_POOL_MAX && clock_mono_ns() >= pool.grow_after;
 }
 
 /*
- * The descriptors that came with an answer, in order, into fds[0..max)
- * (any beyond are closed); returns how many came.  *other: the control
- * data held something else too.
+ * Dial a new connection into a free slot, the lock released meanwhile
+ * (a connect can wait for the daemon's accept).  0 with *out held, or
+ * why not.  (A fork while the lock is released leaves the child a copy
+ * of the descriptor being made: close-on-exec, and closed at its exit.)
  */
-static int take_fds(struct msghdr *mh, int *fds, int max, bool *other)
+static int grow(struct conn **out)
 {
-	int n = 0;
+	struct conn *c = NULL;
+	int fd;
 
-	*other = false;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
-		size_t k;
+	for (int i = 0; i < CONN_POOL_MAX && !c; i++)
+		if (pool.c[i].state == CONN_FREE)
+			c = &pool.c[i];
+	if (!c)
+		return -EAGAIN;	/* cannot be: pool.n < CONN_POOL_MAX */
+	c->state = CONN_DIALLING;
+	pool.n++;
+	pthread_mutex_unlock(&pool.mu);
+	fd = dial();
+	pthread_mutex_lock(&pool.mu);
+	if (fd >= 0) {
+		c->fd = fd;
+		c->state = CONN_BUSY;
+		*out = c;
+		return 0;
+	}
+	drop(c);
+	/* Refused (max_connections, the descriptor share), or the daemon
+	 * is gone: make do with the connections there are for a while.
+	 * Waiters may have to dial now if there are none. */
+	pool.grow_after = clock_mono_ns() + CONN_GROW_PAUSE_NS;
+	pthread_cond_broadcast(&pool.back);
+	return fd;
+}
 
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) {
-			*other = true;
+int conn_take(struct conn **out)
+{
+	struct conn *c;
+	int rc;
+
+	pthread_once(&once, init_once);
+	pthread_mutex_lock(&pool.mu);
+	for (;;) {
+		c = pick_idle();
+		if (c) {
+			c->state = CONN_BUSY;
+			break;
+		}
+		if (!may_dial()) {
+			pthread_cond_wait(&pool.back, &pool.mu);
 			continue;
 		}
-		k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t i = 0; i < k; i++, n++) {
-			int rfd;
-
-			memcpy(&rfd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-			if (n < max)
-				fds[n] = rfd;
-			else
-				close(rfd);
+		rc = grow(&c);
+		if (rc == 0)
+			break;
+		if (pool.n == 0) {
+			pthread_mutex_unlock(&pool.mu);
+			dial_error = rc;
+			return WIRE_R_NODAEMON;
 		}
 	}
-	return n;
+	last_slot = (int)(c - pool.c);
+	pthread_mutex_unlock(&pool.mu);
+	*out = c;
+	return 0;
 }
 
-/*
- * Is this the answer req must get (wire_check_answer()), with exactly
- * the descriptors it promises, each of its kind?  The daemon is trusted
- * no more than it trusts us: it may be an impostor at the socket path.
- */
-static bool answer_ok(const struct wire_req *req, const uint8_t *resp,
-		      ssize_t got, const struct msghdr *mh, const int *fds,
-		      int nfds, struct wire_answer *ans)
+void conn_give(struct conn *c)
 {
-	if (got < 0 || (mh->msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
-	    wire_check_answer(req, resp, (size_t)got, ans) ||
-	    (unsigned)nfds != ans->nfds)
-		return false;
-	for (int i = 0; i < nfds; i++)
-		if (!fdcheck_kind(fds[i], ans->fd_kind[i], ans->fd_family))
-			return false;
-	return true;
+	uint64_t now;
+
+	pthread_mutex_lock(&pool.mu);
+	now = clock_mono_ns();
+	if (c->broken) {
+		/* The daemon went away, or is not one to talk to: a later
+		 * call dials afresh. */
+		drop(c);
+	} else {
+		c->state = CONN_IDLE;
+		c->idle_ns = now;
+	}
+	/* Connections left idle since a burst of calls are given back to
+	 * the daemon (each is one of the user's max_connections); the one
+	 * just returned stays. */
+	for (int i = 0; i < CONN_POOL_MAX; i++) {
+		struct conn *o = &pool.c[i];
+
+		if (o != c && o->state == CONN_IDLE &&
+		    o->idle_ns + CONN_IDLE_NS < now)
+			drop(o);
+	}
+	pthread_cond_signal(&pool.back);
+	pthread_mutex_unlock(&pool.mu);
 }
 
-/*
- * Read and check the answer to req: its body into body (at most
- * *bodylen bytes: a longer one is malformed), its descriptors into
- * fd_out.  The result, or CONN_BROKEN (the daemon went away), or
- * CONN_PROTO (a malformed answer: nothing of it is kept).
- */
-static int take_answer(int fd, const struct wire_req *req, void *body,
-		       size_t *bodylen, int *fd_out)
-{
-	uint8_t resp[WIRE_RESP_HDR + 512];
-	union {
-		struct cmsghdr align;
-		char buf[CMSG_SPACE((CONN_MAX_FDS + 1) * sizeof(int))];
-	} cbuf;
-	struct iovec iov = { .iov_base = resp, .iov_len = sizeof(resp) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = cbuf.buf,
-			     .msg_controllen = sizeof(cbuf.buf) };
-	struct wire_answer ans;
-	int fds[CONN_MAX_FDS + 1], nfds;
-	ssize_t got = xrecv(fd, &mh);
-	bool other;
-
-	if (got < 0)
-		return CONN_BROKEN;
-	nfds = take_fds(&mh, fds, CONN_MAX_FDS + 1, &other);
-	if (other || !answer_ok(req, resp, got, &mh, fds, nfds, &ans) ||
-	    (body && bodylen && ans.len > *bodylen)) {
-		for (int i = 0; i < nfds && i <= CONN_MAX_FDS; i++)
-			close(fds[i]);
-		return got == 0 && nfds == 0 && !other ? CONN_BROKEN : CONN_PROTO;
-	}
-	if (body && bodylen) {
-		memcpy(body, ans.body, ans.len);
-		*bodylen = ans.len;
-	}
-	for (int i = 0; i < nfds; i++) {
-		if (fd_out)
-			fd_out[i] = fds[i];
-		else
-			close(fds[i]);
-	}
-	return ans.result;
-}
-
-/* No request carries a descriptor (the daemon refuses them, wire.h). */
-static int exchange(int fd, const struct wire_req *req,
-		    const struct iovec *data, int ndata, void *body,
-		    size_t *bodylen, int *fd_out)
-{
-	uint8_t hdr[WIRE_REQ_HDR + 64 + WIRE_ADDR_MAX + WIRE_OPTVAL_MAX +
-		    WIRE_CTL_MAX];
-	struct iovec iov[1 + 16];
-	struct msghdr mh = { .msg_iov = iov };
-	long n = wire_encode_req(req, hdr, sizeof(hdr));
-
-	if (n < 0 || ndata > 16)
-		return -EINVAL;
-	iov[0].iov_base = hdr;
-	iov[0].iov_len = (size_t)n;
-	for (int i = 0; i < ndata; i++)
-		iov[1 + i] = data[i];
-	mh.msg_iovlen = 1 + (size_t)ndata;
-	if (xsend(fd, &mh))
-		return CONN_BROKEN;
-
-	return take_answer(fd, req, body, bodylen, fd_out);
-}
-
-int conn_call(const struct wire_req *req, const struct iovec *data,
-	      int ndata, void *body, size_t *bodylen, int *fd_out)
+int conn_exchange(struct conn *c, const struct wire_req *req,
+		  const struct iovec *data, int ndata, void *body,
+		  size_t *bodylen, int *fd_out)
 {
 	int rc;
 
 	for (int i = 0; fd_out && i < CONN_MAX_FDS; i++)
 		fd_out[i] = -1;
-	pthread_once(&once, init_once);
-	pthread_mutex_lock(&lock);
-	if (forked) {
-		/* Inherited across fork: the parent keeps using its copy. */
-		if (ctl_fd >= 0)
-			close(ctl_fd);
-		ctl_fd = -1;
-		forked = false;
-	}
-	if (ctl_fd < 0) {
-		rc = dial();
-		if (rc < 0) {
-			dial_errno = -rc;
-			pthread_mutex_unlock(&lock);
-			return CONN_NODAEMON;
-		}
-		ctl_fd = rc;
-	}
-	rc = exchange(ctl_fd, req, data, ndata, body, bodylen, fd_out);
-	if (rc == CONN_BROKEN || rc == CONN_PROTO) {
-		/* The daemon went away, or is not one to talk to: a later
-		 * call dials afresh. */
-		close(ctl_fd);
-		ctl_fd = -1;
-	}
-	if (rc == CONN_PROTO)
-		rc = -EPROTO;
-	pthread_mutex_unlock(&lock);
+	if (c->broken)
+		return WIRE_R_BROKEN;
+	rc = call_exchange(c->fd, req, data, ndata, body, bodylen, fd_out);
+	if (rc == WIRE_R_BROKEN || rc == WIRE_R_MALFORMED)
+		c->broken = true;
+	return rc == WIRE_R_MALFORMED ? -EPROTO : rc;
+}
+
+int conn_call(const struct wire_req *req, const struct iovec *data,
+	      int ndata, void *body, size_t *bodylen, int *fd_out)
+{
+	struct conn *c;
+	int rc;
+
+	for (int i = 0; fd_out && i < CONN_MAX_FDS; i++)
+		fd_out[i] = -1;
+	rc = conn_take(&c);
+	if (rc)
+		return rc;
+	rc = conn_exchange(c, req, data, ndata, body, bodylen, fd_out);
+	conn_give(c);
 	return rc;
 }

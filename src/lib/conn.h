@@ -1,11 +1,19 @@
 /*
- * conn - the process's control connection to pingsockd.
+ * conn - the process's control connections to pingsockd: a small pool.
  *
- * One SOCK_SEQPACKET connection per process, made on first use, remade in
- * a child after fork() (the child then re-attaches each socket it uses,
- * proving that it holds it: dsock_prove()).  Calls are serialised
- * by one lock: a request and its response are never interleaved with
- * another thread's.
+ * A call holds one connection for its request and answer (call.h does
+ * the exchange); calls of other threads use other connections meanwhile,
+ * so that no call waits for another's answer - above all not for a send
+ * the daemon parks until the rate limit or min_interval lets it go,
+ * which can take seconds.  The first call dials the first connection;
+ * another is dialled only when every one the process has is busy, up to
+ * CONN_POOL_MAX.  Past that (or when the daemon refuses one more: its
+ * per-user max_connections, its descriptor share) a call waits for a
+ * connection to come back.  Connections idle for CONN_IDLE_NS beyond the
+ * first are closed.  A socket opened on one connection is attached to
+ * another the first time it is used there (relay.c: the proof and
+ * WIRE_ATTACH), as after fork.  After fork() the child has none of the
+ * parent's connections: its first call dials afresh.
  */
 #ifndef PS_CONN_H
 #define PS_CONN_H
@@ -13,37 +21,61 @@
 #include <stddef.h>
 #include <sys/uio.h>
 
+#include "lib/call.h"
 #include "wire/wire.h"
 
-#define CONN_MAX_FDS 3
+#define CONN_MAX_FDS CALL_MAX_FDS
 
 /*
- * Send req, followed by the bytes of data[0..ndata) (WIRE_SEND), and wait
- * for the response.  Copies its body
- * into body and sets *bodylen; receives its descriptors into fd_out[] if
- * given (-1 where none came).
- *
- * The response is checked before anything of it is used (wire/decode.h:
- * wire_check_answer(); lib/fdcheck.h): the type of req, a result req
- * allows, exactly the body req's answer carries (no longer than *bodylen)
- * and exactly the descriptors it promises, each of its kind.  A malformed
- * one is -EPROTO: its descriptors are closed and the connection too (the
- * next call dials afresh).
- *
- * Returns the response's result (>= 0, or -errno from the daemon, or
- * WIRE_R_UNATTACHED for a request that names a socket), or -EPROTO, or
- * CONN_NODAEMON when the daemon cannot be reached (conn_dial_errno() says
- * why), or CONN_BROKEN when the connection broke.  Both are outside the
- * range of -errno, so that a daemon's own -ECONNREFUSED (a pending error)
- * is never taken for them.
+ * Why a pool, and not one connection with requests tagged and answered
+ * out of order: the daemon stays as it is - one request at a time per
+ * connection, a parked send stops the reading of its connection, answers
+ * in order - and so does every bound it keeps on a client.  Each
+ * connection is one of the user's max_connections and takes FDS_CONN of
+ * its descriptor share, so the daemon itself bounds the pool: a dial it
+ * refuses is closed at once, and the process makes do with the
+ * connections it has (and does not ask again for CONN_GROW_PAUSE_NS).
  */
-#define CONN_NODAEMON (-100001)
-#define CONN_BROKEN (-100002)
+#define CONN_POOL_MAX 4
+#define CONN_IDLE_NS 10000000000ull	/* 10 s */
+#define CONN_GROW_PAUSE_NS 1000000000ull	/* 1 s */
+
+struct conn;
+
+/*
+ * Take a connection for this thread's calls: 0 with *out set, or
+ * WIRE_R_NODAEMON when the process has none and none can be made
+ * (conn_dial_error() says why).  Waits while every connection is busy
+ * and no other can be had.  Give it back with conn_give().
+ */
+int conn_take(struct conn **out);
+
+/*
+ * Send req, followed by the bytes of data[0..ndata) (WIRE_SEND), on the
+ * connection and wait for the answer: call_exchange() (call.h), which
+ * checks it whole before anything of it is used.  Returns the answer's
+ * result (>= 0, -errno from the daemon, or WIRE_R_UNATTACHED for a
+ * request that names a socket), -EPROTO for a malformed answer (its
+ * descriptors closed), or WIRE_R_BROKEN when the connection broke.  The
+ * connection is closed when given back after either of the last two.
+ */
+int conn_exchange(struct conn *c, const struct wire_req *req,
+		  const struct iovec *data, int ndata, void *body,
+		  size_t *bodylen, int *fd_out);
+
+void conn_give(struct conn *c);
+
+/*
+ * One request on a connection of the pool: conn_take(), conn_exchange(),
+ * conn_give().  WIRE_R_NODAEMON when the daemon cannot be reached.  All
+ * the WIRE_R_* values are outside the range of -errno, so that a
+ * daemon's own -ECONNREFUSED (a pending error) is never taken for them.
+ */
 int conn_call(const struct wire_req *req, const struct iovec *data,
 	      int ndata, void *body, size_t *bodylen, int *fd_out);
 
 /*
- * The library's own descriptors (the connection, each socket's error
+ * The library's own descriptors (the connections, each socket's error
  * queue) are moved up to CONN_HIGH_FD or above when the limit allows, so
  * that the descriptors a program sees are numbered as they would be with
  * the kernel's sockets.  Returns the descriptor to use.
@@ -52,12 +84,11 @@ int conn_call(const struct wire_req *req, const struct iovec *data,
 int conn_move_high(int fd);
 
 /*
- * Why the calling thread's last connection attempt failed: an errno, or
- * CONN_ERR_FOREIGN_NS when the daemon serves only its own network
- * namespace and this process is in another.
+ * Why the calling thread's last attempt to reach the daemon failed: a
+ * -errno, or WIRE_R_FOREIGN_NS when the daemon serves only its own
+ * network namespace and this process is in another.
  */
-#define CONN_ERR_FOREIGN_NS 100003
-int conn_dial_errno(void);
+int conn_dial_error(void);
 
 /* The socket path in use (PINGSOCK_SOCKET or the default). */
 const char *conn_path(void);

@@ -11,8 +11,10 @@
 
 #include "engine/addr.h"
 #include "lib/cmsg.h"
+#include "lib/iov.h"
 #include "wire/decode.h"
 #include "wire/wire.h"
+#include "lib/sys.h"
 
 #define MAX_IOV 15
 
@@ -52,7 +54,7 @@ static void count_down(_Atomic uint32_t *count)
 static int peek_head(const struct fdent *ent, struct wire_dgram *dg)
 {
 	uint8_t hdr[WIRE_DGRAM_HDR];
-	ssize_t n = recv(ent->errfd, hdr, sizeof(hdr),
+	ssize_t n = sys_recv(ent->errfd, hdr, sizeof(hdr),
 			 MSG_PEEK | MSG_DONTWAIT | MSG_TRUNC);
 
 	if (n <= 0)
@@ -70,7 +72,7 @@ void errq_drain_wakes(const struct fdent *ent)
 	if (ent->errfd < 0)
 		return;
 	while (peek_head(ent, &dg) == 1 && dg.kind == WIRE_DG_WAKE)
-		if (recv(ent->errfd, &dg, sizeof(dg), MSG_DONTWAIT) < 0)
+		if (sys_recv(ent->errfd, &dg, sizeof(dg), MSG_DONTWAIT) < 0)
 			break;
 }
 
@@ -153,7 +155,7 @@ static void put_recverr(struct cmsg_out *co, const struct wire_dgram *dg)
 static ssize_t read_record(const struct fdent *ent, struct msghdr *m)
 {
 	for (int tries = 0;; tries++) {
-		ssize_t n = recvmsg(ent->errfd, m, MSG_DONTWAIT | MSG_TRUNC);
+		ssize_t n = sys_recvmsg(ent->errfd, m, MSG_DONTWAIT | MSG_TRUNC);
 
 		if (n >= 0 || errno != EAGAIN)
 			return n < 0 ? -errno : n;
@@ -169,21 +171,9 @@ void errq_purge(const struct fdent *ent)
 
 	if (ent->errfd < 0 || !ent->shm)
 		return;
-	while (recv(ent->errfd, &dg, sizeof(dg), MSG_DONTWAIT | MSG_TRUNC) >= 0)
+	while (sys_recv(ent->errfd, &dg, sizeof(dg), MSG_DONTWAIT | MSG_TRUNC) >= 0)
 		;
 	atomic_store(&ent->shm->errq, 0);
-}
-
-static size_t room_of(const struct msghdr *msg)
-{
-	size_t t = 0;
-
-	for (size_t i = 0; i < msg->msg_iovlen; i++) {
-		if (msg->msg_iov[i].iov_len > SIZE_MAX - t)
-			return SIZE_MAX;
-		t += msg->msg_iov[i].iov_len;
-	}
-	return t;
 }
 
 /*
@@ -254,6 +244,6 @@ long errq_recv(const struct fdent *ent, struct msghdr *msg, int flags)
 	after_dequeue(ent, &dg);
 	(void)flags;
 	/* ip_recv_error(): what was copied. */
-	room = room_of(msg);
+	room = iov_total(msg->msg_iov, msg->msg_iovlen);
 	return (long)((size_t)len < room ? (size_t)len : room);
 }

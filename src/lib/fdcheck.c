@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "wire/decode.h"
+#include "lib/sys.h"
 
 #ifndef F_SEAL_FUTURE_WRITE
 #define F_SEAL_FUTURE_WRITE 0x0010
@@ -16,7 +17,7 @@ static bool sockopt_is(int fd, int name, int want)
 	int v = 0;
 	socklen_t len = sizeof(v);
 
-	return getsockopt(fd, SOL_SOCKET, name, &v, &len) == 0 &&
+	return sys_getsockopt(fd, SOL_SOCKET, name, &v, &len) == 0 &&
 	       len == sizeof(v) && v == want;
 }
 
@@ -53,7 +54,7 @@ static bool is_icmp(int fd, int family)
 static bool is_state_page(int fd)
 {
 	const int need = F_SEAL_SHRINK | F_SEAL_SEAL;
-	int seals = fcntl(fd, F_GET_SEALS);
+	int seals = sys_fcntl(fd, F_GET_SEALS);
 	struct stat st;
 
 	if (seals < 0 || (seals & need) != need ||

@@ -1,65 +1,88 @@
 #include "lib/fdtab.h"
-#include "lib/broker.h"
+#include "lib/lock.h"
 #include "lib/shimapi.h"
-#include "pingsock.h"
 
 #include <errno.h>
-#include <stddef.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+#include <sys/stat.h>
 
 /*
- * The hot paths' view, without the lock: one byte per low descriptor, 1
- * when a call on it may need the library (a daemon socket, a broker
- * socket not used yet), 0 when it is a plain libc call (not ours, the
- * kernel's own socket, a broker socket once used).  Higher descriptors
- * always take the table.
+ * The kinds: one atomic byte per descriptor, in chunks of 64 Ki made on
+ * first use (under the lock) and never freed, so that a reader needs no
+ * lock for any descriptor number.  The directory of chunks covers every
+ * int: 32 Ki pointers of zeroed memory, untouched until used.
  */
-#define FDTAB_QUICK 65536
-static _Atomic unsigned char quick[FDTAB_QUICK];
+#define CHUNK_BITS 16
+#define CHUNK (1u << CHUNK_BITS)
+#define NCHUNKS (1u << (31 - CHUNK_BITS))
 
-static void quick_set(int fd, const struct fdent *e)
+static _Atomic(_Atomic uint8_t *) kinds[NCHUNKS];
+
+/* The entries, indexed by descriptor: under LOCK_FDTAB. */
+static struct fdent *tab;
+static size_t ntab;
+/* Entries of relayed and broker sockets (fdtab_has_sockets). */
+static atomic_size_t nsockets;
+
+enum fdkind fdtab_kind(int fd)
 {
-	if (fd >= 0 && fd < FDTAB_QUICK)
-		atomic_store_explicit(&quick[fd],
-				      e && (e->backend == PINGSOCK_BACKEND_DAEMON ||
-					    (e->bk && bk_fresh(e))),
+	_Atomic uint8_t *chunk;
+
+	if (fd < 0)
+		return FDK_NONE;
+	chunk = atomic_load_explicit(&kinds[(unsigned)fd >> CHUNK_BITS],
+				     memory_order_acquire);
+	if (!chunk)
+		return FDK_NONE;
+	return (enum fdkind)atomic_load_explicit(&chunk[fd & (CHUNK - 1)],
+						 memory_order_relaxed);
+}
+
+bool fdtab_has_sockets(void)
+{
+	return atomic_load_explicit(&nsockets, memory_order_relaxed) > 0;
+}
+
+/* Under the lock: fd's chunk, made if need be; NULL without memory. */
+static _Atomic uint8_t *chunk_of(int fd)
+{
+	_Atomic(_Atomic uint8_t *) *dir = &kinds[(unsigned)fd >> CHUNK_BITS];
+	_Atomic uint8_t *chunk = atomic_load_explicit(dir, memory_order_acquire);
+
+	if (!chunk) {
+		chunk = calloc(CHUNK, sizeof(*chunk));
+		if (chunk)
+			atomic_store_explicit(dir, chunk, memory_order_release);
+	}
+	return chunk;
+}
+
+/* Under the lock, with the chunk made (make_room). */
+static void kind_store(int fd, enum fdkind k)
+{
+	_Atomic uint8_t *chunk = chunk_of(fd);
+
+	if (chunk)
+		atomic_store_explicit(&chunk[fd & (CHUNK - 1)], (uint8_t)k,
 				      memory_order_relaxed);
 }
 
-bool fdtab_plain(int fd)
+static bool counted(enum fdkind k)
 {
-	if (fd < 0)
-		return true;	/* EBADF, or ignored by poll: the kernel's */
-	return fd < FDTAB_QUICK &&
-	       !atomic_load_explicit(&quick[fd], memory_order_relaxed);
+	return fdkind_relayed(k) || fdkind_broker(k);
 }
 
-void fdtab_set_plain(int fd)
+/* Under the lock: tab[fd] = *e (kind FDK_NONE: cleared). */
+static void put(int fd, const struct fdent *e)
 {
-	quick_set(fd, NULL);
-}
-static struct fdent *tab;
-static size_t ntab;
-
-bool fdtab_get(int fd, struct fdent *out)
-{
-	bool ok = false;
-
-	memset(out, 0, sizeof(*out));	/* backend NONE when not ours */
-	if (fd < 0)
-		return false;
-	pthread_mutex_lock(&lock);
-	if ((size_t)fd < ntab && tab[fd].backend) {
-		*out = tab[fd];
-		ok = true;
-	}
-	pthread_mutex_unlock(&lock);
-	return ok;
+	if (counted(tab[fd].kind))
+		atomic_fetch_sub(&nsockets, 1);
+	if (counted(e->kind))
+		atomic_fetch_add(&nsockets, 1);
+	tab[fd] = *e;
+	kind_store(fd, e->kind);
 }
 
 static int grow(size_t need)
@@ -78,66 +101,183 @@ static int grow(size_t need)
 	return 0;
 }
 
-int fdtab_set(int fd, const struct fdent *ent)
+/* Under the lock: room for fd's entry and its kind byte. */
+static int make_room(int fd)
 {
-	int rc = 0;
-
-	pthread_mutex_lock(&lock);
 	if ((size_t)fd >= ntab && grow((size_t)fd))
-		rc = -1;
-	else
-		tab[fd] = *ent;
-	if (!rc)
-		quick_set(fd, ent);
-	pthread_mutex_unlock(&lock);
-	if (rc)
-		errno = ENOMEM;
-	return rc;
+		return -1;
+	return chunk_of(fd) ? 0 : -1;
 }
 
-void fdtab_clear(int fd)
+static bool ours(int fd)
 {
-	pthread_mutex_lock(&lock);
-	if (fd >= 0 && (size_t)fd < ntab)
-		memset(&tab[fd], 0, sizeof(tab[fd]));
-	quick_set(fd, NULL);
-	pthread_mutex_unlock(&lock);
+	return fd >= 0 && (size_t)fd < ntab && tab[fd].kind != FDK_NONE;
+}
+
+/* Does another entry share e's resources? */
+static bool shared(int fd, const struct fdent *e)
+{
+	if (!e->shm && !e->bk)
+		return false;
+	for (size_t i = 0; i < ntab; i++)
+		if (i != (size_t)fd && tab[i].kind != FDK_NONE &&
+		    tab[i].shm == e->shm && tab[i].bk == e->bk)
+			return true;
+	return false;
+}
+
+/* Under the lock: take fd's entry out, *gone as fdtab_remove says. */
+static void take_out(int fd, struct fdent *gone)
+{
+	static const struct fdent none = { .kind = FDK_NONE };
+
+	if (gone) {
+		*gone = tab[fd];
+		if (shared(fd, gone))
+			gone->kind = FDK_NONE;
+	}
+	put(fd, &none);
+}
+
+int fdtab_add(int fd, struct fdent *ent)
+{
+	struct stat st;
+	int err = 0;
+
+	if (fd < 0)
+		return errno = EBADF, -1;
+	lock_take(LOCK_FDTAB);
+	if (fstat(fd, &st) < 0)
+		err = errno;
+	else if (make_room(fd))
+		err = ENOMEM;
+	if (!err) {
+		ent->dev = st.st_dev;
+		ent->ino = st.st_ino;
+		put(fd, ent);
+	}
+	lock_give(LOCK_FDTAB);
+	if (err)
+		errno = err;
+	return err ? -1 : 0;
+}
+
+bool fdtab_get(int fd, struct fdent *out, struct fdent *gone)
+{
+	struct stat st;
+	bool ok = false;
+
+	memset(out, 0, sizeof(*out));	/* FDK_NONE when not ours */
+	if (gone)
+		gone->kind = FDK_NONE;
+	if (fdtab_kind(fd) == FDK_NONE)
+		return false;
+	lock_take(LOCK_FDTAB);
+	if (ours(fd)) {
+		/* Under the lock: a close and a new entry for the same
+		 * number in another thread cannot come in between. */
+		if (fstat(fd, &st) == 0 && st.st_dev == tab[fd].dev &&
+		    st.st_ino == tab[fd].ino) {
+			*out = tab[fd];
+			ok = true;
+		} else {
+			take_out(fd, gone);
+		}
+	}
+	lock_give(LOCK_FDTAB);
+	return ok;
+}
+
+/* Under the lock: the entry of another descriptor of the socket st. */
+static const struct fdent *copy_of(const struct stat *st)
+{
+	for (size_t i = 0; i < ntab; i++)
+		if (counted(tab[i].kind) && tab[i].dev == st->st_dev &&
+		    tab[i].ino == st->st_ino)
+			return &tab[i];
+	return NULL;
+}
+
+bool fdtab_find(int fd, struct fdent *out, struct fdent *gone)
+{
+	const struct fdent *e;
+	struct stat st;
+	bool ok = false;
+
+	if (fdtab_get(fd, out, gone) || fd < 0 || !fdtab_has_sockets())
+		return out->kind != FDK_NONE;
+	lock_take(LOCK_FDTAB);
+	if (!ours(fd) && fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) &&
+	    copy_of(&st) != NULL && make_room(fd) == 0) {
+		/* make_room() may have moved the table: look again. */
+		e = copy_of(&st);
+		*out = *e;
+		put(fd, out);
+		ok = true;
+	}
+	lock_give(LOCK_FDTAB);
+	return ok;
+}
+
+bool fdtab_remove(int fd, struct fdent *gone)
+{
+	bool had;
+
+	if (gone)
+		gone->kind = FDK_NONE;
+	lock_take(LOCK_FDTAB);
+	had = ours(fd);
+	if (had)
+		take_out(fd, gone);
+	lock_give(LOCK_FDTAB);
+	return had;
+}
+
+void fdtab_set_used(int fd)
+{
+	lock_take(LOCK_FDTAB);
+	if (ours(fd) && tab[fd].kind == FDK_BROKER_FRESH) {
+		tab[fd].kind = FDK_BROKER;
+		kind_store(fd, FDK_BROKER);
+	}
+	lock_give(LOCK_FDTAB);
+}
+
+void fdtab_renew(int fd)
+{
+	struct stat st;
+
+	lock_take(LOCK_FDTAB);
+	if (ours(fd) && fstat(fd, &st) == 0) {
+		tab[fd].dev = st.st_dev;
+		tab[fd].ino = st.st_ino;
+	}
+	lock_give(LOCK_FDTAB);
 }
 
 void fdtab_set_stamp(int fd, const struct timespec *ts)
 {
-	pthread_mutex_lock(&lock);
-	if (fd >= 0 && (size_t)fd < ntab && tab[fd].backend) {
+	lock_take(LOCK_FDTAB);
+	if (ours(fd)) {
 		tab[fd].stamp = *ts;
 		tab[fd].has_stamp = true;
 	}
-	pthread_mutex_unlock(&lock);
-}
-
-/* Set one flag of fd's entry, if it has one. */
-static void set_flag(int fd, size_t off, bool v)
-{
-	pthread_mutex_lock(&lock);
-	if (fd >= 0 && (size_t)fd < ntab && tab[fd].backend)
-		*(bool *)((char *)&tab[fd] + off) = v;
-	pthread_mutex_unlock(&lock);
+	lock_give(LOCK_FDTAB);
 }
 
 void fdtab_clear_keep(int fd)
 {
-	set_flag(fd, offsetof(struct fdent, keep_ident), false);
-}
-
-void fdtab_set_raw(int fd)
-{
-	set_flag(fd, offsetof(struct fdent, raw), true);
+	lock_take(LOCK_FDTAB);
+	if (ours(fd))
+		tab[fd].keep_ident = false;
+	lock_give(LOCK_FDTAB);
 }
 
 void fdtab_set_attached(int fd, uint32_t handle, pid_t pid,
 			struct wire_shm **shm, int *errfd, struct fdent *out)
 {
-	pthread_mutex_lock(&lock);
-	if (fd >= 0 && (size_t)fd < ntab && tab[fd].backend) {
+	lock_take(LOCK_FDTAB);
+	if (ours(fd)) {
 		struct fdent *e = &tab[fd];
 
 		e->handle = handle;
@@ -152,61 +292,37 @@ void fdtab_set_attached(int fd, uint32_t handle, pid_t pid,
 		}
 		*out = *e;
 	}
-	pthread_mutex_unlock(&lock);
+	lock_give(LOCK_FDTAB);
 }
 
 int fdtab_dup(int oldfd, int newfd)
 {
-	int rc = 0, err = 0;
+	int err = 0;
 
-	if (oldfd < 0 || newfd < 0) {
-		errno = EBADF;
-		return -1;
-	}
-	pthread_mutex_lock(&lock);
-	if ((size_t)oldfd >= ntab || !tab[oldfd].backend)
-		rc = -1, err = EBADF;
-	else if ((size_t)newfd >= ntab && grow((size_t)newfd))
-		rc = -1, err = ENOMEM;
+	if (oldfd < 0 || newfd < 0)
+		return errno = EBADF, -1;
+	lock_take(LOCK_FDTAB);
+	if (!ours(oldfd))
+		err = EBADF;
+	else if (make_room(newfd))
+		err = ENOMEM;
 	else
-		tab[newfd] = tab[oldfd];
-	if (!rc)
-		quick_set(newfd, &tab[newfd]);
-	pthread_mutex_unlock(&lock);
-	if (rc)
+		put(newfd, &tab[oldfd]);	/* the same file: its identity */
+	lock_give(LOCK_FDTAB);
+	if (err)
 		errno = err;
-	return rc;
-}
-
-bool fdtab_drop_if_shared(int fd)
-{
-	bool shared = false;
-
-	pthread_mutex_lock(&lock);
-	if (fd >= 0 && (size_t)fd < ntab && tab[fd].backend &&
-	    (tab[fd].shm || tab[fd].bk)) {
-		for (size_t i = 0; i < ntab && !shared; i++)
-			shared = i != (size_t)fd && tab[i].backend &&
-				 tab[i].shm == tab[fd].shm &&
-				 tab[i].bk == tab[fd].bk;
-		if (shared) {
-			memset(&tab[fd], 0, sizeof(tab[fd]));
-			quick_set(fd, NULL);
-		}
-	}
-	pthread_mutex_unlock(&lock);
-	return shared;
+	return err ? -1 : 0;
 }
 
 int fdtab_next(int from)
 {
 	int fd = -1;
 
-	pthread_mutex_lock(&lock);
+	lock_take(LOCK_FDTAB);
 	for (size_t i = from < 0 ? 0 : (size_t)from; i < ntab && fd < 0; i++)
-		if (tab[i].backend)
+		if (tab[i].kind != FDK_NONE)
 			fd = (int)i;
-	pthread_mutex_unlock(&lock);
+	lock_give(LOCK_FDTAB);
 	return fd;
 }
 
@@ -214,16 +330,16 @@ size_t fdtab_errfds(int *out, size_t max)
 {
 	size_t n = 0;
 
-	pthread_mutex_lock(&lock);
+	lock_take(LOCK_FDTAB);
 	for (size_t i = 0; i < ntab; i++) {
-		int fd = tab[i].bk ? bk_livefd(tab[i].bk) : tab[i].errfd;
+		int fd = tab[i].bk ? tab[i].livefd : tab[i].errfd;
 
-		if (!tab[i].backend || fd < 0)
+		if (tab[i].kind == FDK_NONE || fd < 0)
 			continue;
 		if (n < max)
 			out[n] = fd;
 		n++;
 	}
-	pthread_mutex_unlock(&lock);
+	lock_give(LOCK_FDTAB);
 	return n;
 }

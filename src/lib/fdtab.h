@@ -1,11 +1,30 @@
 /*
- * fdtab - what the library knows about each descriptor it handed out:
- * which backend serves it and, for daemon sockets, the daemon's handle.
- * Indexed by fd; one lock for the whole table (calls are short).
+ * fdtab - the client's one descriptor table: what the library knows about
+ * each descriptor it handed out, for libpingsock and the preload alike.
+ *
+ * Each descriptor has a kind (enum fdkind), kept in an atomic byte that
+ * the hot paths read without a lock (fdtab_kind); the rest of the entry
+ * (struct fdent) is read and written under LOCK_FDTAB.
+ *
+ * An entry also records the identity of the descriptor it was made for
+ * (device and inode, fstat).  A descriptor can be closed and its number
+ * reused behind the library's back (a raw close system call, a
+ * close_range the preload did not see): whenever an entry is looked up
+ * (fdtab_get) that identity is checked, and a stale entry is taken out of
+ * the table.  The same identity recognises copies made behind the
+ * library's back (dup() in a program that uses the library's API):
+ * fdtab_find gives such a copy the entry of the socket it is a copy of.
+ *
+ * Copies (dup) of a socket have entries of their own that share the
+ * socket's resources (a relayed socket's shared page and error
+ * descriptor, a broker socket's state): the number of entries sharing
+ * them is their reference count, so only the last one to go releases
+ * them (fdtab_remove).
  */
 #ifndef PS_FDTAB_H
 #define PS_FDTAB_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -13,40 +32,84 @@
 
 #include "wire/wire.h"
 
-struct bkstate;	/* lib/broker.h */
+struct broker_sock;	/* lib/broker.h */
+
+/* What serves a descriptor (each kind has its operations: backend.h). */
+enum fdkind {
+	FDK_NONE = 0,		/* not the library's */
+	FDK_KERNEL,		/* the kernel's own ping socket */
+	FDK_RELAY,		/* one of pingsockd's relayed sockets */
+	FDK_RAW,		/* a relayed emulation of a raw socket */
+	FDK_BROKER_FRESH,	/* a kernel socket from pingsockd's broker
+				 * mode, not sent on or connected yet */
+	FDK_BROKER,		/* ... used: only close and dup concern us */
+};
+
+/* Every call on it is a request to pingsockd (or a read of its data). */
+static inline bool fdkind_relayed(enum fdkind k)
+{
+	return k == FDK_RELAY || k == FDK_RAW;
+}
+
+static inline bool fdkind_broker(enum fdkind k)
+{
+	return k == FDK_BROKER_FRESH || k == FDK_BROKER;
+}
 
 struct fdent {
-	int backend;		/* enum pingsock_backend_kind */
+	enum fdkind kind;
 	int family;
-	uint32_t handle;	/* daemon socket handle */
+	dev_t dev;		/* identity of the descriptor (fstat) */
+	ino_t ino;
+	uint32_t handle;	/* relayed: the daemon's handle */
 	pid_t attached;		/* process whose connection knows handle */
-	struct wire_shm *shm;	/* the socket's shared state page */
-	int errfd;		/* the socket's error queue (hidden), or -1 */
+	struct wire_shm *shm;	/* relayed: the socket's shared state page */
+	int errfd;		/* relayed: its error queue (hidden), or -1 */
 	bool keep_ident;	/* PINGSOCK_IDENT=keep, first send not yet made */
-	struct bkstate *bk;	/* broker socket: shared by its copies */
-	bool raw;		/* the raw-socket emulation (rawcompat.h) */
+	struct broker_sock *bk;	/* broker: shared by its copies */
+	int livefd;		/* broker: its liveness descriptor, or -1 */
 	bool has_stamp;		/* SIOCGSTAMP: time of the last datagram read */
 	struct timespec stamp;
 };
 
-/*
- * True when every call on fd is the plain libc call (not ours, or a
- * kernel socket with nothing left for the library to do): a lock-free
- * check for the hot paths.  False means "look at the entry".
- */
-bool fdtab_plain(int fd);
-/* A broker socket was used: from now on its calls are plain. */
-void fdtab_set_plain(int fd);
+/* fd's kind, without a lock (FDK_NONE for fd < 0). */
+enum fdkind fdtab_kind(int fd);
 
-/* Copy of the entry for fd; false (and *out zeroed) if fd is not ours. */
-bool fdtab_get(int fd, struct fdent *out);
-int fdtab_set(int fd, const struct fdent *ent);
-void fdtab_clear(int fd);
+/* Are there relayed or broker sockets (whose copies fdtab_find knows)? */
+bool fdtab_has_sockets(void);
+
+/*
+ * A new entry for fd, with the descriptor's identity taken now.  -1 with
+ * errno ENOMEM (or fstat's errno) on failure.
+ */
+int fdtab_add(int fd, struct fdent *ent);
+
+/*
+ * The entry for fd, if it still names the descriptor it was made for:
+ * true and a copy in *out (*out zeroed otherwise).  A stale entry is
+ * taken out; if it was the last holder of its socket's resources it is
+ * copied to *gone for the caller to release (gone->kind is FDK_NONE
+ * when there is nothing to release).
+ */
+bool fdtab_get(int fd, struct fdent *out, struct fdent *gone);
+
+/* fdtab_get, or when fd has no entry but is a copy of a socket that has
+ * one (the same inode), a new entry for it: that socket's. */
+bool fdtab_find(int fd, struct fdent *out, struct fdent *gone);
+
+/*
+ * Take fd's entry out: true if it had one.  *gone as for fdtab_get: the
+ * entry when it was the last holder of its resources.
+ */
+bool fdtab_remove(int fd, struct fdent *gone);
+
+/* A broker socket was used: only close and dup concern the library. */
+void fdtab_set_used(int fd);
+/* fd is another socket now (a broker socket rebound): its identity. */
+void fdtab_renew(int fd);
 void fdtab_set_stamp(int fd, const struct timespec *ts);
 /* The first send is being made: keep_ident no longer applies. */
 void fdtab_clear_keep(int fd);
-/* The daemon's socket is an emulated raw one (PINGSOCK_RAW=echo). */
-void fdtab_set_raw(int fd);
 /*
  * Record a (re)attachment.  The shared page and error descriptor are
  * taken only if the entry has none (*shm and *errfd are then set to

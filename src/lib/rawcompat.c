@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/iov.h"
+
 bool rawc_wanted(int domain, int type, int protocol)
 {
 	int base = type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -18,22 +20,10 @@ bool rawc_wanted(int domain, int type, int protocol)
 	return mode && strcmp(mode, "echo") == 0;
 }
 
-static size_t iov_len(const struct msghdr *msg)
-{
-	size_t t = 0;
-
-	for (size_t i = 0; i < msg->msg_iovlen; i++) {
-		if (msg->msg_iov[i].iov_len > SIZE_MAX - t)
-			return SIZE_MAX;
-		t += msg->msg_iov[i].iov_len;
-	}
-	return t;
-}
-
 int rawc_rx_begin(struct rawc_rx *rx, const struct msghdr *msg,
 		  struct iovec *iov)
 {
-	size_t want = iov_len(msg);
+	size_t want = iov_total(msg->msg_iov, msg->msg_iovlen);
 
 	/* No ICMP message is longer; and the header takes 20 or more of
 	 * the caller's bytes, so this is always enough. */
@@ -85,7 +75,7 @@ ssize_t rawc_rx_end(struct rawc_rx *rx, const struct wire_dgram *dg,
 		icmplen = (size_t)n - sizeof(*dg);
 		got = icmplen < rx->cap ? icmplen : rx->cap;
 		hlen = rawhdr_ipv4(dg, icmplen, hdr);
-		room = iov_len(msg);
+		room = iov_total(msg->msg_iov, msg->msg_iovlen);
 		scatter(msg, 0, hdr, hlen);
 		scatter(msg, hlen, rx->buf, got);
 		*mflags &= ~MSG_TRUNC;
@@ -102,7 +92,7 @@ ssize_t rawc_rx_end(struct rawc_rx *rx, const struct wire_dgram *dg,
 
 long rawc_ret(size_t full, const struct msghdr *msg, int flags)
 {
-	size_t room = iov_len(msg);
+	size_t room = iov_total(msg->msg_iov, msg->msg_iovlen);
 
 	/* raw_recvmsg(), rawv6_recvmsg(): the copied length, or with
 	 * MSG_TRUNC the datagram's own. */

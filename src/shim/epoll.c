@@ -28,7 +28,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -36,9 +35,12 @@
 #include <sys/epoll.h>
 #include <time.h>
 
+#include "lib/backend.h"
+#include "lib/clock.h"
 #include "lib/conn.h"
 #include "lib/errq.h"
 #include "lib/fdtab.h"
+#include "lib/lock.h"
 #include "lib/shimapi.h"
 #include "shim/shim.h"
 
@@ -62,7 +64,7 @@ struct ereg {
 	int out;		/* ... at this index */
 };
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* regs, nregs, wait_gen: under LOCK_SHIM_EPOLL. */
 static struct ereg *regs;
 static size_t nregs;
 static unsigned wait_gen;
@@ -80,10 +82,10 @@ static bool epfd_watched(int epfd)
 	if (epfd < EP_MAP_FDS)
 		return atomic_load_explicit(&watched[epfd],
 					    memory_order_relaxed);
-	pthread_mutex_lock(&lock);
+	lock_take(LOCK_SHIM_EPOLL);
 	for (size_t i = 0; i < nregs && !any; i++)
 		any = regs[i].epfd == epfd;
-	pthread_mutex_unlock(&lock);
+	lock_give(LOCK_SHIM_EPOLL);
 	return any;
 }
 
@@ -134,8 +136,8 @@ static long reg_alloc(void)
 static void reg_free(struct ereg *r)
 {
 	if (r->errdup >= 0) {
-		shim_real.epoll_ctl(r->epfd, EPOLL_CTL_DEL, r->errdup, NULL);
-		shim_real.close(r->errdup);
+		real_epoll_ctl(r->epfd, EPOLL_CTL_DEL, r->errdup, NULL);
+		real_close(r->errdup);
 	}
 	*r = (struct ereg){ .epfd = -1, .fd = -1, .errdup = -1 };
 }
@@ -147,18 +149,15 @@ static uint32_t synth(const struct ereg *r)
 	return pollsynth(&ent, r->events);
 }
 
-static int ctl_add(int epfd, int fd, const struct epoll_event *ev)
+/* Under the lock; ent: fd's entry, looked up before it was taken. */
+static int ctl_add(int epfd, int fd, const struct epoll_event *ev,
+		   const struct fdent *ent)
 {
 	struct epoll_event mine = { .events = ev->events };
-	struct fdent ent;
 	struct ereg *r;
 	int saved;
 	long slot;
 
-	if (!fdtab_get(fd, &ent)) {
-		errno = EBADF;
-		return -1;
-	}
 	slot = reg_alloc();
 	if (slot < 0) {
 		errno = ENOMEM;
@@ -166,24 +165,24 @@ static int ctl_add(int epfd, int fd, const struct epoll_event *ev)
 	}
 	r = &regs[slot];
 	mine.data.u64 = EP_TAG(slot, 0);
-	if (shim_real.epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &mine) < 0)
+	if (real_epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &mine) < 0)
 		return -1;
 	*r = (struct ereg){ .epfd = epfd, .fd = fd, .errdup = -1,
-			    .shm = ent.shm, .events = ev->events,
+			    .shm = ent->shm, .events = ev->events,
 			    .data = ev->data };
-	if (ent.errfd >= 0) {
-		r->errdup = shim_real.fcntl(ent.errfd, F_DUPFD_CLOEXEC,
+	if (ent->errfd >= 0) {
+		r->errdup = real_fcntl(ent->errfd, F_DUPFD_CLOEXEC,
 					    CONN_HIGH_FD);
 		if (r->errdup < 0)
-			r->errdup = shim_real.fcntl(ent.errfd,
+			r->errdup = real_fcntl(ent->errfd,
 						    F_DUPFD_CLOEXEC, 0);
 		mine.events = EPOLLIN | (ev->events & EP_FLAGS);
 		mine.data.u64 = EP_TAG(slot, 1);
 		if (r->errdup < 0 ||
-		    shim_real.epoll_ctl(epfd, EPOLL_CTL_ADD, r->errdup,
+		    real_epoll_ctl(epfd, EPOLL_CTL_ADD, r->errdup,
 					&mine) < 0) {
 			saved = errno;
-			shim_real.epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
+			real_epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
 			reg_free(r);
 			errno = saved;
 			return -1;
@@ -200,11 +199,11 @@ static int ctl_mod(int epfd, int fd, const struct epoll_event *ev)
 
 	if (!r) {
 		/* Not registered through the shim: the kernel's ENOENT. */
-		return shim_real.epoll_ctl(epfd, EPOLL_CTL_MOD, fd,
+		return real_epoll_ctl(epfd, EPOLL_CTL_MOD, fd,
 					   (struct epoll_event *)ev);
 	}
 	mine.data.u64 = EP_TAG(r - regs, 0);
-	if (shim_real.epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &mine) < 0)
+	if (real_epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &mine) < 0)
 		return -1;
 	r->events = ev->events;
 	r->data = ev->data;
@@ -212,7 +211,7 @@ static int ctl_mod(int epfd, int fd, const struct epoll_event *ev)
 	if (r->errdup >= 0) {
 		mine.events = EPOLLIN | (ev->events & EP_FLAGS);
 		mine.data.u64 = EP_TAG(r - regs, 1);
-		shim_real.epoll_ctl(epfd, EPOLL_CTL_MOD, r->errdup, &mine);
+		real_epoll_ctl(epfd, EPOLL_CTL_MOD, r->errdup, &mine);
 	}
 	return 0;
 }
@@ -220,7 +219,7 @@ static int ctl_mod(int epfd, int fd, const struct epoll_event *ev)
 static int ctl_del(int epfd, int fd, struct epoll_event *ev)
 {
 	struct ereg *r = reg_find(epfd, fd);
-	int rc = shim_real.epoll_ctl(epfd, EPOLL_CTL_DEL, fd, ev);
+	int rc = real_epoll_ctl(epfd, EPOLL_CTL_DEL, fd, ev);
 
 	if (r && rc == 0) {
 		reg_free(r);
@@ -232,17 +231,25 @@ static int ctl_del(int epfd, int fd, struct epoll_event *ev)
 
 SHIM_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 {
+	struct fdent ent;
 	int rc;
 
 	shim_init();
-	if (shim_depth || !shim_ours(fd))
-		return shim_real.epoll_ctl(epfd, op, fd, ev);
+	if (!fdkind_relayed(shim_kind(fd)))
+		return real_epoll_ctl(epfd, op, fd, ev);
 	if (!ev && op != EPOLL_CTL_DEL)
-		return shim_real.epoll_ctl(epfd, op, fd, ev);	/* EFAULT */
-	pthread_mutex_lock(&lock);
+		return real_epoll_ctl(epfd, op, fd, ev);	/* EFAULT */
+	/* Before the lock: a stale entry found here is released, which
+	 * takes the lock itself (shim_epoll_forget_sock). */
+	if (op == EPOLL_CTL_ADD) {
+		(void)backend_lookup(fd, &ent);
+		if (!fdkind_relayed(ent.kind))
+			return real_epoll_ctl(epfd, op, fd, ev);
+	}
+	lock_take(LOCK_SHIM_EPOLL);
 	switch (op) {
 	case EPOLL_CTL_ADD:
-		rc = ctl_add(epfd, fd, ev);
+		rc = ctl_add(epfd, fd, ev, &ent);
 		break;
 	case EPOLL_CTL_MOD:
 		rc = ctl_mod(epfd, fd, ev);
@@ -251,10 +258,10 @@ SHIM_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 		rc = ctl_del(epfd, fd, ev);
 		break;
 	default:
-		rc = shim_real.epoll_ctl(epfd, op, fd, ev);	/* EINVAL */
+		rc = real_epoll_ctl(epfd, op, fd, ev);	/* EINVAL */
 		break;
 	}
-	pthread_mutex_unlock(&lock);
+	lock_give(LOCK_SHIM_EPOLL);
 	SHIM_LOGRC(rc, "epoll_ctl(%d, %d, %d)", epfd, op, fd);
 	return rc;
 }
@@ -342,10 +349,7 @@ struct wait_call {
 
 static int64_t now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	return (int64_t)clock_mono_ns();
 }
 
 /* The real call, for what is left of the time (0 when ready is set). */
@@ -362,14 +366,14 @@ static int real_wait(const struct wait_call *w, int epfd,
 	if (w->kind == W_PWAIT2) {
 		ts.tv_sec = left < 0 ? 0 : left / 1000000000;
 		ts.tv_nsec = left < 0 ? 0 : left % 1000000000;
-		return shim_real.epoll_pwait2(epfd, ev, max,
+		return real_epoll_pwait2(epfd, ev, max,
 					      left < 0 ? NULL : &ts, w->mask);
 	}
 	int ms = left < 0 ? -1 : (int)((left + 999999) / 1000000);
 
 	if (w->kind == W_PWAIT)
-		return shim_real.epoll_pwait(epfd, ev, max, ms, w->mask);
-	return shim_real.epoll_wait(epfd, ev, max, ms);
+		return real_epoll_pwait(epfd, ev, max, ms, w->mask);
+	return real_epoll_wait(epfd, ev, max, ms);
 }
 
 static int ours_wait(const struct wait_call *w, int epfd,
@@ -379,15 +383,15 @@ static int ours_wait(const struct wait_call *w, int epfd,
 	int n;
 
 	for (;;) {
-		pthread_mutex_lock(&lock);
+		lock_take(LOCK_SHIM_EPOLL);
 		ready = level_ready(epfd);
-		pthread_mutex_unlock(&lock);
+		lock_give(LOCK_SHIM_EPOLL);
 		n = real_wait(w, epfd, ev, max, ready);
 		if (n < 0)
 			return n;
-		pthread_mutex_lock(&lock);
+		lock_take(LOCK_SHIM_EPOLL);
 		n = translate(epfd, ev, n, max);
-		pthread_mutex_unlock(&lock);
+		lock_give(LOCK_SHIM_EPOLL);
 		/* Only stale wake-ups came: wait on while time is left. */
 		if (n || ready || w->deadline == 0 ||
 		    (w->deadline > 0 && now_ns() >= w->deadline))
@@ -408,8 +412,8 @@ SHIM_EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int ms)
 	int rc;
 
 	shim_init();
-	if (shim_depth || max <= 0 || !epfd_watched(epfd))
-		return shim_real.epoll_wait(epfd, ev, max, ms);
+	if (lock_held() || max <= 0 || !epfd_watched(epfd))
+		return real_epoll_wait(epfd, ev, max, ms);
 	w.deadline = deadline_ms(ms);
 	rc = ours_wait(&w, epfd, ev, max);
 	SHIM_LOGRC(rc, "epoll_wait(%d, %d, %d ms)", epfd, max, ms);
@@ -423,8 +427,8 @@ SHIM_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int ms,
 	int rc;
 
 	shim_init();
-	if (shim_depth || max <= 0 || !epfd_watched(epfd))
-		return shim_real.epoll_pwait(epfd, ev, max, ms, mask);
+	if (lock_held() || max <= 0 || !epfd_watched(epfd))
+		return real_epoll_pwait(epfd, ev, max, ms, mask);
 	w.deadline = deadline_ms(ms);
 	rc = ours_wait(&w, epfd, ev, max);
 	SHIM_LOGRC(rc, "epoll_pwait(%d, %d, %d ms)", epfd, max, ms);
@@ -438,10 +442,10 @@ SHIM_EXPORT int epoll_pwait2(int epfd, struct epoll_event *ev, int max,
 	int rc;
 
 	shim_init();
-	if (shim_depth || max <= 0 || !epfd_watched(epfd) ||
+	if (lock_held() || max <= 0 || !epfd_watched(epfd) ||
 	    !shim_real.epoll_pwait2)
 		return shim_real.epoll_pwait2
-			       ? shim_real.epoll_pwait2(epfd, ev, max, ts, mask)
+			       ? real_epoll_pwait2(epfd, ev, max, ts, mask)
 			       : (errno = ENOSYS, -1);
 	if (ts && (ts->tv_sec < 0 || ts->tv_nsec < 0 ||
 		   ts->tv_nsec >= 1000000000)) {
@@ -460,11 +464,13 @@ SHIM_EXPORT int epoll_pwait2(int epfd, struct epoll_event *ev, int max,
 
 /* ---- forgetting ---- */
 
-void shim_epoll_forget_sock(const struct wire_shm *shm)
+void shim_epoll_forget_sock(const struct fdent *ent)
 {
+	const struct wire_shm *shm = ent->shm;
+
 	if (!shm)
 		return;
-	pthread_mutex_lock(&lock);
+	lock_take(LOCK_SHIM_EPOLL);
 	for (size_t i = 0; i < nregs; i++) {
 		int epfd = regs[i].epfd;
 
@@ -474,7 +480,7 @@ void shim_epoll_forget_sock(const struct wire_shm *shm)
 		if (!epfd_has_regs(epfd))
 			set_watched(epfd, false);
 	}
-	pthread_mutex_unlock(&lock);
+	lock_give(LOCK_SHIM_EPOLL);
 }
 
 bool shim_epoll_is_watched(int epfd)
@@ -484,19 +490,19 @@ bool shim_epoll_is_watched(int epfd)
 
 void shim_epoll_forget_epfd(int epfd)
 {
-	pthread_mutex_lock(&lock);
+	lock_take(LOCK_SHIM_EPOLL);
 	for (size_t i = 0; i < nregs; i++)
 		if (regs[i].epfd == epfd)
 			reg_free(&regs[i]);
 	set_watched(epfd, false);
-	pthread_mutex_unlock(&lock);
+	lock_give(LOCK_SHIM_EPOLL);
 }
 
 size_t shim_epoll_own_fds(int *out, size_t max)
 {
 	size_t n = 0;
 
-	pthread_mutex_lock(&lock);
+	lock_take(LOCK_SHIM_EPOLL);
 	for (size_t i = 0; i < nregs; i++) {
 		if (regs[i].epfd < 0 || regs[i].errdup < 0)
 			continue;
@@ -504,6 +510,6 @@ size_t shim_epoll_own_fds(int *out, size_t max)
 			out[n] = regs[i].errdup;
 		n++;
 	}
-	pthread_mutex_unlock(&lock);
+	lock_give(LOCK_SHIM_EPOLL);
 	return n;
 }

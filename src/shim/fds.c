@@ -31,7 +31,8 @@ static int *own_fds(size_t *count)
 {
 	size_t nerr = fdtab_errfds(NULL, 0);
 	size_t nep = shim_epoll_own_fds(NULL, 0);
-	size_t cap = nerr + nep + 1, n = 0;
+	size_t nconn = conn_fds(NULL, 0);
+	size_t cap = nerr + nep + nconn + 1, n = 0;
 	int *v = malloc(cap * sizeof(*v));
 
 	*count = 0;
@@ -43,9 +44,8 @@ static int *own_fds(size_t *count)
 	size_t m = shim_epoll_own_fds(v + n, nep);
 
 	n += m < nep ? m : nep;
-	v[n] = conn_fd();
-	if (v[n] >= 0)
-		n++;
+	m = conn_fds(v + n, nconn);
+	n += m < nconn ? m : nconn;
 	qsort(v, n, sizeof(*v), cmp_int);
 	*count = n;
 	return v;
@@ -64,14 +64,14 @@ static int close_around(unsigned first, unsigned last, int flags,
 			continue;
 		if (o > last)
 			break;
-		if (o > lo && shim_real.close_range(lo, o - 1, flags) < 0)
+		if (o > lo && real_close_range(lo, o - 1, flags) < 0)
 			return -1;
 		lo = o + 1;
 		if (lo == 0)	/* o was UINT_MAX */
 			return 0;
 	}
 	if (lo <= last)
-		return shim_real.close_range(lo, last, flags);
+		return real_close_range(lo, last, flags);
 	return 0;
 }
 
@@ -81,9 +81,9 @@ SHIM_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
 	int *own, rc;
 
 	shim_init();
-	if (shim_depth || !shim_real.close_range)
+	if (lock_held() || !shim_real.close_range)
 		return shim_real.close_range
-			       ? shim_real.close_range(first, last, flags)
+			       ? real_close_range(first, last, flags)
 			       : (errno = ENOSYS, -1);
 	if (first > last ||
 	    (flags & ~(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC))) {
@@ -95,8 +95,7 @@ SHIM_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
 		int fd = first > INT_MAX ? -1 : fdtab_next((int)first);
 
 		for (; fd >= 0 && (unsigned)fd <= last; fd = fdtab_next(fd + 1))
-			if (shim_kind(fd) != SHIM_NONE)
-				shim_close_ours(fd);
+			shim_close_ours(fd);
 	}
 	rc = close_around(first, last, flags, own, n);
 	free(own);
@@ -108,13 +107,13 @@ SHIM_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
 SHIM_EXPORT void closefrom(int lowfd)
 {
 	shim_init();
-	if (shim_depth) {
-		shim_real.closefrom(lowfd);
+	if (lock_held()) {
+		real_closefrom(lowfd);
 		return;
 	}
 	if (close_range(lowfd < 0 ? 0 : (unsigned)lowfd, ~0U, 0) == 0)
 		return;
 	/* No close_range in this kernel: libc's own fallback, which cannot
 	 * spare the library's descriptors. */
-	shim_real.closefrom(lowfd);
+	real_closefrom(lowfd);
 }

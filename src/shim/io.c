@@ -1,7 +1,7 @@
 /*
  * io - the interposed socket calls.  Each one: bind the real functions,
- * then, inside the library (shim_depth) or for any fd that is not one of
- * pingsockd's sockets, the libc call itself; otherwise the pingsock_ call.
+ * then, for a descriptor the library does not serve (shim_kind), the
+ * libc call itself; otherwise the pingsock_ call.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,23 +14,24 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/backend.h"
+#include "lib/clock.h"
 #include "lib/broker.h"
 #include "lib/fdtab.h"
-#include "lib/rawcompat.h"
 #include "lib/shimapi.h"
 #include "pingsock.h"
 #include "shim/shim.h"
 
 #define SHIM_EXPORT __attribute__((visibility("default")))
 
-/* Not a relayed socket (or inside the library): straight to libc. */
-#define PASS(fd) (shim_init(), shim_depth || !shim_ours(fd))
+/* Not a relayed socket: straight to libc. */
+#define PASS(fd) (shim_init(), !fdkind_relayed(shim_kind(fd)))
 /* Neither a relayed socket nor a fresh broker one: straight to libc. */
-#define PASS_FRESH(fd, k) \
-	(shim_init(), shim_depth || \
-	 ((k) = shim_kind(fd)) == SHIM_NONE || (k) == SHIM_BROKER)
-/* Nothing the shim handed out: straight to libc. */
-#define PASS_ANY(fd) (shim_init(), shim_depth || shim_kind(fd) == SHIM_NONE)
+#define PASS_FRESH(fd) \
+	(shim_init(), !fdkind_relayed(shim_kind(fd)) && \
+		      shim_kind(fd) != FDK_BROKER_FRESH)
+/* Nothing the library handed out: straight to libc. */
+#define PASS_ANY(fd) (shim_init(), shim_kind(fd) == FDK_NONE)
 
 /*
  * A send or connect: true when it goes straight to libc, which it does
@@ -40,19 +41,16 @@
 static bool pass_send(int fd, const struct iovec *iov, size_t niov,
 		      bool reaches)
 {
-	enum shim_kind k;
+	enum fdkind k;
+	struct fdent e;
 
 	shim_init();
-	if (shim_depth)
-		return true;
 	k = shim_kind(fd);
-	if (k == SHIM_FRESH && reaches) {
-		SHIM_ENTER();
-		bk_use_fd(fd, iov, niov);
-		SHIM_LEAVE();
-		shim_settle(fd);
+	if (k == FDK_BROKER_FRESH && reaches) {
+		(void)backend_lookup(fd, &e);	/* (a stale entry goes) */
+		broker_use(fd, &e, iov, niov);
 	}
-	return k != SHIM_DAEMON;
+	return !fdkind_relayed(k);
 }
 
 /* sendmmsg(): its first message is the one that would bind the socket. */
@@ -61,7 +59,7 @@ static bool pass_send_mmsg(int fd, const struct mmsghdr *vec, unsigned vlen)
 	const struct msghdr *m = vlen && vec ? &vec[0].msg_hdr : NULL;
 
 	return pass_send(fd, m ? m->msg_iov : NULL, m ? m->msg_iovlen : 0,
-			 m && bk_msg_reaches(m));
+			 m && broker_msg_reaches(m));
 }
 
 static bool pass_send1(int fd, const void *buf, size_t len, bool reaches)
@@ -71,65 +69,34 @@ static bool pass_send1(int fd, const void *buf, size_t len, bool reaches)
 	return pass_send(fd, &iov, 1, reaches);
 }
 
-static bool shimmed_kind(int domain, int type, int protocol)
-{
-	int base = type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
-
-	return base == SOCK_DGRAM &&
-	       ((domain == AF_INET && protocol == IPPROTO_ICMP) ||
-		(domain == AF_INET6 && protocol == IPPROTO_ICMPV6));
-}
-
 SHIM_EXPORT int socket(int domain, int type, int protocol)
 {
-	const char *mode;
-	bool raw;
 	int fd;
 
 	shim_init();
-	if (shim_depth)
-		return shim_real.socket(domain, type, protocol);
-	raw = rawc_wanted(domain, type, protocol);	/* PINGSOCK_RAW=echo */
-	if (!raw && !shimmed_kind(domain, type, protocol))
-		return shim_real.socket(domain, type, protocol);
-	mode = secure_getenv("PINGSOCK_BACKEND");
-	if (!mode || !*mode || strcmp(mode, "auto") == 0 ||
-	    strcmp(mode, "kernel") == 0) {
-		/* The kernel's socket whenever it gives one; its answer
-		 * stands for anything but "you may not". */
-		fd = shim_real.socket(domain, type, protocol);
-		if (fd >= 0 || (mode && strcmp(mode, "kernel") == 0) ||
-		    (errno != EACCES && errno != EPROTONOSUPPORT &&
-		     !(raw && errno == EPERM)))
-			return fd;
-	}
-	/* auto after the kernel's refusal, daemon, or a bad value (the
-	 * library's EINVAL). */
-	SHIM_ENTER();
+	if (lock_held() || !backend_serves(domain, type, protocol))
+		return real_socket(domain, type, protocol);
+	/* The library's choice, with its one rule for when the kernel's
+	 * refusal sends the socket to pingsockd (backend.h). */
 	fd = pingsock_socket(domain, type, protocol);
-	if (fd >= 0 && pingsock_backend(fd) == PINGSOCK_BACKEND_KERNEL)
-		fdtab_clear(fd);	/* the kernel's after all: not ours */
-	else if (fd >= 0)
-		shim_settle(fd);
-	SHIM_LEAVE();
+	if (fd >= 0 && fdtab_kind(fd) == FDK_KERNEL) {
+		/* The kernel's own: nothing for the shim to do on it. */
+		fdtab_remove(fd, NULL);
+		return fd;
+	}
 	SHIM_LOGRC(fd, "socket(%d, %#x, %d)%s", domain, type, protocol,
-		   fd < 0 ? "" : shim_kind(fd) == SHIM_DAEMON
+		   fd < 0 ? "" : fdkind_relayed(fdtab_kind(fd))
 				 ? " [pingsockd]" : " [pingsockd broker]");
 	return fd;
 }
 
 SHIM_EXPORT int bind(int fd, __CONST_SOCKADDR_ARG addr, socklen_t len)
 {
-	enum shim_kind k = SHIM_NONE;
 	int rc;
 
-	if (PASS_FRESH(fd, k))
-		return shim_real.bind(fd, addr, len);
-	SHIM_ENTER();
+	if (PASS_FRESH(fd))
+		return real_bind(fd, addr, len);
 	rc = pingsock_bind(fd, addr.__sockaddr__, len);
-	SHIM_LEAVE();
-	if (k == SHIM_FRESH)
-		shim_settle(fd);
 	SHIM_LOGRC(rc, "bind(%d, %u)", fd, (unsigned)len);
 	return rc;
 }
@@ -138,11 +105,9 @@ SHIM_EXPORT int connect(int fd, __CONST_SOCKADDR_ARG addr, socklen_t len)
 {
 	int rc;
 
-	if (pass_send(fd, NULL, 0, bk_connect_reaches(addr.__sockaddr__, len)))
-		return shim_real.connect(fd, addr, len);
-	SHIM_ENTER();
+	if (pass_send(fd, NULL, 0, broker_connect_reaches(addr.__sockaddr__, len)))
+		return real_connect(fd, addr, len);
 	rc = pingsock_connect(fd, addr.__sockaddr__, len);
-	SHIM_LEAVE();
 	SHIM_LOGRC(rc, "connect(%d, %u)", fd, (unsigned)len);
 	return rc;
 }
@@ -152,10 +117,8 @@ SHIM_EXPORT ssize_t send(int fd, const void *buf, size_t len, int flags)
 	ssize_t rc;
 
 	if (pass_send1(fd, buf, len, true))
-		return shim_real.send(fd, buf, len, flags);
-	SHIM_ENTER();
+		return real_send(fd, buf, len, flags);
 	rc = pingsock_send(fd, buf, len, flags);
-	SHIM_LEAVE();
 	SHIM_LOGRC(rc, "send(%d, %zu, %#x)", fd, len, flags);
 	return rc;
 }
@@ -165,11 +128,9 @@ SHIM_EXPORT ssize_t sendto(int fd, const void *buf, size_t len, int flags,
 {
 	ssize_t rc;
 
-	if (pass_send1(fd, buf, len, bk_send_reaches(dst.__sockaddr__, dstlen)))
-		return shim_real.sendto(fd, buf, len, flags, dst, dstlen);
-	SHIM_ENTER();
+	if (pass_send1(fd, buf, len, broker_send_reaches(dst.__sockaddr__, dstlen)))
+		return real_sendto(fd, buf, len, flags, dst, dstlen);
 	rc = pingsock_sendto(fd, buf, len, flags, dst.__sockaddr__, dstlen);
-	SHIM_LEAVE();
 	SHIM_LOGRC(rc, "sendto(%d, %zu, %#x, %u)", fd, len, flags,
 		   (unsigned)dstlen);
 	return rc;
@@ -180,11 +141,9 @@ SHIM_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 	ssize_t rc;
 
 	if (pass_send(fd, msg ? msg->msg_iov : NULL, msg ? msg->msg_iovlen : 0,
-		      bk_msg_reaches(msg)))
-		return shim_real.sendmsg(fd, msg, flags);
-	SHIM_ENTER();
+		      broker_msg_reaches(msg)))
+		return real_sendmsg(fd, msg, flags);
 	rc = pingsock_sendmsg(fd, msg, flags);
-	SHIM_LEAVE();
 	SHIM_LOGRC(rc, "sendmsg(%d, %#x)", fd, flags);
 	return rc;
 }
@@ -194,10 +153,8 @@ SHIM_EXPORT ssize_t recv(int fd, void *buf, size_t len, int flags)
 	ssize_t rc;
 
 	if (PASS(fd))
-		return shim_real.recv(fd, buf, len, flags);
-	SHIM_ENTER();
+		return real_recv(fd, buf, len, flags);
 	rc = pingsock_recv(fd, buf, len, flags);
-	SHIM_LEAVE();
 	SHIM_LOGRC(rc, "recv(%d, %zu, %#x)", fd, len, flags);
 	return rc;
 }
@@ -209,10 +166,8 @@ SHIM_EXPORT ssize_t recvfrom(int fd, void *__restrict buf, size_t len,
 	ssize_t rc;
 
 	if (PASS(fd))
-		return shim_real.recvfrom(fd, buf, len, flags, src, srclen);
-	SHIM_ENTER();
+		return real_recvfrom(fd, buf, len, flags, src, srclen);
 	rc = pingsock_recvfrom(fd, buf, len, flags, src.__sockaddr__, srclen);
-	SHIM_LEAVE();
 	SHIM_LOGRC(rc, "recvfrom(%d, %zu, %#x)", fd, len, flags);
 	return rc;
 }
@@ -221,11 +176,9 @@ SHIM_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 {
 	ssize_t rc;
 
-	if (PASS(fd))	/* the library's own reads: wait.c */
-		return shim_lib_recvmsg(fd, msg, flags);
-	SHIM_ENTER();
+	if (PASS(fd))
+		return real_recvmsg(fd, msg, flags);
 	rc = pingsock_recvmsg(fd, msg, flags);
-	SHIM_LEAVE();
 	SHIM_LOGRC(rc, "recvmsg(%d, %#x)", fd, flags);
 	return rc;
 }
@@ -246,10 +199,9 @@ SHIM_EXPORT int sendmmsg(int fd, struct mmsghdr *vec, unsigned int vlen,
 	unsigned int i;
 
 	if (pass_send_mmsg(fd, vec, vlen))
-		return shim_real.sendmmsg(fd, vec, vlen, flags);
+		return real_sendmmsg(fd, vec, vlen, flags);
 	if (vlen > SHIM_MMSG_MAX)
 		vlen = SHIM_MMSG_MAX;
-	SHIM_ENTER();
 	for (i = 0; i < vlen; i++) {
 		ssize_t n = pingsock_sendmsg(fd, &vec[i].msg_hdr, flags);
 
@@ -257,47 +209,41 @@ SHIM_EXPORT int sendmmsg(int fd, struct mmsghdr *vec, unsigned int vlen,
 			break;
 		vec[i].msg_len = (unsigned int)n;
 	}
-	SHIM_LEAVE();
 	SHIM_LOGRC(i || vlen == 0 ? (long)i : -1L, "sendmmsg(%d, %u, %#x)",
 		   fd, vlen, flags);
 	return i || vlen == 0 ? (int)i : -1;
 }
 
-static bool past(const struct timespec *end)
-{
-	struct timespec now;
 
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return now.tv_sec > end->tv_sec ||
-	       (now.tv_sec == end->tv_sec && now.tv_nsec >= end->tv_nsec);
+/* Now plus tmo (valid, >= 0) in CLOCK_MONOTONIC ns; saturates, as the
+ * kernel's conversion does, rather than wrap for an enormous tv_sec. */
+static uint64_t deadline_ns(const struct timespec *tmo)
+{
+	uint64_t now = clock_mono_ns(), sec = (uint64_t)tmo->tv_sec;
+
+	if (sec >= (UINT64_MAX - now) / 1000000000u - 1)
+		return UINT64_MAX;
+	return now + sec * 1000000000u + (uint64_t)tmo->tv_nsec;
 }
 
 SHIM_EXPORT int recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen,
 			 int flags, struct timespec *tmo)
 {
-	struct timespec end;
+	uint64_t end = 0;	/* CLOCK_MONOTONIC ns */
 	unsigned int i;
 	int f = flags & ~MSG_WAITFORONE;
 
 	if (PASS(fd))
-		return shim_real.recvmmsg(fd, vec, vlen, flags, tmo);
+		return real_recvmmsg(fd, vec, vlen, flags, tmo);
 	if (tmo && (tmo->tv_sec < 0 || tmo->tv_nsec < 0 ||
 		    tmo->tv_nsec >= 1000000000)) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (tmo) {
-		clock_gettime(CLOCK_MONOTONIC, &end);
-		end.tv_sec += tmo->tv_sec;
-		end.tv_nsec += tmo->tv_nsec;
-		if (end.tv_nsec >= 1000000000) {
-			end.tv_sec++;
-			end.tv_nsec -= 1000000000;
-		}
-	}
+	if (tmo)
+		end = deadline_ns(tmo);
 	if (vlen > SHIM_MMSG_MAX)
 		vlen = SHIM_MMSG_MAX;
-	SHIM_ENTER();
 	for (i = 0; i < vlen; i++) {
 		ssize_t n = pingsock_recvmsg(fd, &vec[i].msg_hdr, f);
 
@@ -306,27 +252,17 @@ SHIM_EXPORT int recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen,
 		vec[i].msg_len = (unsigned int)n;
 		if (flags & MSG_WAITFORONE)
 			f |= MSG_DONTWAIT;
-		if (tmo && past(&end))
+		if (tmo && clock_mono_ns() >= end)
 			break;
 		if (vec[i].msg_hdr.msg_flags & MSG_OOB)
 			break;
 	}
-	SHIM_LEAVE();
 	if (tmo && i > 0) {
 		/* What is left of the timeout, as the kernel writes back. */
-		struct timespec now;
+		uint64_t now = clock_mono_ns(), left = now < end ? end - now : 0;
 
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (past(&end)) {
-			tmo->tv_sec = tmo->tv_nsec = 0;
-		} else {
-			tmo->tv_sec = end.tv_sec - now.tv_sec;
-			tmo->tv_nsec = end.tv_nsec - now.tv_nsec;
-			if (tmo->tv_nsec < 0) {
-				tmo->tv_sec--;
-				tmo->tv_nsec += 1000000000;
-			}
-		}
+		tmo->tv_sec = (time_t)(left / 1000000000u);
+		tmo->tv_nsec = (long)(left % 1000000000u);
 	}
 	SHIM_LOGRC(i || vlen == 0 ? (long)i : -1L, "recvmmsg(%d, %u, %#x)",
 		   fd, vlen, flags);
@@ -339,10 +275,8 @@ SHIM_EXPORT ssize_t read(int fd, void *buf, size_t len)
 	ssize_t rc;
 
 	if (PASS(fd))
-		return shim_real.read(fd, buf, len);
-	SHIM_ENTER();
+		return real_read(fd, buf, len);
 	rc = pingsock_recv(fd, buf, len, 0);
-	SHIM_LEAVE();
 	SHIM_LOGRC(rc, "read(%d, %zu)", fd, len);
 	return rc;
 }
@@ -352,10 +286,8 @@ SHIM_EXPORT ssize_t write(int fd, const void *buf, size_t len)
 	ssize_t rc;
 
 	if (pass_send1(fd, buf, len, true))
-		return shim_real.write(fd, buf, len);
-	SHIM_ENTER();
+		return real_write(fd, buf, len);
 	rc = pingsock_send(fd, buf, len, 0);
-	SHIM_LEAVE();
 	SHIM_LOGRC(rc, "write(%d, %zu)", fd, len);
 	return rc;
 }
@@ -370,7 +302,7 @@ ssize_t __recvfrom_chk(int fd, void *buf, size_t len, size_t buflen,
 SHIM_EXPORT ssize_t __read_chk(int fd, void *buf, size_t len, size_t buflen)
 {
 	if (PASS(fd))
-		return shim_real.read_chk(fd, buf, len, buflen);
+		return real_read_chk(fd, buf, len, buflen);
 	if (len > buflen)
 		__chk_fail();
 	return read(fd, buf, len);
@@ -380,7 +312,7 @@ SHIM_EXPORT ssize_t __recv_chk(int fd, void *buf, size_t len, size_t buflen,
 			       int flags)
 {
 	if (PASS(fd))
-		return shim_real.recv_chk(fd, buf, len, buflen, flags);
+		return real_recv_chk(fd, buf, len, buflen, flags);
 	if (len > buflen)
 		__chk_fail();
 	return recv(fd, buf, len, flags);
@@ -391,7 +323,7 @@ SHIM_EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t len,
 				   struct sockaddr *src, socklen_t *srclen)
 {
 	if (PASS(fd))
-		return shim_real.recvfrom_chk(fd, buf, len, buflen, flags, src,
+		return real_recvfrom_chk(fd, buf, len, buflen, flags, src,
 					      srclen);
 	if (len > buflen)
 		__chk_fail();
@@ -401,14 +333,11 @@ SHIM_EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t len,
 SHIM_EXPORT int getsockname(int fd, __SOCKADDR_ARG addr,
 			    socklen_t *__restrict len)
 {
-	enum shim_kind k = SHIM_NONE;
 	int rc;
 
-	if (PASS_FRESH(fd, k))
-		return shim_real.getsockname(fd, addr, len);
-	SHIM_ENTER();
+	if (PASS_FRESH(fd))
+		return real_getsockname(fd, addr, len);
 	rc = pingsock_getsockname(fd, addr.__sockaddr__, len);
-	SHIM_LEAVE();
 	SHIM_LOGRC(rc, "getsockname(%d)", fd);
 	return rc;
 }
@@ -419,10 +348,8 @@ SHIM_EXPORT int getpeername(int fd, __SOCKADDR_ARG addr,
 	int rc;
 
 	if (PASS(fd))
-		return shim_real.getpeername(fd, addr, len);
-	SHIM_ENTER();
+		return real_getpeername(fd, addr, len);
 	rc = pingsock_getpeername(fd, addr.__sockaddr__, len);
-	SHIM_LEAVE();
 	SHIM_LOGRC(rc, "getpeername(%d)", fd);
 	return rc;
 }
@@ -430,14 +357,11 @@ SHIM_EXPORT int getpeername(int fd, __SOCKADDR_ARG addr,
 SHIM_EXPORT int setsockopt(int fd, int level, int name, const void *val,
 			   socklen_t len)
 {
-	enum shim_kind k = SHIM_NONE;
 	int rc;
 
-	if (PASS_FRESH(fd, k))
-		return shim_real.setsockopt(fd, level, name, val, len);
-	SHIM_ENTER();
+	if (PASS_FRESH(fd))
+		return real_setsockopt(fd, level, name, val, len);
 	rc = pingsock_setsockopt(fd, level, name, val, len);
-	SHIM_LEAVE();
 	SHIM_LOGRC(rc, "setsockopt(%d, %d, %d, %u)", fd, level, name,
 		   (unsigned)len);
 	return rc;
@@ -450,11 +374,9 @@ SHIM_EXPORT int getsockopt(int fd, int level, int name, void *__restrict val,
 
 	/* IPV6_V6ONLY of a broker socket is the library's (lib/broker.c). */
 	if (PASS(fd) && !(level == SOL_IPV6 && name == IPV6_V6ONLY &&
-			  !shim_depth && shim_kind(fd) != SHIM_NONE))
-		return shim_real.getsockopt(fd, level, name, val, len);
-	SHIM_ENTER();
+			  shim_kind(fd) != FDK_NONE))
+		return real_getsockopt(fd, level, name, val, len);
 	rc = pingsock_getsockopt(fd, level, name, val, len);
-	SHIM_LEAVE();
 	SHIM_LOGRC(rc, "getsockopt(%d, %d, %d)", fd, level, name);
 	return rc;
 }
@@ -469,31 +391,18 @@ SHIM_EXPORT int ioctl(int fd, unsigned long request, ...)
 	arg = va_arg(ap, void *);
 	va_end(ap);
 	if (PASS(fd))
-		return shim_real.ioctl(fd, request, arg);
-	SHIM_ENTER();
+		return real_ioctl(fd, request, arg);
 	rc = pingsock_ioctl(fd, request, arg);
-	SHIM_LEAVE();
 	SHIM_LOGRC(rc, "ioctl(%d, %#lx)", fd, request);
 	return rc;
 }
 
 int shim_close_ours(int fd)
 {
-	struct fdent ent;
-	int rc;
+	/* The last copy releases the socket, its epoll registrations
+	 * first (backend_on_release). */
+	int rc = pingsock_close(fd);
 
-	shim_mark(fd, false);
-	SHIM_ENTER();
-	if (fdtab_drop_if_shared(fd)) {
-		rc = shim_real.close(fd);	/* another copy lives on */
-	} else {
-		/* Its epoll registrations go first: a wait in another
-		 * thread must not read the shared page once unmapped. */
-		if (fdtab_get(fd, &ent))
-			shim_epoll_forget_sock(ent.shm);
-		rc = pingsock_close(fd);
-	}
-	SHIM_LEAVE();
 	SHIM_LOGRC(rc, "close(%d)", fd);
 	return rc;
 }
@@ -501,9 +410,9 @@ int shim_close_ours(int fd)
 SHIM_EXPORT int close(int fd)
 {
 	if (PASS_ANY(fd)) {
-		if (!shim_depth && shim_epoll_is_watched(fd))
+		if (!lock_held() && shim_epoll_is_watched(fd))
 			shim_epoll_forget_epfd(fd);
-		return shim_real.close(fd);
+		return real_close(fd);
 	}
 	return shim_close_ours(fd);
 }
@@ -519,12 +428,11 @@ static int adopt(int fd, int newfd, const char *what)
 	}
 	if (fdtab_dup(fd, newfd) < 0) {
 		saved = errno;
-		shim_real.close(newfd);
+		real_close(newfd);
 		errno = saved;
 		SHIM_LOGRC(-1, "%s(%d)", what, fd);
 		return -1;
 	}
-	shim_set_kind(newfd, shim_kind(fd));
 	SHIM_LOGRC(newfd, "%s(%d)", what, fd);
 	return newfd;
 }
@@ -571,8 +479,8 @@ SHIM_EXPORT int fcntl64(int fd, int cmd, ...)
 SHIM_EXPORT int dup(int fd)
 {
 	if (PASS_ANY(fd))
-		return shim_real.dup(fd);
-	return adopt(fd, shim_real.dup(fd), "dup");
+		return real_dup(fd);
+	return adopt(fd, real_dup(fd), "dup");
 }
 
 /*
@@ -585,20 +493,17 @@ static int dup_onto(int oldfd, int newfd, int flags, bool three)
 	int rc;
 
 	shim_init();
-	if (shim_depth)
-		return three ? shim_real.dup3(oldfd, newfd, flags)
-			     : shim_real.dup2(oldfd, newfd);
-	old_ours = shim_kind(oldfd) != SHIM_NONE;
-	new_ours = shim_kind(newfd) != SHIM_NONE;
+	old_ours = shim_kind(oldfd) != FDK_NONE;
+	new_ours = shim_kind(newfd) != FDK_NONE;
 	if (!old_ours && !new_ours)
-		return three ? shim_real.dup3(oldfd, newfd, flags)
-			     : shim_real.dup2(oldfd, newfd);
+		return three ? real_dup3(oldfd, newfd, flags)
+			     : real_dup2(oldfd, newfd);
 	if (oldfd == newfd)
-		return three ? shim_real.dup3(oldfd, newfd, flags)
-			     : shim_real.dup2(oldfd, newfd);
+		return three ? real_dup3(oldfd, newfd, flags)
+			     : real_dup2(oldfd, newfd);
 	if (new_ours) {
 		/* Fail as the kernel would before touching newfd. */
-		if (shim_real.fcntl(oldfd, F_GETFD) < 0 ||
+		if (real_fcntl(oldfd, F_GETFD) < 0 ||
 		    (three && (flags & ~O_CLOEXEC))) {
 			if (three && (flags & ~O_CLOEXEC))
 				errno = EINVAL;
@@ -606,8 +511,8 @@ static int dup_onto(int oldfd, int newfd, int flags, bool three)
 		}
 		shim_close_ours(newfd);
 	}
-	rc = three ? shim_real.dup3(oldfd, newfd, flags)
-		   : shim_real.dup2(oldfd, newfd);
+	rc = three ? real_dup3(oldfd, newfd, flags)
+		   : real_dup2(oldfd, newfd);
 	if (!old_ours || rc < 0) {
 		SHIM_LOGRC(rc, "dup%c(%d, %d)", three ? '3' : '2', oldfd,
 			   newfd);
@@ -631,10 +536,8 @@ SHIM_EXPORT int shutdown(int fd, int how)
 	int rc;
 
 	if (PASS(fd))
-		return shim_real.shutdown(fd, how);
-	SHIM_ENTER();
+		return real_shutdown(fd, how);
 	rc = pingsock_shutdown(fd, how);
-	SHIM_LEAVE();
 	SHIM_LOGRC(rc, "shutdown(%d, %d)", fd, how);
 	return rc;
 }

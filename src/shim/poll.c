@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "lib/clock.h"
 #include "pingsock.h"
 #include "shim/shim.h"
 
@@ -28,7 +29,7 @@
 static bool any_ours(const struct pollfd *fds, nfds_t n)
 {
 	for (nfds_t i = 0; i < n; i++)
-		if (shim_ours(fds[i].fd))
+		if (fdkind_relayed(shim_kind(fds[i].fd)))
 			return true;
 	return false;
 }
@@ -41,9 +42,7 @@ static int ours_poll(struct pollfd *fds, nfds_t n, int timeout_ms,
 
 	if (mask)
 		pthread_sigmask(SIG_SETMASK, mask, &old);
-	SHIM_ENTER();
 	rc = pingsock_poll(fds, n, timeout_ms);
-	SHIM_LEAVE();
 	if (mask) {
 		saved = errno;
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -56,8 +55,8 @@ static int ours_poll(struct pollfd *fds, nfds_t n, int timeout_ms,
 SHIM_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
 {
 	shim_init();
-	if (shim_depth || !any_ours(fds, n))
-		return shim_real.poll(fds, n, timeout);
+	if (!any_ours(fds, n))
+		return real_poll(fds, n, timeout);
 	return ours_poll(fds, n, timeout, NULL);
 }
 
@@ -90,8 +89,8 @@ SHIM_EXPORT int ppoll(struct pollfd *fds, nfds_t n,
 	int ms;
 
 	shim_init();
-	if (shim_depth || !any_ours(fds, n))
-		return shim_real.ppoll(fds, n, ts, mask);
+	if (!any_ours(fds, n))
+		return real_ppoll(fds, n, ts, mask);
 	ms = ts_to_ms(ts);
 	if (ms == -2) {
 		errno = EINVAL;
@@ -108,17 +107,15 @@ static bool sets_have_ours(int nfds, fd_set *r, fd_set *w, fd_set *e)
 {
 	for (int fd = 0; fd < nfds && fd < FD_SETSIZE; fd++)
 		if (((r && FD_ISSET(fd, r)) || (w && FD_ISSET(fd, w)) ||
-		     (e && FD_ISSET(fd, e))) && shim_ours(fd))
+		     (e && FD_ISSET(fd, e))) &&
+		    fdkind_relayed(shim_kind(fd)))
 			return true;
 	return false;
 }
 
 static int64_t mono_us(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+	return (int64_t)(clock_mono_ns() / 1000);
 }
 
 /* select over pingsock_poll; timeout in ms (-1: none). */
@@ -194,8 +191,8 @@ SHIM_EXPORT int select(int nfds, fd_set *__restrict r, fd_set *__restrict w,
 	int ms = -1, rc;
 
 	shim_init();
-	if (shim_depth || !sets_have_ours(nfds, r, w, e))
-		return shim_real.select(nfds, r, w, e, tv);
+	if (!sets_have_ours(nfds, r, w, e))
+		return real_select(nfds, r, w, e, tv);
 	if (tv) {
 		if (tv->tv_sec < 0 || tv->tv_usec < 0) {
 			errno = EINVAL;
@@ -230,8 +227,8 @@ SHIM_EXPORT int pselect(int nfds, fd_set *__restrict r, fd_set *__restrict w,
 	int ms;
 
 	shim_init();
-	if (shim_depth || !sets_have_ours(nfds, r, w, e))
-		return shim_real.pselect(nfds, r, w, e, ts, mask);
+	if (!sets_have_ours(nfds, r, w, e))
+		return real_pselect(nfds, r, w, e, ts, mask);
 	ms = ts_to_ms(ts);
 	if (ms == -2) {
 		errno = EINVAL;

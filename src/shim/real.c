@@ -1,27 +1,51 @@
-/* real - the libc functions behind the shim, the fd map, the debug log. */
+/* real - the libc functions behind the shim, the debug log. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/broker.h"
-#include "lib/fdtab.h"
-#include "pingsock.h"
+#include "lib/backend.h"
+#include "lib/sys.h"
 #include "shim/shim.h"
 
 struct shim_real shim_real;
-__thread int shim_depth __attribute__((tls_model("initial-exec")));
 bool shim_debug;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 #define BIND(field, name) \
 	(*(void **)&shim_real.field = dlsym(RTLD_NEXT, name))
+
+/*
+ * The library's system calls (lib/sys.h) are the real ones too: inside
+ * this object libc's bare names are the shim's.
+ */
+static void point_sys(void)
+{
+	sys.socket = shim_real.socket;
+	sys.bind = shim_real.bind;
+	sys.connect = shim_real.connect;
+	sys.send = shim_real.send;
+	sys.sendto = shim_real.sendto;
+	sys.sendmsg = shim_real.sendmsg;
+	sys.recv = shim_real.recv;
+	sys.recvfrom = shim_real.recvfrom;
+	sys.recvmsg = shim_real.recvmsg;
+	sys.getsockname = shim_real.getsockname;
+	sys.getpeername = shim_real.getpeername;
+	sys.setsockopt = shim_real.setsockopt;
+	sys.getsockopt = shim_real.getsockopt;
+	sys.ioctl = shim_real.ioctl;
+	sys.fcntl = shim_real.fcntl;
+	sys.close = shim_real.close;
+	sys.dup3 = shim_real.dup3;
+	sys.shutdown = shim_real.shutdown;
+	sys.poll = shim_real.poll;
+}
 
 static void bind_all(void)
 {
@@ -69,6 +93,10 @@ static void bind_all(void)
 	if (!shim_real.fcntl64)
 		shim_real.fcntl64 = shim_real.fcntl;
 	shim_debug = d && *d && strcmp(d, "0") != 0;
+	point_sys();
+	/* A socket's last entry may go in any call (closed, or found stale):
+	 * its epoll registrations go with it, before its page is unmapped. */
+	backend_on_release(shim_epoll_forget_sock);
 }
 
 void shim_init(void)
@@ -76,55 +104,10 @@ void shim_init(void)
 	pthread_once(&once, bind_all);
 }
 
-/* Daemon sockets among the low descriptors: one byte each. */
-#define SHIM_MAP_FDS 65536
-static _Atomic unsigned char map[SHIM_MAP_FDS];
-
-static enum shim_kind kind_of(const struct fdent *ent)
+/* Bound when the object is loaded, before the program's first call. */
+__attribute__((constructor)) static void shim_load(void)
 {
-	if (ent->backend == PINGSOCK_BACKEND_DAEMON)
-		return SHIM_DAEMON;
-	if (ent->backend == PINGSOCK_BACKEND_BROKER)
-		return bk_fresh(ent) ? SHIM_FRESH : SHIM_BROKER;
-	return SHIM_NONE;
-}
-
-enum shim_kind shim_kind(int fd)
-{
-	struct fdent ent;
-
-	if (fd < 0)
-		return SHIM_NONE;
-	if (fd < SHIM_MAP_FDS)
-		return (enum shim_kind)atomic_load_explicit(
-			&map[fd], memory_order_relaxed);
-	fdtab_get(fd, &ent);
-	return kind_of(&ent);
-}
-
-void shim_set_kind(int fd, enum shim_kind k)
-{
-	if (fd >= 0 && fd < SHIM_MAP_FDS)
-		atomic_store_explicit(&map[fd], (unsigned char)k,
-				      memory_order_relaxed);
-}
-
-void shim_settle(int fd)
-{
-	struct fdent ent;
-
-	fdtab_get(fd, &ent);
-	shim_set_kind(fd, kind_of(&ent));
-}
-
-bool shim_ours(int fd)
-{
-	return shim_kind(fd) == SHIM_DAEMON;
-}
-
-void shim_mark(int fd, bool ours)
-{
-	shim_set_kind(fd, ours ? SHIM_DAEMON : SHIM_NONE);
+	shim_init();
 }
 
 const char *shim_errstr(void)
@@ -154,6 +137,6 @@ void shim_log(const char *fmt, ...)
 		n = (int)sizeof(buf) - 2;
 	buf[n++] = '\n';
 	if (shim_real.write)
-		(void)!shim_real.write(2, buf, (size_t)n);
+		(void)!real_write(2, buf, (size_t)n);
 	errno = saved;
 }

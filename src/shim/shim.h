@@ -3,18 +3,25 @@
  * makes on a ping socket, served by libpingsock when the socket is one of
  * pingsockd's.
  *
- * Recursion guard.  The library objects linked into the shim call socket,
- * close, recvmsg, poll, fcntl, ... themselves, and inside this shared
- * object those references resolve to the shim's own definitions (the
- * shim is first in the lookup scope after the executable).  Every
- * interposed call therefore first checks a thread-local depth counter:
- * while the shim is inside a pingsock_* call (SHIM_ENTER/SHIM_LEAVE), every
- * interposed call goes straight to the real libc function.  Signal
- * handlers that run while the depth is raised go to libc too, which is
- * only wrong for a handler that uses a ping socket (a rare case).
+ * Which calls go to the library.  The library's descriptor table
+ * (lib/fdtab.h) is the one map: each interposed call reads the
+ * descriptor's kind, one relaxed atomic load without a lock, and only a
+ * descriptor the library handed out goes further (shim_kind).
  *
- * Fast path.  Whether an fd is a daemon socket is one relaxed load from a
- * byte map (shim_ours); only fds above SHIM_MAP_FDS take the fdtab lock.
+ * Recursion.  The library never calls these interposed names: its system
+ * calls go through lib/sys.h, which real.c points at the next
+ * definitions (libc's) when the object is loaded.  So the library needs
+ * no guard against re-entering the shim.
+ *
+ * Signal handlers.  A handler that runs while its thread is inside one
+ * of the client's locked regions (lib/lock.h: the descriptor table, the
+ * broker sockets, the epoll registrations, an exchange with the daemon)
+ * and uses a ping socket would wait for a lock its own thread holds.
+ * There, and only there, shim_kind() says FDK_NONE: the handler's call
+ * reaches the C library (the bare descriptor), which is wrong only for
+ * such a handler and never hangs.  Anywhere else, a blocking receive
+ * included (busybox ping sends each request from its SIGALRM handler
+ * while it waits in recvfrom()), a handler is served as any code is.
  */
 #ifndef PS_SHIM_H
 #define PS_SHIM_H
@@ -27,6 +34,9 @@
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+
+#include "lib/fdtab.h"
+#include "lib/lock.h"
 
 struct shim_real {
 	__typeof__(socket) *socket;
@@ -75,32 +85,61 @@ struct shim_real {
 };
 
 extern struct shim_real shim_real;
-extern __thread int shim_depth __attribute__((tls_model("initial-exec")));
+
+/* The next definitions (libc's), by names of their own: real_close(). */
+#define real_bind(...) (shim_real.bind(__VA_ARGS__))
+#define real_close(...) (shim_real.close(__VA_ARGS__))
+#define real_close_range(...) (shim_real.close_range(__VA_ARGS__))
+#define real_closefrom(...) (shim_real.closefrom(__VA_ARGS__))
+#define real_connect(...) (shim_real.connect(__VA_ARGS__))
+#define real_dup(...) (shim_real.dup(__VA_ARGS__))
+#define real_dup2(...) (shim_real.dup2(__VA_ARGS__))
+#define real_dup3(...) (shim_real.dup3(__VA_ARGS__))
+#define real_epoll_ctl(...) (shim_real.epoll_ctl(__VA_ARGS__))
+#define real_epoll_pwait(...) (shim_real.epoll_pwait(__VA_ARGS__))
+#define real_epoll_pwait2(...) (shim_real.epoll_pwait2(__VA_ARGS__))
+#define real_epoll_wait(...) (shim_real.epoll_wait(__VA_ARGS__))
+#define real_fcntl(...) (shim_real.fcntl(__VA_ARGS__))
+#define real_getpeername(...) (shim_real.getpeername(__VA_ARGS__))
+#define real_getsockname(...) (shim_real.getsockname(__VA_ARGS__))
+#define real_getsockopt(...) (shim_real.getsockopt(__VA_ARGS__))
+#define real_ioctl(...) (shim_real.ioctl(__VA_ARGS__))
+#define real_poll(...) (shim_real.poll(__VA_ARGS__))
+#define real_ppoll(...) (shim_real.ppoll(__VA_ARGS__))
+#define real_pselect(...) (shim_real.pselect(__VA_ARGS__))
+#define real_read(...) (shim_real.read(__VA_ARGS__))
+#define real_read_chk(...) (shim_real.read_chk(__VA_ARGS__))
+#define real_recv(...) (shim_real.recv(__VA_ARGS__))
+#define real_recv_chk(...) (shim_real.recv_chk(__VA_ARGS__))
+#define real_recvfrom(...) (shim_real.recvfrom(__VA_ARGS__))
+#define real_recvfrom_chk(...) (shim_real.recvfrom_chk(__VA_ARGS__))
+#define real_recvmmsg(...) (shim_real.recvmmsg(__VA_ARGS__))
+#define real_recvmsg(...) (shim_real.recvmsg(__VA_ARGS__))
+#define real_select(...) (shim_real.select(__VA_ARGS__))
+#define real_send(...) (shim_real.send(__VA_ARGS__))
+#define real_sendmmsg(...) (shim_real.sendmmsg(__VA_ARGS__))
+#define real_sendmsg(...) (shim_real.sendmsg(__VA_ARGS__))
+#define real_sendto(...) (shim_real.sendto(__VA_ARGS__))
+#define real_setsockopt(...) (shim_real.setsockopt(__VA_ARGS__))
+#define real_shutdown(...) (shim_real.shutdown(__VA_ARGS__))
+#define real_socket(...) (shim_real.socket(__VA_ARGS__))
+#define real_write(...) (shim_real.write(__VA_ARGS__))
 extern bool shim_debug;
 
 /* Bind the real functions (once) and read PINGSOCK_DEBUG. */
 void shim_init(void);
 
-#define SHIM_ENTER() (shim_depth++)
-#define SHIM_LEAVE() (shim_depth--)
-
 /*
- * What the shim handed out on a descriptor: one of pingsockd's relayed
- * sockets (every call goes to the library), a kernel socket from its
- * broker mode not used yet (bind, getsockname, setsockopt and the first
- * send or connect go to the library), or one used already (only close
- * and dup do).
+ * What the library serves fd as, for the preload: its kind in the
+ * descriptor table, or FDK_NONE (libc's) when the thread is inside one
+ * of the client's locked regions (a signal handler, see above).
  */
-enum shim_kind { SHIM_NONE, SHIM_DAEMON, SHIM_FRESH, SHIM_BROKER };
+static inline enum fdkind shim_kind(int fd)
+{
+	enum fdkind k = fdtab_kind(fd);
 
-enum shim_kind shim_kind(int fd);
-void shim_set_kind(int fd, enum shim_kind k);
-/* The kind the library's entry for fd says now. */
-void shim_settle(int fd);
-
-/* Is fd one of pingsockd's relayed sockets handed out by the shim? */
-bool shim_ours(int fd);
-void shim_mark(int fd, bool ours);
+	return k != FDK_NONE && lock_held() ? FDK_NONE : k;
+}
 
 /* PINGSOCK_DEBUG=1: one line on stderr; keeps errno. */
 void shim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -115,17 +154,13 @@ void shim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 	} while (0)
 const char *shim_errstr(void);
 
-/* recvmsg() the library makes (wait.c): a data descriptor's blocking
- * read lets signal handlers use ping sockets. */
-ssize_t shim_lib_recvmsg(int fd, struct msghdr *msg, int flags);
-
 /* close() of a shimmed fd: the last copy closes the daemon socket. */
 int shim_close_ours(int fd);
 
 /* epoll.c: registrations of shimmed sockets in epoll sets. */
-struct wire_shm;
-/* The socket (its shared page) is being closed: drop its registrations. */
-void shim_epoll_forget_sock(const struct wire_shm *shm);
+/* The socket's shared page is about to be unmapped (backend_on_release):
+ * drop its registrations. */
+void shim_epoll_forget_sock(const struct fdent *ent);
 /* An epoll descriptor with shimmed registrations, being closed. */
 bool shim_epoll_is_watched(int epfd);
 void shim_epoll_forget_epfd(int epfd);

@@ -19,10 +19,6 @@
 
 #include "wire/wire.h"
 
-/* The largest errno (the kernel's MAX_ERRNO): -1..-WIRE_ERRNO_MAX are
- * errors, anything below is not. */
-#define WIRE_ERRNO_MAX 4095
-
 /* An errno value, as a pending error or a record's ee_errno must be. */
 static inline bool wire_is_errno(int64_t v)
 {
@@ -51,24 +47,10 @@ enum wire_chan {
 int wire_decode_dgram(const void *msg, size_t got, size_t full, int chan,
 		      int family, struct wire_dgram *dg);
 
-/* What a descriptor that comes with an answer must be. */
-enum wire_fd_kind {
-	WIRE_FD_SEQPACKET = 1,	/* AF_UNIX SOCK_SEQPACKET: data, errors,
-				 * a broker socket's liveness */
-	WIRE_FD_SHM,		/* the state page: a memfd of at least
-				 * WIRE_SHM_SIZE bytes, sealed against
-				 * shrinking, its seals sealed */
-	WIRE_FD_ICMP,		/* a kernel ping socket: AF_INET or AF_INET6
-				 * (fd_family, if not 0) SOCK_DGRAM, of
-				 * IPPROTO_ICMP or IPPROTO_ICMPV6 */
-};
-
-#define WIRE_ANS_FDS 3		/* the most an answer carries */
-
 /* A checked answer. */
 struct wire_answer {
-	int32_t result;		/* >= 0, -1..-WIRE_ERRNO_MAX, or
-				 * WIRE_R_UNATTACHED */
+	int32_t result;		/* >= 0, -1..-WIRE_ERRNO_MAX, or the
+				 * WIRE_R_* the request's row allows */
 	const uint8_t *body;	/* into the message */
 	size_t len;
 	unsigned nfds;		/* exactly this many descriptors */
@@ -77,14 +59,16 @@ struct wire_answer {
 };
 
 /*
- * Check the answer of len bytes to req (the client side): header of
- * req's type with zero flags; a result the request allows (an errno, a
- * WIRE_R_* code where one applies, else 0, or for WIRE_SEND a length not
- * beyond what was sent); on failure nothing else; on success exactly the
- * body that request's answer carries (within what the caller asked for:
- * WIRE_GETOPT's length) with each of its fields in range.  Fills *ans
- * with the result, the body and the descriptors that must come with it.
- * 0, or -1 if malformed.
+ * Check the answer of len bytes to req (the client side), by the row of
+ * req's type (wire.h: struct wire_req_type): header of req's type with
+ * zero flags; a result the request allows (an errno, the WIRE_R_* code
+ * the row names, else what its success's result is: 0, the body's
+ * length, or for WIRE_SEND a length not beyond what was sent); on
+ * failure nothing else; on success exactly the body that request's
+ * answer carries (within what the caller asked for: WIRE_GETOPT's
+ * length) with each of its fields in range.  Fills *ans with the result,
+ * the body and the descriptors that must come with it.  0, or -1 if
+ * malformed.
  */
 int wire_check_answer(const struct wire_req *req, const uint8_t *msg,
 		      size_t len, struct wire_answer *ans);

@@ -3,12 +3,17 @@
  *
  * Two channels per client process:
  *
- *  - the control channel: one AF_UNIX SOCK_SEQPACKET connection to the
- *    daemon's listener per process.  The client sends one request and waits
+ *  - the control channel: AF_UNIX SOCK_SEQPACKET connections to the
+ *    daemon's listener, one per process, or a few when its threads call at
+ *    once (lib/conn.h).  On each, the client sends one request and waits
  *    for its response; requests name a socket by the handle the daemon gave
- *    at WIRE_OPEN (or at WIRE_ATTACH, after fork).  The daemon decodes
- *    requests with wire_decode_req(), which checks every length and field;
- *    anything malformed is a protocol error and the client is disconnected.
+ *    at WIRE_OPEN (or at WIRE_ATTACH, on another connection or after fork).
+ *    What each request type is - its fields, who may send it when, the
+ *    answer it gets - is one row of one table (struct wire_req_type).  The
+ *    daemon decodes requests with wire_decode_req(), which checks every
+ *    length and field; anything malformed is a protocol error and the
+ *    client is disconnected.  The client checks answers as strictly
+ *    (wire/decode.h: wire_check_answer()).
  *
  *  - one data descriptor per socket: the client's end of a SOCK_SEQPACKET
  *    socketpair the daemon created, passed with SCM_RIGHTS.  It is the fd the
@@ -26,9 +31,13 @@
 #ifndef PS_WIRE_H
 #define PS_WIRE_H
 
+#include <netinet/in.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "wire/in6ext.h"
 
 #define WIRE_VERSION 6
 
@@ -144,18 +153,51 @@ struct wire_req {
 #define WIRE_RESP_HDR 8
 
 /*
- * Result: this connection does not know the handle (a forked child, or a
- * new connection).  The client proves it holds the socket (struct
- * wire_proof), sends WIRE_ATTACH and repeats the call.  Outside the range
- * of -errno.
+ * The result of a call: one space for the protocol and both its ends.
+ * >= 0 is a success (0, a length, a count), -1..-WIRE_ERRNO_MAX an errno
+ * (the kernel's MAX_ERRNO), and below that the values of enum wire_result,
+ * which are never taken for an errno.  The first two go on the wire; the
+ * others never do: they are how a call ended on the client's side.
  */
-#define WIRE_R_UNATTACHED (-100000)
+#define WIRE_ERRNO_MAX 4095
+
+enum wire_result {
+	/*
+	 * This connection does not know the handle (a forked child, or a
+	 * new connection).  The client proves it holds the socket (struct
+	 * wire_proof), sends WIRE_ATTACH and repeats the call.  Only a
+	 * request that names an attached socket (WIRE_ACC_SOCKET) gets it.
+	 */
+	WIRE_R_UNATTACHED = -100000,
+	/*
+	 * HELLO's result for a client in another network namespace than
+	 * the daemon's (the namespace of the socket it connected with):
+	 * nothing is served to it.  The library's socket() fails with
+	 * EACCES.
+	 */
+	WIRE_R_FOREIGN_NS = -100010,
+	/* The client's own: the daemon cannot be reached (lib/conn.h
+	 * says why). */
+	WIRE_R_NODAEMON = -100001,
+	/* The client's own: the connection broke (the daemon went away,
+	 * or closed it at once: a connection it refuses). */
+	WIRE_R_BROKEN = -100002,
+	/* The client's own: the answer broke the protocol (an impostor at
+	 * the socket path, or a compromised daemon); nothing of it is
+	 * kept, and the connection is of no more use. */
+	WIRE_R_MALFORMED = -100003,
+};
+
 /*
- * HELLO's result for a client in another network namespace than the
- * daemon's (the namespace of the socket it connected with): nothing is
- * served to it.  The library's socket() fails with EACCES.
+ * WIRE_SETOPT of the flow label manager (SOL_IPV6, IPV6_FLOWLABEL_MGR of
+ * <linux/in6.h>) is an action, not a value: asking for any label, the
+ * lease answers the label it chose (a u32 body), which the kernel writes
+ * into the caller's request.  Every other SETOPT answers no body.
  */
-#define WIRE_R_FOREIGN_NS (-100010)
+static inline bool wire_setopt_answers_label(int32_t level, int32_t name)
+{
+	return level == SOL_IPV6 && name == IPV6_FLOWLABEL_MGR;
+}
 
 struct wire_stats {
 	uint64_t clients;
@@ -249,7 +291,72 @@ long wire_encode_req(const struct wire_req *req, uint8_t *buf, size_t cap);
  */
 int wire_decode_req(const uint8_t *msg, size_t len, struct wire_req *req);
 
+/* The request type's name ("unknown" for none), for messages. */
 const char *wire_type_name(unsigned type);
+
+/* What a descriptor that comes with an answer must be. */
+enum wire_fd_kind {
+	WIRE_FD_SEQPACKET = 1,	/* AF_UNIX SOCK_SEQPACKET: data, errors,
+				 * a broker socket's liveness */
+	WIRE_FD_SHM,		/* the state page: a memfd of at least
+				 * WIRE_SHM_SIZE bytes, sealed against
+				 * shrinking, its seals sealed */
+	WIRE_FD_ICMP,		/* a kernel ping socket: AF_INET or AF_INET6
+				 * (fd_family, if not 0) SOCK_DGRAM, of
+				 * IPPROTO_ICMP or IPPROTO_ICMPV6 */
+};
+
+#define WIRE_ANS_FDS 3		/* the most an answer carries */
+
+/* Who may send a request when (the daemon's rule; OpenSSH's monitor has
+ * such a table). */
+#define WIRE_ACC_FIRST 1u	/* the first message of a connection, and
+				 * only that */
+#define WIRE_ACC_SOCKET 2u	/* names a socket the connection opened or
+				 * attached; WIRE_R_UNATTACHED otherwise */
+#define WIRE_ACC_PROVES 4u	/* names any socket, whose holding the
+				 * caller proves (struct wire_proof) */
+
+/* What a successful answer's result is. */
+enum wire_ok {
+	WIRE_OK_ZERO = 1,	/* 0 */
+	WIRE_OK_LEN,		/* 0, or the body's length ("result = len") */
+	WIRE_OK_SENT,		/* the bytes sent: at most what was handed
+				 * over (WIRE_SEND's len) */
+};
+
+/* wire_req_type.body: the answer's own check decides. */
+#define WIRE_BODY_CHECKED ((size_t)-1)
+
+struct rbuf;
+struct wbuf;
+struct wire_answer;	/* wire/decode.h */
+
+/*
+ * One request type, all of it: its name, its fields after the header
+ * (encode writes them; decode reads and checks them, and the caller
+ * checks that nothing is left), who may send it when, and the answer it
+ * gets - a result beside >= 0 and -errno that it may have (WIRE_R_*, or
+ * 0 for none), what a success's result is, its body's length and its
+ * descriptors (WIRE_FD_*, 0-ended), and a check of what those do not
+ * say (the body's fields; descriptors that depend on them).  The daemon
+ * (its access rule), the library and pingsockctl (the answer) read the
+ * same row.
+ */
+struct wire_req_type {
+	const char *name;
+	unsigned access;		/* WIRE_ACC_* */
+	void (*encode)(struct wbuf *w, const struct wire_req *req);
+	int (*decode)(struct rbuf *r, struct wire_req *req);
+	int32_t also;			/* WIRE_R_* it may answer, or 0 */
+	enum wire_ok ok;
+	size_t body;			/* or WIRE_BODY_CHECKED */
+	uint8_t fds[WIRE_ANS_FDS];	/* WIRE_FD_* */
+	int (*check)(const struct wire_req *req, struct wire_answer *ans);
+};
+
+/* The row of type, or NULL if no request has that type. */
+const struct wire_req_type *wire_req_type(unsigned type);
 
 /*
  * Socket state the client reads without asking: one shared page per
@@ -322,18 +429,31 @@ struct wire_dgram {
 	uint8_t tos;
 	uint32_t drops;		/* the socket's drops so far (SO_RXQ_OVFL) */
 	uint32_t ifindex;	/* incoming interface */
-	uint32_t src_scope;	/* scope id of src (IPv6 link-local) */
-	uint8_t src[16];	/* the replier; for an error: msg_name, the
-				 * request's destination */
+	/* msg_name: the same bytes, named for what each kind carries. */
+	union {
+		uint32_t src_scope;	/* a reply: scope id of src (IPv6
+					 * link-local) */
+		uint32_t req_dst_scope;	/* a record: of req_dst */
+	};
+	union {
+		uint8_t src[16];	/* a reply: the replier */
+		uint8_t req_dst[16];	/* a record: the destination of the
+					 * request it is about */
+	};
 	uint8_t dst[16];	/* the address the reply was sent to */
 	int64_t ts_sec;		/* the kernel's receive time (CLOCK_REALTIME) */
 	int64_t ts_nsec;
 	uint8_t optlen;		/* IPv4 options of the reply */
 	uint8_t pad;
-	uint16_t port;		/* msg_name's port (host order): 0, but an
-				 * IPv6 local error has the request's type
-				 * and code there (they share the flow's
-				 * port field in the kernel) */
+	union {
+		uint16_t port;		/* a reply: msg_name's port, 0 */
+		uint16_t req_typecode;	/* a record of an IPv6 local error:
+					 * the request's ICMPv6 type << 8 |
+					 * code, which the kernel puts where
+					 * msg_name's port goes (they share
+					 * the flow's port field); 0 in any
+					 * other record */
+	};
 	uint32_t flowinfo;	/* IPv6: the reply's flow information
 				 * (network order) */
 	uint8_t opts[40];

@@ -9,6 +9,12 @@
  * identifiers (those are printed as "auto"/"own"), only what the kernel
  * promises.
  *
+ * The helpers take the socket's family as a descriptor (struct conf_fam:
+ * conf_v4, conf_v6), as the kernel's ping.c keeps IPv6 behind
+ * pingv6_ops: the steps an IPv4 case and its IPv6 twin share (steps/)
+ * are written once for either family.  The older per-family names
+ * (conf_ping, conf_ping6, ...) are those helpers for one family.
+ *
  * Header-only: every case is linked alone.  Every helper is static and
  * marked unused so that a case may use any subset of them.
  */
@@ -17,8 +23,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
 #include <linux/errqueue.h>
 #include <net/if.h>
+#include <netinet/icmp6.h>
 #include <netinet/in.h>
 #include <netinet/ip.h>
 #include <arpa/inet.h>
@@ -48,14 +56,65 @@
 
 #define CONF_UNUSED __attribute__((unused))
 
+#ifndef IPV6_FLOWINFO
+#define IPV6_FLOWINFO 11
+#endif
+#ifndef IPV6_FLOWINFO_SEND
+#define IPV6_FLOWINFO_SEND 33
+#endif
+
 /* Every wait is bounded by this (milliseconds). */
 #define CONF_WAIT_MS 2000
 
-/* Addresses of the test namespaces (run.sh sets them up). */
+/*
+ * Addresses of the test namespaces (run.sh sets them up).  Every IPv6
+ * address there is fixed (no automatic link-local addresses), so
+ * addresses, link-local ones included, print deterministically; a scope
+ * id prints as the interface's name.
+ */
 #define CONF_LOCAL "10.201.0.1"
 #define CONF_PEER "10.201.0.2"
 #define CONF_BCAST "10.201.0.255"
 #define CONF_NOROUTE "10.99.0.1"
+#define CONF6_LOCAL "fd00:201::1"
+#define CONF6_PEER "fd00:201::2"
+#define CONF6_LL_LOCAL "fe80::1"	/* on veth0 */
+#define CONF6_LL_PEER "fe80::2"		/* the peer's, on its veth1 */
+#define CONF6_NOROUTE "fd00:99::1"	/* no default route */
+#define CONF6_IF "veth0"
+
+/*
+ * The router topology ("// needs: router"; run.sh builds it for such
+ * cases):
+ *
+ *   client 10.77.0.2/24 -- 10.77.0.1/24 router 10.77.1.1/24 -- 10.77.1.2 far
+ *                                                                  10.77.1.3
+ *
+ * The client's default route is via the router; the router's link to the
+ * far namespace has MTU 1280; in the router 10.77.5.0/24 is an
+ * "unreachable" route, 10.77.6.0/24 a "prohibit" route (both rate-limited
+ * per source: burst 5, then 1/s), and 10.78.0.0/16 is local, where
+ * tests/lib/icmpforge answers an Echo Request for 10.78.T.C with an ICMP
+ * error of type T, code C from 10.77.0.1 (types 3, 4, 5, 11, 12 only; a
+ * request for 10.78.0.C gets no answer at all).  IPv6 the same, with the
+ * addresses below (no forger, no rate limit).
+ */
+#define CONF_R_CLIENT "10.77.0.2"
+#define CONF_R_ROUTER "10.77.0.1"
+#define CONF_R_FAR "10.77.1.2"
+#define CONF_R_FAR2 "10.77.1.3"
+#define CONF_R_FAR_MTU 1280
+#define CONF_R_UNREACH "10.77.5.1"
+#define CONF_R_PROHIBIT "10.77.6.1"
+#define CONF_R_BLACKHOLE "10.78.0.1"
+#define CONF6_R_CLIENT "fd00:77::2"
+#define CONF6_R_ROUTER "fd00:77::1"
+#define CONF6_R_ROUTER_FAR "fd00:77:1::1"
+#define CONF6_R_FAR "fd00:77:1::2"
+#define CONF6_R_FAR2 "fd00:77:1::3"
+#define CONF6_R_FAR_MTU 1280
+#define CONF6_R_UNREACH "fd00:77:5::1"	/* route "unreachable": DU code 0 */
+#define CONF6_R_PROHIBIT "fd00:77:6::1"	/* route "prohibit": DU code 1 */
 
 /* ------------------------------------------------------------------ */
 /* output */
@@ -200,7 +259,7 @@ static CONF_UNUSED void conf_hex(char *dst, size_t dlen, const void *p,
 }
 
 /* ------------------------------------------------------------------ */
-/* set-up */
+/* set-up, options */
 
 static CONF_UNUSED void conf_begin(const char *name)
 {
@@ -209,25 +268,121 @@ static CONF_UNUSED void conf_begin(const char *name)
 	out("# conformance case %s", name);
 }
 
-/* A fresh IPv4 ping socket; a case cannot go on without one. */
-static CONF_UNUSED int conf_socket_type(int type)
-{
-	int fd = pingsock_socket(AF_INET, type, IPPROTO_ICMP);
-	int e = errno;
+#define SA(p) ((struct sockaddr *)(p))
 
-	if (fd < 0) {
-		out("socket: -1 %s", conf_errname(e));
-		fprintf(stderr, "pingsock_socket: %s: %s\n", strerror(e),
-			pingsock_why());
-		exit(2);
+static CONF_UNUSED int conf_setint(int fd, int level, int name, int v)
+{
+	return pingsock_setsockopt(fd, level, name, &v, sizeof(v));
+}
+
+/* An interface's index (0 if there is no such interface). */
+static CONF_UNUSED unsigned conf_ifidx(const char *name)
+{
+	return if_nametoindex(name);
+}
+
+/* getsockopt of an int-sized option, printed with its optlen. */
+static CONF_UNUSED int conf_getint(const char *what, int fd, int level,
+				   int name, socklen_t len)
+{
+	uint8_t buf[64];
+	socklen_t l = len;
+	int r, e, v = 0;
+
+	memset(buf, 0xaa, sizeof(buf));
+	r = pingsock_getsockopt(fd, level, name, buf, &l);
+	e = errno;
+	if (r < 0) {
+		out("%s: -1 %s", what, conf_errname(e));
+		return -1;
 	}
-	return fd;
+	if (l == sizeof(int)) {
+		memcpy(&v, buf, sizeof(v));
+		out("%s: %d optlen=%u value=%d", what, r, (unsigned)l, v);
+	} else {
+		char hex[140];
+
+		conf_hex(hex, sizeof(hex), buf, l < sizeof(buf) ? l : 0);
+		out("%s: %d optlen=%u bytes=%s", what, r, (unsigned)l, hex);
+	}
+	return v;
 }
 
-static CONF_UNUSED int conf_socket(void)
+/* An option by its name, for tables: CONF_OPT(SOL_IP, IP_TTL). */
+#define CONF_OPT(level, name) { (level), (name), #name }
+
+/* A socket option, and its name as labels print it. */
+struct conf_opt {
+	int level, name;
+	const char *label;
+};
+
+/* conf_getint of each of n options in turn, each by its label. */
+static CONF_UNUSED void conf_getint_each(int fd, const struct conf_opt *o,
+					 size_t n)
 {
-	return conf_socket_type(SOCK_DGRAM);
+	for (size_t i = 0; i < n; i++)
+		conf_getint(o[i].label, fd, o[i].level, o[i].name,
+			    sizeof(int));
 }
+
+/* setsockopt of an int, then getsockopt of it, both printed. */
+static CONF_UNUSED void conf_set_get(const char *what, int fd, int level,
+				     int name, int v)
+{
+	TRY(L("%s set %d", what, v), conf_setint(fd, level, name, v));
+	conf_getint(L("%s get", what), fd, level, name, sizeof(int));
+}
+
+/* conf_set_get for each of n values in turn. */
+static CONF_UNUSED void conf_set_get_each(const char *what, int fd,
+					  int level, int name, const int *v,
+					  size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		conf_set_get(what, fd, level, name, v[i]);
+}
+
+/* conf_set_get_each of an option by its name, with the values listed:
+ * CONF_SET_GET_EACH(fd, SOL_IP, IP_TOS, 0x10, 0xff). */
+#define CONF_SET_GET_EACH(fd, level, name, ...) \
+	conf_set_get_each(#name, (fd), (level), (name), \
+			  (const int[]){ __VA_ARGS__ }, \
+			  sizeof((const int[]){ __VA_ARGS__ }) / sizeof(int))
+
+/* setsockopt of len bytes at val, printed. */
+static CONF_UNUSED void conf_set_len(const char *what, int fd, int level,
+				     int name, const void *val, socklen_t len)
+{
+	TRY(what, pingsock_setsockopt(fd, level, name, val, len));
+}
+
+/*
+ * setsockopt of the value v given with optlen len: one byte for len 1,
+ * else from an int followed by a zero int (so that len 8 reads two).
+ */
+static CONF_UNUSED void conf_set_optlen(const char *what, int fd, int level,
+					int name, int v, socklen_t len)
+{
+	unsigned char c = (unsigned char)v;
+	int wide[2] = { v, 0 };
+
+	TRY(L("%s set %d, optlen %u", what, v, (unsigned)len),
+	    pingsock_setsockopt(fd, level, name,
+				len == 1 ? (const void *)&c : wide, len));
+}
+
+/* getsockopt with each of n optlens in turn ("WHAT get optlen N"). */
+static CONF_UNUSED void conf_get_optlens(const char *what, int fd, int level,
+					 int name, const int *lens, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		conf_getint(L("%s get optlen %d", what, lens[i]), fd, level,
+			    name, (socklen_t)lens[i]);
+}
+
+/* ------------------------------------------------------------------ */
+/* addresses */
 
 static CONF_UNUSED struct sockaddr_in conf_sin(const char *ip, int port)
 {
@@ -243,15 +398,172 @@ static CONF_UNUSED struct sockaddr_in conf_sin(const char *ip, int port)
 	return a;
 }
 
-#define SA(p) ((struct sockaddr *)(p))
-
-static CONF_UNUSED int conf_setint(int fd, int level, int name, int v)
+/* A sockaddr_in6; scope is an interface index (0: none). */
+static CONF_UNUSED struct sockaddr_in6 conf_sin6(const char *ip, int port,
+						 unsigned scope)
 {
-	return pingsock_setsockopt(fd, level, name, &v, sizeof(v));
+	struct sockaddr_in6 a;
+
+	memset(&a, 0, sizeof(a));
+	a.sin6_family = AF_INET6;
+	a.sin6_port = htons((uint16_t)port);
+	a.sin6_scope_id = scope;
+	if (inet_pton(AF_INET6, ip, &a.sin6_addr) != 1) {
+		fprintf(stderr, "bad address %s\n", ip);
+		exit(2);
+	}
+	return a;
+}
+
+/* A scope id: 0, or the interface's name. */
+static CONF_UNUSED const char *conf_scope6(uint32_t id)
+{
+	static char b[4][IF_NAMESIZE + 16];
+	static unsigned next;
+	char *s = b[next++ % 4];
+
+	if (!id)
+		return "0";
+	if (!if_indextoname(id, s))
+		snprintf(s, sizeof(b[0]), "ifindex%u", (unsigned)id);
+	return s;
+}
+
+/* A scope id given as an interface's name or as a number (NULL: 0). */
+static CONF_UNUSED unsigned conf_scope_id(const char *dev)
+{
+	if (!dev)
+		return 0;
+	if (dev[0] >= '0' && dev[0] <= '9')
+		return (unsigned)strtoul(dev, NULL, 10);
+	return conf_ifidx(dev);
+}
+
+enum { PORT_EXACT = 0, PORT_MASK = 1 };
+
+/*
+ * conf_sa6's mask may also have FLOW_MASK: the flow label part of
+ * sin6_flowinfo (a received packet's, which the sender's kernel may
+ * choose at random) is then printed as "set" or 0, the traffic class
+ * exactly.
+ */
+enum { FLOW_MASK = 2 };
+
+/* Bytes past what came back (up to the room given) still hold 0xaa. */
+static CONF_UNUSED bool conf_fill_ok(const void *sa, socklen_t buflen,
+				     socklen_t len)
+{
+	const uint8_t *raw = sa;
+	socklen_t copied = len < buflen ? len : buflen;
+
+	for (socklen_t i = copied; i < buflen && i < 128; i++)
+		if (raw[i] != 0xaa)
+			return false;
+	return true;
+}
+
+/* A returned address that is not a whole one of the socket's family:
+ * its length and (up to 32 of) its bytes, into b. */
+static CONF_UNUSED const char *conf_sa_bytes(char *b, size_t size,
+					     const void *sa, socklen_t buflen,
+					     socklen_t len)
+{
+	char hex[80];
+	socklen_t copied = len < buflen ? len : buflen;
+
+	conf_hex(hex, sizeof(hex), sa, copied < 32 ? copied : 32);
+	snprintf(b, size, "len=%u bytes=%s%s", (unsigned)len, hex,
+		 conf_fill_ok(sa, buflen, len) ? "" : " (overwrote past len)");
+	return b;
+}
+
+/* A port (network order) as printed: "auto" for a masked non-zero one. */
+static CONF_UNUSED const char *conf_port(char b[16], uint16_t port, int mask)
+{
+	if ((mask & PORT_MASK) && port)
+		snprintf(b, 16, "auto");
+	else
+		snprintf(b, 16, "%u", ntohs(port));
+	return b;
+}
+
+/*
+ * Describe a returned socket address.  buflen is how much room the
+ * caller gave, len what came back; bytes beyond what the kernel wrote
+ * must still hold the 0xaa fill.
+ */
+static CONF_UNUSED const char *conf_sa(const void *sa, socklen_t buflen,
+				       socklen_t len, int mask)
+{
+	static char s[4][200];
+	static unsigned next;
+	char *b = s[next++ % 4];
+	const struct sockaddr_in *in = sa;
+	char ip[INET_ADDRSTRLEN], port[16];
+
+	if (buflen < sizeof(*in) || len != sizeof(*in) ||
+	    in->sin_family != AF_INET)
+		return conf_sa_bytes(b, sizeof(s[0]), sa, buflen, len);
+	inet_ntop(AF_INET, &in->sin_addr, ip, sizeof(ip));
+	snprintf(b, sizeof(s[0]), "len=16 AF_INET %s port=%s%s%s", ip,
+		 conf_port(port, in->sin_port, mask),
+		 memcmp(in->sin_zero, "\0\0\0\0\0\0\0\0", 8) ? " sin_zero!=0"
+							      : "",
+		 conf_fill_ok(sa, buflen, len) ? "" : " (overwrote past len)");
+	return b;
+}
+
+/*
+ * Describe a returned IPv6 socket address (as conf_sa).  Anything that is
+ * not a whole AF_INET6 sockaddr_in6 is printed as bytes.  mask:
+ * PORT_EXACT or PORT_MASK, optionally | FLOW_MASK.
+ */
+static CONF_UNUSED const char *conf_sa6(const void *sa, socklen_t buflen,
+					socklen_t len, int mask)
+{
+	static char s[4][240];
+	static unsigned next;
+	char *b = s[next++ % 4];
+	struct sockaddr_in6 in;
+	char ip[INET6_ADDRSTRLEN], port[16], flow[40];
+	socklen_t copied = len < buflen ? len : buflen;
+	uint32_t fi;
+
+	memset(&in, 0, sizeof(in));
+	if (copied >= sizeof(in))
+		memcpy(&in, sa, sizeof(in));
+	if (buflen < sizeof(in) || len != sizeof(in) ||
+	    in.sin6_family != AF_INET6)
+		return conf_sa_bytes(b, sizeof(s[0]), sa, buflen, len);
+	inet_ntop(AF_INET6, &in.sin6_addr, ip, sizeof(ip));
+	fi = ntohl(in.sin6_flowinfo);
+	if ((mask & FLOW_MASK) && (fi & 0xfffff))
+		snprintf(flow, sizeof(flow), "tclass 0x%02x label set",
+			 (unsigned)(fi >> 20) & 0xff);
+	else
+		snprintf(flow, sizeof(flow), "0x%x", (unsigned)fi);
+	snprintf(b, sizeof(s[0]),
+		 "len=28 AF_INET6 %s port=%s flowinfo=%s scope=%s%s", ip,
+		 conf_port(port, in.sin6_port, mask), flow,
+		 conf_scope6(in.sin6_scope_id),
+		 conf_fill_ok(sa, buflen, len) ? "" : " (overwrote past len)");
+	return b;
+}
+
+/* The device a socket is bound to (SO_BINDTOIFINDEX), by name. */
+static CONF_UNUSED void conf_bound_dev(const char *what, int fd)
+{
+	int v = -1;
+	socklen_t l = sizeof(v);
+
+	if (pingsock_getsockopt(fd, SOL_SOCKET, SO_BINDTOIFINDEX, &v, &l) < 0)
+		out("%s: -1 %s", what, conf_errname(errno));
+	else
+		out("%s: %s", what, conf_scope6((uint32_t)v));
 }
 
 /* ------------------------------------------------------------------ */
-/* echo requests */
+/* echo requests, checksums */
 
 static CONF_UNUSED uint8_t conf_pat(size_t i, uint16_t seq)
 {
@@ -275,109 +587,134 @@ static CONF_UNUSED void conf_echo(uint8_t *buf, size_t len, uint16_t seq)
 	}
 }
 
+/* Fill an ICMPv6 Echo Request (type 128) of len bytes into buf: even a
+ * stub shorter than the header starts with the type. */
+static CONF_UNUSED void conf_echo6(uint8_t *buf, size_t len, uint16_t seq)
+{
+	conf_echo(buf, len, seq);
+	if (len >= 1)
+		buf[0] = 128;		/* ICMP6_ECHO_REQUEST */
+}
+
 static CONF_UNUSED uint8_t conf_big[70000];
 
-/* sendto(ip) an Echo Request of len bytes with sequence seq. */
-static CONF_UNUSED long conf_ping(const char *what, int fd, const char *ip,
-				  uint16_t seq, size_t len)
+/* The one's complement sum of p[0..n) added to s, folded to 16 bits. */
+static CONF_UNUSED uint32_t conf_sum16(uint32_t s, const uint8_t *p, size_t n)
 {
-	struct sockaddr_in a = conf_sin(ip, 0);
-
-	conf_echo(conf_big, len, seq);
-	return TRY(what, pingsock_sendto(fd, conf_big, len, 0, SA(&a),
-					 sizeof(a)));
+	for (size_t i = 0; i + 1 < n; i += 2)
+		s += (uint32_t)(p[i] << 8 | p[i + 1]);
+	if (n & 1)
+		s += (uint32_t)(p[n - 1] << 8);
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return s;
 }
 
-/* send() on a connected socket. */
-static CONF_UNUSED long conf_psend(const char *what, int fd, uint16_t seq,
-				   size_t len)
+static CONF_UNUSED bool conf_cksum_ok(const uint8_t *p, size_t n)
 {
-	conf_echo(conf_big, len, seq);
-	return TRY(what, pingsock_send(fd, conf_big, len, 0));
+	return conf_sum16(0, p, n) == 0xffff;
 }
-
-/* ------------------------------------------------------------------ */
-/* addresses */
-
-enum { PORT_EXACT = 0, PORT_MASK = 1 };
 
 /*
- * Describe a returned socket address.  buflen is how much room the
- * caller gave, len what came back; bytes beyond what the kernel wrote
- * must still hold the 0xaa fill.
+ * The ICMPv6 checksum covers a pseudo-header with both addresses; the
+ * sum is the same whichever is the source.  One of them is the peer's
+ * (msg_name), the other is one of this namespace's addresses: the
+ * checksum is "ok" when it adds up with any of those.
  */
-static CONF_UNUSED const char *conf_sa(const void *sa, socklen_t buflen,
-				       socklen_t len, int mask)
+static CONF_UNUSED bool conf_cksum6_with(const struct in6_addr *a,
+					 const struct in6_addr *b,
+					 const uint8_t *p, size_t n)
 {
-	static char s[4][200];
-	static unsigned next;
-	char *b = s[next++ % 4];
-	const struct sockaddr_in *in = sa;
-	const uint8_t *raw = sa;
-	char ip[INET_ADDRSTRLEN], port[16], hex[80];
-	socklen_t copied = len < buflen ? len : buflen;
-	bool fill_ok = true;
+	uint32_t s = 0;
 
-	for (socklen_t i = copied; i < buflen && i < 128; i++)
-		if (raw[i] != 0xaa)
-			fill_ok = false;
-	if (buflen < sizeof(*in) || len != sizeof(*in) ||
-	    in->sin_family != AF_INET) {
-		conf_hex(hex, sizeof(hex), sa, copied < 32 ? copied : 32);
-		snprintf(b, sizeof(s[0]), "len=%u bytes=%s%s", (unsigned)len,
-			 hex, fill_ok ? "" : " (overwrote past len)");
-		return b;
+	for (int i = 0; i < 16; i += 2) {
+		s += (uint32_t)(a->s6_addr[i] << 8 | a->s6_addr[i + 1]);
+		s += (uint32_t)(b->s6_addr[i] << 8 | b->s6_addr[i + 1]);
 	}
-	inet_ntop(AF_INET, &in->sin_addr, ip, sizeof(ip));
-	if (mask == PORT_MASK && in->sin_port)
-		snprintf(port, sizeof(port), "auto");
-	else
-		snprintf(port, sizeof(port), "%u", ntohs(in->sin_port));
-	snprintf(b, sizeof(s[0]), "len=16 AF_INET %s port=%s%s%s", ip, port,
-		 memcmp(in->sin_zero, "\0\0\0\0\0\0\0\0", 8) ? " sin_zero!=0"
-							      : "",
-		 fill_ok ? "" : " (overwrote past len)");
-	return b;
+	s += (uint32_t)(n >> 16) + (uint32_t)(n & 0xffff);
+	s += IPPROTO_ICMPV6;
+	return conf_sum16(s, p, n) == 0xffff;
 }
 
-/* getsockname (peer=false) or getpeername, printed. */
-static CONF_UNUSED int conf_name(const char *what, int fd, bool peer,
-				 int mask)
+static CONF_UNUSED bool conf_cksum6_ok(const struct in6_addr *peer,
+				       const uint8_t *p, size_t n)
 {
-	uint8_t buf[128];
-	socklen_t len = sizeof(buf);
-	int r, e;
+	static struct in6_addr locals[32];
+	static int nlocal = -1;
 
-	memset(buf, 0xaa, sizeof(buf));
-	r = peer ? pingsock_getpeername(fd, SA(buf), &len)
-		 : pingsock_getsockname(fd, SA(buf), &len);
-	e = errno;
-	if (r < 0)
-		out("%s: -1 %s", what, conf_errname(e));
-	else
-		out("%s: %d %s", what, r, conf_sa(buf, sizeof(buf), len, mask));
-	return r;
+	if (nlocal < 0) {
+		struct ifaddrs *ifa, *i;
+
+		nlocal = 0;
+		if (getifaddrs(&ifa) == 0) {
+			for (i = ifa; i && nlocal < 32; i = i->ifa_next)
+				if (i->ifa_addr &&
+				    i->ifa_addr->sa_family == AF_INET6)
+					locals[nlocal++] =
+						((struct sockaddr_in6 *)
+							 i->ifa_addr)->sin6_addr;
+			freeifaddrs(ifa);
+		}
+	}
+	for (int i = 0; i < nlocal; i++)
+		if (conf_cksum6_with(peer, &locals[i], p, n))
+			return true;
+	/* sent to oneself: both addresses are the peer's */
+	return conf_cksum6_with(peer, peer, p, n);
 }
 
-/* The socket's identifier (local port), host order; 0 if none. */
-static CONF_UNUSED unsigned conf_ident(int fd)
+/* A whole ICMP message's checksum verdict (peer: unused). */
+static CONF_UNUSED const char *conf_cksum4(const uint8_t *p, size_t n,
+					   const struct in6_addr *peer)
 {
-	struct sockaddr_in a;
-	socklen_t len = sizeof(a);
+	return conf_cksum_ok(p, n) ? "ok" : "bad";
+}
 
-	memset(&a, 0, sizeof(a));
-	if (pingsock_getsockname(fd, SA(&a), &len) < 0)
-		return 0;
-	return ntohs(a.sin_port);
+/* A whole ICMPv6 message's, against the other end's address peer (NULL
+ * if not known: "unchecked"). */
+static CONF_UNUSED const char *conf_cksum6(const uint8_t *p, size_t n,
+					   const struct in6_addr *peer)
+{
+	if (!peer)
+		return "unchecked";
+	return conf_cksum6_ok(peer, p, n) ? "ok" : "bad";
 }
 
 /* ------------------------------------------------------------------ */
 /* poll, flags */
 
+/* A bit and its name. */
+struct conf_bit {
+	int bit;
+	const char *name;
+};
+
+/* The bits of v by name ("A|B"), what no name covers in hex, "0" for
+ * none, into b. */
+static CONF_UNUSED const char *conf_bits(char *b, size_t size, int v,
+					 const struct conf_bit *names,
+					 size_t n)
+{
+	size_t o = 0;
+
+	b[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		if (v & names[i].bit) {
+			o += (size_t)snprintf(b + o, size - o, "%s%s",
+					      o ? "|" : "", names[i].name);
+			v &= ~names[i].bit;
+		}
+	if (v)
+		snprintf(b + o, size - o, "%s0x%x", o ? "|" : "", v);
+	else if (!o)
+		snprintf(b, size, "0");
+	return b;
+}
+
 static CONF_UNUSED const char *conf_revents(int r)
 {
 	static char b[160];
-	static const struct { int bit; const char *name; } names[] = {
+	static const struct conf_bit names[] = {
 		{ POLLIN, "POLLIN" }, { POLLPRI, "POLLPRI" },
 		{ POLLOUT, "POLLOUT" }, { POLLERR, "POLLERR" },
 		{ POLLHUP, "POLLHUP" }, { POLLNVAL, "POLLNVAL" },
@@ -385,20 +722,9 @@ static CONF_UNUSED const char *conf_revents(int r)
 		{ POLLWRNORM, "POLLWRNORM" }, { POLLWRBAND, "POLLWRBAND" },
 		{ POLLRDHUP, "POLLRDHUP" },
 	};
-	size_t o = 0;
 
-	b[0] = '\0';
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (r & names[i].bit) {
-			o += (size_t)snprintf(b + o, sizeof(b) - o, "%s%s",
-					      o ? "|" : "", names[i].name);
-			r &= ~names[i].bit;
-		}
-	if (r)
-		snprintf(b + o, sizeof(b) - o, "%s0x%x", o ? "|" : "", r);
-	else if (!o)
-		snprintf(b, sizeof(b), "0");
-	return b;
+	return conf_bits(b, sizeof(b), r, names,
+			 sizeof(names) / sizeof(names[0]));
 }
 
 /* pingsock_poll on one descriptor, printed; returns revents (or -1). */
@@ -429,26 +755,15 @@ static CONF_UNUSED bool conf_wait_in(int fd, int timeout_ms)
 static CONF_UNUSED const char *conf_msgflags(int f)
 {
 	static char b[160];
-	static const struct { int bit; const char *name; } names[] = {
+	static const struct conf_bit names[] = {
 		{ MSG_OOB, "MSG_OOB" }, { MSG_EOR, "MSG_EOR" },
 		{ MSG_TRUNC, "MSG_TRUNC" }, { MSG_CTRUNC, "MSG_CTRUNC" },
 		{ MSG_ERRQUEUE, "MSG_ERRQUEUE" },
 		{ MSG_CMSG_CLOEXEC, "MSG_CMSG_CLOEXEC" },
 	};
-	size_t o = 0;
 
-	b[0] = '\0';
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (f & names[i].bit) {
-			o += (size_t)snprintf(b + o, sizeof(b) - o, "%s%s",
-					      o ? "|" : "", names[i].name);
-			f &= ~names[i].bit;
-		}
-	if (f)
-		snprintf(b + o, sizeof(b) - o, "%s0x%x", o ? "|" : "", f);
-	else if (!o)
-		snprintf(b, sizeof(b), "0");
-	return b;
+	return conf_bits(b, sizeof(b), f, names,
+			 sizeof(names) / sizeof(names[0]));
 }
 
 /* ------------------------------------------------------------------ */
@@ -521,6 +836,27 @@ static CONF_UNUSED const char *conf_ctype(int l, int t)
 	return b;
 }
 
+static CONF_UNUSED const char *conf_ctype6(int t)
+{
+	static char b[16];
+
+	switch (t) {
+	case IPV6_HOPLIMIT: return "IPV6_HOPLIMIT";
+	case IPV6_TCLASS: return "IPV6_TCLASS";
+	case IPV6_PKTINFO: return "IPV6_PKTINFO";
+	case IPV6_RECVERR: return "IPV6_RECVERR";
+	case IPV6_PATHMTU: return "IPV6_PATHMTU";
+	case IPV6_FLOWINFO: return "IPV6_FLOWINFO";
+	case IPV6_2292HOPLIMIT: return "IPV6_2292HOPLIMIT";
+	case IPV6_2292PKTINFO: return "IPV6_2292PKTINFO";
+	case IPV6_HOPOPTS: return "IPV6_HOPOPTS";
+	case IPV6_DSTOPTS: return "IPV6_DSTOPTS";
+	case IPV6_RTHDR: return "IPV6_RTHDR";
+	case IPV6_ORIGDSTADDR: return "IPV6_ORIGDSTADDR";
+	default: snprintf(b, sizeof(b), "type%d", t); return b;
+	}
+}
+
 static CONF_UNUSED const char *conf_ifname(int idx)
 {
 	static char b[IF_NAMESIZE + 16];
@@ -530,107 +866,37 @@ static CONF_UNUSED const char *conf_ifname(int idx)
 	return b;
 }
 
+typedef const char *conf_sa_fn(const void *sa, socklen_t buflen,
+			       socklen_t len, int mask);
+
+/* One control message (h), its data d of dlen bytes (no more than came
+ * back), printed. */
+typedef void conf_cmsg_fn(const char *what, const struct cmsghdr *h,
+			  const uint8_t *d, size_t dlen);
+
 /*
  * Print every control message in the returned control buffer (len is the
- * msg_controllen the call returned).  Truncated messages are printed by
- * header only, plus their bytes when those are deterministic.
+ * msg_controllen the call returned), each with one.  Truncated messages
+ * are printed by header only, plus their bytes when those are
+ * deterministic.
  */
-static CONF_UNUSED void conf_cmsgs(const char *what, const void *ctl,
-				   size_t len)
+static CONF_UNUSED void conf_cmsg_walk(const char *what, const void *ctl,
+				       size_t len, conf_cmsg_fn *one)
 {
 	const uint8_t *p = ctl;
 	size_t off = 0;
 
 	while (len - off >= sizeof(struct cmsghdr)) {
 		struct cmsghdr h;
-		const uint8_t *d;
 		size_t dlen, avail;
-		char hex[80];
 
 		memcpy(&h, p + off, sizeof(h));
-		d = p + off + CMSG_LEN(0);
 		dlen = h.cmsg_len >= CMSG_LEN(0) ? h.cmsg_len - CMSG_LEN(0)
 						 : 0;
 		avail = len - off - CMSG_LEN(0);
 		if (dlen > avail)
 			dlen = avail;
-		if (h.cmsg_level == SOL_SOCKET &&
-		    h.cmsg_type == SO_TIMESTAMP_OLD &&
-		    dlen == sizeof(struct timeval)) {
-			struct timeval tv;
-
-			memcpy(&tv, d, sizeof(tv));
-			out("%s: cmsg %s/%s len=%zu timeval %s", what,
-			    conf_level(h.cmsg_level),
-			    conf_ctype(h.cmsg_level, h.cmsg_type),
-			    (size_t)h.cmsg_len,
-			    conf_when(tv.tv_sec, tv.tv_usec, 1000000));
-		} else if (h.cmsg_level == SOL_SOCKET &&
-			   h.cmsg_type == SO_TIMESTAMPNS_OLD &&
-			   dlen == sizeof(struct timespec)) {
-			struct timespec ts;
-
-			memcpy(&ts, d, sizeof(ts));
-			out("%s: cmsg %s/%s len=%zu timespec %s", what,
-			    conf_level(h.cmsg_level),
-			    conf_ctype(h.cmsg_level, h.cmsg_type),
-			    (size_t)h.cmsg_len,
-			    conf_when(ts.tv_sec, ts.tv_nsec, 1000000000));
-		} else if (h.cmsg_level == SOL_SOCKET) {
-			/* other socket-level data (or a truncated
-			 * timestamp): header only */
-			out("%s: cmsg %s/%s len=%zu (%zu data bytes)", what,
-			    conf_level(h.cmsg_level),
-			    conf_ctype(h.cmsg_level, h.cmsg_type),
-			    (size_t)h.cmsg_len, dlen);
-		} else if (h.cmsg_level == SOL_IP && h.cmsg_type == IP_TTL &&
-			   dlen == sizeof(int)) {
-			int v;
-
-			memcpy(&v, d, sizeof(v));
-			out("%s: cmsg SOL_IP/IP_TTL len=%zu int %d", what,
-			    (size_t)h.cmsg_len, v);
-		} else if (h.cmsg_level == SOL_IP && h.cmsg_type == IP_TOS &&
-			   dlen == 1) {
-			out("%s: cmsg SOL_IP/IP_TOS len=%zu byte 0x%02x", what,
-			    (size_t)h.cmsg_len, d[0]);
-		} else if (h.cmsg_level == SOL_IP &&
-			   h.cmsg_type == IP_PKTINFO &&
-			   dlen == sizeof(struct in_pktinfo)) {
-			struct in_pktinfo pi;
-			char a1[INET_ADDRSTRLEN], a2[INET_ADDRSTRLEN];
-
-			memcpy(&pi, d, sizeof(pi));
-			inet_ntop(AF_INET, &pi.ipi_spec_dst, a1, sizeof(a1));
-			inet_ntop(AF_INET, &pi.ipi_addr, a2, sizeof(a2));
-			out("%s: cmsg SOL_IP/IP_PKTINFO len=%zu if=%s "
-			    "spec_dst=%s addr=%s", what, (size_t)h.cmsg_len,
-			    conf_ifname(pi.ipi_ifindex), a1, a2);
-		} else if (h.cmsg_level == SOL_IP &&
-			   h.cmsg_type == IP_RECVERR &&
-			   dlen >= sizeof(struct sock_extended_err)) {
-			struct sock_extended_err ee;
-			const char *offn = "none";
-
-			memcpy(&ee, d, sizeof(ee));
-			if (dlen >= sizeof(ee) + sizeof(struct sockaddr_in))
-				offn = conf_sa(d + sizeof(ee),
-					      sizeof(struct sockaddr_in),
-					      sizeof(struct sockaddr_in),
-					      PORT_EXACT);
-			out("%s: cmsg SOL_IP/IP_RECVERR len=%zu ee_errno=%s "
-			    "origin=%u type=%u code=%u pad=%u info=%u data=%u "
-			    "offender=[%s]", what, (size_t)h.cmsg_len,
-			    conf_errname((int)ee.ee_errno), ee.ee_origin,
-			    ee.ee_type, ee.ee_code, ee.ee_pad, ee.ee_info,
-			    ee.ee_data, offn);
-		} else {
-			conf_hex(hex, sizeof(hex), d, dlen < 32 ? dlen : 32);
-			out("%s: cmsg %s/%s len=%zu data=%s", what,
-			    conf_level(h.cmsg_level),
-			    conf_ctype(h.cmsg_level, h.cmsg_type),
-			    (size_t)h.cmsg_len, hex);
-		}
+		one(what, &h, p + off + CMSG_LEN(0), dlen);
 		if (h.cmsg_len < sizeof(struct cmsghdr))
 			break;
 		off += CMSG_ALIGN(h.cmsg_len);
@@ -641,56 +907,187 @@ static CONF_UNUSED void conf_cmsgs(const char *what, const void *ctl,
 		out("%s: %zu trailing control bytes", what, len - off);
 }
 
-/* ------------------------------------------------------------------ */
-/* replies */
-
-static CONF_UNUSED bool conf_cksum_ok(const uint8_t *p, size_t n)
+/* A message printed by header and (up to 32 of) its bytes; type: the
+ * name of its type. */
+static CONF_UNUSED void conf_cmsg_bytes(const char *what,
+					const struct cmsghdr *h,
+					const char *type, const uint8_t *d,
+					size_t dlen)
 {
-	uint32_t s = 0;
+	char hex[80];
 
-	for (size_t i = 0; i + 1 < n; i += 2)
-		s += (uint32_t)(p[i] << 8 | p[i + 1]);
-	if (n & 1)
-		s += (uint32_t)(p[n - 1] << 8);
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return s == 0xffff;
+	conf_hex(hex, sizeof(hex), d, dlen < 32 ? dlen : 32);
+	out("%s: cmsg %s/%s len=%zu data=%s", what, conf_level(h->cmsg_level),
+	    type, (size_t)h->cmsg_len, hex);
+}
+
+/* An int-valued message (IP_TTL, IPV6_HOPLIMIT, ...). */
+static CONF_UNUSED void conf_cmsg_int(const char *what,
+				      const struct cmsghdr *h,
+				      const char *type, const uint8_t *d)
+{
+	int v;
+
+	memcpy(&v, d, sizeof(v));
+	out("%s: cmsg %s/%s len=%zu int %d", what, conf_level(h->cmsg_level),
+	    type, (size_t)h->cmsg_len, v);
 }
 
 /*
- * Describe the ICMP message in p[0..n) (n bytes returned; full is the
- * datagram's real size when known, else n).  exact: print the identifier's
- * value; otherwise "own" when it is the socket's identifier.
+ * An extended error (IP_RECVERR, IPV6_RECVERR; type: its name) and the
+ * offender's address after it, printed by sa (salen bytes).
  */
-static CONF_UNUSED void conf_icmp(const char *what, int fd, const uint8_t *p,
-				  size_t n, size_t full, bool exact)
+static CONF_UNUSED void conf_cmsg_recverr(const char *what,
+					  const struct cmsghdr *h,
+					  const char *type, const uint8_t *d,
+					  size_t dlen, conf_sa_fn *sa,
+					  socklen_t salen)
 {
-	char idb[32];
-	unsigned id, seq;
-	bool pay = true;
+	struct sock_extended_err ee;
+	const char *offn = "none";
 
-	if (n < 8) {
-		char hex[40];
-
-		conf_hex(hex, sizeof(hex), p, n);
-		out("%s: short icmp %zu bytes: %s", what, n, hex);
-		return;
-	}
-	id = (unsigned)(p[4] << 8 | p[5]);
-	seq = (unsigned)(p[6] << 8 | p[7]);
-	if (exact)
-		snprintf(idb, sizeof(idb), "%u", id);
-	else
-		snprintf(idb, sizeof(idb), "%s",
-			 id && id == conf_ident(fd) ? "own" : "not-own");
-	for (size_t i = 8; i < n; i++)
-		if (p[i] != conf_pat(i, (uint16_t)seq))
-			pay = false;
-	out("%s: type=%u code=%u ident=%s seq=%u cksum=%s payload=%s(%zu)",
-	    what, p[0], p[1], idb, seq,
-	    n == full ? (conf_cksum_ok(p, n) ? "ok" : "bad") : "partial",
-	    pay ? "ok" : "differs", n - 8);
+	memcpy(&ee, d, sizeof(ee));
+	if (dlen >= sizeof(ee) + salen)
+		offn = sa(d + sizeof(ee), salen, salen, PORT_EXACT);
+	out("%s: cmsg %s/%s len=%zu ee_errno=%s "
+	    "origin=%u type=%u code=%u pad=%u info=%u data=%u "
+	    "offender=[%s]", what, conf_level(h->cmsg_level), type,
+	    (size_t)h->cmsg_len, conf_errname((int)ee.ee_errno), ee.ee_origin,
+	    ee.ee_type, ee.ee_code, ee.ee_pad, ee.ee_info, ee.ee_data, offn);
 }
+
+/*
+ * A SOL_SOCKET message: the timestamps (within a second of now or not),
+ * anything else (or a truncated timestamp) by its header only.
+ */
+static CONF_UNUSED void conf_cmsg_socket(const char *what,
+					 const struct cmsghdr *h,
+					 const uint8_t *d, size_t dlen)
+{
+	const char *type = conf_ctype(h->cmsg_level, h->cmsg_type);
+
+	if (h->cmsg_type == SO_TIMESTAMP_OLD &&
+	    dlen == sizeof(struct timeval)) {
+		struct timeval tv;
+
+		memcpy(&tv, d, sizeof(tv));
+		out("%s: cmsg SOL_SOCKET/%s len=%zu timeval %s", what, type,
+		    (size_t)h->cmsg_len,
+		    conf_when(tv.tv_sec, tv.tv_usec, 1000000));
+	} else if (h->cmsg_type == SO_TIMESTAMPNS_OLD &&
+		   dlen == sizeof(struct timespec)) {
+		struct timespec ts;
+
+		memcpy(&ts, d, sizeof(ts));
+		out("%s: cmsg SOL_SOCKET/%s len=%zu timespec %s", what, type,
+		    (size_t)h->cmsg_len,
+		    conf_when(ts.tv_sec, ts.tv_nsec, 1000000000));
+	} else {
+		out("%s: cmsg SOL_SOCKET/%s len=%zu (%zu data bytes)", what,
+		    type, (size_t)h->cmsg_len, dlen);
+	}
+}
+
+/* A message on an IPv4 socket: SOL_SOCKET and SOL_IP ones decoded. */
+static CONF_UNUSED void conf_cmsg4(const char *what, const struct cmsghdr *h,
+				   const uint8_t *d, size_t dlen)
+{
+	const char *type = conf_ctype(h->cmsg_level, h->cmsg_type);
+
+	if (h->cmsg_level == SOL_SOCKET) {
+		conf_cmsg_socket(what, h, d, dlen);
+	} else if (h->cmsg_level != SOL_IP) {
+		conf_cmsg_bytes(what, h, type, d, dlen);
+	} else if (h->cmsg_type == IP_TTL && dlen == sizeof(int)) {
+		conf_cmsg_int(what, h, type, d);
+	} else if (h->cmsg_type == IP_TOS && dlen == 1) {
+		out("%s: cmsg SOL_IP/IP_TOS len=%zu byte 0x%02x", what,
+		    (size_t)h->cmsg_len, d[0]);
+	} else if (h->cmsg_type == IP_PKTINFO &&
+		   dlen == sizeof(struct in_pktinfo)) {
+		struct in_pktinfo pi;
+		char a1[INET_ADDRSTRLEN], a2[INET_ADDRSTRLEN];
+
+		memcpy(&pi, d, sizeof(pi));
+		inet_ntop(AF_INET, &pi.ipi_spec_dst, a1, sizeof(a1));
+		inet_ntop(AF_INET, &pi.ipi_addr, a2, sizeof(a2));
+		out("%s: cmsg SOL_IP/IP_PKTINFO len=%zu if=%s "
+		    "spec_dst=%s addr=%s", what, (size_t)h->cmsg_len,
+		    conf_ifname(pi.ipi_ifindex), a1, a2);
+	} else if (h->cmsg_type == IP_RECVERR &&
+		   dlen >= sizeof(struct sock_extended_err)) {
+		conf_cmsg_recverr(what, h, type, d, dlen, conf_sa,
+				  sizeof(struct sockaddr_in));
+	} else {
+		conf_cmsg_bytes(what, h, type, d, dlen);
+	}
+}
+
+/* A message on an IPv6 socket: the SOL_IPV6 ones here, all others as on
+ * an IPv4 socket. */
+static CONF_UNUSED void conf_cmsg6(const char *what, const struct cmsghdr *h,
+				   const uint8_t *d, size_t dlen)
+{
+	const char *type = conf_ctype6(h->cmsg_type);
+	int t = h->cmsg_type;
+
+	if (h->cmsg_level != SOL_IPV6) {
+		conf_cmsg4(what, h, d, dlen);
+	} else if ((t == IPV6_HOPLIMIT || t == IPV6_TCLASS ||
+		    t == IPV6_2292HOPLIMIT) && dlen == sizeof(int)) {
+		conf_cmsg_int(what, h, type, d);
+	} else if ((t == IPV6_PKTINFO || t == IPV6_2292PKTINFO) &&
+		   dlen == sizeof(struct in6_pktinfo)) {
+		struct in6_pktinfo pi;
+		char a[INET6_ADDRSTRLEN];
+
+		memcpy(&pi, d, sizeof(pi));
+		inet_ntop(AF_INET6, &pi.ipi6_addr, a, sizeof(a));
+		out("%s: cmsg SOL_IPV6/%s len=%zu if=%s addr=%s", what, type,
+		    (size_t)h->cmsg_len, conf_ifname((int)pi.ipi6_ifindex), a);
+	} else if (t == IPV6_FLOWINFO && dlen == 4) {
+		uint32_t v;
+
+		/* the flow label may be random: set or not */
+		memcpy(&v, d, sizeof(v));
+		v = ntohl(v);
+		out("%s: cmsg SOL_IPV6/IPV6_FLOWINFO len=%zu tclass "
+		    "0x%02x label %s", what, (size_t)h->cmsg_len,
+		    (unsigned)(v >> 20) & 0xff, v & 0xfffff ? "set" : "0");
+	} else if (t == IPV6_PATHMTU && dlen == sizeof(struct ip6_mtuinfo)) {
+		struct ip6_mtuinfo mi;
+
+		memcpy(&mi, d, sizeof(mi));
+		out("%s: cmsg SOL_IPV6/IPV6_PATHMTU len=%zu mtu=%u "
+		    "addr=[%s]", what, (size_t)h->cmsg_len,
+		    (unsigned)mi.ip6m_mtu,
+		    conf_sa6(&mi.ip6m_addr, sizeof(mi.ip6m_addr),
+			     sizeof(mi.ip6m_addr), PORT_EXACT));
+	} else if (t == IPV6_RECVERR &&
+		   dlen >= sizeof(struct sock_extended_err)) {
+		conf_cmsg_recverr(what, h, type, d, dlen, conf_sa6,
+				  sizeof(struct sockaddr_in6));
+	} else {
+		conf_cmsg_bytes(what, h, type, d, dlen);
+	}
+}
+
+/* Every control message of an IPv4 socket's returned control buffer. */
+static CONF_UNUSED void conf_cmsgs(const char *what, const void *ctl,
+				   size_t len)
+{
+	conf_cmsg_walk(what, ctl, len, conf_cmsg4);
+}
+
+/* Every control message of an IPv6 socket's returned control buffer. */
+static CONF_UNUSED void conf_cmsgs6(const char *what, const void *ctl,
+				    size_t len)
+{
+	conf_cmsg_walk(what, ctl, len, conf_cmsg6);
+}
+
+/* ------------------------------------------------------------------ */
+/* receiving */
 
 static CONF_UNUSED uint8_t conf_rbuf[70000];
 
@@ -729,10 +1126,331 @@ static CONF_UNUSED long conf_recvmsg(int fd, size_t len, int flags,
 	return rx->ret;
 }
 
+/* No address is needed for an IPv4 checksum. */
+static CONF_UNUSED const struct in6_addr *conf_rx_peer4(
+	const struct conf_rx *rx)
+{
+	return NULL;
+}
+
+/* The address in a returned msg_name, if it is a whole sockaddr_in6. */
+static CONF_UNUSED const struct in6_addr *conf_rx_peer6(
+	const struct conf_rx *rx)
+{
+	static struct in6_addr a;
+	struct sockaddr_in6 in;
+
+	if (rx->namelen != sizeof(in))
+		return NULL;
+	memcpy(&in, rx->name, sizeof(in));
+	if (in.sin6_family != AF_INET6)
+		return NULL;
+	a = in.sin6_addr;
+	return &a;
+}
+
+/* ------------------------------------------------------------------ */
+/* the two families */
+
+/*
+ * One family of ping socket: its numbers, names and test addresses, and
+ * the operations in which the families differ.  A step shared by an IPv4
+ * case and its IPv6 twin takes one of these and nothing else
+ * family-specific.
+ */
+struct conf_fam {
+	int af, proto;
+	const char *af_name, *proto_name;	/* "AF_INET", "IPPROTO_ICMP" */
+	const char *tag;	/* "" or "6", in the labels of conf_fsocket */
+	const char *call;	/* the socket() call, as stderr names it */
+	const char *ip_open, *ip_close;	/* around an address and ":port" */
+	socklen_t salen;	/* sizeof(struct sockaddr_in{,6}) */
+	int rx_mask;		/* how a datagram's source address prints */
+	/* the test network (run.sh) */
+	const char *loopback, *any, *local, *peer, *noroute;
+	const char *r_far, *r_far2, *r_unreach, *r_prohibit;
+	/* the family's options */
+	struct conf_opt recverr;	/* IP_RECVERR */
+	struct conf_opt recvhops;	/* IP_RECVTTL */
+	struct conf_opt hops;		/* IP_TTL */
+	struct conf_opt mtu;		/* IP_MTU */
+	struct conf_opt mtu_discover;	/* IP_MTU_DISCOVER */
+	const char *pmtudisc;		/* "IP_PMTUDISC" (_DO, _DONT: the
+					 * same values in both families) */
+	/* an Echo Request of len bytes with sequence seq, into buf */
+	void (*echo)(uint8_t *buf, size_t len, uint16_t seq);
+	/* a returned address, printed */
+	conf_sa_fn *sa;
+	/* a whole message's checksum verdict ("ok", "bad", ...) */
+	const char *(*cksum)(const uint8_t *p, size_t n,
+			     const struct in6_addr *peer);
+	/* the address the checksum of what rx got covers */
+	const struct in6_addr *(*rx_peer)(const struct conf_rx *rx);
+	/* the returned control messages, printed */
+	void (*cmsgs)(const char *what, const void *ctl, size_t len);
+};
+
+static const struct conf_fam conf_v4 CONF_UNUSED = {
+	.af = AF_INET, .proto = IPPROTO_ICMP,
+	.af_name = "AF_INET", .proto_name = "IPPROTO_ICMP",
+	.tag = "", .call = "pingsock_socket", .ip_open = "", .ip_close = "",
+	.salen = sizeof(struct sockaddr_in), .rx_mask = PORT_EXACT,
+	.loopback = "127.0.0.1", .any = "0.0.0.0", .local = CONF_LOCAL,
+	.peer = CONF_PEER, .noroute = CONF_NOROUTE,
+	.r_far = CONF_R_FAR, .r_far2 = CONF_R_FAR2,
+	.r_unreach = CONF_R_UNREACH, .r_prohibit = CONF_R_PROHIBIT,
+	.recverr = { SOL_IP, IP_RECVERR, "IP_RECVERR" },
+	.recvhops = { SOL_IP, IP_RECVTTL, "IP_RECVTTL" },
+	.hops = { SOL_IP, IP_TTL, "IP_TTL" },
+	.mtu = { SOL_IP, IP_MTU, "IP_MTU" },
+	.mtu_discover = { SOL_IP, IP_MTU_DISCOVER, "IP_MTU_DISCOVER" },
+	.pmtudisc = "IP_PMTUDISC",
+	.echo = conf_echo, .sa = conf_sa, .cksum = conf_cksum4,
+	.rx_peer = conf_rx_peer4, .cmsgs = conf_cmsgs,
+};
+
+static const struct conf_fam conf_v6 CONF_UNUSED = {
+	.af = AF_INET6, .proto = IPPROTO_ICMPV6,
+	.af_name = "AF_INET6", .proto_name = "IPPROTO_ICMPV6",
+	.tag = "6", .call = "pingsock_socket(AF_INET6)",
+	.ip_open = "[", .ip_close = "]",
+	.salen = sizeof(struct sockaddr_in6),
+	.rx_mask = PORT_EXACT | FLOW_MASK,
+	.loopback = "::1", .any = "::", .local = CONF6_LOCAL,
+	.peer = CONF6_PEER, .noroute = CONF6_NOROUTE,
+	.r_far = CONF6_R_FAR, .r_far2 = CONF6_R_FAR2,
+	.r_unreach = CONF6_R_UNREACH, .r_prohibit = CONF6_R_PROHIBIT,
+	.recverr = { SOL_IPV6, IPV6_RECVERR, "IPV6_RECVERR" },
+	.recvhops = { SOL_IPV6, IPV6_RECVHOPLIMIT, "IPV6_RECVHOPLIMIT" },
+	.hops = { SOL_IPV6, IPV6_UNICAST_HOPS, "IPV6_UNICAST_HOPS" },
+	.mtu = { SOL_IPV6, IPV6_MTU, "IPV6_MTU" },
+	.mtu_discover = { SOL_IPV6, IPV6_MTU_DISCOVER, "IPV6_MTU_DISCOVER" },
+	.pmtudisc = "IPV6_PMTUDISC",
+	.echo = conf_echo6, .sa = conf_sa6, .cksum = conf_cksum6,
+	.rx_peer = conf_rx_peer6, .cmsgs = conf_cmsgs6,
+};
+
+/* A socket address of either family, with its length. */
+struct conf_addr {
+	union {
+		struct sockaddr sa;
+		struct sockaddr_in in;
+		struct sockaddr_in6 in6;
+		struct sockaddr_storage ss;	/* zero beyond the address */
+	} u;
+	socklen_t len;
+};
+
+/* ip:port in f (IPv6: with the scope id scope). */
+static CONF_UNUSED struct conf_addr conf_addr(const struct conf_fam *f,
+					      const char *ip, int port,
+					      unsigned scope)
+{
+	struct conf_addr a;
+
+	memset(&a, 0, sizeof(a));
+	if (f->af == AF_INET)
+		a.u.in = conf_sin(ip, port);
+	else
+		a.u.in6 = conf_sin6(ip, port, scope);
+	a.len = f->salen;
+	return a;
+}
+
+/* ip:port as the family writes it ("127.0.0.1:7", "[::1]:7"). */
+static CONF_UNUSED const char *conf_hostport(const struct conf_fam *f,
+					     const char *ip, int port)
+{
+	return L("%s%s%s:%d", f->ip_open, ip, f->ip_close, port);
+}
+
+/* A row of a table: a label and an address of the test network
+ * (ip:port; IPv6: scope dev, an interface's name or a number). */
+struct conf_row {
+	const char *what, *ip;
+	int port;
+	const char *dev;
+};
+
+static CONF_UNUSED struct conf_addr conf_row_addr(const struct conf_fam *f,
+						  const struct conf_row *r)
+{
+	return conf_addr(f, r->ip, r->port, conf_scope_id(r->dev));
+}
+
+/* setsockopt of an int option of the family, printed "LABEL V". */
+static CONF_UNUSED long conf_fset(const struct conf_opt *o, int fd, int v)
+{
+	return TRY(L("%s %d", o->label, v),
+		   conf_setint(fd, o->level, o->name, v));
+}
+
+/* getsockopt of an int option of the family, printed "PREFIXLABEL". */
+static CONF_UNUSED int conf_fget(const char *prefix, const struct conf_opt *o,
+				 int fd)
+{
+	return conf_getint(L("%s%s", prefix, o->label), fd, o->level,
+			   o->name, sizeof(int));
+}
+
+/* A fresh ping socket of f and type; a case cannot go on without one. */
+static CONF_UNUSED int conf_fsocket_type(const struct conf_fam *f, int type)
+{
+	int fd = pingsock_socket(f->af, type, f->proto);
+	int e = errno;
+
+	if (fd < 0) {
+		out("socket%s: -1 %s", f->tag, conf_errname(e));
+		fprintf(stderr, "%s: %s: %s\n", f->call, strerror(e),
+			pingsock_why());
+		exit(2);
+	}
+	return fd;
+}
+
+static CONF_UNUSED int conf_fsocket(const struct conf_fam *f)
+{
+	return conf_fsocket_type(f, SOCK_DGRAM);
+}
+
+/* sendto(a) an Echo Request of len bytes with sequence seq. */
+static CONF_UNUSED long conf_fping_to(const struct conf_fam *f,
+				      const char *what, int fd,
+				      const struct conf_addr *a, uint16_t seq,
+				      size_t len)
+{
+	f->echo(conf_big, len, seq);
+	return TRY(what, pingsock_sendto(fd, conf_big, len, 0, &a->u.sa,
+					 a->len));
+}
+
+/* sendto(ip, no scope) an Echo Request of len bytes. */
+static CONF_UNUSED long conf_fping(const struct conf_fam *f, const char *what,
+				   int fd, const char *ip, uint16_t seq,
+				   size_t len)
+{
+	struct conf_addr a = conf_addr(f, ip, 0, 0);
+
+	return conf_fping_to(f, what, fd, &a, seq, len);
+}
+
+/* send() on a connected socket. */
+static CONF_UNUSED long conf_fpsend(const struct conf_fam *f,
+				    const char *what, int fd, uint16_t seq,
+				    size_t len)
+{
+	f->echo(conf_big, len, seq);
+	return TRY(what, pingsock_send(fd, conf_big, len, 0));
+}
+
+/* sendmsg of the len bytes in conf_big to a, with the control messages
+ * in ctl (ctllen bytes), printed. */
+static CONF_UNUSED long conf_sendmsg(const char *what, int fd,
+				     const struct conf_addr *a, size_t len,
+				     const void *ctl, size_t ctllen)
+{
+	struct iovec iov = { conf_big, len };
+	struct msghdr m;
+
+	memset(&m, 0, sizeof(m));
+	m.msg_name = (void *)&a->u;
+	m.msg_namelen = a->len;
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	m.msg_control = (void *)ctl;
+	m.msg_controllen = ctllen;
+	return TRY(what, pingsock_sendmsg(fd, &m, 0));
+}
+
+/* getsockname (peer=false) or getpeername, printed. */
+static CONF_UNUSED int conf_fname(const struct conf_fam *f, const char *what,
+				  int fd, bool peer, int mask)
+{
+	uint8_t buf[128];
+	socklen_t len = sizeof(buf);
+	int r, e;
+
+	memset(buf, 0xaa, sizeof(buf));
+	r = peer ? pingsock_getpeername(fd, SA(buf), &len)
+		 : pingsock_getsockname(fd, SA(buf), &len);
+	e = errno;
+	if (r < 0)
+		out("%s: -1 %s", what, conf_errname(e));
+	else
+		out("%s: %d %s", what, r, f->sa(buf, sizeof(buf), len, mask));
+	return r;
+}
+
+/*
+ * The socket's identifier (local port), host order; 0 if none.  (The
+ * identifier is at the same offset in a sockaddr_in6 as in a
+ * sockaddr_in.)
+ */
+static CONF_UNUSED unsigned conf_ident(int fd)
+{
+	struct sockaddr_in a;
+	socklen_t len = sizeof(a);
+
+	memset(&a, 0, sizeof(a));
+	if (pingsock_getsockname(fd, SA(&a), &len) < 0)
+		return 0;
+	return ntohs(a.sin_port);
+}
+
+/*
+ * Describe the ICMP message in p[0..n) (n bytes returned; full is the
+ * datagram's real size when known, else n).  exact: print the identifier's
+ * value; otherwise "own" when it is the socket's identifier.  peer: the
+ * other end's address, where the family's checksum covers it.
+ */
+static CONF_UNUSED void conf_ficmp(const struct conf_fam *f, const char *what,
+				   int fd, const uint8_t *p, size_t n,
+				   size_t full, const struct in6_addr *peer,
+				   bool exact)
+{
+	char idb[32];
+	unsigned id, seq;
+	bool pay = true;
+
+	if (n < 8) {
+		char hex[40];
+
+		conf_hex(hex, sizeof(hex), p, n);
+		out("%s: short icmp%s %zu bytes: %s", what, f->tag, n, hex);
+		return;
+	}
+	id = (unsigned)(p[4] << 8 | p[5]);
+	seq = (unsigned)(p[6] << 8 | p[7]);
+	if (exact)
+		snprintf(idb, sizeof(idb), "%u", id);
+	else
+		snprintf(idb, sizeof(idb), "%s",
+			 id && id == conf_ident(fd) ? "own" : "not-own");
+	for (size_t i = 8; i < n; i++)
+		if (p[i] != conf_pat(i, (uint16_t)seq))
+			pay = false;
+	out("%s: type=%u code=%u ident=%s seq=%u cksum=%s payload=%s(%zu)",
+	    what, p[0], p[1], idb, seq,
+	    n == full ? f->cksum(p, n, peer) : "partial",
+	    pay ? "ok" : "differs", n - 8);
+}
+
+/* The first line of what a recvmsg got: return value, msg_name,
+ * msg_flags, msg_controllen. */
+static CONF_UNUSED void conf_rx_head(const struct conf_fam *f,
+				     const char *what,
+				     const struct conf_rx *rx)
+{
+	out("%s: %ld from %s flags=%s controllen=%zu", what, rx->ret,
+	    f->sa(rx->name, sizeof(rx->name), rx->namelen, f->rx_mask),
+	    conf_msgflags(rx->flags), rx->ctllen);
+}
+
 /* Print what conf_recvmsg got. */
-static CONF_UNUSED void conf_show_rx(const char *what, int fd,
-				     const struct conf_rx *rx, size_t room,
-				     bool exact)
+static CONF_UNUSED void conf_fshow_rx(const struct conf_fam *f,
+				      const char *what, int fd,
+				      const struct conf_rx *rx, size_t room,
+				      bool exact)
 {
 	size_t n;
 
@@ -740,21 +1458,21 @@ static CONF_UNUSED void conf_show_rx(const char *what, int fd,
 		out("%s: -1 %s", what, conf_errname(rx->err));
 		return;
 	}
-	out("%s: %ld from %s flags=%s controllen=%zu", what, rx->ret,
-	    conf_sa(rx->name, sizeof(rx->name), rx->namelen, PORT_EXACT),
-	    conf_msgflags(rx->flags), rx->ctllen);
+	conf_rx_head(f, what, rx);
 	n = (size_t)rx->ret < room ? (size_t)rx->ret : room;
-	conf_icmp(what, fd, conf_rbuf, n,
-		  rx->flags & MSG_TRUNC ? SIZE_MAX : (size_t)rx->ret, exact);
-	conf_cmsgs(what, rx->ctl, rx->ctllen);
+	conf_ficmp(f, what, fd, conf_rbuf, n,
+		   rx->flags & MSG_TRUNC ? SIZE_MAX : (size_t)rx->ret,
+		   f->rx_peer(rx), exact);
+	f->cmsgs(what, rx->ctl, rx->ctllen);
 }
 
 /*
  * Wait (bounded) for a datagram, then recvmsg it with room bytes of
  * buffer and ctllen bytes of control buffer and print all of it.
  */
-static CONF_UNUSED long conf_reply(const char *what, int fd, size_t room,
-				   int flags, size_t ctllen, bool exact)
+static CONF_UNUSED long conf_freply(const struct conf_fam *f,
+				    const char *what, int fd, size_t room,
+				    int flags, size_t ctllen, bool exact)
 {
 	struct conf_rx rx;
 
@@ -763,18 +1481,20 @@ static CONF_UNUSED long conf_reply(const char *what, int fd, size_t room,
 		return -1;
 	}
 	conf_recvmsg(fd, room, flags | MSG_DONTWAIT, ctllen, &rx);
-	conf_show_rx(what, fd, &rx, room, exact);
+	conf_fshow_rx(f, what, fd, &rx, room, exact);
 	return rx.ret;
 }
 
 /* Plain reply of up to 70000 bytes, no control buffer. */
-static CONF_UNUSED long conf_reply1(const char *what, int fd, bool exact)
+static CONF_UNUSED long conf_freply1(const struct conf_fam *f,
+				     const char *what, int fd, bool exact)
 {
-	return conf_reply(what, fd, sizeof(conf_rbuf), 0, 0, exact);
+	return conf_freply(f, what, fd, sizeof(conf_rbuf), 0, 0, exact);
 }
 
 /* Expect nothing more to arrive within ms milliseconds. */
-static CONF_UNUSED void conf_quiet(const char *what, int fd, int ms)
+static CONF_UNUSED void conf_fquiet(const struct conf_fam *f,
+				    const char *what, int fd, int ms)
 {
 	struct conf_rx rx;
 
@@ -783,82 +1503,21 @@ static CONF_UNUSED void conf_quiet(const char *what, int fd, int ms)
 		return;
 	}
 	conf_recvmsg(fd, sizeof(conf_rbuf), MSG_DONTWAIT, 0, &rx);
-	conf_show_rx(L("%s: unexpected", what), fd, &rx, sizeof(conf_rbuf),
-		     false);
-}
-
-/* getsockopt of an int-sized option, printed with its optlen. */
-static CONF_UNUSED int conf_getint(const char *what, int fd, int level,
-				   int name, socklen_t len)
-{
-	uint8_t buf[64];
-	socklen_t l = len;
-	int r, e, v = 0;
-
-	memset(buf, 0xaa, sizeof(buf));
-	r = pingsock_getsockopt(fd, level, name, buf, &l);
-	e = errno;
-	if (r < 0) {
-		out("%s: -1 %s", what, conf_errname(e));
-		return -1;
-	}
-	if (l == sizeof(int)) {
-		memcpy(&v, buf, sizeof(v));
-		out("%s: %d optlen=%u value=%d", what, r, (unsigned)l, v);
-	} else {
-		char hex[140];
-
-		conf_hex(hex, sizeof(hex), buf, l < sizeof(buf) ? l : 0);
-		out("%s: %d optlen=%u bytes=%s", what, r, (unsigned)l, hex);
-	}
-	return v;
-}
-
-/* ------------------------------------------------------------------ */
-/*
- * The router topology ("// needs: router"; run.sh builds it for such
- * cases):
- *
- *   client 10.77.0.2/24 -- 10.77.0.1/24 router 10.77.1.1/24 -- 10.77.1.2 far
- *                                                                  10.77.1.3
- *
- * The client's default route is via the router; the router's link to the
- * far namespace has MTU 1280; in the router 10.77.5.0/24 is an
- * "unreachable" route, 10.77.6.0/24 a "prohibit" route (both rate-limited
- * per source: burst 5, then 1/s), and 10.78.0.0/16 is local, where
- * tests/lib/icmpforge answers an Echo Request for 10.78.T.C with an ICMP
- * error of type T, code C from 10.77.0.1 (types 3, 4, 5, 11, 12 only; a
- * request for 10.78.0.C gets no answer at all).
- */
-#define CONF_R_CLIENT "10.77.0.2"
-#define CONF_R_ROUTER "10.77.0.1"
-#define CONF_R_FAR "10.77.1.2"
-#define CONF_R_FAR2 "10.77.1.3"
-#define CONF_R_FAR_MTU 1280
-#define CONF_R_UNREACH "10.77.5.1"
-#define CONF_R_PROHIBIT "10.77.6.1"
-#define CONF_R_BLACKHOLE "10.78.0.1"
-
-/* The address for which icmpforge answers with error type/code. */
-static CONF_UNUSED const char *conf_forged(unsigned type, unsigned code)
-{
-	static char b[8][INET_ADDRSTRLEN];
-	static unsigned next;
-	char *s = b[next++ % 8];
-
-	snprintf(s, sizeof(b[0]), "10.78.%u.%u", type & 255, code & 255);
-	return s;
+	conf_fshow_rx(f, L("%s: unexpected", what), fd, &rx,
+		      sizeof(conf_rbuf), false);
 }
 
 /*
  * recvmsg(MSG_ERRQUEUE | MSG_DONTWAIT | flags) with room bytes of buffer
- * and ctllen of control buffer, printed in full: return value, msg_name,
- * msg_flags, msg_controllen, the quoted request (sent: the length it was
- * sent with, so that a whole quote has its checksum checked and a partial
- * one says so) and every control message.
+ * and ctllen of control buffer, printed in full: return value, msg_name
+ * (the original destination), msg_flags, msg_controllen, the quoted
+ * request (sent: the length it was sent with, so that a whole quote has
+ * its checksum checked and a partial one says so) and every control
+ * message (IP_RECVERR: the extended error and the offender).
  */
-static CONF_UNUSED long conf_errq(const char *what, int fd, size_t room,
-				  int flags, size_t ctllen, size_t sent)
+static CONF_UNUSED long conf_ferrq(const struct conf_fam *f, const char *what,
+				   int fd, size_t room, int flags,
+				   size_t ctllen, size_t sent)
 {
 	struct conf_rx rx;
 	size_t n;
@@ -869,14 +1528,166 @@ static CONF_UNUSED long conf_errq(const char *what, int fd, size_t room,
 		out("%s: -1 %s", what, conf_errname(rx.err));
 		return -1;
 	}
-	out("%s: %ld from %s flags=%s controllen=%zu", what, rx.ret,
-	    conf_sa(rx.name, sizeof(rx.name), rx.namelen, PORT_EXACT),
-	    conf_msgflags(rx.flags), rx.ctllen);
+	conf_rx_head(f, what, &rx);
 	n = (size_t)rx.ret < room ? (size_t)rx.ret : room;
 	if (n > 0)
-		conf_icmp(what, fd, conf_rbuf, n, sent, false);
-	conf_cmsgs(what, rx.ctl, rx.ctllen);
+		conf_ficmp(f, what, fd, conf_rbuf, n, sent, f->rx_peer(&rx),
+			   false);
+	f->cmsgs(what, rx.ctl, rx.ctllen);
 	return rx.ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* the helpers above for IPv4 and for IPv6, by their own names */
+
+static CONF_UNUSED int conf_socket_type(int type)
+{
+	return conf_fsocket_type(&conf_v4, type);
+}
+
+static CONF_UNUSED int conf_socket(void)
+{
+	return conf_fsocket(&conf_v4);
+}
+
+static CONF_UNUSED int conf_socket6_type(int type)
+{
+	return conf_fsocket_type(&conf_v6, type);
+}
+
+static CONF_UNUSED int conf_socket6(void)
+{
+	return conf_fsocket(&conf_v6);
+}
+
+static CONF_UNUSED long conf_ping(const char *what, int fd, const char *ip,
+				  uint16_t seq, size_t len)
+{
+	return conf_fping(&conf_v4, what, fd, ip, seq, len);
+}
+
+static CONF_UNUSED long conf_ping6(const char *what, int fd, const char *ip,
+				   uint16_t seq, size_t len)
+{
+	return conf_fping(&conf_v6, what, fd, ip, seq, len);
+}
+
+static CONF_UNUSED long conf_ping6_to(const char *what, int fd,
+				      const struct sockaddr_in6 *a,
+				      uint16_t seq, size_t len)
+{
+	struct conf_addr ca = { .u.in6 = *a, .len = sizeof(*a) };
+
+	return conf_fping_to(&conf_v6, what, fd, &ca, seq, len);
+}
+
+static CONF_UNUSED long conf_psend(const char *what, int fd, uint16_t seq,
+				   size_t len)
+{
+	return conf_fpsend(&conf_v4, what, fd, seq, len);
+}
+
+static CONF_UNUSED long conf_psend6(const char *what, int fd, uint16_t seq,
+				    size_t len)
+{
+	return conf_fpsend(&conf_v6, what, fd, seq, len);
+}
+
+static CONF_UNUSED int conf_name(const char *what, int fd, bool peer,
+				 int mask)
+{
+	return conf_fname(&conf_v4, what, fd, peer, mask);
+}
+
+static CONF_UNUSED int conf_name6(const char *what, int fd, bool peer,
+				  int mask)
+{
+	return conf_fname(&conf_v6, what, fd, peer, mask);
+}
+
+static CONF_UNUSED void conf_icmp(const char *what, int fd, const uint8_t *p,
+				  size_t n, size_t full, bool exact)
+{
+	conf_ficmp(&conf_v4, what, fd, p, n, full, NULL, exact);
+}
+
+static CONF_UNUSED void conf_icmp6(const char *what, int fd, const uint8_t *p,
+				   size_t n, size_t full,
+				   const struct in6_addr *peer, bool exact)
+{
+	conf_ficmp(&conf_v6, what, fd, p, n, full, peer, exact);
+}
+
+static CONF_UNUSED void conf_show_rx(const char *what, int fd,
+				     const struct conf_rx *rx, size_t room,
+				     bool exact)
+{
+	conf_fshow_rx(&conf_v4, what, fd, rx, room, exact);
+}
+
+static CONF_UNUSED void conf_show_rx6(const char *what, int fd,
+				      const struct conf_rx *rx, size_t room,
+				      bool exact)
+{
+	conf_fshow_rx(&conf_v6, what, fd, rx, room, exact);
+}
+
+static CONF_UNUSED long conf_reply(const char *what, int fd, size_t room,
+				   int flags, size_t ctllen, bool exact)
+{
+	return conf_freply(&conf_v4, what, fd, room, flags, ctllen, exact);
+}
+
+static CONF_UNUSED long conf_reply6(const char *what, int fd, size_t room,
+				    int flags, size_t ctllen, bool exact)
+{
+	return conf_freply(&conf_v6, what, fd, room, flags, ctllen, exact);
+}
+
+static CONF_UNUSED long conf_reply1(const char *what, int fd, bool exact)
+{
+	return conf_freply1(&conf_v4, what, fd, exact);
+}
+
+static CONF_UNUSED long conf_reply6_1(const char *what, int fd, bool exact)
+{
+	return conf_freply1(&conf_v6, what, fd, exact);
+}
+
+static CONF_UNUSED void conf_quiet(const char *what, int fd, int ms)
+{
+	conf_fquiet(&conf_v4, what, fd, ms);
+}
+
+static CONF_UNUSED void conf_quiet6(const char *what, int fd, int ms)
+{
+	conf_fquiet(&conf_v6, what, fd, ms);
+}
+
+static CONF_UNUSED long conf_errq(const char *what, int fd, size_t room,
+				  int flags, size_t ctllen, size_t sent)
+{
+	return conf_ferrq(&conf_v4, what, fd, room, flags, ctllen, sent);
+}
+
+static CONF_UNUSED long conf_errq6(const char *what, int fd, size_t room,
+				   int flags, size_t ctllen, size_t sent)
+{
+	return conf_ferrq(&conf_v6, what, fd, room, flags, ctllen, sent);
+}
+
+/* ------------------------------------------------------------------ */
+/* the router topology */
+
+/* The address for which icmpforge answers with error type/code. */
+static CONF_UNUSED const char *conf_forged(unsigned type, unsigned code)
+{
+	static char b[8][INET_ADDRSTRLEN];
+	static unsigned next;
+	char *s = b[next++ % 8];
+
+	snprintf(s, sizeof(b[0]), "10.78.%u.%u", type & 255, code & 255);
+	return s;
 }
 
 /* Read and discard the whole error queue; returns how many records. */
@@ -988,535 +1799,6 @@ static CONF_UNUSED bool conf_wait_err(int fd, int timeout_ms)
 		if (p.revents)	/* POLLIN only: wait a little, look again */
 			usleep(1000);
 	}
-}
-
-/* ------------------------------------------------------------------ */
-/*
- * IPv6 (socket(AF_INET6, SOCK_DGRAM, IPPROTO_ICMPV6)).  The helpers below
- * mirror the IPv4 ones above; those are left as they are.  Every IPv6
- * address of the test namespaces is fixed (run.sh: no automatic
- * link-local addresses), so addresses, link-local ones included, print
- * deterministically; a scope id prints as the interface's name.
- */
-#include <ifaddrs.h>
-#include <netinet/icmp6.h>
-
-#ifndef IPV6_FLOWINFO
-#define IPV6_FLOWINFO 11
-#endif
-#ifndef IPV6_FLOWINFO_SEND
-#define IPV6_FLOWINFO_SEND 33
-#endif
-
-/* The peer topology (veth0 here, veth1 in the peer namespace). */
-#define CONF6_LOCAL "fd00:201::1"
-#define CONF6_PEER "fd00:201::2"
-#define CONF6_LL_LOCAL "fe80::1"	/* on veth0 */
-#define CONF6_LL_PEER "fe80::2"		/* the peer's, on its veth1 */
-#define CONF6_NOROUTE "fd00:99::1"	/* no default route */
-#define CONF6_IF "veth0"
-
-/* The router topology (see run.sh). */
-#define CONF6_R_CLIENT "fd00:77::2"
-#define CONF6_R_ROUTER "fd00:77::1"
-#define CONF6_R_ROUTER_FAR "fd00:77:1::1"
-#define CONF6_R_FAR "fd00:77:1::2"
-#define CONF6_R_FAR2 "fd00:77:1::3"
-#define CONF6_R_FAR_MTU 1280
-#define CONF6_R_UNREACH "fd00:77:5::1"	/* route "unreachable": DU code 0 */
-#define CONF6_R_PROHIBIT "fd00:77:6::1"	/* route "prohibit": DU code 1 */
-
-/* A fresh IPv6 ping socket; a case cannot go on without one. */
-static CONF_UNUSED int conf_socket6_type(int type)
-{
-	int fd = pingsock_socket(AF_INET6, type, IPPROTO_ICMPV6);
-	int e = errno;
-
-	if (fd < 0) {
-		out("socket6: -1 %s", conf_errname(e));
-		fprintf(stderr, "pingsock_socket(AF_INET6): %s: %s\n",
-			strerror(e), pingsock_why());
-		exit(2);
-	}
-	return fd;
-}
-
-static CONF_UNUSED int conf_socket6(void)
-{
-	return conf_socket6_type(SOCK_DGRAM);
-}
-
-/* An interface's index (0 if there is no such interface). */
-static CONF_UNUSED unsigned conf_ifidx(const char *name)
-{
-	return if_nametoindex(name);
-}
-
-/* A sockaddr_in6; scope is an interface index (0: none). */
-static CONF_UNUSED struct sockaddr_in6 conf_sin6(const char *ip, int port,
-						 unsigned scope)
-{
-	struct sockaddr_in6 a;
-
-	memset(&a, 0, sizeof(a));
-	a.sin6_family = AF_INET6;
-	a.sin6_port = htons((uint16_t)port);
-	a.sin6_scope_id = scope;
-	if (inet_pton(AF_INET6, ip, &a.sin6_addr) != 1) {
-		fprintf(stderr, "bad address %s\n", ip);
-		exit(2);
-	}
-	return a;
-}
-
-/* Fill an ICMPv6 Echo Request (type 128) of len bytes into buf. */
-static CONF_UNUSED void conf_echo6(uint8_t *buf, size_t len, uint16_t seq)
-{
-	conf_echo(buf, len, seq);
-	if (len >= 1)
-		buf[0] = 128;		/* ICMP6_ECHO_REQUEST */
-}
-
-/* sendto(a) an Echo Request of len bytes with sequence seq. */
-static CONF_UNUSED long conf_ping6_to(const char *what, int fd,
-				      const struct sockaddr_in6 *a,
-				      uint16_t seq, size_t len)
-{
-	conf_echo6(conf_big, len, seq);
-	return TRY(what, pingsock_sendto(fd, conf_big, len, 0, SA(a),
-					 sizeof(*a)));
-}
-
-/* sendto(ip, no scope) an Echo Request of len bytes. */
-static CONF_UNUSED long conf_ping6(const char *what, int fd, const char *ip,
-				   uint16_t seq, size_t len)
-{
-	struct sockaddr_in6 a = conf_sin6(ip, 0, 0);
-
-	return conf_ping6_to(what, fd, &a, seq, len);
-}
-
-/* send() on a connected IPv6 socket. */
-static CONF_UNUSED long conf_psend6(const char *what, int fd, uint16_t seq,
-				    size_t len)
-{
-	conf_echo6(conf_big, len, seq);
-	return TRY(what, pingsock_send(fd, conf_big, len, 0));
-}
-
-/* A scope id: 0, or the interface's name. */
-static CONF_UNUSED const char *conf_scope6(uint32_t id)
-{
-	static char b[4][IF_NAMESIZE + 16];
-	static unsigned next;
-	char *s = b[next++ % 4];
-
-	if (!id)
-		return "0";
-	if (!if_indextoname(id, s))
-		snprintf(s, sizeof(b[0]), "ifindex%u", (unsigned)id);
-	return s;
-}
-
-/*
- * conf_sa6's mask may also have FLOW_MASK: the flow label part of
- * sin6_flowinfo (a received packet's, which the sender's kernel may
- * choose at random) is then printed as "set" or 0, the traffic class
- * exactly.
- */
-enum { FLOW_MASK = 2 };
-
-/*
- * Describe a returned IPv6 socket address (as conf_sa: buflen is the room
- * given, len what came back, bytes beyond must still hold 0xaa).  Anything
- * that is not a whole AF_INET6 sockaddr_in6 is printed as bytes.  mask:
- * PORT_EXACT or PORT_MASK, optionally | FLOW_MASK.
- */
-static CONF_UNUSED const char *conf_sa6(const void *sa, socklen_t buflen,
-					socklen_t len, int mask)
-{
-	static char s[4][240];
-	static unsigned next;
-	char *b = s[next++ % 4];
-	struct sockaddr_in6 in;
-	const uint8_t *raw = sa;
-	char ip[INET6_ADDRSTRLEN], port[16], hex[80], flow[40];
-	socklen_t copied = len < buflen ? len : buflen;
-	bool fill_ok = true;
-	uint32_t fi;
-
-	for (socklen_t i = copied; i < buflen && i < 128; i++)
-		if (raw[i] != 0xaa)
-			fill_ok = false;
-	memset(&in, 0, sizeof(in));
-	if (copied >= sizeof(in))
-		memcpy(&in, sa, sizeof(in));
-	if (buflen < sizeof(in) || len != sizeof(in) ||
-	    in.sin6_family != AF_INET6) {
-		conf_hex(hex, sizeof(hex), sa, copied < 32 ? copied : 32);
-		snprintf(b, sizeof(s[0]), "len=%u bytes=%s%s", (unsigned)len,
-			 hex, fill_ok ? "" : " (overwrote past len)");
-		return b;
-	}
-	inet_ntop(AF_INET6, &in.sin6_addr, ip, sizeof(ip));
-	if ((mask & PORT_MASK) && in.sin6_port)
-		snprintf(port, sizeof(port), "auto");
-	else
-		snprintf(port, sizeof(port), "%u", ntohs(in.sin6_port));
-	fi = ntohl(in.sin6_flowinfo);
-	if ((mask & FLOW_MASK) && (fi & 0xfffff))
-		snprintf(flow, sizeof(flow), "tclass 0x%02x label set",
-			 (unsigned)(fi >> 20) & 0xff);
-	else
-		snprintf(flow, sizeof(flow), "0x%x", (unsigned)fi);
-	snprintf(b, sizeof(s[0]),
-		 "len=28 AF_INET6 %s port=%s flowinfo=%s scope=%s%s", ip,
-		 port, flow, conf_scope6(in.sin6_scope_id),
-		 fill_ok ? "" : " (overwrote past len)");
-	return b;
-}
-
-/* getsockname (peer=false) or getpeername of an IPv6 socket, printed. */
-static CONF_UNUSED int conf_name6(const char *what, int fd, bool peer,
-				  int mask)
-{
-	uint8_t buf[128];
-	socklen_t len = sizeof(buf);
-	int r, e;
-
-	memset(buf, 0xaa, sizeof(buf));
-	r = peer ? pingsock_getpeername(fd, SA(buf), &len)
-		 : pingsock_getsockname(fd, SA(buf), &len);
-	e = errno;
-	if (r < 0)
-		out("%s: -1 %s", what, conf_errname(e));
-	else
-		out("%s: %d %s", what, r,
-		    conf_sa6(buf, sizeof(buf), len, mask));
-	return r;
-}
-
-/*
- * (conf_ident works for IPv6 sockets as it is: the identifier is at the
- * same offset in a sockaddr_in6 as in a sockaddr_in.)
- */
-
-/*
- * The ICMPv6 checksum covers a pseudo-header with both addresses; the
- * sum is the same whichever is the source.  One of them is the peer's
- * (msg_name), the other is one of this namespace's addresses: the
- * checksum is "ok" when it adds up with any of those.
- */
-static CONF_UNUSED bool conf_cksum6_with(const struct in6_addr *a,
-					 const struct in6_addr *b,
-					 const uint8_t *p, size_t n)
-{
-	uint32_t s = 0;
-
-	for (int i = 0; i < 16; i += 2) {
-		s += (uint32_t)(a->s6_addr[i] << 8 | a->s6_addr[i + 1]);
-		s += (uint32_t)(b->s6_addr[i] << 8 | b->s6_addr[i + 1]);
-	}
-	s += (uint32_t)(n >> 16) + (uint32_t)(n & 0xffff);
-	s += IPPROTO_ICMPV6;
-	for (size_t i = 0; i + 1 < n; i += 2)
-		s += (uint32_t)(p[i] << 8 | p[i + 1]);
-	if (n & 1)
-		s += (uint32_t)(p[n - 1] << 8);
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return s == 0xffff;
-}
-
-static CONF_UNUSED bool conf_cksum6_ok(const struct in6_addr *peer,
-				       const uint8_t *p, size_t n)
-{
-	static struct in6_addr locals[32];
-	static int nlocal = -1;
-
-	if (nlocal < 0) {
-		struct ifaddrs *ifa, *i;
-
-		nlocal = 0;
-		if (getifaddrs(&ifa) == 0) {
-			for (i = ifa; i && nlocal < 32; i = i->ifa_next)
-				if (i->ifa_addr &&
-				    i->ifa_addr->sa_family == AF_INET6)
-					locals[nlocal++] =
-						((struct sockaddr_in6 *)
-							 i->ifa_addr)->sin6_addr;
-			freeifaddrs(ifa);
-		}
-	}
-	for (int i = 0; i < nlocal; i++)
-		if (conf_cksum6_with(peer, &locals[i], p, n))
-			return true;
-	/* sent to oneself: both addresses are the peer's */
-	return conf_cksum6_with(peer, peer, p, n);
-}
-
-/*
- * Describe the ICMPv6 message in p[0..n) (as conf_icmp; peer: the other
- * end's address for the checksum, NULL if not known: "unchecked").
- */
-static CONF_UNUSED void conf_icmp6(const char *what, int fd, const uint8_t *p,
-				   size_t n, size_t full,
-				   const struct in6_addr *peer, bool exact)
-{
-	char idb[32];
-	unsigned id, seq;
-	bool pay = true;
-	const char *ck;
-
-	if (n < 8) {
-		char hex[40];
-
-		conf_hex(hex, sizeof(hex), p, n);
-		out("%s: short icmp6 %zu bytes: %s", what, n, hex);
-		return;
-	}
-	id = (unsigned)(p[4] << 8 | p[5]);
-	seq = (unsigned)(p[6] << 8 | p[7]);
-	if (exact)
-		snprintf(idb, sizeof(idb), "%u", id);
-	else
-		snprintf(idb, sizeof(idb), "%s",
-			 id && id == conf_ident(fd) ? "own" : "not-own");
-	for (size_t i = 8; i < n; i++)
-		if (p[i] != conf_pat(i, (uint16_t)seq))
-			pay = false;
-	if (n != full)
-		ck = "partial";
-	else if (!peer)
-		ck = "unchecked";
-	else
-		ck = conf_cksum6_ok(peer, p, n) ? "ok" : "bad";
-	out("%s: type=%u code=%u ident=%s seq=%u cksum=%s payload=%s(%zu)",
-	    what, p[0], p[1], idb, seq, ck, pay ? "ok" : "differs", n - 8);
-}
-
-static CONF_UNUSED const char *conf_ctype6(int t)
-{
-	static char b[16];
-
-	switch (t) {
-	case IPV6_HOPLIMIT: return "IPV6_HOPLIMIT";
-	case IPV6_TCLASS: return "IPV6_TCLASS";
-	case IPV6_PKTINFO: return "IPV6_PKTINFO";
-	case IPV6_RECVERR: return "IPV6_RECVERR";
-	case IPV6_PATHMTU: return "IPV6_PATHMTU";
-	case IPV6_FLOWINFO: return "IPV6_FLOWINFO";
-	case IPV6_2292HOPLIMIT: return "IPV6_2292HOPLIMIT";
-	case IPV6_2292PKTINFO: return "IPV6_2292PKTINFO";
-	case IPV6_HOPOPTS: return "IPV6_HOPOPTS";
-	case IPV6_DSTOPTS: return "IPV6_DSTOPTS";
-	case IPV6_RTHDR: return "IPV6_RTHDR";
-	case IPV6_ORIGDSTADDR: return "IPV6_ORIGDSTADDR";
-	default: snprintf(b, sizeof(b), "type%d", t); return b;
-	}
-}
-
-/*
- * Print every control message of an IPv6 socket's returned control
- * buffer: the SOL_IPV6 ones here, all others as conf_cmsgs prints them.
- */
-static CONF_UNUSED void conf_cmsgs6(const char *what, const void *ctl,
-				    size_t len)
-{
-	const uint8_t *p = ctl;
-	size_t off = 0;
-
-	while (len - off >= sizeof(struct cmsghdr)) {
-		struct cmsghdr h;
-		const uint8_t *d;
-		size_t dlen, avail, step;
-		char hex[80];
-
-		memcpy(&h, p + off, sizeof(h));
-		d = p + off + CMSG_LEN(0);
-		dlen = h.cmsg_len >= CMSG_LEN(0) ? h.cmsg_len - CMSG_LEN(0)
-						 : 0;
-		avail = len - off - CMSG_LEN(0);
-		if (dlen > avail)
-			dlen = avail;
-		step = CMSG_ALIGN(h.cmsg_len);
-		if (h.cmsg_level != SOL_IPV6) {
-			conf_cmsgs(what, p + off,
-				   step < len - off ? step : len - off);
-		} else if ((h.cmsg_type == IPV6_HOPLIMIT ||
-			    h.cmsg_type == IPV6_TCLASS ||
-			    h.cmsg_type == IPV6_2292HOPLIMIT) &&
-			   dlen == sizeof(int)) {
-			int v;
-
-			memcpy(&v, d, sizeof(v));
-			out("%s: cmsg SOL_IPV6/%s len=%zu int %d", what,
-			    conf_ctype6(h.cmsg_type), (size_t)h.cmsg_len, v);
-		} else if ((h.cmsg_type == IPV6_PKTINFO ||
-			    h.cmsg_type == IPV6_2292PKTINFO) &&
-			   dlen == sizeof(struct in6_pktinfo)) {
-			struct in6_pktinfo pi;
-			char a[INET6_ADDRSTRLEN];
-
-			memcpy(&pi, d, sizeof(pi));
-			inet_ntop(AF_INET6, &pi.ipi6_addr, a, sizeof(a));
-			out("%s: cmsg SOL_IPV6/%s len=%zu if=%s addr=%s", what,
-			    conf_ctype6(h.cmsg_type), (size_t)h.cmsg_len,
-			    conf_ifname((int)pi.ipi6_ifindex), a);
-		} else if (h.cmsg_type == IPV6_FLOWINFO && dlen == 4) {
-			uint32_t v;
-
-			/* the flow label may be random: set or not */
-			memcpy(&v, d, sizeof(v));
-			v = ntohl(v);
-			out("%s: cmsg SOL_IPV6/IPV6_FLOWINFO len=%zu tclass "
-			    "0x%02x label %s", what, (size_t)h.cmsg_len,
-			    (unsigned)(v >> 20) & 0xff,
-			    v & 0xfffff ? "set" : "0");
-		} else if (h.cmsg_type == IPV6_PATHMTU &&
-			   dlen == sizeof(struct ip6_mtuinfo)) {
-			struct ip6_mtuinfo mi;
-
-			memcpy(&mi, d, sizeof(mi));
-			out("%s: cmsg SOL_IPV6/IPV6_PATHMTU len=%zu mtu=%u "
-			    "addr=[%s]", what, (size_t)h.cmsg_len,
-			    (unsigned)mi.ip6m_mtu,
-			    conf_sa6(&mi.ip6m_addr, sizeof(mi.ip6m_addr),
-				     sizeof(mi.ip6m_addr), PORT_EXACT));
-		} else if (h.cmsg_type == IPV6_RECVERR &&
-			   dlen >= sizeof(struct sock_extended_err)) {
-			struct sock_extended_err ee;
-			const char *offn = "none";
-
-			memcpy(&ee, d, sizeof(ee));
-			if (dlen >= sizeof(ee) + sizeof(struct sockaddr_in6))
-				offn = conf_sa6(d + sizeof(ee),
-						sizeof(struct sockaddr_in6),
-						sizeof(struct sockaddr_in6),
-						PORT_EXACT);
-			out("%s: cmsg SOL_IPV6/IPV6_RECVERR len=%zu ee_errno=%s "
-			    "origin=%u type=%u code=%u pad=%u info=%u data=%u "
-			    "offender=[%s]", what, (size_t)h.cmsg_len,
-			    conf_errname((int)ee.ee_errno), ee.ee_origin,
-			    ee.ee_type, ee.ee_code, ee.ee_pad, ee.ee_info,
-			    ee.ee_data, offn);
-		} else {
-			conf_hex(hex, sizeof(hex), d, dlen < 32 ? dlen : 32);
-			out("%s: cmsg SOL_IPV6/%s len=%zu data=%s", what,
-			    conf_ctype6(h.cmsg_type), (size_t)h.cmsg_len, hex);
-		}
-		if (h.cmsg_len < sizeof(struct cmsghdr))
-			break;
-		off += step;
-		if (off > len)
-			break;
-	}
-	if (off < len && len - off < sizeof(struct cmsghdr) && off != len)
-		out("%s: %zu trailing control bytes", what, len - off);
-}
-
-/* The address in a returned msg_name, if it is a whole sockaddr_in6. */
-static CONF_UNUSED const struct in6_addr *conf_rx_peer6(
-	const struct conf_rx *rx)
-{
-	static struct in6_addr a;
-	struct sockaddr_in6 in;
-
-	if (rx->namelen != sizeof(in))
-		return NULL;
-	memcpy(&in, rx->name, sizeof(in));
-	if (in.sin6_family != AF_INET6)
-		return NULL;
-	a = in.sin6_addr;
-	return &a;
-}
-
-/* Print what conf_recvmsg got on an IPv6 socket. */
-static CONF_UNUSED void conf_show_rx6(const char *what, int fd,
-				      const struct conf_rx *rx, size_t room,
-				      bool exact)
-{
-	size_t n;
-
-	if (rx->ret < 0) {
-		out("%s: -1 %s", what, conf_errname(rx->err));
-		return;
-	}
-	out("%s: %ld from %s flags=%s controllen=%zu", what, rx->ret,
-	    conf_sa6(rx->name, sizeof(rx->name), rx->namelen,
-		     PORT_EXACT | FLOW_MASK),
-	    conf_msgflags(rx->flags), rx->ctllen);
-	n = (size_t)rx->ret < room ? (size_t)rx->ret : room;
-	conf_icmp6(what, fd, conf_rbuf, n,
-		   rx->flags & MSG_TRUNC ? SIZE_MAX : (size_t)rx->ret,
-		   conf_rx_peer6(rx), exact);
-	conf_cmsgs6(what, rx->ctl, rx->ctllen);
-}
-
-/* Wait (bounded) for a datagram on an IPv6 socket; print all of it. */
-static CONF_UNUSED long conf_reply6(const char *what, int fd, size_t room,
-				    int flags, size_t ctllen, bool exact)
-{
-	struct conf_rx rx;
-
-	if (!conf_wait_in(fd, CONF_WAIT_MS)) {
-		out("%s: nothing within %d ms", what, CONF_WAIT_MS);
-		return -1;
-	}
-	conf_recvmsg(fd, room, flags | MSG_DONTWAIT, ctllen, &rx);
-	conf_show_rx6(what, fd, &rx, room, exact);
-	return rx.ret;
-}
-
-/* Plain reply of up to 70000 bytes, no control buffer. */
-static CONF_UNUSED long conf_reply6_1(const char *what, int fd, bool exact)
-{
-	return conf_reply6(what, fd, sizeof(conf_rbuf), 0, 0, exact);
-}
-
-/* Expect nothing more to arrive on an IPv6 socket within ms. */
-static CONF_UNUSED void conf_quiet6(const char *what, int fd, int ms)
-{
-	struct conf_rx rx;
-
-	if (!conf_wait_in(fd, ms)) {
-		out("%s: nothing more", what);
-		return;
-	}
-	conf_recvmsg(fd, sizeof(conf_rbuf), MSG_DONTWAIT, 0, &rx);
-	conf_show_rx6(L("%s: unexpected", what), fd, &rx, sizeof(conf_rbuf),
-		      false);
-}
-
-/*
- * recvmsg(MSG_ERRQUEUE | MSG_DONTWAIT | flags) on an IPv6 socket, printed
- * in full as conf_errq does: msg_name (the original destination), the
- * quoted request (checksummed against it when whole: sent is the length
- * it was sent with) and every control message (IPV6_RECVERR: the
- * extended error and the offender).
- */
-static CONF_UNUSED long conf_errq6(const char *what, int fd, size_t room,
-				   int flags, size_t ctllen, size_t sent)
-{
-	struct conf_rx rx;
-	size_t n;
-
-	conf_recvmsg(fd, room, flags | MSG_ERRQUEUE | MSG_DONTWAIT, ctllen,
-		     &rx);
-	if (rx.ret < 0) {
-		out("%s: -1 %s", what, conf_errname(rx.err));
-		return -1;
-	}
-	out("%s: %ld from %s flags=%s controllen=%zu", what, rx.ret,
-	    conf_sa6(rx.name, sizeof(rx.name), rx.namelen,
-		     PORT_EXACT | FLOW_MASK),
-	    conf_msgflags(rx.flags), rx.ctllen);
-	n = (size_t)rx.ret < room ? (size_t)rx.ret : room;
-	if (n > 0)
-		conf_icmp6(what, fd, conf_rbuf, n, sent, conf_rx_peer6(&rx),
-			   false);
-	conf_cmsgs6(what, rx.ctl, rx.ctllen);
-	return rx.ret;
 }
 
 #endif

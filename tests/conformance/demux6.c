@@ -6,79 +6,18 @@
  */
 // needs: peer (fd00:201::1/fe80::1 on veth0, the peer fd00:201::2/fe80::2)
 #include "conf.h"
+#include "steps/demux.h"
 
-static void bind6_to(const char *what, int fd, const char *ip, int port,
-		     unsigned scope)
+#define F (&conf_v6)
+
+/* An IPv4 and an IPv6 socket bound to one identifier: each gets its
+ * own family's replies (sequences 9 to 12). */
+static void both_bound(void)
 {
-	struct sockaddr_in6 a = conf_sin6(ip, port, scope);
+	int a = conf_socket6(), b = conf_socket();
 
-	TRY(what, pingsock_bind(fd, SA(&a), sizeof(a)));
-}
-
-static void bind4_to(const char *what, int fd, const char *ip, int port)
-{
-	struct sockaddr_in a = conf_sin(ip, port);
-
-	TRY(what, pingsock_bind(fd, SA(&a), sizeof(a)));
-}
-
-int main(void)
-{
-	unsigned veth0 = conf_ifidx(CONF6_IF);
-	int a, b, c;
-
-	conf_begin("demux6");
-
-	out("## two explicitly bound identifiers");
-	a = conf_socket6();
-	b = conf_socket6();
-	bind6_to("A: bind [::]:40131", a, "::", 40131, 0);
-	bind6_to("B: bind [::]:40132", b, "::", 40132, 0);
-	conf_ping6("A: sendto seq 1", a, "::1", 1, 64);
-	conf_ping6("B: sendto seq 2", b, "::1", 2, 80);
-	conf_ping6("A: sendto seq 3", a, CONF6_PEER, 3, 64);
-	conf_reply6_1("A: reply", a, true);
-	conf_reply6_1("A: reply", a, true);
-	conf_reply6_1("B: reply", b, true);
-	conf_quiet6("A", a, 300);
-	conf_quiet6("B", b, 0);
-
-	out("## a third socket sees nothing of theirs");
-	c = conf_socket6();
-	conf_ping6("C: sendto seq 4 (auto identifier)", c, "::1", 4, 64);
-	conf_ping6("A: sendto seq 5", a, "::1", 5, 64);
-	conf_ping6("B: sendto seq 6", b, CONF6_PEER, 6, 64);
-	conf_reply6_1("C: reply", c, false);
-	conf_reply6_1("A: reply", a, true);
-	conf_reply6_1("B: reply", b, true);
-	out("  C's identifier differs from A's and B's: %s",
-	    conf_ident(c) != 40131 && conf_ident(c) != 40132 ? "yes" : "no");
-	conf_quiet6("A", a, 300);
-	conf_quiet6("B", b, 0);
-	conf_quiet6("C", c, 0);
-	pingsock_close(a);
-	pingsock_close(b);
-	pingsock_close(c);
-
-	out("## automatic identifiers");
-	a = conf_socket6();
-	b = conf_socket6();
-	conf_ping6("A: sendto seq 7", a, "::1", 7, 64);
-	conf_ping6("B: sendto seq 8", b, "::1", 8, 64);
-	out("  identifiers differ: %s",
-	    conf_ident(a) != conf_ident(b) ? "yes" : "no");
-	conf_reply6_1("B: reply", b, false);
-	conf_reply6_1("A: reply", a, false);
-	conf_quiet6("A", a, 300);
-	conf_quiet6("B", b, 0);
-	pingsock_close(a);
-	pingsock_close(b);
-
-	out("## an IPv4 and an IPv6 socket with one identifier");
-	a = conf_socket6();
-	b = conf_socket();
-	bind6_to("v6: bind [::]:40133", a, "::", 40133, 0);
-	bind4_to("v4: bind 0.0.0.0:40133", b, "0.0.0.0", 40133);
+	demux_bind(F, "v6", a, "::", 40133);
+	demux_bind(&conf_v4, "v4", b, "0.0.0.0", 40133);
 	conf_ping6("v6: sendto ::1 seq 9", a, "::1", 9, 64);
 	conf_ping("v4: sendto 127.0.0.1 seq 10", b, "127.0.0.1", 10, 72);
 	conf_ping6("v6: sendto the peer seq 11", a, CONF6_PEER, 11, 64);
@@ -91,12 +30,20 @@ int main(void)
 	conf_quiet("v4", b, 0);
 	pingsock_close(a);
 	pingsock_close(b);
-	a = conf_socket();
-	b = conf_socket6();
+}
+
+/* The IPv6 socket bound to the IPv4 one's automatic identifier
+ * (sequences 13, 14). */
+static void both_auto(void)
+{
+	struct sockaddr_in6 s6;
+	int a = conf_socket(), b = conf_socket6();
+
 	conf_ping("v4: sendto 127.0.0.1 seq 13 (auto identifier)", a,
 		  "127.0.0.1", 13, 64);
-	bind6_to("v6: bind [::] to the v4 socket's identifier", b, "::",
-		 (int)conf_ident(a), 0);
+	s6 = conf_sin6("::", (int)conf_ident(a), 0);
+	TRY("v6: bind [::] to the v4 socket's identifier",
+	    pingsock_bind(b, SA(&s6), sizeof(s6)));
 	out("  same identifier: %s",
 	    conf_ident(a) == conf_ident(b) ? "yes" : "no");
 	conf_ping6("v6: sendto ::1 seq 14", b, "::1", 14, 64);
@@ -106,51 +53,51 @@ int main(void)
 	conf_quiet6("v6", b, 0);
 	pingsock_close(a);
 	pingsock_close(b);
+}
+
+static void closed_socket(void)
+{
+	int a = conf_socket6(), c = conf_socket6();
 
 	out("## a closed socket's replies go nowhere");
-	a = conf_socket6();
-	c = conf_socket6();
-	bind6_to("C: bind [::]:40134", c, "::", 40134, 0);
+	demux_bind(F, "C", c, "::", 40134);
 	conf_ping6("C: sendto seq 15", c, CONF6_PEER, 15, 64);
 	TRY("C: close before the reply", pingsock_close(c));
 	conf_ping6("A: sendto seq 16", a, "::1", 16, 64);
 	conf_reply6_1("A: reply", a, false);
 	conf_quiet6("A", a, 300);
 	pingsock_close(a);
+}
 
-	out("## bound address filters replies");
-	a = conf_socket6();
-	bind6_to("A: bind [::1]:40135", a, "::1", 40135, 0);
-	conf_ping6("A: sendto ::1", a, "::1", 17, 64);
-	conf_reply6_1("A: reply", a, true);
+int main(void)
+{
+	struct sockaddr_in6 s6;
+	int a, b;
+
+	conf_begin("demux6");
+	demux_bound(F, 40131, CONF6_PEER);
+	demux_auto(F, &a, &b);
+	pingsock_close(a);
+	pingsock_close(b);
+
+	out("## an IPv4 and an IPv6 socket with one identifier");
+	both_bound();
+	both_auto();
+	closed_socket();
+
+	a = demux_bound_loopback(F, 40135, 17);
 	conf_ping6("A: sendto fd00:201::1 (from ::1: the reply comes to ::1)",
 		   a, CONF6_LOCAL, 18, 64);
 	conf_reply6_1("A: reply", a, true);
 	conf_quiet6("A", a, 300);
 	pingsock_close(a);
-	a = conf_socket6();
-	bind6_to("A: bind [fd00:201::1]:40136", a, CONF6_LOCAL, 40136, 0);
-	conf_ping6("A: sendto fd00:201::2", a, CONF6_PEER, 19, 64);
-	conf_reply6_1("A: reply", a, true);
-	conf_ping6("A: sendto ::1", a, "::1", 20, 64);
-	conf_reply6_1("A: reply", a, true);
-	conf_quiet6("A", a, 300);
-	pingsock_close(a);
+	demux_bound_local(F, 40136, 19);
 
-	out("## bound device filters replies");
+	demux_device_lo(F, 21, 300);
 	a = conf_socket6();
-	TRY("A: SO_BINDTODEVICE lo", pingsock_setsockopt(a, SOL_SOCKET,
-							 SO_BINDTODEVICE, "lo",
-							 3));
-	conf_ping6("A: sendto ::1", a, "::1", 21, 64);
-	conf_reply6_1("A: reply", a, false);
-	conf_ping6("A: sendto fd00:201::2 (bound to lo)", a, CONF6_PEER, 22,
-		   64);
-	conf_quiet6("A", a, 300);
-	pingsock_close(a);
-	a = conf_socket6();
-	bind6_to("A: bind [fe80::1%veth0]:40137", a, CONF6_LL_LOCAL, 40137,
-		 veth0);
+	s6 = conf_sin6(CONF6_LL_LOCAL, 40137, conf_ifidx(CONF6_IF));
+	TRY("A: bind [fe80::1%veth0]:40137",
+	    pingsock_bind(a, SA(&s6), sizeof(s6)));
 	conf_ping6("A: sendto fd00:201::2", a, CONF6_PEER, 23, 64);
 	conf_reply6_1("A: reply", a, true);
 	pingsock_close(a);

@@ -16,39 +16,18 @@
  */
 // needs: router (client fd00:77::2, router fd00:77::1/fd00:77:1::1, far fd00:77:1::2 and fd00:77:1::3)
 #include "conf.h"
+#include "steps/errors_real.h"
 
-static int recverr_socket(void)
+#define F (&conf_v6)
+
+static void errq(int fd, size_t room, size_t sent)
 {
-	int fd = conf_socket6();
-
-	TRY("IPV6_RECVERR 1", conf_setint(fd, SOL_IPV6, IPV6_RECVERR, 1));
-	TRY("IPV6_RECVHOPLIMIT 1",
-	    conf_setint(fd, SOL_IPV6, IPV6_RECVHOPLIMIT, 1));
-	return fd;
+	conf_errq6("  recvmsg MSG_ERRQUEUE", fd, room, 0, 512, sent);
 }
 
-static void time_exceeded(void)
+/* A pending error fails the next send (sequences 702 to 704). */
+static void pending_fails_send(int fd)
 {
-	struct sockaddr_in6 far = conf_sin6(CONF6_R_FAR, 0, 0);
-	int fd;
-
-	out("## hop limit 1 to fd00:77:1::2: Time Exceeded from the router");
-	fd = recverr_socket();
-	TRY("IPV6_UNICAST_HOPS 1",
-	    conf_setint(fd, SOL_IPV6, IPV6_UNICAST_HOPS, 1));
-	conf_ping6("sendto fd00:77:1::2", fd, CONF6_R_FAR, 700, 64);
-	conf_settle();
-	conf_poll("  poll", fd, POLLIN, 0);
-	TRY("  recv MSG_DONTWAIT",
-	    pingsock_recv(fd, conf_rbuf, 100, MSG_DONTWAIT));
-	conf_poll("  poll", fd, POLLIN, 0);
-	conf_errq6("  recvmsg MSG_ERRQUEUE", fd, 1000, 0, 512, 64);
-	conf_errq6("  recvmsg MSG_ERRQUEUE", fd, 1000, 0, 512, 64);
-	conf_poll("  poll", fd, POLLIN, 0);
-	conf_ping6("sendto fd00:77:1::2 300 bytes", fd, CONF6_R_FAR, 701, 300);
-	conf_settle();
-	conf_errq6("  recvmsg MSG_ERRQUEUE", fd, 1000, 0, 512, 300);
-	conf_getint("  SO_ERROR", fd, SOL_SOCKET, SO_ERROR, sizeof(int));
 	out("# the pending error fails the next send, which sends nothing");
 	conf_ping6("sendto fd00:77:1::2", fd, CONF6_R_FAR, 702, 64);
 	conf_settle();
@@ -56,104 +35,66 @@ static void time_exceeded(void)
 		   703, 64);
 	conf_ping6("sendto fd00:77:1::2 (again)", fd, CONF6_R_FAR, 704, 64);
 	conf_settle();
-	conf_errq6("  recvmsg MSG_ERRQUEUE", fd, 1000, 0, 512, 64);
-	conf_errq6("  recvmsg MSG_ERRQUEUE", fd, 1000, 0, 512, 64);
-	conf_errq6("  recvmsg MSG_ERRQUEUE", fd, 1000, 0, 512, 64);
-	TRY("IPV6_UNICAST_HOPS 2",
-	    conf_setint(fd, SOL_IPV6, IPV6_UNICAST_HOPS, 2));
-	conf_ping6("sendto fd00:77:1::2", fd, CONF6_R_FAR, 705, 64);
-	conf_reply6("  reply", fd, 1000, 0, 512, false);
-	conf_poll("  poll", fd, POLLIN, 0);
-	pingsock_close(fd);
+	errq(fd, 1000, 64);
+	errq(fd, 1000, 64);
+	errq(fd, 1000, 64);
+}
+
+/* A hop limit of 1 from a control message (sequences 706, 707). */
+static void hoplimit_cmsg(void)
+{
+	union {
+		char b[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} cb;
+	struct conf_addr far = conf_addr(F, CONF6_R_FAR, 0, 0);
+	int fd, one = 1;
 
 	out("## an IPV6_HOPLIMIT 1 control message");
-	fd = recverr_socket();
-	{
-		union {
-			char b[CMSG_SPACE(sizeof(int))];
-			struct cmsghdr align;
-		} cb;
-		struct iovec iov = { conf_big, 64 };
-		struct msghdr m;
-		int one = 1;
-
-		memset(&cb, 0, sizeof(cb));
-		memset(&m, 0, sizeof(m));
-		conf_echo6(conf_big, 64, 706);
-		m.msg_name = &far;
-		m.msg_namelen = sizeof(far);
-		m.msg_iov = &iov;
-		m.msg_iovlen = 1;
-		m.msg_control = cb.b;
-		m.msg_controllen = sizeof(cb.b);
-		cb.align.cmsg_level = SOL_IPV6;
-		cb.align.cmsg_type = IPV6_HOPLIMIT;
-		cb.align.cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(&cb.align), &one, sizeof(one));
-		TRY("sendmsg to fd00:77:1::2, cmsg IPV6_HOPLIMIT 1",
-		    pingsock_sendmsg(fd, &m, 0));
-	}
+	fd = errors_recverr_socket(F);
+	memset(&cb, 0, sizeof(cb));
+	cb.align.cmsg_level = SOL_IPV6;
+	cb.align.cmsg_type = IPV6_HOPLIMIT;
+	cb.align.cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(&cb.align), &one, sizeof(one));
+	conf_echo6(conf_big, 64, 706);
+	conf_sendmsg("sendmsg to fd00:77:1::2, cmsg IPV6_HOPLIMIT 1", fd, &far,
+		     64, cb.b, sizeof(cb.b));
 	conf_settle();
-	conf_errq6("  recvmsg MSG_ERRQUEUE", fd, 1000, 0, 512, 64);
+	errq(fd, 1000, 64);
 	conf_ping6("sendto fd00:77:1::2 (no control message)", fd, CONF6_R_FAR,
 		   707, 64);
 	conf_reply6("  reply", fd, 1000, 0, 512, false);
 	pingsock_close(fd);
-
-	out("## hop limit 1, IPV6_RECVERR off, connected (a soft error)");
-	fd = conf_socket6();
-	TRY("IPV6_UNICAST_HOPS 1",
-	    conf_setint(fd, SOL_IPV6, IPV6_UNICAST_HOPS, 1));
-	TRY("connect fd00:77:1::2", pingsock_connect(fd, SA(&far),
-						     sizeof(far)));
-	conf_psend6("send", fd, 710, 64);
-	conf_settle();
-	conf_poll("  poll", fd, POLLIN, 0);
-	conf_psend6("send", fd, 711, 64);
-	conf_settle();
-	TRY("  recv MSG_DONTWAIT",
-	    pingsock_recv(fd, conf_rbuf, 100, MSG_DONTWAIT));
-	conf_getint("  SO_ERROR", fd, SOL_SOCKET, SO_ERROR, sizeof(int));
-	conf_errq6("  recvmsg MSG_ERRQUEUE", fd, 1000, 0, 512, 64);
-	pingsock_close(fd);
 }
 
-static void route_recverr(const char *what, const char *dst, uint16_t seq)
+static void time_exceeded(void)
 {
 	int fd;
 
-	out("## %s route, IPV6_RECVERR on, unconnected", what);
-	fd = recverr_socket();
-	conf_ping6(L("sendto %s", dst), fd, dst, seq, 64);
-	conf_settle();
+	out("## hop limit 1 to fd00:77:1::2: Time Exceeded from the router");
+	fd = errors_recverr_socket(F);
+	errors_hop1(F, fd);
 	conf_poll("  poll", fd, POLLIN, 0);
-	conf_errq6("  recvmsg MSG_ERRQUEUE", fd, 1000, 0, 512, 64);
-	conf_errq6("  recvmsg MSG_ERRQUEUE", fd, 1000, 0, 512, 64);
-	conf_getint("  SO_ERROR", fd, SOL_SOCKET, SO_ERROR, sizeof(int));
-	conf_poll("  poll", fd, POLLIN, 0);
-	pingsock_close(fd);
+	errors_hop1_300(F, fd);
+	errors_so_error(fd);
+	pending_fails_send(fd);
+	errors_hop2(F, fd, 705);
+	hoplimit_cmsg();
+	errors_hop1_soft(F, "hop limit");
 }
 
+/* A route's error, connected: then the next sends (seq + 1, seq + 2). */
 static void route_connected(const char *what, const char *dst, uint16_t seq)
 {
-	struct sockaddr_in6 a = conf_sin6(dst, 0, 0);
-	int fd = conf_socket6();
+	int fd = errors_route_connected(F, what, dst, seq);
 
-	out("## %s route, IPV6_RECVERR off, connected", what);
-	TRY(L("connect %s", dst), pingsock_connect(fd, SA(&a), sizeof(a)));
-	conf_psend6("send", fd, seq, 64);
+	conf_psend6("send", fd, (uint16_t)(seq + 1), 64);
 	conf_settle();
-	conf_poll("  poll", fd, POLLIN, 0);
-	TRY("  recv MSG_DONTWAIT",
-	    pingsock_recv(fd, conf_rbuf, 100, MSG_DONTWAIT));
-	conf_getint("  SO_ERROR", fd, SOL_SOCKET, SO_ERROR, sizeof(int));
-	conf_poll("  poll", fd, POLLIN, 0);
-	conf_errq6("  recvmsg MSG_ERRQUEUE", fd, 1000, 0, 512, 64);
-	conf_psend6("send", fd, seq + 1, 64);
+	conf_psend6("send (after the second error)", fd, (uint16_t)(seq + 2),
+		    64);
 	conf_settle();
-	conf_psend6("send (after the second error)", fd, seq + 2, 64);
-	conf_settle();
-	conf_getint("  SO_ERROR", fd, SOL_SOCKET, SO_ERROR, sizeof(int));
+	errors_so_error(fd);
 	pingsock_close(fd);
 }
 
@@ -166,77 +107,31 @@ static void route_unconnected_quiet(const char *what, const char *dst,
 	conf_ping6(L("sendto %s", dst), fd, dst, seq, 64);
 	conf_settle();
 	conf_poll("  poll", fd, POLLIN, 0);
-	conf_getint("  SO_ERROR", fd, SOL_SOCKET, SO_ERROR, sizeof(int));
+	errors_so_error(fd);
 	pingsock_close(fd);
 }
 
-static void too_big(void)
+/* IPV6_PMTUDISC_PROBE ignores the path MTU: the router's error again,
+ * with IPV6_RECVERR on and (a soft error) off. */
+static void too_big_probe(void)
 {
 	struct sockaddr_in6 far = conf_sin6(CONF6_R_FAR, 0, 0);
-	struct sockaddr_in6 far2 = conf_sin6(CONF6_R_FAR2, 0, 0);
 	int fd;
 
-	out("## IPV6_PMTUDISC_DO, 1400 bytes to fd00:77:1::2 (the far link's "
-	    "MTU is 1280)");
-	fd = recverr_socket();
-	TRY("IPV6_MTU_DISCOVER IPV6_PMTUDISC_DO",
-	    conf_setint(fd, SOL_IPV6, IPV6_MTU_DISCOVER, IPV6_PMTUDISC_DO));
-	conf_ping6("sendto fd00:77:1::2 1400 bytes", fd, CONF6_R_FAR, 800,
-		   1400);
-	conf_settle();
-	conf_poll("  poll", fd, POLLIN, 0);
-	conf_errq6("  recvmsg MSG_ERRQUEUE", fd, 2000, 0, 512, 1400);
-	conf_getint("  SO_ERROR", fd, SOL_SOCKET, SO_ERROR, sizeof(int));
-	out("# the path MTU is 1280 now: the next one fails at once");
-	conf_ping6("sendto fd00:77:1::2 1400 bytes", fd, CONF6_R_FAR, 801,
-		   1400);
-	conf_poll("  poll", fd, POLLIN, 0);
-	conf_errq6("  recvmsg MSG_ERRQUEUE", fd, 2000, 0, 512, 1400);
-	conf_errq6("  recvmsg MSG_ERRQUEUE", fd, 2000, 0, 512, 1400);
-	conf_ping6("sendto fd00:77:1::2 1240 bytes (1280 with the header)", fd,
-		   CONF6_R_FAR, 802, 1240);
-	conf_reply6("  reply", fd, 2000, 0, 512, false);
-	conf_ping6("sendto fd00:77:1::2 1241 bytes", fd, CONF6_R_FAR, 803,
-		   1241);
-	conf_errq6("  recvmsg MSG_ERRQUEUE", fd, 2000, 0, 512, 1241);
-	TRY("connect fd00:77:1::2", pingsock_connect(fd, SA(&far),
-						     sizeof(far)));
-	conf_getint("  IPV6_MTU", fd, SOL_IPV6, IPV6_MTU, sizeof(int));
-	pingsock_close(fd);
-
-	out("## IPV6_PMTUDISC_WANT (the default), 1400 bytes to "
-	    "fd00:77:1::2 now");
-	fd = conf_socket6();
-	conf_ping6("sendto fd00:77:1::2 1400 bytes (fragmented)", fd,
-		   CONF6_R_FAR, 810, 1400);
-	conf_reply6_1("  reply", fd, false);
-	pingsock_close(fd);
-
-	out("## IPV6_PMTUDISC_DONT, 1400 bytes to fd00:77:1::2 now");
-	fd = conf_socket6();
-	TRY("IPV6_MTU_DISCOVER IPV6_PMTUDISC_DONT",
-	    conf_setint(fd, SOL_IPV6, IPV6_MTU_DISCOVER, IPV6_PMTUDISC_DONT));
-	conf_ping6("sendto fd00:77:1::2 1400 bytes", fd, CONF6_R_FAR, 820,
-		   1400);
-	conf_reply6_1("  reply", fd, false);
-	pingsock_close(fd);
-
 	out("## IPV6_PMTUDISC_PROBE (ignores the path MTU), IPV6_RECVERR on");
-	fd = recverr_socket();
-	TRY("IPV6_MTU_DISCOVER IPV6_PMTUDISC_PROBE",
-	    conf_setint(fd, SOL_IPV6, IPV6_MTU_DISCOVER, IPV6_PMTUDISC_PROBE));
+	fd = errors_recverr_socket(F);
+	errors_pmtudisc(F, fd, IPV6_PMTUDISC_PROBE, "PROBE");
 	conf_ping6("sendto fd00:77:1::2 1400 bytes", fd, CONF6_R_FAR, 830,
 		   1400);
 	conf_settle();
 	conf_poll("  poll", fd, POLLIN, 0);
-	conf_errq6("  recvmsg MSG_ERRQUEUE", fd, 2000, 0, 512, 1400);
+	errq(fd, 2000, 1400);
 	pingsock_close(fd);
 
 	out("## IPV6_PMTUDISC_PROBE, IPV6_RECVERR off, connected (a soft "
 	    "error)");
 	fd = conf_socket6();
-	TRY("IPV6_MTU_DISCOVER IPV6_PMTUDISC_PROBE",
-	    conf_setint(fd, SOL_IPV6, IPV6_MTU_DISCOVER, IPV6_PMTUDISC_PROBE));
+	errors_pmtudisc(F, fd, IPV6_PMTUDISC_PROBE, "PROBE");
 	TRY("connect fd00:77:1::2", pingsock_connect(fd, SA(&far),
 						     sizeof(far)));
 	conf_psend6("send 1400 bytes", fd, 840, 1400);
@@ -244,23 +139,29 @@ static void too_big(void)
 	conf_poll("  poll", fd, POLLIN, 0);
 	conf_psend6("send 1400 bytes", fd, 841, 1400);
 	conf_settle();
-	conf_getint("  SO_ERROR", fd, SOL_SOCKET, SO_ERROR, sizeof(int));
+	errors_so_error(fd);
 	conf_psend6("send 100 bytes", fd, 842, 100);
 	conf_reply6_1("  reply", fd, false);
 	pingsock_close(fd);
+}
+
+/* Connected to a far host whose path MTU is not known yet. */
+static void too_big_unknown(void)
+{
+	struct sockaddr_in6 far2 = conf_sin6(CONF6_R_FAR2, 0, 0);
+	int fd;
 
 	out("## IPV6_PMTUDISC_DONT, IPV6_RECVERR on, 1400 bytes to "
 	    "fd00:77:1::3 (path MTU not yet known)");
-	fd = recverr_socket();
-	TRY("IPV6_MTU_DISCOVER IPV6_PMTUDISC_DONT",
-	    conf_setint(fd, SOL_IPV6, IPV6_MTU_DISCOVER, IPV6_PMTUDISC_DONT));
+	fd = errors_recverr_socket(F);
+	errors_pmtudisc(F, fd, IPV6_PMTUDISC_DONT, "DONT");
 	TRY("connect fd00:77:1::3", pingsock_connect(fd, SA(&far2),
 						     sizeof(far2)));
 	conf_getint("  IPV6_MTU", fd, SOL_IPV6, IPV6_MTU, sizeof(int));
 	conf_psend6("send 1400 bytes", fd, 850, 1400);
 	conf_settle();
 	conf_poll("  poll", fd, POLLIN, 0);
-	conf_errq6("  recvmsg MSG_ERRQUEUE", fd, 2000, 0, 512, 1400);
+	errq(fd, 2000, 1400);
 	conf_getint("  IPV6_MTU", fd, SOL_IPV6, IPV6_MTU, sizeof(int));
 	conf_psend6("send 1400 bytes (fragmented)", fd, 851, 1400);
 	conf_reply6("  reply", fd, 2000, 0, 512, false);
@@ -277,7 +178,7 @@ static void too_big(void)
 static void many(const char *what, const char *dst, uint16_t seq)
 {
 	struct sockaddr_in6 a = conf_sin6(dst, 0, 0);
-	int fd = recverr_socket(), sent = 0, got = 0;
+	int fd = errors_recverr_socket(F), sent = 0, got = 0;
 
 	out("## eight requests in a row to the %s route", what);
 	for (uint16_t i = 0; i < 8; i++) {
@@ -294,13 +195,16 @@ static void many(const char *what, const char *dst, uint16_t seq)
 int main(void)
 {
 	conf_begin("errors6");
-	route_recverr("unreachable", CONF6_R_UNREACH, 500);
+	errors_route_recverr(F, "unreachable", CONF6_R_UNREACH, 500);
 	route_connected("unreachable", "fd00:77:5::2", 510);
-	route_recverr("prohibit", CONF6_R_PROHIBIT, 600);
+	errors_route_recverr(F, "prohibit", CONF6_R_PROHIBIT, 600);
 	route_connected("prohibit", "fd00:77:6::2", 610);
 	route_unconnected_quiet("prohibit", "fd00:77:6::3", 620);
 	time_exceeded();
-	too_big();
+	errors_too_big(F, 1400, 1240, "1280 with the header");
+	errors_fragmented(F, 1400);
+	too_big_probe();
+	too_big_unknown();
 	many("unreachable", CONF6_R_UNREACH, 900);
 	many("prohibit", CONF6_R_PROHIBIT, 920);
 	return 0;

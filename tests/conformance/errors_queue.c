@@ -13,6 +13,23 @@
 #define PROTO_UNREACH "10.78.3.2"	/* ENOPROTOOPT, hard */
 #define NET_UNREACH "10.78.3.0"		/* ENETUNREACH, soft */
 
+/* The next error record, read whole (the request had 64 bytes). */
+static void errq(int fd)
+{
+	conf_errq("  recvmsg MSG_ERRQUEUE", fd, 1000, 0, 512, 64);
+}
+
+static void so_error(int fd)
+{
+	conf_getint("  SO_ERROR", fd, SOL_SOCKET, SO_ERROR, sizeof(int));
+}
+
+static void recv_dontwait(int fd)
+{
+	TRY("  recv MSG_DONTWAIT",
+	    pingsock_recv(fd, conf_rbuf, 100, MSG_DONTWAIT));
+}
+
 static int recverr_socket(void)
 {
 	int fd = conf_socket();
@@ -55,9 +72,9 @@ static void reply_and_error(void)
 	wait_both(fd);
 	conf_poll("  poll", fd, POLLIN, 0);
 	conf_poll("  poll events=0", fd, 0, 0);
-	conf_errq("  recvmsg MSG_ERRQUEUE", fd, 1000, 0, 512, 64);
+	errq(fd);
 	conf_poll("  poll", fd, POLLIN, 0);
-	conf_getint("  SO_ERROR", fd, SOL_SOCKET, SO_ERROR, sizeof(int));
+	so_error(fd);
 	conf_reply("  recvmsg", fd, 1000, 0, 512, false);
 	conf_poll("  poll", fd, POLLIN, 0);
 	pingsock_close(fd);
@@ -68,14 +85,12 @@ static void reply_and_error(void)
 	conf_ping(L("sendto %s", PORT_UNREACH), fd, PORT_UNREACH, 4, 64);
 	wait_both(fd);
 	conf_poll("  poll", fd, POLLIN, 0);
-	TRY("  recv MSG_DONTWAIT",
-	    pingsock_recv(fd, conf_rbuf, 100, MSG_DONTWAIT));
+	recv_dontwait(fd);
 	conf_poll("  poll", fd, POLLIN, 0);
 	conf_reply("  recvmsg", fd, 1000, 0, 512, false);
 	conf_poll("  poll", fd, POLLIN, 0);
-	TRY("  recv MSG_DONTWAIT",
-	    pingsock_recv(fd, conf_rbuf, 100, MSG_DONTWAIT));
-	conf_errq("  recvmsg MSG_ERRQUEUE", fd, 1000, 0, 512, 64);
+	recv_dontwait(fd);
+	errq(fd);
 	conf_poll("  poll", fd, POLLIN, 0);
 	pingsock_close(fd);
 
@@ -84,14 +99,13 @@ static void reply_and_error(void)
 	conf_ping("sendto 10.77.1.2", fd, CONF_R_FAR, 5, 64);
 	conf_wait_in(fd, CONF_WAIT_MS);
 	conf_poll("  poll", fd, POLLIN, 0);
-	conf_errq("  recvmsg MSG_ERRQUEUE", fd, 1000, 0, 512, 64);
+	errq(fd);
 	conf_reply("  recvmsg", fd, 1000, 0, 512, false);
 	pingsock_close(fd);
 }
 
-static void peek_and_short(void)
+static void peek(void)
 {
-	struct conf_rx rx;
 	int fd;
 
 	out("## MSG_PEEK on the error queue");
@@ -102,51 +116,63 @@ static void peek_and_short(void)
 	conf_poll("  poll", fd, POLLIN, 0);
 	conf_errq("  recvmsg MSG_ERRQUEUE|MSG_PEEK", fd, 1000, MSG_PEEK, 512,
 		  64);
-	conf_errq("  recvmsg MSG_ERRQUEUE", fd, 1000, 0, 512, 64);
-	conf_getint("  SO_ERROR", fd, SOL_SOCKET, SO_ERROR, sizeof(int));
+	errq(fd);
+	so_error(fd);
 	pingsock_close(fd);
+}
 
-	out("## a 10-byte buffer on the error queue");
-	fd = recverr_socket();
-	one_error(fd, PORT_UNREACH, 11);
-	conf_errq("  recvmsg MSG_ERRQUEUE (10 bytes)", fd, 10, 0, 512, 64);
-	conf_errq("  recvmsg MSG_ERRQUEUE", fd, 1000, 0, 512, 64);
-	pingsock_close(fd);
+/* Short data and control buffers on the error queue (sequences 11 to
+ * 16), each on a fresh socket with one record. */
+static void short_buffers(void)
+{
+	enum { NOTHING, ERRQ, SO_ERROR_AFTER };
+	static const struct {
+		const char *title, *what;	/* what: after the label */
+		size_t room;
+		int flags;
+		size_t ctllen;
+		bool recvttl;
+		int then;
+	} rows[] = {
+		{ "a 10-byte buffer on the error queue",
+		  " (10 bytes)", 10, 0, 512, false, ERRQ },
+		{ "a 10-byte buffer and MSG_TRUNC on the error queue",
+		  "|MSG_TRUNC (10 bytes)", 10, MSG_TRUNC, 512, false, NOTHING },
+		{ "no data buffer at all on the error queue",
+		  " (0 bytes)", 0, 0, 512, false, NOTHING },
+		{ "a 40-byte control buffer (the record needs 48)",
+		  " (control 40)", 1000, 0, 40, false, ERRQ },
+		{ "no control buffer on the error queue",
+		  " (no control)", 1000, 0, 0, false, SO_ERROR_AFTER },
+		{ "a 24-byte control buffer with IP_RECVTTL (IP_TTL fits, "
+		  "IP_RECVERR does not)",
+		  " (control 24)", 1000, 0, 24, true, NOTHING },
+	};
 
-	out("## a 10-byte buffer and MSG_TRUNC on the error queue");
-	fd = recverr_socket();
-	one_error(fd, PORT_UNREACH, 12);
-	conf_errq("  recvmsg MSG_ERRQUEUE|MSG_TRUNC (10 bytes)", fd, 10,
-		  MSG_TRUNC, 512, 64);
-	pingsock_close(fd);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		int fd;
 
-	out("## no data buffer at all on the error queue");
-	fd = recverr_socket();
-	one_error(fd, PORT_UNREACH, 13);
-	conf_errq("  recvmsg MSG_ERRQUEUE (0 bytes)", fd, 0, 0, 512, 64);
-	pingsock_close(fd);
+		out("## %s", rows[i].title);
+		fd = recverr_socket();
+		if (rows[i].recvttl)
+			TRY("IP_RECVTTL 1",
+			    conf_setint(fd, SOL_IP, IP_RECVTTL, 1));
+		one_error(fd, PORT_UNREACH, (uint16_t)(11 + i));
+		conf_errq(L("  recvmsg MSG_ERRQUEUE%s", rows[i].what), fd,
+			  rows[i].room, rows[i].flags, rows[i].ctllen, 64);
+		if (rows[i].then == ERRQ)
+			errq(fd);
+		else if (rows[i].then == SO_ERROR_AFTER)
+			so_error(fd);
+		pingsock_close(fd);
+	}
+}
 
-	out("## a 40-byte control buffer (the record needs 48)");
-	fd = recverr_socket();
-	one_error(fd, PORT_UNREACH, 14);
-	conf_errq("  recvmsg MSG_ERRQUEUE (control 40)", fd, 1000, 0, 40, 64);
-	conf_errq("  recvmsg MSG_ERRQUEUE", fd, 1000, 0, 512, 64);
-	pingsock_close(fd);
-
-	out("## no control buffer on the error queue");
-	fd = recverr_socket();
-	one_error(fd, PORT_UNREACH, 15);
-	conf_errq("  recvmsg MSG_ERRQUEUE (no control)", fd, 1000, 0, 0, 64);
-	conf_getint("  SO_ERROR", fd, SOL_SOCKET, SO_ERROR, sizeof(int));
-	pingsock_close(fd);
-
-	out("## a 24-byte control buffer with IP_RECVTTL (IP_TTL fits, "
-	    "IP_RECVERR does not)");
-	fd = recverr_socket();
-	TRY("IP_RECVTTL 1", conf_setint(fd, SOL_IP, IP_RECVTTL, 1));
-	one_error(fd, PORT_UNREACH, 16);
-	conf_errq("  recvmsg MSG_ERRQUEUE (control 24)", fd, 1000, 0, 24, 64);
-	pingsock_close(fd);
+/* A short msg_name, and none, on the error queue (sequences 17, 18). */
+static void short_name(void)
+{
+	struct conf_rx rx;
+	int fd;
 
 	out("## msg_name of 8 bytes, and none, on the error queue");
 	fd = recverr_socket();
@@ -211,30 +237,27 @@ static void two_errors(void)
 		    SO_ERROR, sizeof(int));
 	one_error(fd, PROTO_UNREACH, 21);
 	conf_poll("  poll", fd, POLLIN, 0);
-	TRY("  recv MSG_DONTWAIT",
-	    pingsock_recv(fd, conf_rbuf, 100, MSG_DONTWAIT));
-	TRY("  recv MSG_DONTWAIT",
-	    pingsock_recv(fd, conf_rbuf, 100, MSG_DONTWAIT));
+	recv_dontwait(fd);
+	recv_dontwait(fd);
 	conf_errq("  recvmsg MSG_ERRQUEUE (the first)", fd, 1000, 0, 512, 64);
 	out("# reading a record sets the pending error to the next one's");
 	conf_poll("  poll", fd, POLLIN, 0);
-	TRY("  recv MSG_DONTWAIT",
-	    pingsock_recv(fd, conf_rbuf, 100, MSG_DONTWAIT));
-	conf_getint("  SO_ERROR", fd, SOL_SOCKET, SO_ERROR, sizeof(int));
+	recv_dontwait(fd);
+	so_error(fd);
 	conf_errq("  recvmsg MSG_ERRQUEUE (the second)", fd, 1000, 0, 512, 64);
-	conf_getint("  SO_ERROR", fd, SOL_SOCKET, SO_ERROR, sizeof(int));
-	conf_errq("  recvmsg MSG_ERRQUEUE", fd, 1000, 0, 512, 64);
+	so_error(fd);
+	errq(fd);
 	conf_poll("  poll", fd, POLLIN, 0);
 	pingsock_close(fd);
 
 	out("## two errors queued, the first read, then SO_ERROR");
 	fd = recverr_socket();
 	one_error(fd, PROTO_UNREACH, 22);
-	conf_getint("  SO_ERROR", fd, SOL_SOCKET, SO_ERROR, sizeof(int));
+	so_error(fd);
 	one_error(fd, NET_UNREACH, 23);
 	conf_errq("  recvmsg MSG_ERRQUEUE (the first)", fd, 1000, 0, 512, 64);
-	conf_getint("  SO_ERROR", fd, SOL_SOCKET, SO_ERROR, sizeof(int));
-	conf_getint("  SO_ERROR", fd, SOL_SOCKET, SO_ERROR, sizeof(int));
+	so_error(fd);
+	so_error(fd);
 	conf_poll("  poll", fd, POLLIN, 0);
 	conf_ping("  sendto 10.78.0.1 (no answer)", fd, CONF_R_BLACKHOLE, 24,
 		  64);
@@ -243,21 +266,20 @@ static void two_errors(void)
 	pingsock_close(fd);
 }
 
-static void so_error(void)
+static void so_error_clearing(void)
 {
 	int fd;
 
 	out("## SO_ERROR clears the pending error, not the queue");
 	fd = recverr_socket();
 	one_error(fd, PORT_UNREACH, 30);
-	conf_getint("  SO_ERROR", fd, SOL_SOCKET, SO_ERROR, sizeof(int));
-	conf_getint("  SO_ERROR", fd, SOL_SOCKET, SO_ERROR, sizeof(int));
+	so_error(fd);
+	so_error(fd);
 	conf_poll("  poll", fd, POLLIN, 0);
-	TRY("  recv MSG_DONTWAIT",
-	    pingsock_recv(fd, conf_rbuf, 100, MSG_DONTWAIT));
+	recv_dontwait(fd);
 	conf_ping("  sendto 10.78.0.1 (no answer)", fd, CONF_R_BLACKHOLE, 31,
 		  64);
-	conf_errq("  recvmsg MSG_ERRQUEUE", fd, 1000, 0, 512, 64);
+	errq(fd);
 	conf_poll("  poll", fd, POLLIN, 0);
 	pingsock_close(fd);
 
@@ -265,7 +287,7 @@ static void so_error(void)
 	fd = recverr_socket();
 	one_error(fd, PORT_UNREACH, 32);
 	conf_getint("  SO_ERROR optlen 2", fd, SOL_SOCKET, SO_ERROR, 2);
-	conf_getint("  SO_ERROR", fd, SOL_SOCKET, SO_ERROR, sizeof(int));
+	so_error(fd);
 	pingsock_close(fd);
 }
 
@@ -278,11 +300,10 @@ static void recverr_toggle(void)
 	one_error(fd, PORT_UNREACH, 40);
 	TRY("  IP_RECVERR 0", conf_setint(fd, SOL_IP, IP_RECVERR, 0));
 	conf_poll("  poll", fd, POLLIN, 0);
-	conf_errq("  recvmsg MSG_ERRQUEUE", fd, 1000, 0, 512, 64);
+	errq(fd);
 	TRY("  IP_RECVERR 1", conf_setint(fd, SOL_IP, IP_RECVERR, 1));
-	conf_errq("  recvmsg MSG_ERRQUEUE", fd, 1000, 0, 512, 64);
-	TRY("  recv MSG_DONTWAIT",
-	    pingsock_recv(fd, conf_rbuf, 100, MSG_DONTWAIT));
+	errq(fd);
+	recv_dontwait(fd);
 	conf_poll("  poll", fd, POLLIN, 0);
 	pingsock_close(fd);
 
@@ -291,8 +312,8 @@ static void recverr_toggle(void)
 	one_error(fd, PORT_UNREACH, 41);
 	TRY("  IP_RECVERR 1", conf_setint(fd, SOL_IP, IP_RECVERR, 1));
 	conf_poll("  poll", fd, POLLIN, 0);
-	conf_errq("  recvmsg MSG_ERRQUEUE", fd, 1000, 0, 512, 64);
-	conf_getint("  SO_ERROR", fd, SOL_SOCKET, SO_ERROR, sizeof(int));
+	errq(fd);
+	so_error(fd);
 	pingsock_close(fd);
 }
 
@@ -308,8 +329,8 @@ static void connected_recverr(void)
 	conf_settle();
 	conf_poll("  poll", fd, POLLIN, 0);
 	conf_psend("  send", fd, 51, 64);
-	conf_errq("  recvmsg MSG_ERRQUEUE", fd, 1000, 0, 512, 64);
-	conf_errq("  recvmsg MSG_ERRQUEUE", fd, 1000, 0, 512, 64);
+	errq(fd);
+	errq(fd);
 	pingsock_close(fd);
 }
 
@@ -325,7 +346,7 @@ static void ancillary(void)
 	    conf_setint(fd, SOL_SOCKET, SO_TIMESTAMPNS_OLD, 1));
 	TRY("IP_RECVTTL 1", conf_setint(fd, SOL_IP, IP_RECVTTL, 1));
 	one_error(fd, PORT_UNREACH, 60);
-	conf_errq("  recvmsg MSG_ERRQUEUE", fd, 1000, 0, 512, 64);
+	errq(fd);
 	pingsock_close(fd);
 
 	out("## a local error record with IP_RECVTTL and SO_TIMESTAMPNS");
@@ -385,8 +406,8 @@ static void fast_reader(void)
 	else
 		out("  sends that went out: %d of 20", ok);
 	conf_settle();
-	conf_errq("  recvmsg MSG_ERRQUEUE", fd, 1000, 0, 512, 64);
-	conf_getint("  SO_ERROR", fd, SOL_SOCKET, SO_ERROR, sizeof(int));
+	errq(fd);
+	so_error(fd);
 	pingsock_close(fd);
 }
 
@@ -431,9 +452,11 @@ int main(void)
 {
 	conf_begin("errors_queue");
 	reply_and_error();
-	peek_and_short();
+	peek();
+	short_buffers();
+	short_name();
 	two_errors();
-	so_error();
+	so_error_clearing();
 	recverr_toggle();
 	connected_recverr();
 	ancillary();

@@ -49,14 +49,11 @@ static void intioctl(const char *what, int fd, unsigned long req)
 		out("%s: %d value=%d", what, r, v);
 }
 
-int main(void)
+static void stamps(void)
 {
 	struct timeval tv, tv2;
 	struct timespec ts;
-	struct conf_rx rx;
 	int fd;
-
-	conf_begin("ioctl");
 
 	out("## SIOCGSTAMP");
 	fd = conf_socket();
@@ -79,6 +76,13 @@ int main(void)
 	TRY("SIOCGSTAMP with a NULL argument",
 	    pingsock_ioctl(fd, SIOCGSTAMP, NULL));
 	pingsock_close(fd);
+}
+
+static void stamp_timestamp(void)
+{
+	struct timeval tv, tv2;
+	struct conf_rx rx;
+	int fd;
 
 	out("## SIOCGSTAMP agrees with SO_TIMESTAMP");
 	fd = conf_socket();
@@ -108,9 +112,11 @@ int main(void)
 	conf_recvmsg(fd, 1000, 0, 512, &rx);
 	stamp("SIOCGSTAMP after the recvmsg", fd, &tv2);
 	pingsock_close(fd);
+}
 
+static void queue_ioctls(int fd)
+{
 	out("## queue ioctls");
-	fd = conf_socket();
 	intioctl("FIONREAD (empty)", fd, FIONREAD);
 	intioctl("SIOCOUTQ", fd, SIOCOUTQ);
 	conf_ping("sendto", fd, "127.0.0.1", 4, 64);
@@ -120,56 +126,73 @@ int main(void)
 	intioctl("SIOCATMARK", fd, SIOCATMARK);
 	intioctl("unknown 0x1234", fd, 0x1234);
 	conf_reply1("the reply is still there", fd, false);
+}
+
+static void fionbio(int fd)
+{
+	int on = 1;
 
 	out("## FIONBIO");
-	{
-		int on = 1;
+	TRY("FIONBIO 1", pingsock_ioctl(fd, FIONBIO, &on));
+	out("  O_NONBLOCK now %d", !!(fcntl(fd, F_GETFL) & O_NONBLOCK));
+	TRY("  recv", pingsock_recv(fd, conf_rbuf, 100, 0));
+	on = 0;
+	TRY("FIONBIO 0", pingsock_ioctl(fd, FIONBIO, &on));
+	out("  O_NONBLOCK now %d", !!(fcntl(fd, F_GETFL) & O_NONBLOCK));
+	TRY("FIOCLEX", pingsock_ioctl(fd, FIOCLEX, NULL));
+	out("  FD_CLOEXEC now %d", !!(fcntl(fd, F_GETFD) & FD_CLOEXEC));
+	TRY("FIONCLEX", pingsock_ioctl(fd, FIONCLEX, NULL));
+	out("  FD_CLOEXEC now %d", !!(fcntl(fd, F_GETFD) & FD_CLOEXEC));
+}
 
-		TRY("FIONBIO 1", pingsock_ioctl(fd, FIONBIO, &on));
-		out("  O_NONBLOCK now %d", !!(fcntl(fd, F_GETFL) & O_NONBLOCK));
-		TRY("  recv", pingsock_recv(fd, conf_rbuf, 100, 0));
-		on = 0;
-		TRY("FIONBIO 0", pingsock_ioctl(fd, FIONBIO, &on));
-		out("  O_NONBLOCK now %d", !!(fcntl(fd, F_GETFL) & O_NONBLOCK));
-		TRY("FIOCLEX", pingsock_ioctl(fd, FIOCLEX, NULL));
-		out("  FD_CLOEXEC now %d", !!(fcntl(fd, F_GETFD) & FD_CLOEXEC));
-		TRY("FIONCLEX", pingsock_ioctl(fd, FIONCLEX, NULL));
-		out("  FD_CLOEXEC now %d", !!(fcntl(fd, F_GETFD) & FD_CLOEXEC));
-	}
+/* An ifreq for the interface name, otherwise zero. */
+static struct ifreq ifreq_of(const char *name)
+{
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	return ifr;
+}
+
+static void interfaces(int fd)
+{
+	struct ifreq ifr;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ifr.ifr_addr;
+	char ip[INET_ADDRSTRLEN];
 
 	out("## interface ioctls");
-	{
-		struct ifreq ifr;
-		struct sockaddr_in *sin = (struct sockaddr_in *)&ifr.ifr_addr;
-		char ip[INET_ADDRSTRLEN];
-
-		memset(&ifr, 0, sizeof(ifr));
-		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
-		if (TRY("SIOCGIFINDEX lo", pingsock_ioctl(fd, SIOCGIFINDEX,
-							  &ifr)) == 0)
-			out("  index %d", ifr.ifr_ifindex);
-		memset(&ifr, 0, sizeof(ifr));
-		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "veth0");
-		if (TRY("SIOCGIFADDR veth0", pingsock_ioctl(fd, SIOCGIFADDR,
-							    &ifr)) == 0) {
-			inet_ntop(AF_INET, &sin->sin_addr, ip, sizeof(ip));
-			out("  family %d address %s", sin->sin_family, ip);
-		}
-		memset(&ifr, 0, sizeof(ifr));
-		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "veth0");
-		if (TRY("SIOCGIFMTU veth0", pingsock_ioctl(fd, SIOCGIFMTU,
-							   &ifr)) == 0)
-			out("  mtu %d", ifr.ifr_mtu);
-		memset(&ifr, 0, sizeof(ifr));
-		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "nosuch0");
-		TRY("SIOCGIFINDEX nosuch0", pingsock_ioctl(fd, SIOCGIFINDEX,
-							   &ifr));
-		memset(&ifr, 0, sizeof(ifr));
-		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
-		ifr.ifr_mtu = 1000;
-		TRY("SIOCSIFMTU lo (unprivileged)",
-		    pingsock_ioctl(fd, SIOCSIFMTU, &ifr));
+	ifr = ifreq_of("lo");
+	if (TRY("SIOCGIFINDEX lo", pingsock_ioctl(fd, SIOCGIFINDEX, &ifr)) == 0)
+		out("  index %d", ifr.ifr_ifindex);
+	ifr = ifreq_of("veth0");
+	if (TRY("SIOCGIFADDR veth0", pingsock_ioctl(fd, SIOCGIFADDR,
+						    &ifr)) == 0) {
+		inet_ntop(AF_INET, &sin->sin_addr, ip, sizeof(ip));
+		out("  family %d address %s", sin->sin_family, ip);
 	}
+	ifr = ifreq_of("veth0");
+	if (TRY("SIOCGIFMTU veth0", pingsock_ioctl(fd, SIOCGIFMTU, &ifr)) == 0)
+		out("  mtu %d", ifr.ifr_mtu);
+	ifr = ifreq_of("nosuch0");
+	TRY("SIOCGIFINDEX nosuch0", pingsock_ioctl(fd, SIOCGIFINDEX, &ifr));
+	ifr = ifreq_of("lo");
+	ifr.ifr_mtu = 1000;
+	TRY("SIOCSIFMTU lo (unprivileged)",
+	    pingsock_ioctl(fd, SIOCSIFMTU, &ifr));
+}
+
+int main(void)
+{
+	int fd;
+
+	conf_begin("ioctl");
+	stamps();
+	stamp_timestamp();
+	fd = conf_socket();
+	queue_ioctls(fd);
+	fionbio(fd);
+	interfaces(fd);
 	pingsock_close(fd);
 	return 0;
 }

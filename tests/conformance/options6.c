@@ -6,211 +6,116 @@
  */
 // needs: peer (fd00:201::1/fe80::1 on veth0, the peer fd00:201::2/fe80::2)
 #include "conf.h"
+#include "steps/options.h"
 
-static void set_get(const char *what, int fd, int level, int name, int v)
+
+static void hops(int fd)
 {
-	TRY(L("%s set %d", what, v), conf_setint(fd, level, name, v));
-	conf_getint(L("%s get", what), fd, level, name, sizeof(int));
-}
+	static const int lens[] = { 1, 0, 8, -1 };
 
-static void set_len(const char *what, int fd, int level, int name,
-		    const void *val, socklen_t len)
-{
-	TRY(what, pingsock_setsockopt(fd, level, name, val, len));
-}
-
-/* sendmsg to dst of a 64-byte Echo Request with the control messages in
- * cb (len bytes), then the reply (with room for control data). */
-static void send_cmsg(const char *what, int fd, const struct sockaddr_in6 *dst,
-		      const void *cb, size_t len, uint16_t seq, bool reply)
-{
-	struct iovec iov = { conf_big, 64 };
-	struct msghdr m;
-
-	memset(&m, 0, sizeof(m));
-	conf_echo6(conf_big, 64, seq);
-	m.msg_name = (void *)dst;
-	m.msg_namelen = sizeof(*dst);
-	m.msg_iov = &iov;
-	m.msg_iovlen = 1;
-	m.msg_control = (void *)cb;
-	m.msg_controllen = len;
-	if (TRY(what, pingsock_sendmsg(fd, &m, 0)) > 0 && reply)
-		conf_reply6("  reply", fd, 1000, 0, 512, false);
-}
-
-union cbuf {
-	char b[CMSG_SPACE(sizeof(struct in6_pktinfo)) + CMSG_SPACE(sizeof(int))];
-	struct cmsghdr align;
-};
-
-/* One int control message. */
-static size_t cmsg_int(union cbuf *cb, int type, int v, size_t dlen)
-{
-	struct cmsghdr *c = &cb->align;
-
-	memset(cb, 0, sizeof(*cb));
-	c->cmsg_level = SOL_IPV6;
-	c->cmsg_type = type;
-	c->cmsg_len = CMSG_LEN(dlen);
-	memcpy(CMSG_DATA(c), &v, sizeof(v));
-	return CMSG_SPACE(dlen);
-}
-
-static size_t cmsg_pktinfo(union cbuf *cb, const char *addr, unsigned ifidx)
-{
-	struct cmsghdr *c = &cb->align;
-	struct in6_pktinfo pi;
-
-	memset(cb, 0, sizeof(*cb));
-	memset(&pi, 0, sizeof(pi));
-	inet_pton(AF_INET6, addr, &pi.ipi6_addr);
-	pi.ipi6_ifindex = ifidx;
-	c->cmsg_level = SOL_IPV6;
-	c->cmsg_type = IPV6_PKTINFO;
-	c->cmsg_len = CMSG_LEN(sizeof(pi));
-	memcpy(CMSG_DATA(c), &pi, sizeof(pi));
-	return CMSG_SPACE(sizeof(pi));
+	options_hops_head(&conf_v6, fd);
+	conf_set_optlen("IPV6_UNICAST_HOPS", fd, SOL_IPV6, IPV6_UNICAST_HOPS,
+			7, 0);
+	conf_set_optlen("IPV6_UNICAST_HOPS", fd, SOL_IPV6, IPV6_UNICAST_HOPS,
+			7, 8);
+	options_hops_tail(&conf_v6, fd, lens, sizeof(lens) / sizeof(lens[0]));
 }
 
 static void ints(int fd)
 {
-	unsigned char c;
-	int v, wide[2] = { 0, 0 };
+	static const int mtus[] = { 1280, 1279, 0 };
 
-	out("## IPV6_UNICAST_HOPS");
-	set_get("IPV6_UNICAST_HOPS", fd, SOL_IPV6, IPV6_UNICAST_HOPS, 10);
-	set_get("IPV6_UNICAST_HOPS", fd, SOL_IPV6, IPV6_UNICAST_HOPS, 255);
-	set_get("IPV6_UNICAST_HOPS", fd, SOL_IPV6, IPV6_UNICAST_HOPS, 1);
-	set_get("IPV6_UNICAST_HOPS", fd, SOL_IPV6, IPV6_UNICAST_HOPS, 0);
-	set_get("IPV6_UNICAST_HOPS", fd, SOL_IPV6, IPV6_UNICAST_HOPS, 256);
-	set_get("IPV6_UNICAST_HOPS", fd, SOL_IPV6, IPV6_UNICAST_HOPS, -2);
-	set_get("IPV6_UNICAST_HOPS", fd, SOL_IPV6, IPV6_UNICAST_HOPS, -1);
-	c = 5;
-	set_len("IPV6_UNICAST_HOPS set 5, optlen 1", fd, SOL_IPV6,
-		IPV6_UNICAST_HOPS, &c, 1);
-	v = 7;
-	set_len("IPV6_UNICAST_HOPS set 7, optlen 0", fd, SOL_IPV6,
-		IPV6_UNICAST_HOPS, &v, 0);
-	wide[0] = 7;
-	set_len("IPV6_UNICAST_HOPS set 7, optlen 8", fd, SOL_IPV6,
-		IPV6_UNICAST_HOPS, wide, 8);
-	conf_getint("IPV6_UNICAST_HOPS get", fd, SOL_IPV6, IPV6_UNICAST_HOPS,
-		    sizeof(int));
-	conf_getint("IPV6_UNICAST_HOPS get optlen 1", fd, SOL_IPV6,
-		    IPV6_UNICAST_HOPS, 1);
-	conf_getint("IPV6_UNICAST_HOPS get optlen 0", fd, SOL_IPV6,
-		    IPV6_UNICAST_HOPS, 0);
-	conf_getint("IPV6_UNICAST_HOPS get optlen 8", fd, SOL_IPV6,
-		    IPV6_UNICAST_HOPS, 8);
-	conf_getint("IPV6_UNICAST_HOPS get optlen -1", fd, SOL_IPV6,
-		    IPV6_UNICAST_HOPS, (socklen_t)-1);
-	set_get("IPV6_UNICAST_HOPS", fd, SOL_IPV6, IPV6_UNICAST_HOPS, -1);
-
+	hops(fd);
 	out("## IPV6_MULTICAST_HOPS, IPV6_MULTICAST_LOOP");
-	set_get("IPV6_MULTICAST_HOPS", fd, SOL_IPV6, IPV6_MULTICAST_HOPS, 5);
-	set_get("IPV6_MULTICAST_HOPS", fd, SOL_IPV6, IPV6_MULTICAST_HOPS, 255);
-	set_get("IPV6_MULTICAST_HOPS", fd, SOL_IPV6, IPV6_MULTICAST_HOPS, 256);
-	set_get("IPV6_MULTICAST_HOPS", fd, SOL_IPV6, IPV6_MULTICAST_HOPS, -1);
-	set_get("IPV6_MULTICAST_LOOP", fd, SOL_IPV6, IPV6_MULTICAST_LOOP, 0);
-	set_get("IPV6_MULTICAST_LOOP", fd, SOL_IPV6, IPV6_MULTICAST_LOOP, 2);
-	set_get("IPV6_MULTICAST_LOOP", fd, SOL_IPV6, IPV6_MULTICAST_LOOP, -1);
-	set_get("IPV6_MULTICAST_LOOP", fd, SOL_IPV6, IPV6_MULTICAST_LOOP, 1);
-
+	CONF_SET_GET_EACH(fd, SOL_IPV6, IPV6_MULTICAST_HOPS, 5, 255, 256, -1);
+	CONF_SET_GET_EACH(fd, SOL_IPV6, IPV6_MULTICAST_LOOP, 0, 2, -1, 1);
 	out("## IPV6_TCLASS");
-	set_get("IPV6_TCLASS", fd, SOL_IPV6, IPV6_TCLASS, 0x28);
-	set_get("IPV6_TCLASS", fd, SOL_IPV6, IPV6_TCLASS, 0xff);
-	set_get("IPV6_TCLASS", fd, SOL_IPV6, IPV6_TCLASS, 0x100);
-	set_get("IPV6_TCLASS", fd, SOL_IPV6, IPV6_TCLASS, -2);
-	set_get("IPV6_TCLASS", fd, SOL_IPV6, IPV6_TCLASS, -1);
-
+	CONF_SET_GET_EACH(fd, SOL_IPV6, IPV6_TCLASS, 0x28, 0xff, 0x100, -2,
+			  -1);
 	out("## IPV6_MTU_DISCOVER, IPV6_MTU, IPV6_DONTFRAG");
-	for (int m = 0; m <= 6; m++)
-		set_get("IPV6_MTU_DISCOVER", fd, SOL_IPV6, IPV6_MTU_DISCOVER,
-			m);
-	set_get("IPV6_MTU_DISCOVER", fd, SOL_IPV6, IPV6_MTU_DISCOVER, -1);
-	set_get("IPV6_MTU_DISCOVER", fd, SOL_IPV6, IPV6_MTU_DISCOVER,
-		IPV6_PMTUDISC_WANT);
-	set_get("IPV6_MTU (unconnected)", fd, SOL_IPV6, IPV6_MTU, 1280);
-	set_get("IPV6_MTU (unconnected)", fd, SOL_IPV6, IPV6_MTU, 1279);
-	set_get("IPV6_MTU (unconnected)", fd, SOL_IPV6, IPV6_MTU, 0);
-	set_get("IPV6_DONTFRAG", fd, SOL_IPV6, IPV6_DONTFRAG, 1);
-	set_get("IPV6_DONTFRAG", fd, SOL_IPV6, IPV6_DONTFRAG, 0);
+	CONF_SET_GET_EACH(fd, SOL_IPV6, IPV6_MTU_DISCOVER, 0, 1, 2, 3, 4, 5,
+			  6, -1, IPV6_PMTUDISC_WANT);
+	conf_set_get_each("IPV6_MTU (unconnected)", fd, SOL_IPV6, IPV6_MTU,
+			  mtus, sizeof(mtus) / sizeof(mtus[0]));
+	CONF_SET_GET_EACH(fd, SOL_IPV6, IPV6_DONTFRAG, 1, 0);
+}
 
+static void flags(int fd)
+{
 	out("## flags");
-	set_get("IPV6_RECVERR", fd, SOL_IPV6, IPV6_RECVERR, 1);
-	conf_getint("IPV6_RECVERR get optlen 1", fd, SOL_IPV6, IPV6_RECVERR, 1);
-	set_get("IPV6_RECVERR", fd, SOL_IPV6, IPV6_RECVERR, 5);
-	set_get("IPV6_RECVERR", fd, SOL_IPV6, IPV6_RECVERR, 0);
-	set_get("IPV6_RECVHOPLIMIT", fd, SOL_IPV6, IPV6_RECVHOPLIMIT, 3);
-	set_get("IPV6_RECVHOPLIMIT", fd, SOL_IPV6, IPV6_RECVHOPLIMIT, 0);
-	set_get("IPV6_RECVTCLASS", fd, SOL_IPV6, IPV6_RECVTCLASS, 1);
-	set_get("IPV6_RECVTCLASS", fd, SOL_IPV6, IPV6_RECVTCLASS, 0);
-	set_get("IPV6_RECVPKTINFO", fd, SOL_IPV6, IPV6_RECVPKTINFO, 1);
-	set_get("IPV6_RECVPKTINFO", fd, SOL_IPV6, IPV6_RECVPKTINFO, 0);
-	set_get("IPV6_RECVPATHMTU", fd, SOL_IPV6, IPV6_RECVPATHMTU, 1);
-	set_get("IPV6_RECVPATHMTU", fd, SOL_IPV6, IPV6_RECVPATHMTU, 0);
-	set_get("IPV6_FLOWINFO_SEND", fd, SOL_IPV6, IPV6_FLOWINFO_SEND, 1);
-	set_get("IPV6_FLOWINFO_SEND", fd, SOL_IPV6, IPV6_FLOWINFO_SEND, 0);
-	set_get("IPV6_AUTOFLOWLABEL", fd, SOL_IPV6, IPV6_AUTOFLOWLABEL, 0);
-	set_get("IPV6_AUTOFLOWLABEL", fd, SOL_IPV6, IPV6_AUTOFLOWLABEL, 1);
-	set_get("IPV6_FREEBIND", fd, SOL_IPV6, IPV6_FREEBIND, 1);
-	set_get("IPV6_FREEBIND", fd, SOL_IPV6, IPV6_FREEBIND, 0);
-	set_get("IPV6_TRANSPARENT (unprivileged)", fd, SOL_IPV6,
-		IPV6_TRANSPARENT, 1);
-	set_get("IPV6_HOPLIMIT (not a socket option)", fd, SOL_IPV6,
-		IPV6_HOPLIMIT, 1);
-	set_get("SOL_IPV6 9999 (unknown)", fd, SOL_IPV6, 9999, 1);
-	set_get("IPV6_ADDRFORM AF_INET", fd, SOL_IPV6, IPV6_ADDRFORM, AF_INET);
+	options_recverr(&conf_v6, fd);
+	CONF_SET_GET_EACH(fd, SOL_IPV6, IPV6_RECVHOPLIMIT, 3, 0);
+	CONF_SET_GET_EACH(fd, SOL_IPV6, IPV6_RECVTCLASS, 1, 0);
+	CONF_SET_GET_EACH(fd, SOL_IPV6, IPV6_RECVPKTINFO, 1, 0);
+	CONF_SET_GET_EACH(fd, SOL_IPV6, IPV6_RECVPATHMTU, 1, 0);
+	CONF_SET_GET_EACH(fd, SOL_IPV6, IPV6_FLOWINFO_SEND, 1, 0);
+	CONF_SET_GET_EACH(fd, SOL_IPV6, IPV6_AUTOFLOWLABEL, 0, 1);
+	CONF_SET_GET_EACH(fd, SOL_IPV6, IPV6_FREEBIND, 1, 0);
+	conf_set_get("IPV6_TRANSPARENT (unprivileged)", fd, SOL_IPV6,
+		     IPV6_TRANSPARENT, 1);
+	conf_set_get("IPV6_HOPLIMIT (not a socket option)", fd, SOL_IPV6,
+		     IPV6_HOPLIMIT, 1);
+	conf_set_get("SOL_IPV6 9999 (unknown)", fd, SOL_IPV6, 9999, 1);
+	conf_set_get("IPV6_ADDRFORM AF_INET", fd, SOL_IPV6, IPV6_ADDRFORM,
+		     AF_INET);
 	conf_getint("SO_DOMAIN after it", fd, SOL_SOCKET, SO_DOMAIN,
 		    sizeof(int));
 }
 
+/* getsockopt of an interface index, printed by name (netorder: as
+ * IPV6_UNICAST_IF keeps it). */
+static void get_ifidx(int fd, int name, bool netorder)
+{
+	int v = -1;
+	socklen_t l = sizeof(v);
+
+	if (pingsock_getsockopt(fd, SOL_IPV6, name, &v, &l) == 0)
+		out("  get: %s", conf_scope6(netorder ? ntohl((uint32_t)v)
+						      : (uint32_t)v));
+}
+
+static void groups(int fd, int veth0)
+{
+	struct ipv6_mreq mr;
+
+	memset(&mr, 0, sizeof(mr));
+	inet_pton(AF_INET6, "ff02::1:2345", &mr.ipv6mr_multiaddr);
+	mr.ipv6mr_interface = (unsigned)veth0;
+	conf_set_len("IPV6_JOIN_GROUP ff02::1:2345 on veth0", fd, SOL_IPV6,
+		     IPV6_JOIN_GROUP, &mr, sizeof(mr));
+	conf_set_len("IPV6_JOIN_GROUP again", fd, SOL_IPV6, IPV6_JOIN_GROUP,
+		     &mr, sizeof(mr));
+	conf_set_len("IPV6_LEAVE_GROUP", fd, SOL_IPV6, IPV6_LEAVE_GROUP, &mr,
+		     sizeof(mr));
+	conf_set_len("IPV6_LEAVE_GROUP again", fd, SOL_IPV6, IPV6_LEAVE_GROUP,
+		     &mr, sizeof(mr));
+	inet_pton(AF_INET6, "fd00::1", &mr.ipv6mr_multiaddr);
+	conf_set_len("IPV6_JOIN_GROUP fd00::1 (not multicast)", fd, SOL_IPV6,
+		     IPV6_JOIN_GROUP, &mr, sizeof(mr));
+}
+
 static void ifopts(int fd)
 {
-	int veth0 = (int)conf_ifidx(CONF6_IF), v;
-	socklen_t l;
+	int veth0 = (int)conf_ifidx(CONF6_IF);
 
 	out("## IPV6_MULTICAST_IF, IPV6_UNICAST_IF");
 	TRY("IPV6_MULTICAST_IF veth0",
 	    conf_setint(fd, SOL_IPV6, IPV6_MULTICAST_IF, veth0));
-	v = -1;
-	l = sizeof(v);
-	if (pingsock_getsockopt(fd, SOL_IPV6, IPV6_MULTICAST_IF, &v, &l) == 0)
-		out("  get: %s", conf_scope6((uint32_t)v));
+	get_ifidx(fd, IPV6_MULTICAST_IF, false);
 	TRY("IPV6_MULTICAST_IF 9999",
 	    conf_setint(fd, SOL_IPV6, IPV6_MULTICAST_IF, 9999));
 	TRY("IPV6_MULTICAST_IF 0", conf_setint(fd, SOL_IPV6, IPV6_MULTICAST_IF,
 					       0));
 	conf_getint("  get", fd, SOL_IPV6, IPV6_MULTICAST_IF, sizeof(int));
 	TRY("IPV6_UNICAST_IF veth0 (network order)",
-	    conf_setint(fd, SOL_IPV6, IPV6_UNICAST_IF, (int)htonl((uint32_t)veth0)));
-	v = -1;
-	l = sizeof(v);
-	if (pingsock_getsockopt(fd, SOL_IPV6, IPV6_UNICAST_IF, &v, &l) == 0)
-		out("  get: %s", conf_scope6(ntohl((uint32_t)v)));
+	    conf_setint(fd, SOL_IPV6, IPV6_UNICAST_IF,
+			(int)htonl((uint32_t)veth0)));
+	get_ifidx(fd, IPV6_UNICAST_IF, true);
 	TRY("IPV6_UNICAST_IF 9999",
 	    conf_setint(fd, SOL_IPV6, IPV6_UNICAST_IF, (int)htonl(9999)));
 	TRY("IPV6_UNICAST_IF 0", conf_setint(fd, SOL_IPV6, IPV6_UNICAST_IF, 0));
 	conf_getint("  get", fd, SOL_IPV6, IPV6_UNICAST_IF, sizeof(int));
-	{
-		struct ipv6_mreq mr;
-
-		memset(&mr, 0, sizeof(mr));
-		inet_pton(AF_INET6, "ff02::1:2345", &mr.ipv6mr_multiaddr);
-		mr.ipv6mr_interface = (unsigned)veth0;
-		set_len("IPV6_JOIN_GROUP ff02::1:2345 on veth0", fd, SOL_IPV6,
-			IPV6_JOIN_GROUP, &mr, sizeof(mr));
-		set_len("IPV6_JOIN_GROUP again", fd, SOL_IPV6,
-			IPV6_JOIN_GROUP, &mr, sizeof(mr));
-		set_len("IPV6_LEAVE_GROUP", fd, SOL_IPV6, IPV6_LEAVE_GROUP,
-			&mr, sizeof(mr));
-		set_len("IPV6_LEAVE_GROUP again", fd, SOL_IPV6,
-			IPV6_LEAVE_GROUP, &mr, sizeof(mr));
-		inet_pton(AF_INET6, "fd00::1", &mr.ipv6mr_multiaddr);
-		set_len("IPV6_JOIN_GROUP fd00::1 (not multicast)", fd,
-			SOL_IPV6, IPV6_JOIN_GROUP, &mr, sizeof(mr));
-	}
+	groups(fd, veth0);
 }
 
 static void levels(void)
@@ -218,34 +123,33 @@ static void levels(void)
 	int fd = conf_socket6();
 
 	out("## other levels on an IPv6 socket");
-	set_get("SOL_IP IP_TTL", fd, SOL_IP, IP_TTL, 5);
-	set_get("SOL_IP IP_TOS", fd, SOL_IP, IP_TOS, 0x10);
-	set_get("SOL_IP IP_RECVERR", fd, SOL_IP, IP_RECVERR, 1);
-	set_get("SOL_IP IP_MTU_DISCOVER", fd, SOL_IP, IP_MTU_DISCOVER,
-		IP_PMTUDISC_DO);
+	conf_set_get("SOL_IP IP_TTL", fd, SOL_IP, IP_TTL, 5);
+	conf_set_get("SOL_IP IP_TOS", fd, SOL_IP, IP_TOS, 0x10);
+	conf_set_get("SOL_IP IP_RECVERR", fd, SOL_IP, IP_RECVERR, 1);
+	conf_set_get("SOL_IP IP_MTU_DISCOVER", fd, SOL_IP, IP_MTU_DISCOVER,
+		     IP_PMTUDISC_DO);
 	conf_ping6("  sendto ::1 (the SOL_IP options do not apply)", fd, "::1",
 		   1, 64);
 	conf_reply6("  reply", fd, 1000, 0, 512, false);
-	set_get("SOL_ICMPV6 ICMP6_FILTER", fd, SOL_ICMPV6, ICMP6_FILTER, 0);
-	set_get("IPPROTO_UDP 1", fd, IPPROTO_UDP, 1, 1);
-	set_get("level 9999", fd, 9999, 1, 1);
+	conf_set_get("SOL_ICMPV6 ICMP6_FILTER", fd, SOL_ICMPV6, ICMP6_FILTER,
+		     0);
+	conf_set_get("IPPROTO_UDP 1", fd, IPPROTO_UDP, 1, 1);
+	conf_set_get("level 9999", fd, 9999, 1, 1);
 	pingsock_close(fd);
 }
 
 static void v6only(void)
 {
-	struct sockaddr_in6 a = conf_sin6("::1", 0, 0);
+	struct sockaddr_in6 a;
 	int fd = conf_socket6();
 
 	out("## IPV6_V6ONLY");
-	set_get("IPV6_V6ONLY", fd, SOL_IPV6, IPV6_V6ONLY, 0);
-	set_get("IPV6_V6ONLY", fd, SOL_IPV6, IPV6_V6ONLY, 1);
-	set_get("IPV6_V6ONLY", fd, SOL_IPV6, IPV6_V6ONLY, 0);
+	CONF_SET_GET_EACH(fd, SOL_IPV6, IPV6_V6ONLY, 0, 1, 0);
 	a = conf_sin6("::ffff:127.0.0.1", 0, 0);
 	conf_ping6_to("  sendto ::ffff:127.0.0.1 (v6only off)", fd, &a, 2, 64);
 	conf_ping6("  sendto ::1", fd, "::1", 3, 64);
 	conf_reply6_1("  reply", fd, false);
-	set_get("IPV6_V6ONLY (bound now)", fd, SOL_IPV6, IPV6_V6ONLY, 1);
+	conf_set_get("IPV6_V6ONLY (bound now)", fd, SOL_IPV6, IPV6_V6ONLY, 1);
 	pingsock_close(fd);
 }
 
@@ -273,105 +177,158 @@ static void pmtu_frag_size(void)
 	pingsock_close(fd);
 }
 
-static void cmsgs(void)
+union cbuf {
+	char b[CMSG_SPACE(sizeof(struct in6_pktinfo)) +
+	       CMSG_SPACE(sizeof(int))];
+	struct cmsghdr align;
+};
+
+/* One SOL_IPV6 control message of type at c, its data d of dlen bytes;
+ * returns its space. */
+static size_t put_cmsg(struct cmsghdr *c, int type, const void *d,
+		       size_t dlen)
 {
-	struct sockaddr_in6 lo = conf_sin6("::1", 0, 0);
-	struct sockaddr_in6 peer = conf_sin6(CONF6_PEER, 0, 0);
-	struct sockaddr_in6 llnos = conf_sin6(CONF6_LL_PEER, 0, 0);
-	unsigned veth0 = conf_ifidx(CONF6_IF);
+	c->cmsg_level = SOL_IPV6;
+	c->cmsg_type = type;
+	c->cmsg_len = CMSG_LEN(dlen);
+	memcpy(CMSG_DATA(c), d, dlen);
+	return CMSG_SPACE(dlen);
+}
+
+/* One int control message, cmsg_len saying dlen data bytes. */
+static size_t cmsg_int(union cbuf *cb, int type, int v, size_t dlen)
+{
+	memset(cb, 0, sizeof(*cb));
+	put_cmsg(&cb->align, type, &v, sizeof(v));
+	cb->align.cmsg_len = CMSG_LEN(dlen);
+	return CMSG_SPACE(dlen);
+}
+
+static size_t cmsg_pktinfo(union cbuf *cb, const char *addr, unsigned ifidx)
+{
+	struct in6_pktinfo pi;
+
+	memset(cb, 0, sizeof(*cb));
+	memset(&pi, 0, sizeof(pi));
+	inet_pton(AF_INET6, addr, &pi.ipi6_addr);
+	pi.ipi6_ifindex = ifidx;
+	return put_cmsg(&cb->align, IPV6_PKTINFO, &pi, sizeof(pi));
+}
+
+/* sendmsg to dst of a 64-byte Echo Request with the control messages
+ * in cb (len bytes), then the reply (with room for control data). */
+static void send_cmsg(const char *what, int fd, const char *dst,
+		      const union cbuf *cb, size_t len, uint16_t seq)
+{
+	struct conf_addr a = conf_addr(&conf_v6, dst, 0, 0);
+
+	conf_echo6(conf_big, 64, seq);
+	if (conf_sendmsg(what, fd, &a, 64, cb->b, len) > 0)
+		conf_reply6("  reply", fd, 1000, 0, 512, false);
+}
+
+/* An int control message on a send to ::1 (the peer: to_peer). */
+static void send_int(const char *what, int fd, int type, int v,
+		     size_t dlen, uint16_t seq, bool to_peer)
+{
+	union cbuf cb;
+	size_t n = cmsg_int(&cb, type, v, dlen);
+
+	send_cmsg(what, fd, to_peer ? CONF6_PEER : "::1", &cb, n, seq);
+}
+
+static void send_ints(int fd)
+{
+	send_int("cmsg IPV6_TCLASS 0x48", fd, IPV6_TCLASS, 0x48, sizeof(int),
+		 10, false);
+	send_int("cmsg IPV6_TCLASS -1", fd, IPV6_TCLASS, -1, sizeof(int), 11,
+		 false);
+	send_int("cmsg IPV6_TCLASS 256", fd, IPV6_TCLASS, 256, sizeof(int),
+		 12, false);
+	send_int("cmsg IPV6_TCLASS, 1 data byte", fd, IPV6_TCLASS, 0x48, 1,
+		 13, false);
+	send_int("cmsg IPV6_HOPLIMIT 5", fd, IPV6_HOPLIMIT, 5, sizeof(int), 14,
+		 true);
+	send_int("cmsg IPV6_HOPLIMIT 0", fd, IPV6_HOPLIMIT, 0, sizeof(int), 15,
+		 false);
+	send_int("cmsg IPV6_HOPLIMIT 255", fd, IPV6_HOPLIMIT, 255, sizeof(int),
+		 16, false);
+	send_int("cmsg IPV6_HOPLIMIT 256", fd, IPV6_HOPLIMIT, 256, sizeof(int),
+		 17, false);
+	send_int("cmsg IPV6_HOPLIMIT -1", fd, IPV6_HOPLIMIT, -1, sizeof(int),
+		 18, false);
+	send_int("cmsg IPV6_DONTFRAG 1, 64 bytes", fd, IPV6_DONTFRAG, 1,
+		 sizeof(int), 19, false);
+}
+
+static void send_pktinfos(int fd, unsigned veth0)
+{
 	union cbuf cb;
 	size_t n;
+	int tc = 0x20;
+
+	n = cmsg_pktinfo(&cb, CONF6_LOCAL, 0);
+	send_cmsg("cmsg IPV6_PKTINFO source fd00:201::1, to ::1", fd, "::1",
+		  &cb, n, 20);
+	n = cmsg_pktinfo(&cb, "::", veth0);
+	send_cmsg("cmsg IPV6_PKTINFO interface veth0, to fe80::2 without "
+		  "scope", fd, CONF6_LL_PEER, &cb, n, 21);
+	n = cmsg_pktinfo(&cb, CONF6_LL_LOCAL, veth0);
+	send_cmsg("cmsg IPV6_PKTINFO source fe80::1 veth0, to the peer", fd,
+		  CONF6_PEER, &cb, n, 22);
+	n = cmsg_pktinfo(&cb, "fd00:9::1", 0);
+	send_cmsg("cmsg IPV6_PKTINFO source fd00:9::1 (not ours)", fd, "::1",
+		  &cb, n, 23);
+	n = cmsg_pktinfo(&cb, "::", 9999);
+	send_cmsg("cmsg IPV6_PKTINFO interface 9999", fd, "::1", &cb, n,
+		  24);
+	n = cmsg_pktinfo(&cb, "::", 0);
+	cb.align.cmsg_len = CMSG_LEN(8);
+	send_cmsg("cmsg IPV6_PKTINFO, 8 data bytes", fd, "::1", &cb, n,
+		  25);
+	/* two at once: traffic class and source */
+	n = cmsg_pktinfo(&cb, CONF6_LOCAL, 0);
+	put_cmsg((struct cmsghdr *)(cb.b + n), IPV6_TCLASS, &tc, sizeof(tc));
+	send_cmsg("cmsg IPV6_PKTINFO fd00:201::1 + IPV6_TCLASS 0x20", fd,
+		  "::1", &cb, sizeof(cb.b), 26);
+}
+
+static void sticky_pktinfo(unsigned veth0)
+{
+	struct sockaddr_in6 llnos = conf_sin6(CONF6_LL_PEER, 0, 0);
+	struct in6_pktinfo pi;
+	int fd = conf_socket6();
+
+	out("## sticky IPV6_PKTINFO");
+	memset(&pi, 0, sizeof(pi));
+	pi.ipi6_ifindex = veth0;
+	conf_set_len("IPV6_PKTINFO interface veth0", fd, SOL_IPV6,
+		     IPV6_PKTINFO, &pi, sizeof(pi));
+	conf_set_len("IPV6_PKTINFO optlen 8", fd, SOL_IPV6, IPV6_PKTINFO, &pi,
+		     8);
+	conf_ping6_to("  sendto fe80::2 without scope", fd, &llnos, 30, 64);
+	conf_reply6_1("  reply", fd, false);
+	memset(&pi, 0, sizeof(pi));
+	conf_set_len("IPV6_PKTINFO cleared", fd, SOL_IPV6, IPV6_PKTINFO, &pi,
+		     sizeof(pi));
+	conf_ping6_to("  sendto fe80::2 without scope", fd, &llnos, 31, 64);
+	pingsock_close(fd);
+}
+
+static void cmsgs(void)
+{
+	unsigned veth0 = conf_ifidx(CONF6_IF);
 	int fd = conf_socket6();
 
 	out("## control messages on send");
 	TRY("IPV6_RECVTCLASS 1", conf_setint(fd, SOL_IPV6, IPV6_RECVTCLASS, 1));
 	TRY("IPV6_RECVPKTINFO 1",
 	    conf_setint(fd, SOL_IPV6, IPV6_RECVPKTINFO, 1));
-	n = cmsg_int(&cb, IPV6_TCLASS, 0x48, sizeof(int));
-	send_cmsg("cmsg IPV6_TCLASS 0x48", fd, &lo, &cb, n, 10, true);
-	n = cmsg_int(&cb, IPV6_TCLASS, -1, sizeof(int));
-	send_cmsg("cmsg IPV6_TCLASS -1", fd, &lo, &cb, n, 11, true);
-	n = cmsg_int(&cb, IPV6_TCLASS, 256, sizeof(int));
-	send_cmsg("cmsg IPV6_TCLASS 256", fd, &lo, &cb, n, 12, true);
-	n = cmsg_int(&cb, IPV6_TCLASS, 0x48, 1);
-	send_cmsg("cmsg IPV6_TCLASS, 1 data byte", fd, &lo, &cb, n, 13, true);
-	n = cmsg_int(&cb, IPV6_HOPLIMIT, 5, sizeof(int));
-	send_cmsg("cmsg IPV6_HOPLIMIT 5", fd, &peer, &cb, n, 14, true);
-	n = cmsg_int(&cb, IPV6_HOPLIMIT, 0, sizeof(int));
-	send_cmsg("cmsg IPV6_HOPLIMIT 0", fd, &lo, &cb, n, 15, true);
-	n = cmsg_int(&cb, IPV6_HOPLIMIT, 255, sizeof(int));
-	send_cmsg("cmsg IPV6_HOPLIMIT 255", fd, &lo, &cb, n, 16, true);
-	n = cmsg_int(&cb, IPV6_HOPLIMIT, 256, sizeof(int));
-	send_cmsg("cmsg IPV6_HOPLIMIT 256", fd, &lo, &cb, n, 17, true);
-	n = cmsg_int(&cb, IPV6_HOPLIMIT, -1, sizeof(int));
-	send_cmsg("cmsg IPV6_HOPLIMIT -1", fd, &lo, &cb, n, 18, true);
-	n = cmsg_int(&cb, IPV6_DONTFRAG, 1, sizeof(int));
-	send_cmsg("cmsg IPV6_DONTFRAG 1, 64 bytes", fd, &lo, &cb, n, 19, true);
-	n = cmsg_pktinfo(&cb, CONF6_LOCAL, 0);
-	send_cmsg("cmsg IPV6_PKTINFO source fd00:201::1, to ::1", fd, &lo, &cb,
-		  n, 20, true);
-	n = cmsg_pktinfo(&cb, "::", veth0);
-	send_cmsg("cmsg IPV6_PKTINFO interface veth0, to fe80::2 without "
-		  "scope", fd, &llnos, &cb, n, 21, true);
-	n = cmsg_pktinfo(&cb, CONF6_LL_LOCAL, veth0);
-	send_cmsg("cmsg IPV6_PKTINFO source fe80::1 veth0, to the peer", fd,
-		  &peer, &cb, n, 22, true);
-	n = cmsg_pktinfo(&cb, "fd00:9::1", 0);
-	send_cmsg("cmsg IPV6_PKTINFO source fd00:9::1 (not ours)", fd, &lo,
-		  &cb, n, 23, true);
-	n = cmsg_pktinfo(&cb, "::", 9999);
-	send_cmsg("cmsg IPV6_PKTINFO interface 9999", fd, &lo, &cb, n, 24,
-		  true);
-	n = cmsg_pktinfo(&cb, "::", 0);
-	cb.align.cmsg_len = CMSG_LEN(8);
-	send_cmsg("cmsg IPV6_PKTINFO, 8 data bytes", fd, &lo, &cb, n, 25,
-		  true);
-	/* two at once: traffic class and source */
-	{
-		struct cmsghdr *c;
-		struct in6_pktinfo pi;
-		int tc = 0x20;
-
-		memset(&cb, 0, sizeof(cb));
-		memset(&pi, 0, sizeof(pi));
-		inet_pton(AF_INET6, CONF6_LOCAL, &pi.ipi6_addr);
-		c = &cb.align;
-		c->cmsg_level = SOL_IPV6;
-		c->cmsg_type = IPV6_PKTINFO;
-		c->cmsg_len = CMSG_LEN(sizeof(pi));
-		memcpy(CMSG_DATA(c), &pi, sizeof(pi));
-		c = (struct cmsghdr *)(cb.b + CMSG_SPACE(sizeof(pi)));
-		c->cmsg_level = SOL_IPV6;
-		c->cmsg_type = IPV6_TCLASS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &tc, sizeof(tc));
-		send_cmsg("cmsg IPV6_PKTINFO fd00:201::1 + IPV6_TCLASS 0x20", fd,
-			  &lo, &cb, sizeof(cb.b), 26, true);
-	}
+	send_ints(fd);
+	send_pktinfos(fd, veth0);
 	conf_quiet6("nothing else", fd, 200);
 	pingsock_close(fd);
-
-	out("## sticky IPV6_PKTINFO");
-	fd = conf_socket6();
-	{
-		struct in6_pktinfo pi;
-
-		memset(&pi, 0, sizeof(pi));
-		pi.ipi6_ifindex = veth0;
-		set_len("IPV6_PKTINFO interface veth0", fd, SOL_IPV6,
-			IPV6_PKTINFO, &pi, sizeof(pi));
-		set_len("IPV6_PKTINFO optlen 8", fd, SOL_IPV6, IPV6_PKTINFO,
-			&pi, 8);
-		conf_ping6_to("  sendto fe80::2 without scope", fd, &llnos, 30,
-			      64);
-		conf_reply6_1("  reply", fd, false);
-		memset(&pi, 0, sizeof(pi));
-		set_len("IPV6_PKTINFO cleared", fd, SOL_IPV6, IPV6_PKTINFO,
-			&pi, sizeof(pi));
-		conf_ping6_to("  sendto fe80::2 without scope", fd, &llnos, 31,
-			      64);
-	}
-	pingsock_close(fd);
+	sticky_pktinfo(veth0);
 }
 
 int main(void)
@@ -381,6 +338,7 @@ int main(void)
 	conf_begin("options6");
 	fd = conf_socket6();
 	ints(fd);
+	flags(fd);
 	pingsock_close(fd);
 	fd = conf_socket6();
 	ifopts(fd);

@@ -6,6 +6,7 @@
  */
 // needs: peer (fd00:201::1/fe80::1 on veth0, the peer fd00:201::2/fe80::2)
 #include "conf.h"
+#include "steps/peer.h"
 
 /* Collect replies for ms milliseconds; print their sources, sorted. */
 static void replies_sorted(const char *what, int fd, int ms)
@@ -65,46 +66,23 @@ static void pmtu_mode(const char *name, int mode)
 	pingsock_close(fd);
 }
 
-int main(void)
+static const struct peer_size sizes[] = {
+	{ 8, "", 1000 },
+	{ 1452, "", 2000 },
+	{ 1460, " (1500 with the header)", 2000 },
+	{ 1461, " (fragmented)", 2000 },
+	{ 65000, " (fragmented)", 0 },
+	{ 65535, " (fragmented)", 0 },
+};
+
+static void link_local(unsigned veth0)
 {
-	struct sockaddr_in6 a;
-	unsigned veth0 = conf_ifidx(CONF6_IF);
-	int fd;
-
-	conf_begin("peer6");
-
-	out("## plain echo to the peer");
-	fd = conf_socket6();
-	TRY("IPV6_RECVHOPLIMIT 1",
-	    conf_setint(fd, SOL_IPV6, IPV6_RECVHOPLIMIT, 1));
-	conf_ping6("sendto fd00:201::2", fd, CONF6_PEER, 1, 64);
-	conf_reply6("  reply", fd, 1000, 0, 512, false);
-	conf_name6("getsockname (unconnected: no source address)", fd, false,
-		   PORT_MASK);
-	conf_ping6("sendto fd00:201::2 8 bytes", fd, CONF6_PEER, 2, 8);
-	conf_reply6("  reply", fd, 1000, 0, 512, false);
-	conf_ping6("sendto fd00:201::2 1452 bytes", fd, CONF6_PEER, 3, 1452);
-	conf_reply6("  reply", fd, 2000, 0, 512, false);
-	conf_ping6("sendto fd00:201::2 1460 bytes (1500 with the header)", fd,
-		   CONF6_PEER, 4, 1460);
-	conf_reply6("  reply", fd, 2000, 0, 512, false);
-	conf_ping6("sendto fd00:201::2 1461 bytes (fragmented)", fd,
-		   CONF6_PEER, 5, 1461);
-	conf_reply6("  reply", fd, 2000, 0, 512, false);
-	conf_ping6("sendto fd00:201::2 65000 bytes (fragmented)", fd,
-		   CONF6_PEER, 6, 65000);
-	conf_reply6("  reply", fd, sizeof(conf_rbuf), 0, 512, false);
-	conf_ping6("sendto fd00:201::2 65535 bytes (fragmented)", fd,
-		   CONF6_PEER, 7, 65535);
-	conf_reply6("  reply", fd, sizeof(conf_rbuf), 0, 512, false);
-	conf_quiet6("nothing else", fd, 300);
-	pingsock_close(fd);
+	struct sockaddr_in6 a = conf_sin6(CONF6_LL_PEER, 0, veth0);
+	int fd = conf_socket6();
 
 	out("## the peer's link-local address");
-	fd = conf_socket6();
 	TRY("IPV6_RECVPKTINFO 1",
 	    conf_setint(fd, SOL_IPV6, IPV6_RECVPKTINFO, 1));
-	a = conf_sin6(CONF6_LL_PEER, 0, veth0);
 	conf_ping6_to("sendto fe80::2%veth0", fd, &a, 10, 64);
 	conf_reply6("  reply", fd, 1000, 0, 512, false);
 	conf_ping6_to("sendto fe80::2%veth0 4000 bytes (fragmented)", fd, &a,
@@ -113,29 +91,14 @@ int main(void)
 	conf_name6("getsockname (no bound device from a scoped sendto)", fd,
 		   false, PORT_MASK);
 	pingsock_close(fd);
+}
 
-	out("## connected to the peer");
-	fd = conf_socket6();
-	a = conf_sin6(CONF6_PEER, 0, 0);
-	TRY("connect fd00:201::2", pingsock_connect(fd, SA(&a), sizeof(a)));
-	conf_name6("getsockname", fd, false, PORT_MASK);
-	conf_getint("IPV6_MTU", fd, SOL_IPV6, IPV6_MTU, sizeof(int));
-	for (uint16_t s = 12; s < 15; s++) {
-		conf_psend6(L("send seq %u", s), fd, s, 100);
-		conf_reply6_1("  reply", fd, false);
-	}
-	pingsock_close(fd);
-
-	pmtu_mode("IPV6_PMTUDISC_DONT", IPV6_PMTUDISC_DONT);
-	pmtu_mode("IPV6_PMTUDISC_WANT", IPV6_PMTUDISC_WANT);
-	pmtu_mode("IPV6_PMTUDISC_DO", IPV6_PMTUDISC_DO);
-	pmtu_mode("IPV6_PMTUDISC_PROBE", IPV6_PMTUDISC_PROBE);
-	pmtu_mode("IPV6_PMTUDISC_INTERFACE", IPV6_PMTUDISC_INTERFACE);
-	pmtu_mode("IPV6_PMTUDISC_OMIT", IPV6_PMTUDISC_OMIT);
+static void multicast(unsigned veth0)
+{
+	struct sockaddr_in6 a = conf_sin6("ff02::1", 0, veth0);
+	int fd = conf_socket6();
 
 	out("## all-nodes multicast ff02::1 on veth0");
-	fd = conf_socket6();
-	a = conf_sin6("ff02::1", 0, veth0);
 	conf_ping6_to("sendto ff02::1%veth0 (loopback on)", fd, &a, 30, 64);
 	replies_sorted("  replies", fd, 400);
 	TRY("IPV6_MULTICAST_LOOP 0",
@@ -149,5 +112,22 @@ int main(void)
 		      &a, 32, 64);
 	replies_sorted("  replies", fd, 400);
 	pingsock_close(fd);
+}
+
+int main(void)
+{
+	unsigned veth0 = conf_ifidx(CONF6_IF);
+
+	conf_begin("peer6");
+	peer_sizes(&conf_v6, sizes, sizeof(sizes) / sizeof(sizes[0]));
+	link_local(veth0);
+	peer_connected(&conf_v6, 12);
+	pmtu_mode("IPV6_PMTUDISC_DONT", IPV6_PMTUDISC_DONT);
+	pmtu_mode("IPV6_PMTUDISC_WANT", IPV6_PMTUDISC_WANT);
+	pmtu_mode("IPV6_PMTUDISC_DO", IPV6_PMTUDISC_DO);
+	pmtu_mode("IPV6_PMTUDISC_PROBE", IPV6_PMTUDISC_PROBE);
+	pmtu_mode("IPV6_PMTUDISC_INTERFACE", IPV6_PMTUDISC_INTERFACE);
+	pmtu_mode("IPV6_PMTUDISC_OMIT", IPV6_PMTUDISC_OMIT);
+	multicast(veth0);
 	return 0;
 }

@@ -15,6 +15,7 @@
 
 #include "daemon/hostenv.h"
 #include "daemon/raw.h"
+#include "daemon/raw6.h"
 
 /* Once, before anything else. */
 void fake_init(void);

@@ -26,11 +26,12 @@
  *    engine's extra one of a raw socket's further identifier), which
  *    sent a request with that identifier and sequence number (to that
  *    address, unless a group or broadcast), and answers the daemon's
- *    questions (psraw_is(), psraw_delivers(), psraw_error_ignored(),
- *    ps_error_action()) as that socket;
+ *    questions (ps_type(), ps_delivers(), ps_error_datagram(),
+ *    ps_error_ignored(), ps_rx_iphdr(), ps_error_action()) as that
+ *    socket;
  *  - IP_HDRINCL and IPV6_HDRINCL are never turned on.
  * A raw socket's further identifiers are not in the public API: they are
- * looked at with psraw_sender() (engine/psock_int.h).
+ * looked at with ps_sender() (engine/psock_int.h).
  *
  * The table is kept from input to input (a new one costs 2 ms), so an
  * automatically chosen identifier depends on the inputs before; every
@@ -264,7 +265,7 @@ static bool holds(const struct slot *s, uint16_t ident)
 		return false;
 	if (!s->raw)
 		return ps_ident(s->sk) == ident;
-	return ps_ident(psraw_sender(s->sk, ident)) == ident;
+	return ps_ident(ps_sender(s->sk, ident)) == ident;
 }
 
 static bool shadow_holds(const struct slot *s, uint16_t ident)
@@ -470,10 +471,13 @@ static void check_found(const struct icmp_pkt *p, struct psock *r)
 	if (!shadow_holds(s, p->ident))
 		abort();	/* its own, or (raw) one it claimed */
 	/* The daemon treats what it found as the program's socket. */
-	if (psraw_is(r) != s->raw ||
-	    psraw_delivers(r, p->type) != psraw_delivers(s->sk, p->type) ||
-	    psraw_error_ignored(r, p->type) !=
-		    psraw_error_ignored(s->sk, p->type) ||
+	if ((ps_type(r) == SOCK_RAW) != s->raw ||
+	    ps_delivers(r, p->type) != ps_delivers(s->sk, p->type) ||
+	    ps_error_datagram(r, p->type) !=
+		    ps_error_datagram(s->sk, p->type) ||
+	    ps_rx_iphdr(r) != ps_rx_iphdr(s->sk) ||
+	    ps_error_ignored(r, p->type) !=
+		    ps_error_ignored(s->sk, p->type) ||
 	    ps_error_action(r, false) != ps_error_action(s->sk, false) ||
 	    ps_error_action(r, true) != ps_error_action(s->sk, true))
 		abort();
@@ -862,11 +866,11 @@ static void op_open(struct rd *in)
 			abort();
 		return;
 	}
-	if ((f & 0x40) || psraw_is(sk) != ((f & 2) != 0) ||
+	if ((f & 0x40) || (ps_type(sk) == SOCK_RAW) != ((f & 2) != 0) ||
 	    ps_family(sk) != family || ps_ident(sk) != 0)
 		abort();	/* another protocol accepted, or wrong kind */
 	*s = (struct slot){ .sk = sk, .uid = uids[(f >> 2) & 3], .gen = ++gen,
-			    .family = family, .raw = psraw_is(sk) };
+			    .family = family, .raw = ps_type(sk) == SOCK_RAW };
 	ps_set_owner(sk, s);
 	ps_set_pid(sk, (int32_t)s->uid + (f >> 4 & 1));
 }

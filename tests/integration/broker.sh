@@ -152,6 +152,36 @@ r=$(range)
 	pass "$LABEL/changed_meanwhile" ||
 	fail "$LABEL/changed_meanwhile" "range \"$r\""
 
+# Many broker sockets held at once: the daemon's scan of the kernel's
+# sockets (once a second) sorts their inodes, and glibc's qsort() asks
+# sysinfo() for the memory size once the array passes 1 KiB (128
+# sockets).  The sandbox used to kill the daemon for it: any user could
+# stop it for all by holding 129 sockets.
+in_ns b sysctl -qw net.ipv4.ping_group_range="1 0"
+if daemon_start b --mode broker --broker-group "$G"; then
+	as_nobody b env PINGSOCK_BACKEND=daemon "$T/bench/holdsocks" -d 30 200 \
+		>"$T/hold.out" 2>&1 &
+	H=$!
+	for _ in $(seq 1 200); do
+		grep -q 'ready=1' "$T/hold.out" && break
+		kill -0 $H 2>/dev/null || break
+		sleep 0.05
+	done
+	sleep 2.5	# two scans, at least
+	if grep -qx 'opened=200' "$T/hold.out" && grep -qx 'ready=1' "$T/hold.out" &&
+	   kill -0 "$DAEMON_PID" 2>/dev/null &&
+	   as_nobody b "$T/ping" -c 1 -W 5 127.0.0.1 >"$T/ping.out" 2>&1; then
+		pass "$LABEL/many_sockets_scanned"
+	else
+		fail "$LABEL/many_sockets_scanned" "$(cat "$T/ping.out") $(tr '\n' ' ' <"$T/hold.out") $(tail -2 "$T/b.log" | tr '\n' '|')"
+	fi
+	kill -TERM $H 2>/dev/null
+	wait $H 2>/dev/null
+	daemon_stop
+else
+	fail "$LABEL/many_sockets_scanned" "did not start"
+fi
+
 # Opened by someone else before: broker refuses to start, auto relays.
 in_ns b sysctl -qw net.ipv4.ping_group_range="0 2147483647"
 out=$(in_ns b "$T/pingsockd" --foreground --socket "$T/x.sock" --user "$PS_DAEMON_USER" \

@@ -1,12 +1,13 @@
 #!/bin/bash
 # ping6_output - our ping against iputils' ping 20221126 over IPv6.
 #
-# As ping_output.sh: both run as uid 65534 with the same arguments, one
-# after the other, and stdout, stderr (masked: RTTs, run time, -D stamps,
-# the program's path, socket fds, a flow label the kernel picked) and
-# the exit status are compared.  The reference is a capability-free copy
-# of /usr/bin/ping in namespaces of its own whose ping_group_range is
-# open, so that it takes the ping-socket path as ours does.
+# As ping_output.sh (tests/lib/pingout.sh): both run as uid 65534 with
+# the same arguments, one after the other, and stdout, stderr (masked:
+# RTTs, run time, -D stamps, the program's path, socket fds, a flow label
+# the kernel picked) and the exit status are compared.  The reference is
+# a capability-free copy of /usr/bin/ping in namespaces of its own whose
+# ping_group_range is open, so that it takes the ping-socket path as
+# ours does.
 #
 # PINGSOCK_BACKEND picks how ours gets its socket: kernel (default; its
 # namespace's range is open) or daemon (range closed, pingsockd serves).
@@ -36,7 +37,9 @@ CMP_REF=iputils CMP_OURS=ours
 
 BACKEND=${PINGSOCK_BACKEND:-kernel}
 LABEL=ping6_output${PING6_OUTPUT_LABEL:+_$PING6_OUTPUT_LABEL}
-REF=${PING_REFERENCE:-/usr/bin/ping}
+PINGOUT_EXCLUDE=${PING6_OUTPUT_EXCLUDE:-}
+# shellcheck source-path=SCRIPTDIR source=../lib/pingout.sh
+. "$(dirname "$0")/../lib/pingout.sh"
 
 # compare.sh's mask, and what else varies here: the IPv6 socket's fd in
 # the -v line, and with RANDOM_FLOW set the label that the kernel picks
@@ -49,15 +52,7 @@ mask() {
 		-e 's#^(ping: sock4\.fd: -?[0-9N]+ \(socktype: [A-Z_0]+\), sock6\.fd: )[0-9]+ #\1N #'
 }
 
-if [ "$(id -u)" != 0 ]; then
-	skip "$LABEL" "needs root for network namespaces"
-	ns_done
-fi
-if ! [ -x "$REF" ] || ! "$REF" -V 2>/dev/null | grep -q 'iputils 20221126'; then
-	skip "$LABEL" "no iputils ping 20221126 at $REF to compare with"
-	ns_done
-fi
-mkdir -p "$T/ref" && cp "$REF" "$T/ref/ping" && chmod -R a+rX "$T/ref"
+pingout_reference
 
 # The hosts files live where ip netns exec looks for them; they go with
 # the namespaces.
@@ -134,79 +129,6 @@ daemon)	topology k closed || { fail "$LABEL"/setup "our namespaces"; ns_done; }
 	daemon_start k || { fail "$LABEL"/setup "pingsockd"; ns_done; } ;;
 *)	fail "$LABEL"/setup "PINGSOCK_BACKEND=$BACKEND"; ns_done ;;
 esac
-
-# ours|ref ARGS...: one ping as nobody, in its namespace.
-ours() { as_nobody k env PINGSOCK_BACKEND="$BACKEND" "$T/ping" "$@"; }
-ref() { as_nobody r "$T/ref/ping" "$@"; }
-
-excluded() {
-	case " ${PING6_OUTPUT_EXCLUDE:-} " in *" $1 "*) return 0 ;; esac
-	return 1
-}
-
-# same NAME ARGS...: ours, then iputils; everything compared (and, with
-# CMP_EXPECT, a line the reference must have printed: see compare.sh).
-same() {
-	local name=$1 d; shift
-	excluded "$name" && return
-	d=$(mktemp -d "$T/case.XXXXXX")
-	ours "$@" >"$d/ours.out" 2>"$d/ours.err"; echo $? >"$d/ours.rc"
-	ref "$@" >"$d/ref.out" 2>"$d/ref.err"; echo $? >"$d/ref.rc"
-	compare "$LABEL/$name" "$d"
-}
-
-# versus NAME "REF ARGS" OURS ARGS...: iputils runs with other arguments
-# (for what we take and it refuses).
-versus() {
-	local name=$1 refargs=$2 d; shift 2
-	excluded "$name" && return
-	d=$(mktemp -d "$T/case.XXXXXX")
-	ours "$@" >"$d/ours.out" 2>"$d/ours.err"; echo $? >"$d/ours.rc"
-	# shellcheck disable=SC2086
-	ref $refargs >"$d/ref.out" 2>"$d/ref.err"; echo $? >"$d/ref.rc"
-	compare "$LABEL/$name" "$d"
-}
-
-# usage NAME ARGS...: both refuse with their usage text (ours lists only
-# the options we have): status 2, nothing on stdout, the same first lines.
-usage() {
-	local name=$LABEL/$1 d orc rrc; shift
-	excluded "${name#"$LABEL"/}" && return
-	d=$(mktemp -d "$T/case.XXXXXX")
-	ours "$@" >"$d/o.out" 2>"$d/o.err"; orc=$?
-	ref "$@" >"$d/r.out" 2>"$d/r.err"; rrc=$?
-	if [ $orc = 2 ] && [ $rrc = 2 ] && [ ! -s "$d/o.out" ] &&
-		[ "$(mask "$d/o.err" | head -3)" = "$(mask "$d/r.err" | head -3)" ]; then
-		pass "$name"
-	else
-		fail "$name" "exit $orc (iputils $rrc): $(head -3 "$d/o.err" | tr '\n' '|')"
-	fi
-}
-
-# signals NAME "SIG@SECONDS ..." ARGS...: both pings, the same signals at
-# the same moments after their start ($! is ping itself: every layer
-# execs).
-signals() {
-	local name=$LABEL/$1 plan=$2 d who pid at prev sig ns bin; shift 2
-	excluded "${name#"$LABEL"/}" && return
-	d=$(mktemp -d "$T/case.XXXXXX")
-	for who in ours ref; do
-		if [ $who = ours ]; then ns=k bin=$T/ping; else ns=r bin=$T/ref/ping; fi
-		( exec ip netns exec "$(ns_name $ns)" setpriv --reuid=65534 \
-			--regid=65534 --clear-groups env PINGSOCK_BACKEND="$BACKEND" \
-			PINGSOCK_SOCKET="$(ns_sock $ns)" "$bin" "$@" \
-			>"$d/$who.out" 2>"$d/$who.err" ) &
-		pid=$! prev=0
-		for at in $plan; do
-			sig=${at%@*} at=${at#*@}
-			sleep "$(awk -v a="$at" -v b="$prev" 'BEGIN { print a - b }')"
-			kill -"$sig" "$pid" 2>/dev/null
-			prev=$at
-		done
-		wait "$pid"; echo $? >"$d/$who.rc"
-	done
-	compare "$name" "$d"
-}
 
 # Over loopback.
 CMP_EXPECT='out:^PING ::1\(::1\) 56 data bytes$' \
@@ -387,16 +309,7 @@ while True:
     raw.sendto(msg, (socket.inet_ntop(socket.AF_INET6, pkt[8:24]), 0))
 '
 if command -v python3 >/dev/null; then
-	for n in r k; do
-		( exec ip netns exec "$(ns_name ${n}g)" python3 -c "$forger" rtr0 \
-			>"$T/forger-$n.log" 2>&1 ) &
-		DAEMON_PIDS+=($!)	# netns.sh's cleanup stops it
-	done
-	for _ in $(seq 50); do
-		grep -qs ready "$T/forger-r.log" && grep -qs ready "$T/forger-k.log" &&
-			break
-		sleep 0.1
-	done
+	pingout_helper forger g "$forger" rtr0
 	for code in 0 1 2 3 4 5 6 7; do	# 5-7: "Unknown code N"
 		same unreach_code$code -c 1 -W 1 fd00:203:6::10$code
 	done
@@ -431,15 +344,7 @@ while True:
         seen.add(pkt[4:8])
         s.sendto(pkt, (addr[0], 0))
 '
-	for n in r k; do
-		( exec ip netns exec "$(ns_name $n)" python3 -c "$dupper" \
-			>"$T/dup-$n.log" 2>&1 ) &
-		DAEMON_PIDS+=($!)	# netns.sh's cleanup stops it
-	done
-	for _ in $(seq 50); do
-		grep -qs ready "$T/dup-r.log" && grep -qs ready "$T/dup-k.log" && break
-		sleep 0.1
-	done
+	pingout_helper dup "" "$dupper"
 	CMP_EXPECT='out:^64 bytes from ::1: icmp_seq=1 ttl=64 time=T ms \(DUP!\)$' \
 		same duplicates -c 3 -i 0.3 ::1	# "+3 duplicates"
 	same duplicates_quiet -c 3 -i 0.3 -q ::1

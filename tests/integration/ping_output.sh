@@ -12,25 +12,19 @@
 # namespace's range is open) or daemon (range closed, pingsockd serves).
 . "$(dirname "$0")/../lib/netns.sh"
 # mask and compare (DIR/{ours,ref}.{out,err,rc}); compare.sh's same is
-# replaced below by one that runs the two one after the other.
+# replaced by pingout.sh's, which runs the two one after the other.
 CMP_REF=iputils CMP_OURS=ours
 # shellcheck source-path=SCRIPTDIR source=../lib/compare.sh
 . "$(dirname "$0")/../lib/compare.sh"
 
 BACKEND=${PINGSOCK_BACKEND:-kernel}
 LABEL=ping_output${PING_OUTPUT_LABEL:+_$PING_OUTPUT_LABEL}
-
-REF=${PING_REFERENCE:-/usr/bin/ping}
-
-if [ "$(id -u)" != 0 ]; then
-	skip $LABEL "needs root for network namespaces"
-	ns_done
-fi
-if ! [ -x "$REF" ] || ! "$REF" -V 2>/dev/null | grep -q 'iputils 20221126'; then
-	skip $LABEL "no iputils ping 20221126 at $REF to compare with"
-	ns_done
-fi
-mkdir -p "$T/ref" && cp "$REF" "$T/ref/ping" && chmod -R a+rX "$T/ref"
+# Cases named in PING_OUTPUT_EXCLUDE are not run (for a backend still
+# missing what they need; the caller says which and why).
+PINGOUT_EXCLUDE=${PING_OUTPUT_EXCLUDE:-}
+# shellcheck source-path=SCRIPTDIR source=../lib/pingout.sh
+. "$(dirname "$0")/../lib/pingout.sh"
+pingout_reference
 
 ns_new r open || { fail $LABEL/setup "ip netns add"; ns_done; }
 case $BACKEND in
@@ -80,79 +74,6 @@ for n in r k; do
 	in_ns ${n}g ip route add blackhole 10.203.6.0/24 ||
 		{ fail $LABEL/setup "router for $n"; ns_done; }
 done
-
-# ours|ref ARGS...: one ping as nobody, in its namespace.
-ours() { as_nobody k env PINGSOCK_BACKEND="$BACKEND" "$T/ping" "$@"; }
-ref() { as_nobody r "$T/ref/ping" "$@"; }
-
-# same NAME ARGS...: run both, compare everything.  Cases named in
-# PING_OUTPUT_EXCLUDE are not run (for a backend still missing what they
-# need; the caller says which and why).
-same() {
-	local name=$LABEL/$1 d; shift
-	case " ${PING_OUTPUT_EXCLUDE:-} " in *" ${name#"$LABEL"/} "*) return ;; esac
-	d=$(mktemp -d "$T/case.XXXXXX")
-	ours "$@" >"$d/ours.out" 2>"$d/ours.err"; echo $? >"$d/ours.rc"
-	ref "$@" >"$d/ref.out" 2>"$d/ref.err"; echo $? >"$d/ref.rc"
-	compare "$name" "$d"
-}
-
-# versus NAME "REF ARGS" OURS ARGS...: as same, but iputils runs with
-# other arguments (for what we take and it refuses, e.g. -M probe).
-versus() {
-	local name=$LABEL/$1 refargs=$2 d; shift 2
-	case " ${PING_OUTPUT_EXCLUDE:-} " in *" ${name#"$LABEL"/} "*) return ;; esac
-	d=$(mktemp -d "$T/case.XXXXXX")
-	ours "$@" >"$d/ours.out" 2>"$d/ours.err"; echo $? >"$d/ours.rc"
-	# shellcheck disable=SC2086
-	ref $refargs >"$d/ref.out" 2>"$d/ref.err"; echo $? >"$d/ref.rc"
-	compare "$name" "$d"
-}
-
-# usage NAME ARGS...: both refuse with their usage text (ours lists only
-# the options we have): status 2, nothing on stdout, the same first lines.
-usage() {
-	local name=$LABEL/$1 d orc rrc; shift
-	case " ${PING_OUTPUT_EXCLUDE:-} " in *" ${name#"$LABEL"/} "*) return ;; esac
-	d=$(mktemp -d "$T/case.XXXXXX")
-	ours "$@" >"$d/o.out" 2>"$d/o.err"; orc=$?
-	ref "$@" >"$d/r.out" 2>"$d/r.err"; rrc=$?
-	if [ $orc = 2 ] && [ $rrc = 2 ] && [ ! -s "$d/o.out" ] &&
-		[ "$(mask "$d/o.err" | head -3)" = "$(mask "$d/r.err" | head -3)" ]; then
-		pass "$name"
-	else
-		fail "$name" "exit $orc (iputils $rrc): $(head -3 "$d/o.err" | tr '\n' '|')"
-	fi
-}
-
-# spawn ours|ref OUTPREFIX ARGS...: in the background, $! being ping itself
-# (every layer execs), for signals.
-spawn() {
-	local who=$1 o=$2 ns bin; shift 2
-	if [ "$who" = ours ]; then ns=k bin=$T/ping; else ns=r bin=$T/ref/ping; fi
-	( exec ip netns exec "$(ns_name $ns)" setpriv --reuid=65534 \
-		--regid=65534 --clear-groups env PINGSOCK_BACKEND="$BACKEND" \
-		PINGSOCK_SOCKET="$(ns_sock $ns)" "$bin" "$@" >"$o.out" 2>"$o.err" ) &
-}
-
-# signals NAME "SIG@SECONDS ..." ARGS...: both pings, the same signals at
-# the same moments after their start.
-signals() {
-	local name=$LABEL/$1 plan=$2 d who pid at prev sig; shift 2
-	d=$(mktemp -d "$T/case.XXXXXX")
-	for who in ours ref; do
-		spawn $who "$d/$who" "$@"
-		pid=$! prev=0
-		for at in $plan; do
-			sig=${at%@*} at=${at#*@}
-			sleep "$(awk -v a="$at" -v b="$prev" 'BEGIN { print a - b }')"
-			kill -"$sig" "$pid" 2>/dev/null
-			prev=$at
-		done
-		wait "$pid"; echo $? >"$d/$who.rc"
-	done
-	compare "$name" "$d"
-}
 
 # The issue's cases.
 same c3		-c 3 127.0.0.1
@@ -310,16 +231,7 @@ while True:
     raw.sendto(msg, (socket.inet_ntoa(pkt[12:16]), 0))
 '
 if command -v python3 >/dev/null; then
-	for n in r k; do
-		( exec ip netns exec "$(ns_name ${n}g)" python3 -c "$forger" rtr0 \
-			>"$T/forger-$n.log" 2>&1 ) &
-		DAEMON_PIDS+=($!)	# netns.sh's cleanup stops it
-	done
-	for _ in $(seq 50); do
-		grep -q ready "$T/forger-r.log" && grep -q ready "$T/forger-k.log" &&
-			break
-		sleep 0.1
-	done
+	pingout_helper forger g "$forger" rtr0
 	for code in $(seq 0 15); do
 		same unreach_code$code -c 1 -W 1 10.203.6.$((100 + code))
 	done
@@ -350,15 +262,7 @@ while True:
         seen.add(icmp[4:8])
         s.sendto(icmp, (addr[0], 0))
 '
-	for n in r k; do
-		( exec ip netns exec "$(ns_name $n)" python3 -c "$dupper" \
-			>"$T/dup-$n.log" 2>&1 ) &
-		DAEMON_PIDS+=($!)	# netns.sh's cleanup stops it
-	done
-	for _ in $(seq 50); do
-		grep -q ready "$T/dup-r.log" && grep -q ready "$T/dup-k.log" && break
-		sleep 0.1
-	done
+	pingout_helper dup "" "$dupper"
 	same duplicates -c 3 -i 0.3 127.0.0.1	# "(DUP!)", "+2 duplicates"
 	same duplicates_quiet -c 3 -i 0.3 -q 127.0.0.1
 else

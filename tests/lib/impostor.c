@@ -290,6 +290,10 @@ static const struct mode modes[] = {
 	  SP_FDS_EXTRA, 0, false },
 	{ "attach-shm-pipe", WIRE_SETOPT, SP_UNATTACHED, WIRE_ATTACH,
 	  SP_FD0_PIPE, 0, false },
+	/* For pingsockctl (the library's request client): what it took
+	 * before it shared the library's checks. */
+	{ "ctl-stats-flags", WIRE_STATS, SP_HDR_FLAGS, 0, 0, 0, false },
+	{ "ctl-stats-fds", WIRE_STATS, SP_FDS_EXTRA, 0, 0, 0, false },
 	{ "dg-optlen", 0, 0, 0, 0, DG_OPTLEN, false },
 	{ "dg-short", 0, 0, 0, 0, DG_SHORT, false },
 	{ "dg-kind", 0, 0, 0, 0, DG_KIND, false },
@@ -598,6 +602,10 @@ static void answer_normal(const struct wire_req *req, struct ans *a)
 	case WIRE_STATS:
 		a->len = sizeof(struct wire_stats);
 		break;
+	case WIRE_TABLE:
+		/* One page, no socket: a header of zeros. */
+		a->len = sizeof(struct wire_table_hdr);
+		break;
 	case WIRE_BROKER_BIND:
 		add_fd(a, ping_sock(sk.family), true);
 		break;
@@ -705,17 +713,24 @@ static void own_netns(void)
 	}
 }
 
+/*
+ * Listen at path.  Made under another name and renamed into place once
+ * it listens, mode 0666: the test starts its client as soon as the path
+ * exists, and a bind() there left moments in which uid 65534's connect()
+ * failed (EACCES before the chmod, ECONNREFUSED before the listen).
+ */
 static int listen_on(const char *path)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	char tmp[sizeof(sun.sun_path)];
 
-	if (strlen(path) >= sizeof(sun.sun_path))
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.new", path) >= sizeof(tmp))
 		die("impostor: path too long");
-	memcpy(sun.sun_path, path, strlen(path) + 1);
-	unlink(path);
+	memcpy(sun.sun_path, tmp, strlen(tmp) + 1);
+	unlink(tmp);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&sun, sizeof(sun)) ||
-	    chmod(path, 0666) || listen(fd, 8))
+	    chmod(tmp, 0666) || listen(fd, 8) || rename(tmp, path))
 		die("impostor: listen");
 	return fd;
 }

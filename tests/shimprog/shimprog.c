@@ -47,6 +47,7 @@
 #include <sys/epoll.h>
 #include <sys/select.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -1658,6 +1659,49 @@ static void scn_threads(void)
 	close(fd);
 }
 
+
+/*
+ * A socket closed behind the shim's back (the raw system call), its
+ * number then given to another socket: every call on that number is the
+ * new socket's own.
+ */
+static void scn_stale(void)
+{
+	int fd = ping_socket(0), sp[2], rc;
+	char buf[16] = "";
+	struct pollfd p;
+
+	out("stale: sendto seq 1: %s", send_echo(fd, LOOP, 1, 'A'));
+	out("stale: close by the system call: %s",
+	    rcs(syscall(SYS_close, fd)));
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sp) < 0) {
+		out("stale: socketpair: %s", errname(errno));
+		return;
+	}
+	if (sp[0] != fd) {
+		dup2(sp[0], fd);
+		close(sp[0]);
+	}
+	out("stale: write to the new socket: %s", rcs(write(fd, "hey", 3)));
+	out("stale: its peer reads: %s", rcs(read(sp[1], buf, sizeof(buf))));
+	out("stale: the peer sends: %s", rcs(send(sp[1], "hello", 5, 0)));
+	p = (struct pollfd){ .fd = fd, .events = POLLIN };
+	rc = poll(&p, 1, 1000);
+	out("stale: poll: %s %s", rcs(rc), pollbits(p.revents));
+	memset(buf, 0, sizeof(buf));
+	out("stale: read: %s \"%s\"", rcs(read(fd, buf, sizeof(buf) - 1)), buf);
+	{
+		int v = 0;
+		socklen_t l = sizeof(v);
+
+		rc = getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &l);
+		out("stale: getsockopt SO_DOMAIN: %s %s", rcs(rc),
+		    v == AF_UNIX ? "AF_UNIX" : S("%d", v));
+	}
+	out("stale: close: %s", rcs(close(fd)));
+	close(sp[1]);
+}
+
 /* ------------------------------------------------------------------ */
 
 struct scenario {
@@ -1688,6 +1732,7 @@ static const struct scenario scenarios[] = {
 	{ "closefrom", scn_closefrom, NULL },
 	{ "exec", scn_exec, NULL },
 	{ "threads", scn_threads, NULL },
+	{ "stale", scn_stale, NULL },
 	/* run by exec, not from the command line */
 	{ "exec_after", NULL, scn_exec_after },
 };

@@ -229,7 +229,7 @@ static void open_needs_the_policy(void)
 		 -EPERM);
 	CHECK_EQ(pstab_open(tab, AF_INET, SOCK_RAW | SOCK_NONBLOCK,
 			    IPPROTO_ICMP, 1, &sk), 0);
-	CHECK(psraw_is(sk));
+	CHECK_EQ(ps_type(sk), SOCK_RAW);
 	CHECK_EQ(pstab_sockets(tab), 1);
 	pstab_close(tab, sk);
 	CHECK_EQ(pstab_sockets(tab), 0);
@@ -366,9 +366,12 @@ static void extra_identifiers_answer_as_the_socket(void)
 	CHECK_EQ(echo4(sk, 200, 1), 0);
 	x = reply_to(AF_INET, 200, 1);
 	CHECK(x == sk);
-	CHECK(x != NULL && psraw_is(x));
-	CHECK(x != NULL && !psraw_delivers(x, 0));
-	CHECK(x != NULL && psraw_error_ignored(x, 5));
+	CHECK(x != NULL && ps_type(x) == SOCK_RAW);
+	CHECK(x != NULL && !ps_delivers(x, 0));
+	CHECK(x != NULL && ps_error_ignored(x, 5));
+	CHECK(x != NULL && ps_error_datagram(x, 3));
+	CHECK(x != NULL && !ps_error_datagram(x, 0));	/* its filter */
+	CHECK(x != NULL && ps_rx_iphdr(x));
 	CHECK(x != NULL && ps_error_action(x, false) == PS_ERR_QUEUE);
 	/* An error quoting the second identifier's request, likewise. */
 	memset(&p, 0, sizeof(p));
@@ -511,12 +514,12 @@ static void options4(void)
 	CHECK_EQ(set_opt(sk, SOL_IP, IP_HDRINCL, &zero, sizeof(zero)), 0);
 	CHECK_EQ(get_opt(sk, SOL_IP, IP_HDRINCL, &len), 0);
 	CHECK_EQ(get_opt(sk, SOL_RAW, RAW_FILTER, &len), 0);
-	CHECK(psraw_delivers(sk, 0));
+	CHECK(ps_delivers(sk, 0));
 	CHECK_EQ(set_opt(sk, SOL_RAW, RAW_FILTER, &filt, sizeof(filt)), 0);
-	CHECK(!psraw_delivers(sk, 0));
-	CHECK(!psraw_delivers(sk, 11));
-	CHECK(psraw_delivers(sk, 3));
-	CHECK(psraw_delivers(sk, 43));	/* above the filter's 32 types */
+	CHECK(!ps_delivers(sk, 0));
+	CHECK(!ps_delivers(sk, 11));
+	CHECK(ps_delivers(sk, 3));
+	CHECK(ps_delivers(sk, 43));	/* above the filter's 32 types */
 	len = sizeof(big);
 	CHECK_EQ(ps_getopt(sk, &env, SOL_RAW, RAW_FILTER, (uint8_t *)big,
 			   &len), 0);
@@ -564,9 +567,9 @@ static void options6(void)
 	memset(f6, 0xff, sizeof(f6));
 	f6[129 >> 5] &= ~(1u << (129 & 31));
 	CHECK_EQ(set_opt(sk, SOL_ICMPV6, RAW_FILTER, f6, sizeof(f6)), 0);
-	CHECK(psraw_delivers(sk, 129));
-	CHECK(!psraw_delivers(sk, 1));
-	CHECK(!psraw_delivers(sk, 161));
+	CHECK(ps_delivers(sk, 129));
+	CHECK(!ps_delivers(sk, 1));
+	CHECK(!ps_delivers(sk, 161));
 	memset(f6, 0, sizeof(f6));
 	len = 64;
 	CHECK_EQ(ps_getopt(sk, &env, SOL_ICMPV6, RAW_FILTER, (uint8_t *)f6,
@@ -585,19 +588,23 @@ static void errors_a_raw_socket_ignores(void)
 
 	table();
 	sk = raw_open(AF_INET, 1);
-	CHECK(psraw_error_ignored(sk, 4));
-	CHECK(psraw_error_ignored(sk, 5));
-	CHECK(!psraw_error_ignored(sk, 3));
-	CHECK(!psraw_error_ignored(sk, 11));
+	CHECK(ps_error_ignored(sk, 4));
+	CHECK(ps_error_ignored(sk, 5));
+	CHECK(!ps_error_ignored(sk, 3));
+	CHECK(!ps_error_ignored(sk, 11));
 	CHECK_EQ(pstab_open(tab, AF_INET, SOCK_DGRAM, IPPROTO_ICMP, 1, &ping),
 		 0);
-	CHECK(!psraw_error_ignored(ping, 4));
-	CHECK(psraw_delivers(ping, 0));
-	CHECK(!psraw_is(ping));
+	CHECK(!ps_error_ignored(ping, 4));
+	CHECK(ps_delivers(ping, 0));
+	CHECK(!ps_error_datagram(ping, 3));	/* the error queue only */
+	CHECK(!ps_rx_iphdr(ping));
+	CHECK_EQ(ps_type(ping), SOCK_DGRAM);
 	pstab_close(tab, ping);
 	pstab_close(tab, sk);
 	sk = raw_open(AF_INET6, 1);
-	CHECK(!psraw_error_ignored(sk, 4));
+	CHECK(!ps_error_ignored(sk, 4));
+	CHECK(ps_error_datagram(sk, 1));
+	CHECK(!ps_rx_iphdr(sk));	/* a raw ICMPv6 socket sees no header */
 	pstab_close(tab, sk);
 	pstab_free(tab);
 }

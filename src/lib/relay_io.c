@@ -1,7 +1,7 @@
 /*
- * api_io - sending and receiving.
+ * relay_io - sending and receiving on a relayed socket (backend.h).
  *
- * A send on a daemon socket is a request on the control connection and
+ * A send is a request on the control connection and
  * returns the daemon's verdict synchronously.  A receive reads the data
  * descriptor itself, so blocking, O_NONBLOCK, SO_RCVTIMEO, MSG_PEEK and
  * MSG_TRUNC are the kernel's own behaviour on that descriptor; the
@@ -22,34 +22,17 @@
 #include <sys/uio.h>
 
 #include "engine/addr.h"
-#include "lib/broker.h"
 #include "lib/cmsg.h"
-#include "lib/dsock.h"
 #include "lib/errq.h"
 #include "lib/fdtab.h"
+#include "lib/iov.h"
+#include "lib/ident.h"
 #include "lib/rawcompat.h"
-#include "pingsock.h"
+#include "lib/relay.h"
 #include "wire/decode.h"
+#include "lib/sys.h"
 
-#define EXPORT __attribute__((visibility("default")))
 #define MAX_IOV 15
-
-static bool daemon_fd(int fd, struct fdent *ent)
-{
-	return fdtab_get(fd, ent) && ent->backend == PINGSOCK_BACKEND_DAEMON;
-}
-
-static size_t iov_total(const struct iovec *iov, size_t n)
-{
-	size_t t = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (iov[i].iov_len > SIZE_MAX - t)
-			return SIZE_MAX;
-		t += iov[i].iov_len;
-	}
-	return t;
-}
 
 /* Too many pieces for one request: gather them into one buffer. */
 static void *flatten(const struct iovec *iov, size_t n, size_t total)
@@ -74,14 +57,14 @@ static void keep_ident(int fd, struct fdent *ent, const struct iovec *iov,
 		       size_t niov)
 {
 	struct wire_req req = { .type = WIRE_KEEPID };
-	int ident = bk_echo_ident(ent->family, iov, niov);
+	int ident = ident_of_echo(ent->family, iov, niov);
 
 	fdtab_clear_keep(fd);
 	ent->keep_ident = false;
 	if (ident < 0)
 		return;
 	req.u.ident = (uint32_t)ident;
-	(void)dsock_call(fd, ent, &req, NULL, 0, NULL, NULL);
+	(void)relay_call(fd, ent, &req, NULL, 0, NULL, NULL);
 }
 
 /*
@@ -120,61 +103,41 @@ static long dsend(int fd, struct fdent *ent, int flags, const void *name,
 		iov = &one;
 		niov = 1;
 	}
-	rc = dsock_call(fd, ent, &req, iov, (int)niov, NULL, NULL);
+	rc = relay_call(fd, ent, &req, iov, (int)niov, NULL, NULL);
 	free(flat);
 	return rc;
 }
 
-EXPORT ssize_t pingsock_sendmsg(int fd, const struct msghdr *msg, int flags)
+ssize_t relay_sendmsg(int fd, struct fdent *ent, const struct msghdr *msg,
+		      int flags)
 {
-	struct fdent ent;
 	uint32_t namelen = WIRE_NO_NAME;
 
-	if (fdtab_plain(fd))
-		return sendmsg(fd, msg, flags);
-	if (!daemon_fd(fd, &ent)) {
-		if (bk_fresh(&ent) && bk_msg_reaches(msg))
-			bk_use(fd, &ent, msg->msg_iov, msg->msg_iovlen);
-		return sendmsg(fd, msg, flags);
-	}
 	if (!msg)
-		return dsock_ret(-EFAULT);
+		return sys_ret(-EFAULT);
 	if ((int)msg->msg_namelen < 0)
-		return dsock_ret(-EINVAL);
+		return sys_ret(-EINVAL);
 	/* __copy_msghdr(): a name of length 0 is no name, a longer one than
 	 * sockaddr_storage is cut to it. */
 	if (msg->msg_name && msg->msg_namelen)
 		namelen = msg->msg_namelen > WIRE_ADDR_MAX ? WIRE_ADDR_MAX
 							   : msg->msg_namelen;
-	return dsock_ret(dsend(fd, &ent, flags, msg->msg_name, namelen,
-			       msg->msg_iov, msg->msg_iovlen,
-			       msg->msg_control, msg->msg_controllen));
+	return sys_ret(dsend(fd, ent, flags, msg->msg_name, namelen,
+			     msg->msg_iov, msg->msg_iovlen,
+			     msg->msg_control, msg->msg_controllen));
 }
 
-EXPORT ssize_t pingsock_sendto(int fd, const void *buf, size_t len, int flags,
-			       const struct sockaddr *dst, socklen_t dstlen)
+ssize_t relay_sendto(int fd, struct fdent *ent, const void *buf, size_t len,
+		     int flags, const struct sockaddr *dst, socklen_t dstlen)
 {
 	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
-	struct fdent ent;
 
-	if (fdtab_plain(fd))
-		return sendto(fd, buf, len, flags, dst, dstlen);
-	if (!daemon_fd(fd, &ent)) {
-		if (bk_fresh(&ent) && bk_send_reaches(dst, dstlen))
-			bk_use(fd, &ent, &iov, 1);
-		return sendto(fd, buf, len, flags, dst, dstlen);
-	}
 	/* __sys_sendto(): any non-NULL address is a name, even of length 0;
 	 * move_addr_to_kernel() refuses one longer than sockaddr_storage. */
 	if (dst && dstlen > WIRE_ADDR_MAX)
-		return dsock_ret(-EINVAL);
-	return dsock_ret(dsend(fd, &ent, flags, dst,
-			       dst ? dstlen : WIRE_NO_NAME, &iov, 1, NULL, 0));
-}
-
-EXPORT ssize_t pingsock_send(int fd, const void *buf, size_t len, int flags)
-{
-	return pingsock_sendto(fd, buf, len, flags, NULL, 0);
+		return sys_ret(-EINVAL);
+	return sys_ret(dsend(fd, ent, flags, dst, dst ? dstlen : WIRE_NO_NAME,
+			     &iov, 1, NULL, 0));
 }
 
 /* The caller asked not to wait: MSG_DONTWAIT or O_NONBLOCK. */
@@ -184,7 +147,7 @@ static bool nonblocking(int fd, int flags)
 
 	if (flags & MSG_DONTWAIT)
 		return true;
-	fl = fcntl(fd, F_GETFL);
+	fl = sys_fcntl(fd, F_GETFL);
 	return fl >= 0 && (fl & O_NONBLOCK);
 }
 
@@ -198,7 +161,7 @@ static ssize_t read_dgram(int fd, struct msghdr *m, int flags,
 	bool shut_rd = shm && (atomic_load(&shm->shutdown) & WIRE_SHUT_RD);
 	ssize_t n;
 
-	n = recvmsg(fd, m, (flags & (MSG_PEEK | MSG_DONTWAIT | MSG_TRUNC)) |
+	n = sys_recvmsg(fd, m, (flags & (MSG_PEEK | MSG_DONTWAIT | MSG_TRUNC)) |
 			   (shut_rd ? MSG_DONTWAIT : 0));
 	if (n < 0 && errno == EAGAIN && shut_rd && !nonblocking(fd, flags))
 		return -2;
@@ -211,7 +174,7 @@ static void drop_head(int fd)
 {
 	char c;
 
-	(void)recv(fd, &c, sizeof(c), MSG_DONTWAIT);
+	(void)sys_recv(fd, &c, sizeof(c), MSG_DONTWAIT);
 }
 
 /*
@@ -271,14 +234,14 @@ static void fill_msg(int fd, const struct fdent *ent, const struct wire_dgram *d
 }
 
 static long drecv(int fd, const struct fdent *ent, struct msghdr *msg,
-		  int flags)
+		  int flags, bool raw)
 {
 	struct iovec iov[1 + MAX_IOV];
 	uint8_t hdr[WIRE_DGRAM_HDR];
 	struct wire_dgram dg;
 	struct msghdr m = { .msg_iov = iov };
 	struct rawc_rx rx;
-	bool raw4 = ent->raw && ent->family == AF_INET;
+	bool raw4 = raw && ent->family == AF_INET;
 	size_t full = 0, room;
 	int rc;
 
@@ -314,46 +277,59 @@ static long drecv(int fd, const struct fdent *ent, struct msghdr *msg,
 		return rc > 0 ? 0 : rc;
 	fill_msg(fd, ent, &dg, msg, m.msg_flags, flags);
 	/* ping_recvmsg() returns what it copied, MSG_TRUNC or not. */
-	if (ent->raw)
+	if (raw)
 		return rawc_ret(full - sizeof(dg), msg, flags);
 	room = iov_total(msg->msg_iov, msg->msg_iovlen);
 	return (long)(full - sizeof(dg) < room ? full - sizeof(dg) : room);
 }
 
-EXPORT ssize_t pingsock_recvmsg(int fd, struct msghdr *msg, int flags)
+static ssize_t recvmsg_as(int fd, struct fdent *ent, struct msghdr *msg,
+			  int flags, bool raw)
 {
-	struct fdent ent;
-
-	if (fdtab_plain(fd) || !daemon_fd(fd, &ent))
-		return recvmsg(fd, msg, flags);
 	if (!msg)
-		return dsock_ret(-EFAULT);
-	return dsock_ret(drecv(fd, &ent, msg, flags));
+		return sys_ret(-EFAULT);
+	return sys_ret(drecv(fd, ent, msg, flags, raw));
 }
 
-EXPORT ssize_t pingsock_recvfrom(int fd, void *buf, size_t len, int flags,
-				 struct sockaddr *src, socklen_t *srclen)
+static ssize_t recvfrom_as(int fd, struct fdent *ent, void *buf, size_t len,
+			   int flags, struct sockaddr *src, socklen_t *srclen,
+			   bool raw)
 {
 	struct iovec iov = { .iov_base = buf, .iov_len = len };
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct fdent ent;
 	long rc;
 
-	if (fdtab_plain(fd) || !daemon_fd(fd, &ent))
-		return recvfrom(fd, buf, len, flags, src, srclen);
 	if (src && srclen) {
 		if ((int)*srclen < 0)
-			return dsock_ret(-EINVAL);
+			return sys_ret(-EINVAL);
 		m.msg_name = src;
 		m.msg_namelen = *srclen;
 	}
-	rc = drecv(fd, &ent, &m, flags);
+	rc = drecv(fd, ent, &m, flags, raw);
 	if (rc >= 0 && src && srclen)
 		*srclen = m.msg_namelen;
-	return dsock_ret(rc);
+	return sys_ret(rc);
 }
 
-EXPORT ssize_t pingsock_recv(int fd, void *buf, size_t len, int flags)
+ssize_t relay_recvmsg(int fd, struct fdent *ent, struct msghdr *msg,
+		      int flags)
 {
-	return pingsock_recvfrom(fd, buf, len, flags, NULL, NULL);
+	return recvmsg_as(fd, ent, msg, flags, false);
+}
+
+ssize_t relay_recvfrom(int fd, struct fdent *ent, void *buf, size_t len,
+		       int flags, struct sockaddr *src, socklen_t *srclen)
+{
+	return recvfrom_as(fd, ent, buf, len, flags, src, srclen, false);
+}
+
+ssize_t relay_raw_recvmsg(int fd, struct fdent *ent, struct msghdr *msg, int flags)
+{
+	return recvmsg_as(fd, ent, msg, flags, true);
+}
+
+ssize_t relay_raw_recvfrom(int fd, struct fdent *ent, void *buf, size_t len,
+		      int flags, struct sockaddr *src, socklen_t *srclen)
+{
+	return recvfrom_as(fd, ent, buf, len, flags, src, srclen, true);
 }

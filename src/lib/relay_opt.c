@@ -1,5 +1,5 @@
 /*
- * api_opt - socket options and ioctls.
+ * relay_opt - socket options and ioctls of a relayed socket (backend.h).
  *
  * Options that are about the descriptor itself (timeouts, buffer sizes)
  * live on the data descriptor, where the kernel applies and reports them
@@ -18,21 +18,13 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#define FLOWLABEL_MGR 32	/* IPV6_FLOWLABEL_MGR, <linux/in6.h> */
-#define FLR_LABEL_OFF 16	/* offsetof(struct in6_flowlabel_req, flr_label) */
+#define FLR_LABEL_OFF offsetof(struct in6ext_flreq, label)
 
-#include "lib/broker.h"
-#include "lib/dsock.h"
 #include "lib/errq.h"
 #include "lib/fdtab.h"
-#include "pingsock.h"
-
-#define EXPORT __attribute__((visibility("default")))
-
-static bool daemon_fd(int fd, struct fdent *ent)
-{
-	return fdtab_get(fd, ent) && ent->backend == PINGSOCK_BACKEND_DAEMON;
-}
+#include "lib/relay.h"
+#include "lib/sys.h"
+#include "wire/in6ext.h"
 
 /*
  * Generic socket-layer options, which sk_setsockopt() treats alike for
@@ -80,30 +72,20 @@ static int ip_int(const void *val, socklen_t len)
 	return v;
 }
 
-EXPORT int pingsock_setsockopt(int fd, int level, int name, const void *val,
-			       socklen_t len)
+int relay_setsockopt(int fd, struct fdent *ent, int level, int name,
+		     const void *val, socklen_t len)
 {
 	struct wire_req req = { .type = WIRE_SETOPT };
-	struct fdent ent;
 	uint32_t label = 0;
 	size_t blen = sizeof(label);
 	int rc;
 
-	if (!daemon_fd(fd, &ent)) {
-		if (level == SOL_IPV6 && name == IPV6_V6ONLY &&
-		    bk_v6only_set(&ent, val, len, &rc))
-			return (int)dsock_ret(rc);
-		rc = setsockopt(fd, level, name, val, len);
-		if (rc == 0 && bk_fresh(&ent))
-			bk_record(&ent, level, name, val, len);
-		return rc;
-	}
 	if ((int)len < 0)
-		return (int)dsock_ret(-EINVAL);
+		return (int)sys_ret(-EINVAL);
 	if (len && !val)
-		return (int)dsock_ret(-EFAULT);
+		return (int)sys_ret(-EFAULT);
 	if (local_opt(level, name)) {
-		rc = setsockopt(fd, level, name, val, len);
+		rc = sys_setsockopt(fd, level, name, val, len);
 		if (rc < 0 || name != SO_RCVBUF)
 			return rc;
 	}
@@ -112,11 +94,11 @@ EXPORT int pingsock_setsockopt(int fd, int level, int name, const void *val,
 	req.u.opt.len = len > WIRE_OPTVAL_MAX ? WIRE_OPTVAL_MAX : len;
 	if (req.u.opt.len)
 		memcpy(req.u.opt.val, val, req.u.opt.len);
-	rc = dsock_call(fd, &ent, &req, NULL, 0, &label, &blen);
+	rc = relay_call(fd, ent, &req, NULL, 0, &label, &blen);
 	/* IPV6_FLOWLABEL_MGR asking for any label: the kernel writes the
 	 * one it chose into the caller's request (flr_label, after the
 	 * 16-byte address), const or not. */
-	if (rc == 0 && level == SOL_IPV6 && name == FLOWLABEL_MGR &&
+	if (rc == 0 && level == SOL_IPV6 && name == IPV6_FLOWLABEL_MGR &&
 	    blen == sizeof(label) && len >= FLR_LABEL_OFF + sizeof(label)) {
 		uint32_t asked;
 
@@ -131,37 +113,33 @@ EXPORT int pingsock_setsockopt(int fd, int level, int name, const void *val,
 	if (rc == 0 && ((level == SOL_IP && name == IP_RECVERR) ||
 			(level == SOL_IPV6 && name == IPV6_RECVERR)) &&
 	    !ip_int(val, len))
-		errq_purge(&ent);
-	return (int)dsock_ret(rc);
+		errq_purge(ent);
+	return (int)sys_ret(rc);
 }
 
-EXPORT int pingsock_getsockopt(int fd, int level, int name, void *val,
-			       socklen_t *len)
+int relay_getsockopt(int fd, struct fdent *ent, int level, int name,
+		     void *val, socklen_t *len)
 {
 	struct wire_req req = { .type = WIRE_GETOPT };
 	uint8_t buf[WIRE_OPTVAL_MAX];
 	size_t blen = sizeof(buf);
-	struct fdent ent;
 	int rc;
 
-	if (!daemon_fd(fd, &ent))
-		return ent.bk ? bk_getsockopt(fd, &ent, level, name, val, len)
-			      : getsockopt(fd, level, name, val, len);
 	if (!len)
-		return (int)dsock_ret(-EFAULT);
+		return (int)sys_ret(-EFAULT);
 	/* ip_getsockopt() and sk_getsockopt() refuse a negative length;
 	 * do_ipv6_getsockopt() takes it as unsigned, so as "plenty". */
-	if ((int)*len < 0 && !(ent.family == AF_INET6 && level == SOL_IPV6))
-		return (int)dsock_ret(-EINVAL);
+	if ((int)*len < 0 && !(ent->family == AF_INET6 && level == SOL_IPV6))
+		return (int)sys_ret(-EINVAL);
 	if (local_opt(level, name))
-		return getsockopt(fd, level, name, val, len);
+		return sys_getsockopt(fd, level, name, val, len);
 	if (level == SOL_SOCKET && name == SO_ERROR) {
 		/* sk_getsockopt(): reading the pending error takes it. */
-		int v = errq_take_pending(&ent);
+		int v = errq_take_pending(ent);
 		socklen_t n = *len < sizeof(v) ? *len : sizeof(v);
 
 		if (n && !val)
-			return (int)dsock_ret(-EFAULT);
+			return (int)sys_ret(-EFAULT);
 		memcpy(val, &v, n);
 		*len = n;
 		return 0;
@@ -169,11 +147,11 @@ EXPORT int pingsock_getsockopt(int fd, int level, int name, void *val,
 	req.u.opt.level = level;
 	req.u.opt.name = name;
 	req.u.opt.len = *len > WIRE_OPTVAL_MAX ? WIRE_OPTVAL_MAX : *len;
-	rc = dsock_call(fd, &ent, &req, NULL, 0, buf, &blen);
+	rc = relay_call(fd, ent, &req, NULL, 0, buf, &blen);
 	if (rc < 0)
-		return (int)dsock_ret(rc);
+		return (int)sys_ret(rc);
 	if (blen && !val)
-		return (int)dsock_ret(-EFAULT);
+		return (int)sys_ret(-EFAULT);
 	memcpy(val, buf, blen);
 	*len = (socklen_t)blen;
 	return 0;
@@ -201,37 +179,33 @@ static int get_stamp(const struct fdent *ent, unsigned long req, void *arg)
 /* Interface ioctls are answered by any inet socket: ask a UDP one. */
 static int ifreq_ioctl(int family, unsigned long req, void *arg)
 {
-	int s = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc;
+	int s = sys_socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc;
 
 	if (s < 0)
 		return -errno;
-	rc = ioctl(s, req, arg) < 0 ? -errno : 0;
-	close(s);
+	rc = sys_ioctl(s, req, arg) < 0 ? -errno : 0;
+	sys_close(s);
 	return rc;
 }
 
-EXPORT int pingsock_ioctl(int fd, unsigned long request, void *arg)
+int relay_ioctl(int fd, struct fdent *ent, unsigned long request, void *arg)
 {
-	struct fdent ent;
-
-	if (!daemon_fd(fd, &ent))
-		return ioctl(fd, request, arg);
 	switch (request) {
 	case SIOCGSTAMP_OLD:
 	case SIOCGSTAMPNS_OLD:
 	case SIOCGSTAMP_NEW:
 	case SIOCGSTAMPNS_NEW:
-		return (int)dsock_ret(get_stamp(&ent, request, arg));
+		return (int)sys_ret(get_stamp(ent, request, arg));
 	case FIONBIO:
 	case FIOASYNC:
 	case FIOCLEX:
 	case FIONCLEX:
-		return ioctl(fd, request, arg);	/* the descriptor's own */
+		return sys_ioctl(fd, request, arg);	/* the descriptor's own */
 	default:
 		break;
 	}
 	if (request >= SIOCGIFNAME && request <= SIOCSIFMAP)
-		return (int)dsock_ret(ifreq_ioctl(ent.family, request, arg));
+		return (int)sys_ret(ifreq_ioctl(ent->family, request, arg));
 	/* FIONREAD/SIOCINQ, SIOCOUTQ: ENOTTY on Linux 6.x ping sockets. */
-	return (int)dsock_ret(-ENOTTY);
+	return (int)sys_ret(-ENOTTY);
 }

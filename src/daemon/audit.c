@@ -1,0 +1,136 @@
+/*
+ * audit - what the daemon counts of each socket and says of it: one
+ * record when it opens and one when it closes, with its identifier,
+ * requests, replies, errors, drops and distinct destinations (pingsockd(8),
+ * AUDIT).
+ */
+#include "daemon/srv.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include "daemon/log.h"
+
+static uint64_t addr_hash(const struct ps_addr *a)
+{
+	uint64_t h = 0xcbf29ce484222325u;	/* FNV-1a, then a mix */
+	uint8_t b[1 + 16 + 4];
+
+	b[0] = a->family;
+	memcpy(b + 1, a->a, 16);
+	memcpy(b + 17, &a->scope, 4);
+	for (size_t i = 0; i < sizeof(b); i++)
+		h = (h ^ b[i]) * 0x100000001b3u;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdu;
+	h ^= h >> 33;
+	return h ? h : 1;
+}
+
+static bool destset_put(uint64_t *t, uint32_t cap, uint64_t h)
+{
+	for (uint32_t i = (uint32_t)h & (cap - 1);; i = (i + 1) & (cap - 1)) {
+		if (t[i] == h)
+			return false;
+		if (!t[i]) {
+			t[i] = h;
+			return true;
+		}
+	}
+}
+
+static void destset_add(struct destset *d, const struct ps_addr *a)
+{
+	uint64_t h = addr_hash(a);
+
+	if (d->cap && !d->capped) {
+		for (uint32_t i = (uint32_t)h & (d->cap - 1); d->h[i];
+		     i = (i + 1) & (d->cap - 1))
+			if (d->h[i] == h)
+				return;
+	}
+	if (d->n >= WIRE_DEST_CAP) {
+		d->capped = true;	/* a new one past the cap */
+		return;
+	}
+	if ((d->n + 1) * 2 > d->cap) {	/* at most half full */
+		uint32_t nc = d->cap ? d->cap * 2 : 8;
+		uint64_t *t = calloc(nc, sizeof(*t));
+
+		if (!t) {
+			d->capped = true;	/* no memory: say so, not lie */
+			return;
+		}
+		for (uint32_t i = 0; i < d->cap; i++)
+			if (d->h[i])
+				destset_put(t, nc, d->h[i]);
+		free(d->h);
+		d->h = t;
+		d->cap = nc;
+	}
+	if (destset_put(d->h, d->cap, h))
+		d->n++;
+}
+
+static const char *family_name(int family)
+{
+	return family == AF_INET6 ? "inet6" : "inet";
+}
+
+void audit_error(struct server *s, struct ssock *ss)
+{
+	ss->errors++;
+	s->audit.errors++;
+}
+
+void audit_send_failed(struct server *s, struct ssock *ss, int err)
+{
+	if (err != -EAGAIN)
+		audit_error(s, ss);
+}
+
+void audit_sent(struct ssock *ss, const struct ps_addr *dst)
+{
+	ss->sent++;
+	destset_add(&ss->dests, dst);
+}
+
+void audit_open(struct server *s, const struct ssock *ss)
+{
+	s->audit.opened++;
+	log_info("event=open socket=%u uid=%u pid=%d family=%s%s", ss->handle,
+		 (unsigned)ss->uid, (int)ss->pid,
+		 family_name(ssock_family(ss)),
+		 ss->broker ? " mode=broker" :
+		 ps_type(ss->ps) == SOCK_RAW ? " type=raw" : "");
+}
+
+void audit_close(const struct ssock *ss)
+{
+	char dests[16];
+
+	if (ss->broker) {
+		/* The kernel carried its packets: nothing was counted. */
+		log_info("event=close socket=%u uid=%u pid=%d family=%s "
+			 "ident=%u mode=broker duration_ms=%llu", ss->handle,
+			 (unsigned)ss->uid, (int)ss->pid,
+			 family_name(ss->family), ss->k[0].ident,
+			 (unsigned long long)((loop_now_ns() - ss->opened_ns) /
+					      1000000u));
+		return;
+	}
+
+	snprintf(dests, sizeof(dests), ss->dests.capped ? "%u+" : "%u",
+		 ss->dests.n);
+	log_info("event=close socket=%u uid=%u pid=%d family=%s ident=%u "
+		 "destinations=%s requests=%llu replies=%llu errors=%llu "
+		 "drops=%llu duration_ms=%llu", ss->handle, (unsigned)ss->uid,
+		 (int)ss->pid, family_name(ps_family(ss->ps)),
+		 ps_ident(ss->ps), dests, (unsigned long long)ss->sent,
+		 (unsigned long long)ss->replies,
+		 (unsigned long long)ss->errors,
+		 (unsigned long long)ss->drops,
+		 (unsigned long long)((loop_now_ns() - ss->opened_ns) / 1000000u));
+}

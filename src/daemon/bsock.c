@@ -1,0 +1,422 @@
+/*
+ * bsock - broker sockets: a kernel ping socket the daemon made, bound and
+ * handed out (broker.h), and the record it keeps of it.  Every kernel
+ * socket counts for max_sockets and max_idents for as long as it exists,
+ * whoever holds it: the kernel lists each ping socket in /proc/net/icmp
+ * until its last descriptor is closed, and bsock_scan() reads that list
+ * (once a second, and soon after a liveness pair hangs up, as often as
+ * SCANS_PER_S allows).
+ */
+#include "daemon/srv.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "daemon/broker.h"
+#include "daemon/hostenv.h"
+#include "daemon/log.h"
+
+#define SCANS_PER_S 50		/* /proc scans clients can cause, a second */
+#define SCANS_BURST 10
+
+static void on_live(void *data, uint32_t events);
+
+/* Does broker mode serve this socket of this client? */
+bool bsock_wanted(const struct server *s, const struct client *c,
+		     const struct wire_req *req)
+{
+	const struct broker_plan *b = &s->conf.broker;
+	int family = req->u.open.domain;
+	int base = req->u.open.type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+	if (base != SOCK_DGRAM || policy_uid_relayed(&s->conf.policy, c->uid))
+		return false;
+	if (family == AF_INET)
+		return b->v4 && req->u.open.protocol == IPPROTO_ICMP;
+	return family == AF_INET6 && b->v6 &&
+	       req->u.open.protocol == IPPROTO_ICMPV6;
+}
+
+/* Count a kernel socket the client now holds: slot k of ss. */
+static void bsock_take(struct server *s, struct ssock *ss, int k, int fd,
+		       uint16_t ident)
+{
+	struct uident *u = uidtab_get(s->uids, ss->uid, true);
+	struct stat st;
+
+	/* An inode that is never listed, if fstat() could fail: then the
+	 * next scan lets go of it, and the counts stay right. */
+	ss->k[k].ino = fstat(fd, &st) == 0 ? st.st_ino : (ino_t)-1;
+	ss->k[k].ident = ident;
+	s->nbroker++;
+	if (u) {
+		u->nsockets++;
+		u->nbroker++;
+		uidtab_add(s->uids, u, UID_IDENTS, 1);
+	}
+	/* Relay sockets keep off it until /proc/net/icmp is read again. */
+	pstab_add_foreign(s->tab, ss->family, ident);
+}
+
+/* A kernel socket of ss is gone (or the record is): no longer counted. */
+static void bsock_drop(struct server *s, struct ssock *ss, int k)
+{
+	struct uident *u = uidtab_get(s->uids, ss->uid, false);
+
+	if (!ss->k[k].ino)
+		return;
+	ss->k[k].ino = 0;
+	s->nbroker--;
+	if (u) {
+		if (u->nsockets)
+			u->nsockets--;
+		if (u->nbroker)
+			u->nbroker--;
+		uidtab_add(s->uids, u, UID_IDENTS, -1);
+	}
+}
+
+static void bsock_forget(struct server *s, struct ssock *ss)
+{
+	bsock_drop(s, ss, 0);
+	bsock_drop(s, ss, 1);
+}
+
+/*
+ * The same-uid rule: an identifier that a relay socket or another uid's
+ * broker socket holds is refused, whatever SO_REUSEADDR says.
+ */
+static bool bsock_ident_taken(const struct server *s, int family, uid_t uid,
+			      uint16_t ident)
+{
+	if (pstab_ident_used(s->tab, family, ident))
+		return true;
+	for (uint32_t i = 1; i < s->nslots; i++) {
+		const struct ssock *d = s->slots[i].ss;
+
+		if (!d || !d->broker || d->family != family || d->uid == uid)
+			continue;
+		for (int k = 0; k < 2; k++)
+			if (d->k[k].ino && d->k[k].ident == ident)
+				return true;
+	}
+	return false;
+}
+
+struct pick_ctx {
+	const struct server *s;
+	int family;
+};
+
+/* An automatic identifier: one nobody holds, as far as we know. */
+static bool ident_free(void *ctx, uint16_t ident)
+{
+	const struct pick_ctx *pc = ctx;
+
+	return !pstab_ident_used(pc->s->tab, pc->family, ident);
+}
+
+/*
+ * Reading /proc/net/icmp costs the more the more sockets the host has:
+ * what clients can make the daemon read is bounded, SCANS_PER_S a second
+ * (SCANS_BURST at once), beyond the one a second it reads anyway.
+ */
+static bool scan_allowed(struct server *s, uint64_t now)
+{
+	if (rate_wait(&s->scans, now, SCANS_PER_S, SCANS_BURST))
+		return false;
+	rate_take(&s->scans, now, SCANS_PER_S, SCANS_BURST);
+	return true;
+}
+
+/*
+ * Does the user hold max sockets?  Its broker sockets may have gone since
+ * the last look (the kernel says so in /proc/net/icmp, before or without
+ * a hang-up of the liveness pair): look again, if the daemon may.
+ */
+bool bsock_at_limit(struct server *s, struct uident *u, unsigned max)
+{
+	if (u->nsockets < max)
+		return false;
+	if (u->nbroker && scan_allowed(s, loop_now_ns()))
+		bsock_scan(s);
+	return u->nsockets >= max;
+}
+
+/*
+ * May the user hold one more kernel socket, with an identifier?  A
+ * replacement (a bind before first use) may go one past max_sockets for
+ * as long as the socket it replaces exists: the library closes that one
+ * at once, and the count is read afresh when it matters.
+ */
+int bsock_allowed(struct server *s, uid_t uid, bool replacement)
+{
+	const struct policy *p = &s->conf.policy;
+	struct uident *u = uidtab_get(s->uids, uid, true);
+	unsigned max = p->max_sockets + (replacement ? 1 : 0);
+
+	if (!u)
+		return -ENOMEM;
+	if (p->max_sockets && bsock_at_limit(s, u, max))
+		return -EMFILE;
+	if ((p->max_idents && u->idents >= p->max_idents) ||
+	    !uidtab_may_take(s->uids, u, UID_IDENTS, 1, 65535))
+		return -EAGAIN;
+	return 0;
+}
+
+/* A kernel socket bound as o and sa say, for family; broker.h. */
+static int bsock_bind(struct server *s, int family,
+		      const struct broker_bindopts *o, const uint8_t *sa,
+		      uint32_t len, int *fd, uint16_t *ident)
+{
+	struct pick_ctx pc = { s, family };
+	struct broker_pick pick = {
+		&s->brover[family == AF_INET6], ident_free, &pc,
+	};
+
+	return broker_bind(family, o, sa, len, &pick, fd, ident);
+}
+
+/*
+ * A kernel ping socket, bound, and the liveness pair whose hang-up says
+ * the client let go of it: *sock_fd and *live_fd go to the client.
+ */
+int bsock_new(struct server *s, struct client *c,
+		     const struct wire_req *req, int *sock_fd, int *live_fd,
+		     struct ssock **out)
+{
+	static const struct broker_bindopts dflt = { .reuse = true };
+	struct sockaddr_in6 any = { .sin6_family = (sa_family_t)req->u.open.domain };
+	uint32_t alen = req->u.open.domain == AF_INET6 ? sizeof(any)
+						     : sizeof(struct sockaddr_in);
+	struct ssock *ss = calloc(1, sizeof(*ss));
+	int pair[2] = { -1, -1 }, fd = -1, err;
+	uint16_t ident = 0;
+
+	if (!ss)
+		return -ENOMEM;
+	err = bsock_bind(s, req->u.open.domain, &dflt, (uint8_t *)&any, alen,
+			 &fd, &ident);
+	if (!err)
+		err = ssock_pair(pair);
+	ss->h.proc = on_live;
+	ss->h.data = ss;
+	ss->srv = s;
+	ss->fd = pair[0];
+	ss->shm_fd = ss->err_fd = ss->err_peer = -1;
+	ss->broker = true;
+	ss->family = (uint8_t)req->u.open.domain;
+	ss->uid = c->uid;
+	ss->pid = c->pid;
+	if (!err && ssock_slot(s, ss))
+		err = -ENOMEM;
+	if (!err && loop_watch(s->loop, ss->fd, EPOLLIN | EPOLLRDHUP, &ss->h)) {
+		ssock_unslot(s, ss->handle);
+		err = -ENOMEM;
+	}
+	if (err) {
+		if (fd >= 0)
+			close(fd);
+		if (pair[0] >= 0)
+			close(pair[0]);
+		if (pair[1] >= 0)
+			close(pair[1]);
+		free(ss);
+		return err;
+	}
+	bsock_take(s, ss, 0, fd, ident);
+	ssock_fds(s, ss->uid, FDS_BROKER);
+	ss->opened_ns = loop_now_ns();
+	audit_open(s, ss);
+	*sock_fd = fd;
+	*live_fd = pair[1];
+	*out = ss;
+	return 0;
+}
+
+/* The kernel's errors come before EADDRINUSE: try the address alone. */
+static int bsock_refuse_taken(struct server *s, const struct ssock *ss,
+			      const struct broker_bindopts *o,
+			      const struct wire_req *req)
+{
+	uint8_t sa[WIRE_ADDR_MAX];
+	uint16_t ident;
+	int fd, rc;
+
+	memcpy(sa, req->u.addr.bytes, req->u.addr.len);
+	memset(sa + offsetof(struct sockaddr_in, sin_port), 0, 2);
+	rc = bsock_bind(s, ss->family, o, sa, req->u.addr.len, &fd, &ident);
+	if (rc)
+		return rc;
+	close(fd);
+	return -EADDRINUSE;
+}
+
+/* Checks before a bind of a fresh broker socket: 0 or -errno. */
+static int rebind_allowed(struct server *s, struct ssock *ss,
+			  const struct wire_req *req)
+{
+	/* A record whose liveness pair hung up may go at the next scan:
+	 * nobody holds it to ask. */
+	if (!ss->broker || ss->live_gone || !ssock_proven(ss, req->nonce))
+		return -EBADF;
+	if (ss->rebound)
+		return -EINVAL;		/* as the kernel's: bound already */
+	if ((req->flags & WIRE_BB_KEEPID) && !s->conf.policy.ident_keep)
+		return -EPERM;		/* as WIRE_KEEPID */
+	return bsock_allowed(s, ss->uid, true);
+}
+
+/*
+ * bind() of a socket not used yet: a new kernel socket bound as asked
+ * takes its place (the library puts it on the same descriptor); the old
+ * one counts until it is gone.  Once a socket.
+ */
+void bsock_rebind(struct server *s, struct ssock *ss,
+		  const struct wire_req *req, struct reply *r)
+{
+	struct broker_bindopts o = {
+		.reuse = (req->flags & WIRE_BB_REUSE) != 0,
+		.freebind = (req->flags & WIRE_BB_FREEBIND) != 0,
+		.ifindex = req->ifindex,
+	};
+	int want = broker_sa_ident(req->u.addr.bytes, req->u.addr.len), nfd;
+	uint16_t ident;
+
+	r->result = rebind_allowed(s, ss, req);
+	if (r->result)
+		return;
+	if (want > 0 && bsock_ident_taken(s, ss->family, ss->uid,
+					  (uint16_t)want)) {
+		r->result = bsock_refuse_taken(s, ss, &o, req);
+		return;
+	}
+	r->result = bsock_bind(s, ss->family, &o, req->u.addr.bytes,
+			       req->u.addr.len, &nfd, &ident);
+	if (r->result)
+		return;
+	/* k[1] is free (once a socket); the old socket keeps its count
+	 * there until it is gone. */
+	ss->k[1] = ss->k[0];
+	bsock_take(s, ss, 0, nfd, ident);
+	ss->rebound = true;
+	log_debug("socket %u (uid %u): bound again, to identifier %u",
+		  ss->handle, (unsigned)ss->uid, ident);
+	r->fd = nfd;
+}
+
+/*
+ * The client wrote on its liveness descriptor (a proof), or let go of it:
+ * the record goes when its kernel sockets are gone too (a scan, soon).
+ */
+static void on_live(void *data, uint32_t events)
+{
+	struct ssock *ss = data;
+
+	if (!(events & (EPOLLHUP | EPOLLRDHUP | EPOLLERR)) &&
+	    ssock_take_writes(ss))
+		return;
+	ss->live_gone = true;
+	loop_forget(ss->srv->loop, ss->fd);
+	bsock_scan_soon(ss->srv);
+}
+
+/* A broker record is gone: its kernel sockets no longer counted. */
+void bsock_free(struct server *s, struct ssock *ss)
+{
+	bsock_forget(s, ss);
+	ssock_fds(s, ss->uid, -FDS_BROKER);
+	ssock_release(s, ss);
+}
+
+static int ino_cmp(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Read /proc/net/icmp and icmp6: the identifiers of the kernel's sockets
+ * for relay's automatic binding, and which of ours still exist. */
+static bool read_kernel(struct server *s, unsigned long **inos, size_t *n)
+{
+	static uint8_t bitmap[65536 / 8];
+	struct hostenv_scan sc = { .bitmap = bitmap,
+				   .owner = (uint32_t)s->conf.self_uid };
+	bool ok = true;
+
+	sc.cap = s->nbroker + 64;	/* ours, and some made meanwhile */
+	sc.inos = s->nbroker ? calloc(sc.cap, sizeof(*sc.inos)) : NULL;
+	for (int f = 0; f < 2; f++) {
+		int family = f ? AF_INET6 : AF_INET;
+
+		if (hostenv_kernel_scan(s->conf.host, family, &sc) == 0)
+			pstab_set_foreign(s->tab, family, bitmap);
+		else
+			ok = false;
+	}
+	if (sc.overflow || (s->nbroker && !sc.inos))
+		ok = false;	/* not all seen: none may be declared gone */
+	if (sc.inos)
+		qsort(sc.inos, sc.n, sizeof(*sc.inos), ino_cmp);
+	*inos = sc.inos;
+	*n = sc.n;
+	return ok;
+}
+
+/* Is the kernel socket still there? */
+static bool ino_listed(unsigned long ino, const unsigned long *inos, size_t n)
+{
+	return bsearch(&ino, inos, n, sizeof(*inos), ino_cmp) != NULL;
+}
+
+/*
+ * Broker sockets are counted for as long as they exist, whoever holds
+ * them (a child, another process, a copy kept across a bind): the kernel
+ * lists each of its ping sockets in /proc/net/icmp until the last copy is
+ * closed.  A record goes when its sockets are gone and its liveness pair
+ * hung up; only then is it closed in the audit.
+ */
+void bsock_scan(struct server *s)
+{
+	unsigned long *inos = NULL;
+	size_t n = 0;
+	bool complete = read_kernel(s, &inos, &n);
+
+	loop_cancel(s->loop, &s->scan_timer);
+	for (uint32_t i = 1; complete && i < s->nslots; i++) {
+		struct ssock *d = s->slots[i].ss;
+
+		if (!d || !d->broker)
+			continue;
+		for (int k = 0; k < 2; k++)
+			if (d->k[k].ino && !ino_listed(d->k[k].ino, inos, n))
+				bsock_drop(s, d, k);
+		if (d->live_gone && !d->k[0].ino && !d->k[1].ino)
+			bsock_free(s, d);
+	}
+	free(inos);
+}
+
+void bsock_scan_timer(void *data)
+{
+	bsock_scan(data);
+}
+
+void bsock_scan_soon(struct server *s)
+{
+	uint64_t now = loop_now_ns(), wait;
+
+	if (loop_pending(&s->scan_timer))
+		return;
+	wait = rate_wait(&s->scans, now, SCANS_PER_S, SCANS_BURST);
+	rate_take(&s->scans, now + wait, SCANS_PER_S, SCANS_BURST);
+	loop_at(s->loop, &s->scan_timer, now + wait);
+}

@@ -1,0 +1,367 @@
+/*
+ * client - the control connections, one per client process: accepting
+ * them (credentials, network namespace, the user's share), reading one
+ * request at a time, answering it (ops.c runs it), and the send that
+ * waits for its time (rate, min_interval: a timer; the client is not read
+ * meanwhile).  A client that sends garbage or does not read its answers
+ * is disconnected; the daemon goes on.
+ */
+#include "daemon/srv.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "daemon/closer.h"
+#include "daemon/log.h"
+#include "wire/rights.h"
+
+/* A client waits for each answer, so a second read right after one
+ * request would almost always find nothing: take one request per event
+ * (epoll is level-triggered and reports the rest). */
+#define MAX_REQS_PER_WAKE 1
+#define MAX_GROUPS 65536
+#define ACCEPT_PAUSE_NS 100000000u	/* after EMFILE from accept */
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71	/* Linux 5.14 */
+#endif
+
+static void on_client(void *data, uint32_t events);
+
+static int send_reply(struct client *c, uint16_t type, const struct reply *r)
+{
+	uint8_t hdr[WIRE_RESP_HDR];
+	uint16_t zero = 0;
+	struct iovec iov[2] = {
+		{ .iov_base = hdr, .iov_len = sizeof(hdr) },
+		{ .iov_base = (void *)(r->ext ? r->ext : r->body),
+		  .iov_len = r->len },
+	};
+	union wire_rights_buf cbuf;
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+	int fds[WIRE_RIGHTS_MAX];
+	unsigned nfds = 0;
+
+	memcpy(hdr, &type, 2);
+	memcpy(hdr + 2, &zero, 2);
+	memcpy(hdr + 4, &r->result, 4);
+	/* In the order the request type's row says (wire/types.c). */
+	if (r->fd >= 0)
+		fds[nfds++] = r->fd;
+	if (r->shm_fd >= 0)
+		fds[nfds++] = r->shm_fd;
+	if (r->err_fd >= 0)
+		fds[nfds++] = r->err_fd;
+	if (r->fd2 >= 0)
+		fds[nfds++] = r->fd2;
+	wire_rights_pack(&mh, &cbuf, fds, nfds);
+	/* A client waits for each answer: a full queue means it is not
+	 * following the protocol. */
+	return sendmsg(c->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 ? -1 : 0;
+}
+
+/* A waiting send is due: send it, answer, read that client again. */
+static void fire_parked(void *data)
+{
+	struct client *c = data;
+	struct server *s = c->srv;
+	struct parked *p = c->park;
+	struct reply r = { .fd = -1, .shm_fd = -1, .err_fd = -1, .fd2 = -1 };
+	struct ssock *ss = ssock_get(s, p->handle);
+
+	/* Its socket may have gone meanwhile: the handle says so. */
+	r.result = ss ? ops_finish_send(s, ss, &p->info, p->pkt, p->len)
+		      : -EBADF;
+	c->park = NULL;
+	ops_unpark(s, p);
+	loop_change(s->loop, c->fd, EPOLLIN, &c->h);
+	if (send_reply(c, WIRE_SEND, &r))
+		client_free(s, c);
+}
+
+/* The client waits for its answer: not read until the send goes. */
+static int park(struct server *s, struct client *c, struct parked *p)
+{
+	c->park = p;
+	c->park_timer.proc = fire_parked;
+	c->park_timer.data = c;
+	if (loop_at(s->loop, &c->park_timer, p->due_ns) ||
+	    loop_change(s->loop, c->fd, 0, &c->h)) {
+		loop_cancel(s->loop, &c->park_timer);
+		c->park = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* How a request went: answered (or parked), or the client must go. */
+enum dispatch_rc {
+	DISPATCH_DONE = 0,
+	DISPATCH_REFUSED,	/* for what it asked (ops_run()) */
+	DISPATCH_STUCK,		/* its answer could not be queued */
+};
+
+/* Run a decoded request and answer it (or park it). */
+static enum dispatch_rc dispatch(struct server *s, struct client *c,
+				 const struct wire_req *req)
+{
+	struct reply r = { .fd = -1, .shm_fd = -1, .err_fd = -1, .fd2 = -1 };
+	enum dispatch_rc rc;
+
+	if (ops_run(s, c, req, &r))
+		return DISPATCH_REFUSED;
+	if (r.park && park(s, c, r.park) == 0)
+		return DISPATCH_DONE;
+	if (r.park) {
+		ops_unpark(s, r.park);
+		r.result = -ENOBUFS;
+	}
+	rc = send_reply(c, req->type, &r) ? DISPATCH_STUCK : DISPATCH_DONE;
+	if (r.fd >= 0)
+		close(r.fd);
+	if (r.fd2 >= 0)
+		close(r.fd2);
+	return rc;
+}
+
+/* A connection of uid's is gone: its place and descriptor given back. */
+static void conn_release(struct server *s, uid_t uid)
+{
+	struct uident *u = uidtab_get(s->uids, uid, false);
+
+	if (u) {
+		u->conns -= u->conns ? 1 : 0;
+		uidtab_add(s->uids, u, UID_FDS, -FDS_CONN);
+	}
+}
+
+void client_free(struct server *s, struct client *c)
+{
+	loop_cancel(s->loop, &c->park_timer);
+	ops_unpark(s, c->park);
+	while (c->nsocks)
+		ssock_unlink(c, c->socks[0]);
+	free(c->socks);
+	free(c->groups);
+	if (s->clients == c)
+		s->clients = c->next;
+	else if (c->prev)
+		c->prev->next = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	conn_release(s, c->uid);
+	loop_forget(s->loop, c->fd);
+	closer_close_socket(c->fd, c->uid);	/* and what it queued */
+	free(c);
+}
+
+static void protocol_error(struct server *s, struct client *c, const char *why)
+{
+	s->stats.proto_errors++;
+	log_limited(LOGC_PROTOCOL, LOG_WARNING, "disconnecting uid=%u pid=%d: "
+		    "%s", (unsigned)c->uid, (int)c->pid, why);
+	client_free(s, c);
+}
+
+static void on_client(void *data, uint32_t events)
+{
+	struct client *c = data;
+	struct server *s = c->srv;
+
+	/* A client whose send is parked is not read (park() asks for no
+	 * event), but epoll reports its hang-up all the same: it is gone,
+	 * and its send with it.  Reading on would take its next request
+	 * and park that one over the first, which would leak. */
+	if (c->park) {
+		client_free(s, c);
+		return;
+	}
+	for (int i = 0; i < MAX_REQS_PER_WAKE; i++) {
+		struct iovec iov = { .iov_base = s->reqbuf,
+				     .iov_len = WIRE_MSG_MAX };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+		struct wire_req req;
+		unsigned passed;
+		ssize_t n = closer_recv(c->fd, c->uid, &mh, &passed);
+		enum dispatch_rc rc;
+
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		if (n <= 0) {
+			client_free(s, c);	/* gone */
+			return;
+		}
+		/* No request carries a descriptor (wire.h). */
+		if (passed || (mh.msg_flags & MSG_TRUNC) ||
+		    wire_decode_req(s->reqbuf, (size_t)n, &req)) {
+			protocol_error(s, c, passed ? "passed a descriptor"
+						    : "malformed request");
+			return;
+		}
+		rc = dispatch(s, c, &req);
+		if (rc != DISPATCH_DONE) {
+			protocol_error(s, c, rc == DISPATCH_STUCK
+				       ? "not reading its answers"
+				       : c->foreign ? "another network namespace"
+				       : req.type < WIRE_TYPE_END && c->hello
+				       ? "request not allowed now" : "bad request");
+			return;
+		}
+	}
+	(void)events;
+}
+
+/* SO_PEERGROUPS, growing the buffer until it fits. */
+static int peer_groups(int fd, struct client *c)
+{
+	socklen_t len = 64 * sizeof(gid_t);
+
+	for (;;) {
+		gid_t *g = realloc(c->groups, len ? len : sizeof(gid_t));
+
+		if (!g)
+			return -1;
+		c->groups = g;
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, g, &len) == 0) {
+			c->ngroups = len / sizeof(gid_t);
+			return 0;
+		}
+		if (errno != ERANGE || len > MAX_GROUPS * sizeof(gid_t))
+			return -1;
+	}
+}
+
+/*
+ * The network namespace the client's socket was made in (the accepted
+ * end is made in the connecting socket's): a cookie the client cannot
+ * choose.  Unknown is foreign (fail closed).
+ */
+static bool foreign_ns(const struct server *s, int fd)
+{
+	uint64_t cookie = 0;
+	socklen_t len = sizeof(cookie);
+
+	return getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &len) ||
+	       cookie != s->netns;
+}
+
+/* The user's connections past max_connections, or the descriptors short
+ * and this user holding the most: refused (closed at once). */
+static bool conn_refused(struct server *s, const struct client *c)
+{
+	struct uident *u = uidtab_get(s->uids, c->uid, true);
+	uint32_t max = s->conf.policy.max_connections;
+
+	if (u && (!max || u->conns < max) &&
+	    uidtab_may_take(s->uids, u, UID_FDS, FDS_CONN, s->fd_budget)) {
+		u->conns++;
+		uidtab_add(s->uids, u, UID_FDS, FDS_CONN);
+		return false;
+	}
+	s->stats.refused++;
+	log_limited(LOGC_REFUSED, LOG_INFO, "refused connection: uid=%u "
+		    "pid=%d: %s", (unsigned)c->uid, (int)c->pid,
+		    !u ? "no memory" : max && u->conns >= max
+		    ? "max_connections" : "the daemon's descriptors are short "
+		    "and this user holds the most");
+	return true;
+}
+
+/* A new connection: its credentials, its namespace, the user's share. */
+static struct client *client_new(struct server *s, int fd)
+{
+	struct client *c = calloc(1, sizeof(*c));
+	struct ucred cred;
+	socklen_t clen = sizeof(cred);
+
+	if (!c || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) ||
+	    peer_groups(fd, c)) {
+		log_limited(LOGC_ACCEPT, LOG_WARNING, "new client: %s",
+			    strerror(errno));
+		goto fail;
+	}
+	c->h.proc = on_client;
+	c->h.data = c;
+	c->srv = s;
+	c->fd = fd;
+	c->uid = cred.uid;
+	c->gid = cred.gid;
+	c->pid = cred.pid;
+	c->foreign = foreign_ns(s, fd);
+	if (c->foreign) {
+		s->stats.refused_netns++;
+		log_limited(LOGC_REFUSED, LOG_INFO, "refused client: uid=%u "
+			    "pid=%d: in another network namespace",
+			    (unsigned)c->uid, (int)c->pid);
+	}
+	if (conn_refused(s, c))
+		goto fail;
+	if (loop_watch(s->loop, fd, EPOLLIN, &c->h) == 0)
+		return c;
+	conn_release(s, c->uid);
+fail:
+	closer_close_socket(fd, c ? c->uid : (uid_t)-1);
+	if (c)
+		free(c->groups);
+	free(c);
+	return NULL;
+}
+
+/* accept() ran out of descriptors: stop listening for a while, rather
+ * than be woken for the same connection again and again. */
+static void pause_listening(struct server *s)
+{
+	if (!s->listen_on)
+		return;
+	loop_forget(s->loop, s->listen_fd);
+	s->listen_on = false;
+	loop_at(s->loop, &s->listen_timer, loop_now_ns() + ACCEPT_PAUSE_NS);
+}
+
+void client_listen_timer(void *data)
+{
+	struct server *s = data;
+
+	if (!s->listen_on &&
+	    loop_watch(s->loop, s->listen_fd, EPOLLIN, &s->listen_h) == 0)
+		s->listen_on = true;
+}
+
+int client_connect(struct server *s, int fd)
+{
+	struct client *c = client_new(s, fd);
+
+	if (!c)
+		return -1;
+	c->next = s->clients;
+	if (s->clients)
+		s->clients->prev = c;
+	s->clients = c;
+	return 0;
+}
+
+void client_accept(void *data, uint32_t events)
+{
+	struct server *s = data;
+
+	(void)events;
+	for (int i = 0; i < 64; i++) {
+		int fd = accept4(s->listen_fd, NULL, NULL,
+				 SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (fd < 0) {
+			if (errno == EMFILE || errno == ENFILE ||
+			    errno == ENOBUFS || errno == ENOMEM)
+				pause_listening(s);
+			if (errno != EAGAIN && errno != EINTR &&
+			    errno != ECONNABORTED)
+				log_limited(LOGC_ACCEPT, LOG_WARNING,
+					    "accept: %s", strerror(errno));
+			return;
+		}
+		client_connect(s, fd);
+	}
+}

@@ -1,0 +1,58 @@
+/*
+ * loop - the daemon's event loop: descriptors watched with epoll, each
+ * with a handler (a procedure and its data, as Redis's ae has them), and
+ * timers in a heap.  It never blocks on anything but epoll_wait(), and
+ * not even there while events keep coming: a busy client sends its next
+ * request within microseconds, and a wake-up costs more than a short
+ * look again (LOOP_SPIN_NS).
+ */
+#ifndef PSD_LOOP_H
+#define PSD_LOOP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a watched descriptor calls: events are EPOLLIN, EPOLLHUP, ... */
+struct loop_handler {
+	void (*proc)(void *data, uint32_t events);
+	void *data;
+};
+
+/* A timer, kept in its owner's struct; at is its place in the heap. */
+struct loop_timer {
+	uint64_t due;		/* loop_now_ns() time */
+	size_t at;		/* 0: not set */
+	void (*proc)(void *data);
+	void *data;
+};
+
+struct loop;
+
+struct loop *loop_new(void);
+void loop_free(struct loop *l);
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t loop_now_ns(void);
+
+/* Watch fd for events, calling h (owned by the caller, kept until
+ * loop_forget()); change what is watched; stop.  0 or -1 (errno). */
+int loop_watch(struct loop *l, int fd, uint32_t events,
+	       struct loop_handler *h);
+int loop_change(struct loop *l, int fd, uint32_t events,
+		struct loop_handler *h);
+void loop_forget(struct loop *l, int fd);
+
+/* Call t->proc(t->data) at due (once); setting a set timer moves it. */
+int loop_at(struct loop *l, struct loop_timer *t, uint64_t due);
+void loop_cancel(struct loop *l, struct loop_timer *t);
+bool loop_pending(const struct loop_timer *t);
+
+/*
+ * One turn: the events ready now (after a short spin if none), else a
+ * wait of at most max_ms or until the next timer; then the timers due.
+ * -1 if epoll_wait() failed for another reason than a signal.
+ */
+int loop_turn(struct loop *l, int max_ms);
+
+#endif

@@ -1,0 +1,266 @@
+/*
+ * srv - the objects of the server (server.h) and what its modules say to
+ * each other.  Internal to src/daemon: the modules, from the bottom up,
+ *
+ *   loop.c     the event loop and its timers
+ *   audit.c    each socket's counters, destinations and records
+ *   deliver.c  what the raw sockets receive, to the sockets it answers
+ *   ssock.c    served sockets: handles, relayed sockets, proofs
+ *   bsock.c    broker sockets: kernel sockets handed out, counted while
+ *              they exist
+ *   ops.c      the requests, one procedure each, and their table
+ *   client.c   connections: accepting, reading, answering, waiting sends
+ *   server.c   set-up, signals, configuration, the loop's ticks
+ *
+ * each calls only those above it in this list (no cycle).
+ */
+#ifndef PSD_SRV_H
+#define PSD_SRV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "daemon/loop.h"
+#include "daemon/serverconf.h"
+#include "engine/psock.h"
+#include "engine/rate.h"
+#include "engine/uidtab.h"
+#include "wire/wire.h"
+
+/* Descriptors the daemon keeps for itself below its limit: the loop's,
+ * the raw sockets, and room to accept a connection and refuse it. */
+#define FD_RESERVE 64
+#define FDS_CONN 1		/* a control connection */
+#define FDS_RELAY 4		/* data pair end, memfd, error pair (both) */
+#define FDS_BROKER 1		/* the liveness pair end */
+#define PARKED_MAX 1048576u	/* bytes of parked sends per uid */
+
+struct ssock;
+struct uidtab;
+
+/* A control connection: one per client process. */
+struct client {
+	struct loop_handler h;	/* client.c's, data: this */
+	int fd;
+	uid_t uid;
+	gid_t gid;
+	pid_t pid;
+	gid_t *groups;
+	size_t ngroups;
+	bool hello;
+	bool foreign;		/* another network namespace: nothing served */
+	struct ssock **socks;	/* sockets this connection may use */
+	size_t nsocks, capsocks;
+	struct parked *park;	/* its send, waiting for its time */
+	struct loop_timer park_timer;
+	struct server *srv;
+	struct client *next, *prev;
+};
+
+/*
+ * A send that policy makes wait (rate, min_interval): checked and
+ * rewritten already, it goes out at due_ns.  The client waits for the
+ * answer, so its connection is not read meanwhile.  It names its socket
+ * by handle: a socket closed meanwhile is simply not found (EBADF).
+ */
+struct parked {
+	uint32_t handle;
+	uid_t uid;		/* whose parked bytes it counts in */
+	struct ps_sendinfo info;
+	uint64_t due_ns;
+	uint32_t len;
+	uint8_t pkt[];
+};
+
+/*
+ * The distinct destinations a socket sent to, for its audit record: an
+ * open-addressing set of 64-bit hashes of the addresses (0: empty), grown
+ * as needed, exact (but for a 64-bit hash collision) up to WIRE_DEST_CAP,
+ * then only "capped".
+ */
+struct destset {
+	uint64_t *h;
+	uint32_t n, cap;
+	bool capped;
+};
+
+/* A kernel socket handed out in broker mode, counted while it exists. */
+struct ksock {
+	ino_t ino;	/* 0: none */
+	uint16_t ident;
+};
+
+/* A socket the daemon serves: relayed, or a broker socket's record. */
+struct ssock {
+	struct loop_handler h;	/* ssock.c's or bsock.c's, data: this */
+	int fd;			/* the daemon's end of the data (relay) or
+				 * liveness (broker) pair */
+	struct server *srv;
+	uint32_t handle;
+	struct psock *ps;
+	uid_t uid;
+	pid_t pid;
+	struct client **clients;
+	size_t nclients, capclients;
+	int shm_fd;		/* sealed memfd behind shm, handed out */
+	struct wire_shm *shm;
+	int err_fd;		/* our end of the error queue's pair */
+	int err_peer;		/* the client's end, kept to hand out again */
+	uint64_t sent, replies, drops;
+	uint64_t errors;	/* audit: errors delivered, failed sends */
+	uint64_t opened_ns;	/* audit: when it was opened */
+	struct destset dests;	/* audit: distinct destinations */
+	uint64_t last_send_ns;	/* for min_interval */
+	/* The last proof of holding its descriptor (wire.h: struct
+	 * wire_proof), for one WIRE_ATTACH or WIRE_BROKER_BIND. */
+	uint8_t proof[WIRE_NONCE_LEN];
+	bool has_proof;
+	/* Broker mode: a kernel ping socket handed out (ps is NULL, no
+	 * client is linked to it).  k[0] the socket in use, k[1] the one a
+	 * bind replaced, until it is gone too; the record goes when both
+	 * are gone and the liveness pair hung up. */
+	bool broker;
+	bool rebound;		/* WIRE_BROKER_BIND done (once a socket) */
+	bool live_gone;		/* the liveness pair hung up */
+	uint8_t family;
+	struct ksock k[2];
+};
+
+struct slot {
+	struct ssock *ss;
+	uint32_t gen;
+	uint32_t next_free;
+};
+
+struct server {
+	struct loop *loop;
+	struct loop_handler listen_h, raw_h, raw6_h, sig_h;
+	int listen_fd, raw_fd, raw6_fd, sig_fd;
+	bool raw_on, raw6_on;	/* watched (deliver_watch()) */
+	bool listen_on;		/* off for a while after accept's EMFILE */
+	struct loop_timer listen_timer;
+	uint64_t netns;		/* SO_NETNS_COOKIE of the raw socket's */
+	unsigned fd_budget;	/* descriptors for clients (uidtab UID_FDS) */
+	unsigned nbroker;	/* kernel sockets handed out, alive */
+	struct loop_timer scan_timer;	/* a /proc scan soon (bsock.c) */
+	uint16_t brover[2];	/* broker identifiers, by family */
+	struct rate_bucket scans;	/* bsock_scan_allowed() */
+	struct loop_timer tick_timer;	/* once a second */
+	struct server_conf conf;
+	struct pstab *tab;
+	struct uidtab *uids;	/* per-user limits */
+	const struct ps_env *env;
+	struct slot *slots;
+	uint32_t nslots, free_head;
+	struct client *clients;
+	struct wire_stats stats;
+	struct {
+		uint64_t opened;	/* sockets opened since start */
+		uint64_t errors;	/* ssock.errors of all, since start */
+	} audit;
+	uint8_t *reqbuf;
+	uint8_t *msgbuf;
+	bool stop;
+};
+
+/* What a request's procedure answers. */
+struct reply {
+	int32_t result;
+	uint8_t body[512];
+	const uint8_t *ext;	/* if set, the body is there (len bytes) */
+	size_t len;
+	int fd;			/* passed with SCM_RIGHTS if >= 0, then closed */
+	int shm_fd;		/* passed too if >= 0, and kept */
+	int err_fd;		/* passed too if >= 0, and kept */
+	int fd2;		/* passed last if >= 0, then closed */
+	struct parked *park;	/* no answer now: this send waits */
+};
+
+static inline int ssock_family(const struct ssock *ss)
+{
+	return ss->broker ? ss->family : ps_family(ss->ps);
+}
+
+static inline uint16_t ssock_ident(const struct ssock *ss)
+{
+	return ss->broker ? ss->k[0].ident : ps_ident(ss->ps);
+}
+
+/* ---- audit.c ---- */
+void audit_open(struct server *s, const struct ssock *ss);
+void audit_close(const struct ssock *ss);
+/* An error delivered to the socket, or a send of its that failed. */
+void audit_error(struct server *s, struct ssock *ss);
+/* A send refused with err: EAGAIN is flow control, not counted. */
+void audit_send_failed(struct server *s, struct ssock *ss, int err);
+void audit_sent(struct ssock *ss, const struct ps_addr *dst);
+
+/* ---- deliver.c ---- */
+/* Watch the raw sockets while relayed sockets exist (or always for a
+ * family that broker mode does not serve). */
+void deliver_watch(struct server *s);
+void deliver_drain(struct server *s, int family);
+void deliver_raw4(void *data, uint32_t events);
+void deliver_raw6(void *data, uint32_t events);
+/* ip_local_error(): a send refused for its size leaves a record. */
+void deliver_local_error(struct server *s, struct ssock *ss,
+			 const struct ps_sendinfo *info, int err);
+
+/* ---- ssock.c ---- */
+int ssock_slot(struct server *s, struct ssock *ss);
+void ssock_unslot(struct server *s, uint32_t handle);
+struct ssock *ssock_get(const struct server *s, uint32_t handle);
+int ssock_link(struct client *c, struct ssock *ss);
+void ssock_unlink(struct client *c, struct ssock *ss);
+bool ssock_linked(const struct ssock *ss, const struct client *c);
+void ssock_fds(struct server *s, uid_t uid, int n);
+int ssock_pair(int pair[2]);
+/* Every server-side part of a socket but its accounting, freed. */
+void ssock_release(struct server *s, struct ssock *ss);
+int ssock_new_relay(struct server *s, struct client *c,
+		    const struct wire_req *req, int *client_fd);
+void ssock_free(struct server *s, struct ssock *ss);
+bool ssock_take_writes(struct ssock *ss);
+bool ssock_proven(struct ssock *ss, const uint8_t *nonce);
+
+/* ---- bsock.c ---- */
+bool bsock_wanted(const struct server *s, const struct client *c,
+		  const struct wire_req *req);
+bool bsock_at_limit(struct server *s, struct uident *u, unsigned max);
+int bsock_allowed(struct server *s, uid_t uid, bool replacement);
+int bsock_new(struct server *s, struct client *c, const struct wire_req *req,
+	      int *sock_fd, int *live_fd, struct ssock **out);
+void bsock_rebind(struct server *s, struct ssock *ss,
+		  const struct wire_req *req, struct reply *r);
+void bsock_free(struct server *s, struct ssock *ss);
+/* Read /proc/net/icmp(6): the kernel's identifiers for relay, and which
+ * broker sockets still exist. */
+void bsock_scan(struct server *s);
+/* A scan soon, as often as the daemon may (bsock_scan_allowed()). */
+void bsock_scan_soon(struct server *s);
+void bsock_scan_timer(void *data);
+
+/* ---- ops.c ---- */
+/*
+ * Check req against the table and the client's state, and run it into
+ * r.  -1: the client must be disconnected for what it asked.
+ */
+int ops_run(struct server *s, struct client *c, const struct wire_req *req,
+	    struct reply *r);
+/* Put a checked request on the wire: the send's result. */
+int32_t ops_finish_send(struct server *s, struct ssock *ss,
+			const struct ps_sendinfo *info, const uint8_t *pkt,
+			uint32_t len);
+/* Give back a waiting send's bytes; free it. */
+void ops_unpark(struct server *s, struct parked *p);
+int ops_refuse(struct server *s, const struct client *c, int err,
+	       const char *why);
+
+/* ---- client.c ---- */
+void client_accept(void *data, uint32_t events);
+void client_listen_timer(void *data);
+void client_free(struct server *s, struct client *c);
+int client_connect(struct server *s, int fd);
+
+#endif

@@ -1,0 +1,368 @@
+/*
+ * ssock - the sockets the daemon serves: their handles (a slot and its
+ * generation), the connections that may use each, and relayed sockets
+ * (the engine's socket, the data pair, the shared page, the error pair).
+ * A process that did not open a socket proves that it holds it by writing
+ * a nonce on its descriptor (ssock_proven()).
+ */
+#include "daemon/srv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "daemon/closer.h"
+
+/* A handle: a slot's index and its generation, never 0. */
+#define HANDLE_IDX_BITS 20
+#define HANDLE_IDX_MASK ((1u << HANDLE_IDX_BITS) - 1)
+
+static int ptrset_add(void ***arr, size_t *n, size_t *cap, void *p)
+{
+	for (size_t i = 0; i < *n; i++)
+		if ((*arr)[i] == p)
+			return 0;
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 4;
+		void **a = realloc(*arr, nc * sizeof(*a));
+
+		if (!a)
+			return -1;
+		*arr = a;
+		*cap = nc;
+	}
+	(*arr)[(*n)++] = p;
+	return 0;
+}
+
+static bool ptrset_del(void **arr, size_t *n, const void *p)
+{
+	for (size_t i = 0; i < *n; i++) {
+		if (arr[i] == p) {
+			arr[i] = arr[--*n];
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool ptrset_has(void *const *arr, size_t n, const void *p)
+{
+	for (size_t i = 0; i < n; i++)
+		if (arr[i] == p)
+			return true;
+	return false;
+}
+
+int ssock_link(struct client *c, struct ssock *ss)
+{
+	if (ptrset_add((void ***)&c->socks, &c->nsocks, &c->capsocks, ss))
+		return -1;
+	if (ptrset_add((void ***)&ss->clients, &ss->nclients, &ss->capclients,
+		       c)) {
+		ptrset_del((void **)c->socks, &c->nsocks, ss);
+		return -1;
+	}
+	return 0;
+}
+
+void ssock_unlink(struct client *c, struct ssock *ss)
+{
+	ptrset_del((void **)c->socks, &c->nsocks, ss);
+	ptrset_del((void **)ss->clients, &ss->nclients, c);
+}
+
+bool ssock_linked(const struct ssock *ss, const struct client *c)
+{
+	return ptrset_has((void *const *)ss->clients, ss->nclients, c);
+}
+
+int ssock_slot(struct server *s, struct ssock *ss)
+{
+	uint32_t idx = s->free_head;
+
+	if (idx == 0) {
+		uint32_t n = s->nslots ? s->nslots * 2 : 64;
+		struct slot *t;
+
+		if (n > HANDLE_IDX_MASK)
+			return -1;
+		t = realloc(s->slots, n * sizeof(*t));
+		if (!t)
+			return -1;
+		memset(t + s->nslots, 0, (n - s->nslots) * sizeof(*t));
+		/* Slot 0 is never used, so that no handle is 0. */
+		for (uint32_t i = n - 1; i >= (s->nslots ? s->nslots : 1); i--) {
+			t[i].next_free = s->free_head;
+			s->free_head = i;
+		}
+		s->slots = t;
+		s->nslots = n;
+		idx = s->free_head;
+	}
+	s->free_head = s->slots[idx].next_free;
+	s->slots[idx].ss = ss;
+	s->slots[idx].gen = (s->slots[idx].gen + 1) & (UINT32_MAX >> HANDLE_IDX_BITS);
+	ss->handle = s->slots[idx].gen << HANDLE_IDX_BITS | idx;
+	return 0;
+}
+
+void ssock_unslot(struct server *s, uint32_t handle)
+{
+	uint32_t idx = handle & HANDLE_IDX_MASK;
+
+	if (idx == 0 || idx >= s->nslots)
+		return;
+	s->slots[idx].ss = NULL;
+	s->slots[idx].next_free = s->free_head;
+	s->free_head = idx;
+}
+
+struct ssock *ssock_get(const struct server *s, uint32_t handle)
+{
+	uint32_t idx = handle & HANDLE_IDX_MASK;
+
+	if (idx == 0 || idx >= s->nslots || !s->slots[idx].ss ||
+	    s->slots[idx].ss->handle != handle)
+		return NULL;
+	return s->slots[idx].ss;
+}
+
+/* The user's share of the daemon's descriptors, taken or given back. */
+void ssock_fds(struct server *s, uid_t uid, int n)
+{
+	struct uident *u = uidtab_get(s->uids, uid, n > 0);
+
+	if (u)
+		uidtab_add(s->uids, u, UID_FDS, n);
+}
+
+static void side_free(struct ssock *ss)
+{
+	if (ss->shm)
+		munmap(ss->shm, WIRE_SHM_SIZE);
+	if (ss->shm_fd >= 0)
+		close(ss->shm_fd);
+	closer_close_socket(ss->err_fd, ss->uid);	/* the client writes too */
+	if (ss->err_peer >= 0)
+		close(ss->err_peer);
+}
+
+void ssock_release(struct server *s, struct ssock *ss)
+{
+	audit_close(ss);
+	while (ss->nclients)
+		ssock_unlink(ss->clients[0], ss);
+	free(ss->clients);
+	free(ss->dests.h);
+	side_free(ss);
+	ssock_unslot(s, ss->handle);
+	pstab_close(s->tab, ss->ps);
+	/* Also leaves the loop; what a client queued there goes with it
+	 * (closer.h).  A send of its still waiting finds the handle gone. */
+	loop_forget(s->loop, ss->fd);
+	closer_close_socket(ss->fd, ss->uid);
+	free(ss);
+}
+
+/* A relayed socket is gone (its last descriptor closed). */
+void ssock_free(struct server *s, struct ssock *ss)
+{
+	struct uident *u = uidtab_get(s->uids, ss->uid, false);
+
+	if (u && u->nsockets)
+		u->nsockets--;
+	ssock_fds(s, ss->uid, -FDS_RELAY);
+	ssock_release(s, ss);
+	deliver_watch(s);
+}
+
+/*
+ * The socket's shared page.  Sealed against shrinking, so that no client
+ * can make the daemon's mapping fault.
+ */
+static int shm_new(struct ssock *ss)
+{
+	int fd = memfd_create("pingsock", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	void *p;
+
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, WIRE_SHM_SIZE) != 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0 ||
+	    (p = mmap(NULL, WIRE_SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      fd, 0)) == MAP_FAILED) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	ss->shm = p;
+	ss->shm_fd = fd;
+	ss->shm->version = WIRE_VERSION;
+	return 0;
+}
+
+/*
+ * A socketpair for a client: pair[0] the daemon's end, non-blocking and
+ * refusing descriptors (closer.h).  -errno (EMFILE, ENFILE or ENOBUFS).
+ */
+int ssock_pair(int pair[2])
+{
+	int err = 0;
+
+	pair[0] = pair[1] = -1;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0)
+		err = errno == EMFILE || errno == ENFILE ? -errno : -ENOBUFS;
+	else if (fcntl(pair[0], F_SETFL, O_NONBLOCK) != 0 ||
+		 closer_guard(pair[0]) != 0)
+		err = -ENOBUFS;
+	if (err && pair[0] >= 0) {
+		close(pair[0]);
+		close(pair[1]);
+		pair[0] = pair[1] = -1;
+	}
+	return err;
+}
+
+/*
+ * The shared page and the error queue's socketpair: what a socket has
+ * besides its data descriptor.  -errno on failure (nothing left open).
+ */
+static int side_new(struct ssock *ss)
+{
+	int pair[2], err = shm_new(ss);
+
+	if (err == 0)
+		err = ssock_pair(pair);
+	if (err == 0) {
+		ss->err_fd = pair[0];
+		ss->err_peer = pair[1];
+	}
+	if (err) {
+		side_free(ss);
+		ss->shm = NULL;
+		ss->shm_fd = ss->err_fd = ss->err_peer = -1;
+		return err == -EMFILE || err == -ENFILE ? err : -ENOBUFS;
+	}
+	return 0;
+}
+
+/* The client wrote on its data descriptor, or let go of it. */
+static void on_data(void *data, uint32_t events)
+{
+	struct ssock *ss = data;
+
+	if (!(events & (EPOLLHUP | EPOLLRDHUP | EPOLLERR)) &&
+	    ssock_take_writes(ss))
+		return;
+	ssock_free(ss->srv, ss);
+}
+
+/* Create the socket and its data pair; *client_fd is the client's end. */
+int ssock_new_relay(struct server *s, struct client *c,
+		     const struct wire_req *req, int *client_fd)
+{
+	struct ssock *ss = calloc(1, sizeof(*ss));
+	int pair[2] = { -1, -1 }, err;
+
+	if (!ss)
+		return -ENOMEM;
+	ss->shm_fd = ss->err_fd = ss->err_peer = -1;
+	err = pstab_open(s->tab, req->u.open.domain, req->u.open.type,
+			 req->u.open.protocol, c->uid, &ss->ps);
+	if (!err && ps_family(ss->ps) == AF_INET6 && !s->conf.raw6) {
+		pstab_close(s->tab, ss->ps);
+		err = -EAFNOSUPPORT;	/* as a kernel without IPv6 says */
+	}
+	if (err) {
+		free(ss);
+		return err;
+	}
+	err = side_new(ss);
+	if (err) {
+		pstab_close(s->tab, ss->ps);
+		free(ss);
+		return err;
+	}
+	err = ssock_pair(pair);
+	if (err)
+		goto fail;
+	ss->h.proc = on_data;
+	ss->h.data = ss;
+	ss->srv = s;
+	ss->fd = pair[0];
+	ss->uid = c->uid;
+	ss->pid = c->pid;
+	ps_set_owner(ss->ps, ss);
+	ps_set_pid(ss->ps, (int32_t)c->pid);
+	if (ssock_slot(s, ss)) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	if (loop_watch(s->loop, ss->fd, EPOLLIN | EPOLLRDHUP, &ss->h) ||
+	    ssock_link(c, ss)) {
+		ssock_unslot(s, ss->handle);
+		err = -ENOMEM;
+		goto fail;
+	}
+	*client_fd = pair[1];
+	ss->opened_ns = loop_now_ns();
+	ssock_fds(s, ss->uid, FDS_RELAY);
+	audit_open(s, ss);
+	return 0;
+fail:
+	if (pair[0] >= 0)
+		close(pair[0]);
+	if (pair[1] >= 0)
+		close(pair[1]);
+	side_free(ss);
+	pstab_close(s->tab, ss->ps);
+	free(ss);
+	return err;
+}
+
+/*
+ * What the client wrote on the socket's own descriptor: nothing is read
+ * from there but a proof of holding it (wire.h: struct wire_proof), kept
+ * for the request that follows it.  false: the client hung up.
+ */
+bool ssock_take_writes(struct ssock *ss)
+{
+	for (int i = 0; i < 64; i++) {
+		struct wire_proof pf;
+		struct iovec iov = { .iov_base = &pf, .iov_len = sizeof(pf) };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+		unsigned passed;
+		ssize_t n = closer_recv(ss->fd, ss->uid, &mh, &passed);
+
+		if (n == 0)
+			return false;
+		if (n < 0)
+			break;
+		if ((size_t)n == sizeof(pf) && pf.magic == WIRE_PROOF_MAGIC &&
+		    !(mh.msg_flags & MSG_TRUNC)) {
+			memcpy(ss->proof, pf.nonce, sizeof(ss->proof));
+			ss->has_proof = true;
+		}
+	}
+	return true;
+}
+
+/* Did the caller prove that it holds the socket?  The proof is used up. */
+bool ssock_proven(struct ssock *ss, const uint8_t *nonce)
+{
+	bool ok;
+
+	if (!ssock_take_writes(ss) && !ss->broker)
+		return false;
+	ok = ss->has_proof &&
+	     memcmp(ss->proof, nonce, sizeof(ss->proof)) == 0;
+	ss->has_proof = false;
+	memset(ss->proof, 0, sizeof(ss->proof));
+	return ok;
+}

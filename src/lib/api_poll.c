@@ -1,0 +1,178 @@
+/*
+ * api_poll - pingsock_poll(): poll() that also reports what a relayed
+ * socket's data descriptor cannot show by itself (its shared page), and
+ * wakes when an error arrives on its hidden error descriptor.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/backend.h"
+#include "lib/clock.h"
+#include "lib/errq.h"
+#include "lib/fdtab.h"
+#include "lib/shimapi.h"
+#include "pingsock.h"
+#include "lib/sys.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* A relayed socket (fdent of kind FDK_NONE otherwise). */
+static bool relayed(int fd, struct fdent *e)
+{
+	(void)backend_lookup(fd, e);
+	return fdkind_relayed(e->kind);
+}
+
+/* Nothing of the library's among fds: no lookup needed. */
+static bool none_ours(const struct pollfd *fds, nfds_t nfds)
+{
+	for (nfds_t i = 0; i < nfds; i++) {
+		enum fdkind k = fdtab_kind(fds[i].fd);
+
+		if (fdkind_relayed(k) || (k == FDK_NONE && fds[i].fd >= 0 &&
+					  fdtab_has_sockets()))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * What the kernel's datagram_poll() reports for a daemon socket that the
+ * data descriptor cannot show by itself: POLLERR while an error is
+ * pending or queued; after shutdown(SHUT_RD) readable (EOF); after both
+ * directions, POLLHUP.  (The EPOLL* values of these bits are the same.)
+ */
+unsigned pollsynth(const struct fdent *ent, unsigned events)
+{
+	uint32_t shut;
+	unsigned ev = 0;
+
+	if (!ent->shm)
+		return 0;
+	if (errq_pollerr(ent))
+		ev |= POLLERR;
+	shut = atomic_load(&ent->shm->shutdown);
+	if (shut & WIRE_SHUT_RD)
+		ev |= (POLLIN | POLLRDNORM | POLLRDHUP) & events;
+	if (shut == (WIRE_SHUT_RD | WIRE_SHUT_WR))
+		ev |= POLLHUP;
+	return ev;
+}
+
+static short synth_events(const struct pollfd *p, const struct fdent *ent)
+{
+	return (short)pollsynth(ent, (unsigned short)p->events);
+}
+
+/* The daemon sockets among fds, with their error descriptors. */
+struct pollset {
+	struct pollfd *all;	/* fds, then one error descriptor each */
+	nfds_t *owner;		/* index in fds of each error descriptor */
+	struct fdent *ents;	/* entry of each of fds (FDK_NONE: other) */
+	nfds_t nerr;
+};
+
+static int pollset_build(struct pollset *ps, const struct pollfd *fds,
+			 nfds_t nfds)
+{
+	ps->all = calloc(2 * nfds + 1, sizeof(*ps->all));
+	ps->owner = calloc(nfds + 1, sizeof(*ps->owner));
+	ps->ents = calloc(nfds + 1, sizeof(*ps->ents));
+	ps->nerr = 0;
+	if (!ps->all || !ps->owner || !ps->ents)
+		return -1;
+	memcpy(ps->all, fds, nfds * sizeof(*fds));
+	for (nfds_t i = 0; i < nfds; i++) {
+		if (!relayed(fds[i].fd, &ps->ents[i]) || ps->ents[i].errfd < 0) {
+			ps->ents[i].kind = FDK_NONE;
+			continue;
+		}
+		ps->all[nfds + ps->nerr].fd = ps->ents[i].errfd;
+		ps->all[nfds + ps->nerr].events = POLLIN;
+		ps->owner[ps->nerr++] = i;
+	}
+	return 0;
+}
+
+static void pollset_free(struct pollset *ps)
+{
+	free(ps->all);
+	free(ps->owner);
+	free(ps->ents);
+}
+
+/* Fold what poll() and the shared pages say into fds; count ready ones. */
+static int pollset_merge(struct pollset *ps, struct pollfd *fds, nfds_t nfds)
+{
+	int n = 0;
+
+	for (nfds_t k = 0; k < ps->nerr; k++)
+		if (ps->all[nfds + k].revents)
+			errq_drain_wakes(&ps->ents[ps->owner[k]]);
+	for (nfds_t i = 0; i < nfds; i++) {
+		fds[i].revents = ps->all[i].revents;
+		if (ps->ents[i].kind != FDK_NONE)
+			fds[i].revents |= synth_events(&fds[i], &ps->ents[i]);
+		if (fds[i].revents)
+			n++;
+	}
+	return n;
+}
+
+static bool any_synth(const struct pollset *ps, const struct pollfd *fds,
+		      nfds_t nfds)
+{
+	for (nfds_t i = 0; i < nfds; i++)
+		if (ps->ents[i].kind != FDK_NONE && synth_events(&fds[i], &ps->ents[i]))
+			return true;
+	return false;
+}
+
+static int64_t now_ms(void)
+{
+	return (int64_t)(clock_mono_ns() / 1000000);
+}
+
+EXPORT int pingsock_poll(struct pollfd *fds, nfds_t nfds, int timeout)
+{
+	struct pollset ps;
+	int n;
+
+	if (none_ours(fds, nfds))
+		return sys_poll(fds, nfds, timeout);
+	if (pollset_build(&ps, fds, nfds)) {
+		pollset_free(&ps);
+		errno = ENOMEM;
+		return -1;
+	}
+	/* Wait on the data and the error descriptors together: an error
+	 * (or a wake-up for one) arrives on the latter.  A wake-up that
+	 * turns out stale makes this return early with nothing ready, as
+	 * a spurious wake-up would; poll() callers loop anyway, but do it
+	 * here while time is left. */
+	int64_t deadline = timeout > 0 ? now_ms() + timeout : 0;
+
+	for (;;) {
+		int r = sys_poll(ps.all, nfds + ps.nerr,
+			     any_synth(&ps, fds, nfds) ? 0 : timeout);
+
+		if (r < 0) {
+			pollset_free(&ps);
+			return -1;
+		}
+		n = pollset_merge(&ps, fds, nfds);
+		if (n || r == 0 || timeout == 0)
+			break;
+		if (timeout > 0) {
+			timeout = (int)(deadline - now_ms());
+			if (timeout <= 0)
+				break;
+		}
+	}
+	pollset_free(&ps);
+	return n;
+}

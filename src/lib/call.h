@@ -1,0 +1,55 @@
+/*
+ * call - the request client: one request and its answer on a control
+ * connection to pingsockd, and making such a connection.  libpingsock's
+ * connections (conn.h) and pingsockctl both call through here, so that
+ * every answer either of them uses has been checked the same way: by the
+ * row of its request's type (wire/decode.h: wire_check_answer()) and,
+ * for each descriptor that came with it, fdcheck_kind().  The daemon is
+ * trusted no more than it trusts us: it may be an impostor at the socket
+ * path.  No state: the caller owns the connection and says who may use
+ * it when (one exchange at a time on a connection).
+ */
+#ifndef PS_LIB_CALL_H
+#define PS_LIB_CALL_H
+
+#include <stddef.h>
+#include <sys/uio.h>
+
+#include "wire/wire.h"
+
+#define CALL_MAX_FDS WIRE_ANS_FDS
+#define CALL_MAX_DATA 16	/* iovecs of WIRE_SEND's payload */
+
+/*
+ * A SOCK_SEQPACKET connection to the listener at path (close-on-exec):
+ * the descriptor, or -errno (-ENAMETOOLONG for a path that does not fit,
+ * socket()'s or connect()'s errno).
+ */
+int call_connect(const char *path);
+
+/*
+ * WIRE_HELLO on a new connection: 0, or why not - -EPROTO (a daemon of
+ * another protocol version), WIRE_R_FOREIGN_NS (it serves only its own
+ * network namespace), WIRE_R_BROKEN (it closed the connection at once:
+ * it refuses this one, or is no pingsockd), WIRE_R_MALFORMED (not an
+ * answer of this protocol), or another -errno it answered.
+ */
+int call_hello(int fd);
+
+/*
+ * Send req on fd, followed by the bytes of data[0..ndata) (WIRE_SEND's
+ * payload, at most CALL_MAX_DATA iovecs, not copied), and wait for the
+ * answer.  Its body goes into body (at most *bodylen bytes: a longer one
+ * is malformed) and *bodylen, if both are given; its descriptors into
+ * fd_out[0..CALL_MAX_FDS) (-1 where none came), or are closed if fd_out
+ * is NULL.  Returns the answer's result (>= 0, -errno, or the WIRE_R_*
+ * its row allows), -EINVAL if req cannot be encoded, WIRE_R_BROKEN (the
+ * connection broke) or WIRE_R_MALFORMED (nothing of the answer is kept,
+ * its descriptors are closed).  After either of the last two the
+ * connection is of no more use.
+ */
+int call_exchange(int fd, const struct wire_req *req,
+		  const struct iovec *data, int ndata, void *body,
+		  size_t *bodylen, int *fd_out);
+
+#endif

@@ -1,0 +1,60 @@
+#include "lib/lock.h"
+
+#include <pthread.h>
+
+static pthread_mutex_t locks[LOCK_COUNT] = {
+	PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
+	PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
+};
+_Static_assert(LOCK_COUNT == 4, "one initializer per lock");
+
+/* The default TLS model: libpingsock.so may be dlopen()ed.  The preload,
+ * whose signal handlers read it, is loaded at start, where every model
+ * is static TLS and no read allocates. */
+static __thread int depth;
+
+void lock_enter(void)
+{
+	depth++;
+}
+
+void lock_leave(void)
+{
+	depth--;
+}
+
+bool lock_held(void)
+{
+	return depth > 0;
+}
+
+void lock_take(enum lock_id id)
+{
+	depth++;
+	pthread_mutex_lock(&locks[id]);
+}
+
+void lock_give(enum lock_id id)
+{
+	pthread_mutex_unlock(&locks[id]);
+	depth--;
+}
+
+static void before_fork(void)
+{
+	for (int i = 0; i < LOCK_COUNT; i++)
+		pthread_mutex_lock(&locks[i]);
+}
+
+static void after_fork(void)
+{
+	for (int i = LOCK_COUNT - 1; i >= 0; i--)
+		pthread_mutex_unlock(&locks[i]);
+}
+
+/* At load (libpingsock.so, the preload) or start (a static program):
+ * before any thread of the program can fork. */
+__attribute__((constructor)) static void lock_setup(void)
+{
+	pthread_atfork(before_fork, after_fork, after_fork);
+}

@@ -1,0 +1,44 @@
+/*
+ * lock - the client's locks (the library's and the preload's), in one
+ * place so that fork() can take them all.
+ *
+ * fork() copies a lock held by another thread into the child as held,
+ * with no thread left there to release it: the child's first call that
+ * needs it would wait forever.  So every lock of the client is one of
+ * these, and a pthread_atfork() handler (registered when the library is
+ * loaded) takes them all, outermost first, before fork and releases them
+ * in both processes after.  (conn.c's lock has handlers of its own: the
+ * child also has to forget the parent's connection.)
+ *
+ * The thread's lock depth counts the locked regions it is in, these and
+ * the control connection's exchanges (relay_conn_call): a signal handler
+ * that runs inside one must not enter the library again, which would
+ * wait for a lock its own thread holds.  The preload sends such a call
+ * to the C library (shim.h).
+ */
+#ifndef PS_LIB_LOCK_H
+#define PS_LIB_LOCK_H
+
+#include <stdbool.h>
+
+/* Outermost first: a region may take a later lock, never an earlier. */
+enum lock_id {
+	LOCK_SHIM_EPOLL,	/* the preload's epoll registrations */
+	LOCK_BROKER,		/* broker sockets: the pool, options kept */
+	LOCK_FDTAB,		/* the descriptor table */
+	LOCK_ATTACH,		/* a proof and its WIRE_ATTACH (relay.c) */
+	LOCK_COUNT
+};
+
+void lock_take(enum lock_id id);
+void lock_give(enum lock_id id);
+
+/* A locked region that is not one of these (the exchange with the
+ * daemon): only the depth. */
+void lock_enter(void);
+void lock_leave(void);
+
+/* Is the calling thread inside a locked region? */
+bool lock_held(void);
+
+#endif

@@ -1,0 +1,180 @@
+#include "lib/relay.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "lib/conn.h"
+#include "lib/lock.h"
+#include "lib/sys.h"
+
+int relay_conn_call(const struct wire_req *req, const struct iovec *data,
+		    int ndata, void *body, size_t *bodylen, int *fd_out)
+{
+	int rc;
+
+	lock_enter();
+	rc = conn_call(req, data, ndata, body, bodylen, fd_out);
+	lock_leave();
+	return rc;
+}
+
+/* A nonce no other process can guess. */
+static int make_nonce(uint8_t *nonce)
+{
+	size_t got = 0;
+
+	while (got < WIRE_NONCE_LEN) {
+		ssize_t n = getrandom(nonce + got, WIRE_NONCE_LEN - got, 0);
+
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		if (n > 0)
+			got += (size_t)n;
+	}
+	return 0;
+}
+
+int relay_prove(int fd, uint8_t *nonce)
+{
+	struct wire_proof pf = { .magic = WIRE_PROOF_MAGIC };
+	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+	int rc = make_nonce(nonce);
+
+	if (rc)
+		return rc;
+	memcpy(pf.nonce, nonce, WIRE_NONCE_LEN);
+	for (int tries = 0; tries < 2; tries++) {
+		ssize_t n = sys_send(fd, &pf, sizeof(pf), MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (n == (ssize_t)sizeof(pf))
+			return 0;
+		if (n >= 0 || errno != EAGAIN)
+			break;
+		/* The daemon drains it as it comes: a moment, at most. */
+		if (sys_poll(&pfd, 1, 1000) <= 0)
+			break;
+	}
+	return -ECONNRESET;
+}
+
+/*
+ * One proof and its WIRE_ATTACH at a time in this process (LOCK_ATTACH):
+ * the daemon keeps a socket's last proof only, so two threads attaching
+ * one socket at once (on two connections of the pool) would spoil each
+ * other's.  Attaching is rare (a socket's first call on a connection) and
+ * quick (never parked), so one lock for all sockets costs nothing; a
+ * thread holds its connection while it waits here, and the holder of
+ * this lock needs no other.
+ */
+/* The proof, and WIRE_ATTACH on the connection that did not know it. */
+static int attach_call(struct conn *c, int fd, uint32_t handle,
+		       uint32_t *body, int *fds)
+{
+	struct wire_req req = { .type = WIRE_ATTACH, .handle = handle };
+	size_t blen = 2 * sizeof(*body);
+	int rc;
+
+	lock_take(LOCK_ATTACH);
+	rc = relay_prove(fd, req.nonce);
+	for (int i = 0; rc && i < CONN_MAX_FDS; i++)
+		fds[i] = -1;
+	if (rc == 0)
+		rc = conn_exchange(c, &req, NULL, 0, body, &blen, fds);
+	lock_give(LOCK_ATTACH);
+	if (rc >= 0 && blen != 2 * sizeof(*body))
+		rc = -EPROTO;
+	return rc;
+}
+
+/*
+ * WIRE_ATTACH: this connection learns the socket's handle.  The exchange
+ * checked the answer's form (handle, family; the state page and error
+ * descriptor); what must match the socket is checked here.
+ */
+static int attach(struct conn *c, int fd, struct fdent *ent)
+{
+	uint32_t body[2] = { 0, 0 };
+	int fds[CONN_MAX_FDS];
+	struct wire_shm *shm = NULL;
+	int rc = attach_call(c, fd, ent->handle, body, fds);
+
+	if (rc >= 0 && body[1] != (uint32_t)ent->family)
+		rc = -EPROTO;
+	/* A forked child has both already; a new process needs them. */
+	if (rc >= 0 && !ent->shm)
+		rc = relay_map_shm(fds[0], &shm);
+	if (fds[0] >= 0)
+		sys_close(fds[0]);
+	if (rc >= 0) {
+		ent->handle = body[0];
+		fdtab_set_attached(fd, body[0], getpid(), &shm, &fds[1], ent);
+	}
+	if (shm)
+		munmap(shm, WIRE_SHM_SIZE);
+	for (int i = 1; i < CONN_MAX_FDS; i++)
+		if (fds[i] >= 0)
+			sys_close(fds[i]);
+	if (rc < 0)
+		return rc == -EBADF || rc == WIRE_R_BROKEN ? -ECONNRESET : rc;
+	return 0;
+}
+
+int relay_map_shm(int memfd, struct wire_shm **shm)
+{
+	void *p = mmap(NULL, WIRE_SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       memfd, 0);
+
+	*shm = NULL;
+	if (p == MAP_FAILED)
+		return -ENOMEM;
+	if (((struct wire_shm *)p)->version != WIRE_VERSION) {
+		munmap(p, WIRE_SHM_SIZE);
+		return -EPROTO;
+	}
+	*shm = p;
+	return 0;
+}
+
+/*
+ * The call, and when this connection does not know the socket, the
+ * proof, WIRE_ATTACH and the call again: all on one connection of the
+ * pool, held throughout, so that what is attached is where it is used.
+ */
+int relay_call(int fd, struct fdent *ent, struct wire_req *req,
+	       const struct iovec *data, int ndata, void *body,
+	       size_t *bodylen)
+{
+	size_t cap = bodylen ? *bodylen : 0;
+	struct conn *c;
+	int rc;
+
+	lock_enter();
+	rc = conn_take(&c);
+	if (rc) {
+		lock_leave();
+		return -ECONNRESET;	/* no daemon */
+	}
+	for (int tries = 0; tries < 2; tries++) {
+		req->handle = ent->handle;
+		if (bodylen)
+			*bodylen = cap;
+		rc = conn_exchange(c, req, data, ndata, body, bodylen, NULL);
+		if (rc != WIRE_R_UNATTACHED)
+			break;
+		rc = attach(c, fd, ent);
+		if (rc < 0)
+			break;
+		rc = WIRE_R_UNATTACHED;
+	}
+	conn_give(c);
+	lock_leave();
+	if (rc == WIRE_R_UNATTACHED || rc == WIRE_R_BROKEN)
+		rc = -ECONNRESET;
+	return rc;
+}

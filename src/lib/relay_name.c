@@ -1,0 +1,106 @@
+/*
+ * relay_name - naming, shutdown and the end of a relayed socket
+ * (backend.h): each a request to the daemon, with the system call
+ * layer's own checks on the caller's arguments first.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "lib/relay.h"
+#include "lib/sys.h"
+
+/* move_addr_to_kernel(): the syscall layer's checks on a passed name. */
+static int addr_in(struct wire_req *req, const struct sockaddr *addr,
+		   socklen_t len)
+{
+	if (len > WIRE_ADDR_MAX)
+		return -EINVAL;
+	if (len && !addr)
+		return -EFAULT;
+	req->u.addr.len = len;
+	if (len)
+		memcpy(req->u.addr.bytes, addr, len);
+	return 0;
+}
+
+static int name_call(int fd, struct fdent *ent, int type,
+		     const struct sockaddr *addr, socklen_t len)
+{
+	struct wire_req req = { .type = (uint16_t)type };
+	int rc = addr_in(&req, addr, len);
+
+	if (rc == 0)
+		rc = relay_call(fd, ent, &req, NULL, 0, NULL, NULL);
+	return (int)sys_ret(rc);
+}
+
+int relay_bind(int fd, struct fdent *e, const struct sockaddr *addr,
+	       socklen_t len)
+{
+	return name_call(fd, e, WIRE_BIND, addr, len);
+}
+
+int relay_connect(int fd, struct fdent *e, const struct sockaddr *addr,
+		  socklen_t len)
+{
+	return name_call(fd, e, WIRE_CONNECT, addr, len);
+}
+
+/* move_addr_to_user(): copy what fits, report the full length. */
+static int addr_out(const uint8_t *sa, size_t salen, struct sockaddr *addr,
+		    socklen_t *len)
+{
+	size_t n;
+
+	if (!len)
+		return -EFAULT;
+	if ((int)*len < 0)
+		return -EINVAL;
+	n = *len < salen ? *len : salen;
+	if (n && !addr)
+		return -EFAULT;
+	if (n)
+		memcpy(addr, sa, n);
+	*len = (socklen_t)salen;
+	return 0;
+}
+
+int relay_getname(int fd, struct fdent *ent, bool peer, struct sockaddr *addr,
+		  socklen_t *len)
+{
+	struct wire_req req = { .type = peer ? WIRE_GETPEER : WIRE_GETNAME };
+	uint8_t sa[WIRE_ADDR_MAX];
+	size_t blen = sizeof(sa);
+	int rc = relay_call(fd, ent, &req, NULL, 0, sa, &blen);
+
+	/* A whole sockaddr (conn_call() checked), of the socket's family. */
+	if (rc >= 0 && (blen < sizeof(sa_family_t) ||
+			((const struct sockaddr *)sa)->sa_family != ent->family))
+		rc = -EPROTO;
+	if (rc >= 0)
+		rc = addr_out(sa, blen, addr, len);
+	return (int)sys_ret(rc);
+}
+
+int relay_shutdown(int fd, struct fdent *e, int how)
+{
+	struct wire_req req = { .type = WIRE_SHUTDOWN, .u.how = how };
+
+	return (int)sys_ret(relay_call(fd, e, &req, NULL, 0, NULL, NULL));
+}
+
+void relay_release(struct fdent *e)
+{
+	struct wire_req req = { .type = WIRE_DETACH, .handle = e->handle };
+
+	/* Best effort: the socket itself lives until its last descriptor
+	 * closes, whatever this says. */
+	if (e->attached == getpid())
+		(void)relay_conn_call(&req, NULL, 0, NULL, NULL, NULL);
+	if (e->shm)
+		munmap(e->shm, WIRE_SHM_SIZE);
+	if (e->errfd >= 0)
+		sys_close(e->errfd);
+}

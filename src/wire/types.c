@@ -1,0 +1,343 @@
+/*
+ * types - every request type of the protocol, one row each (struct
+ * wire_req_type in wire.h): its fields both ways, who may send it when,
+ * and the answer it gets.  wire.c frames requests through it, decode.c
+ * checks answers through it, the daemon enforces its access rule; a new
+ * request type is a new row here and a procedure in the daemon's ops.c.
+ */
+#include "wire/wire.h"
+
+#include <string.h>
+#include <sys/socket.h>
+
+#include "wire/buf.h"
+#include "wire/decode.h"
+
+/* ---- the requests' fields ---- */
+
+static void enc_hello(struct wbuf *w, const struct wire_req *req)
+{
+	wbuf_u32(w, req->u.version);
+}
+
+static int dec_hello(struct rbuf *r, struct wire_req *req)
+{
+	return rbuf_u32(r, &req->u.version);
+}
+
+static void enc_open(struct wbuf *w, const struct wire_req *req)
+{
+	wbuf_i32(w, req->u.open.domain);
+	wbuf_i32(w, req->u.open.type);
+	wbuf_i32(w, req->u.open.protocol);
+}
+
+static int dec_open(struct rbuf *r, struct wire_req *req)
+{
+	rbuf_i32(r, &req->u.open.domain);
+	rbuf_i32(r, &req->u.open.type);
+	return rbuf_i32(r, &req->u.open.protocol);
+}
+
+/* u32 len, then a sockaddr of that many bytes (at most WIRE_ADDR_MAX). */
+static void enc_addr(struct wbuf *w, const struct wire_req *req)
+{
+	uint32_t len = req->u.addr.len;
+
+	wbuf_u32(w, len);
+	if (len > WIRE_ADDR_MAX)
+		w->overflow = 1;
+	else
+		wbuf_bytes(w, req->u.addr.bytes, len);
+}
+
+static int dec_addr(struct rbuf *r, struct wire_req *req)
+{
+	if (rbuf_u32(r, &req->u.addr.len) || req->u.addr.len > WIRE_ADDR_MAX)
+		return -1;
+	memset(req->u.addr.bytes, 0, sizeof(req->u.addr.bytes));
+	return rbuf_bytes(r, req->u.addr.bytes, req->u.addr.len);
+}
+
+static void enc_nonce(struct wbuf *w, const struct wire_req *req)
+{
+	wbuf_bytes(w, req->nonce, WIRE_NONCE_LEN);
+}
+
+static int dec_nonce(struct rbuf *r, struct wire_req *req)
+{
+	return rbuf_bytes(r, req->nonce, WIRE_NONCE_LEN);
+}
+
+/* The nonce, u32 flags (WIRE_BB_*), i32 device index, the name. */
+static void enc_broker_bind(struct wbuf *w, const struct wire_req *req)
+{
+	wbuf_bytes(w, req->nonce, WIRE_NONCE_LEN);
+	wbuf_u32(w, req->flags);
+	wbuf_i32(w, req->ifindex);
+	enc_addr(w, req);
+}
+
+static int dec_broker_bind(struct rbuf *r, struct wire_req *req)
+{
+	if (rbuf_bytes(r, req->nonce, WIRE_NONCE_LEN) ||
+	    rbuf_u32(r, &req->flags) || (req->flags & ~WIRE_BB_ALL) ||
+	    rbuf_i32(r, &req->ifindex) || req->ifindex < 0)
+		return -1;
+	return dec_addr(r, req);
+}
+
+/* i32 flags, u32 len, u32 namelen, name, u32 ctllen, ctl, then the data
+ * (in the caller's own iovec: payloads are not copied). */
+static void enc_send(struct wbuf *w, const struct wire_req *req)
+{
+	uint32_t nl = req->u.send.namelen;
+
+	wbuf_i32(w, req->u.send.flags);
+	wbuf_u32(w, req->u.send.len);
+	wbuf_u32(w, nl);
+	if (nl != WIRE_NO_NAME) {
+		if (nl > WIRE_ADDR_MAX)
+			w->overflow = 1;
+		else
+			wbuf_bytes(w, req->u.send.name, nl);
+	}
+	if (req->u.send.ctllen > WIRE_CTL_MAX)
+		w->overflow = 1;
+	wbuf_u32(w, req->u.send.ctllen);
+	wbuf_bytes(w, req->u.send.ctl, req->u.send.ctllen);
+}
+
+static int dec_send(struct rbuf *r, struct wire_req *req)
+{
+	uint32_t nl;
+	size_t left;
+
+	if (rbuf_i32(r, &req->u.send.flags) || rbuf_u32(r, &req->u.send.len) ||
+	    rbuf_u32(r, &nl))
+		return -1;
+	memset(req->u.send.name, 0, sizeof(req->u.send.name));
+	if (nl != WIRE_NO_NAME) {
+		if (nl > WIRE_ADDR_MAX || rbuf_bytes(r, req->u.send.name, nl))
+			return -1;
+	}
+	req->u.send.namelen = nl;
+	if (rbuf_u32(r, &req->u.send.ctllen) ||
+	    req->u.send.ctllen > WIRE_CTL_MAX)
+		return -1;
+	req->u.send.ctl = rbuf_take(r, req->u.send.ctllen);
+	if (!req->u.send.ctl)
+		return -1;
+	/* Exactly len bytes of data, or none when len is past the limit
+	 * (the daemon then answers EMSGSIZE in the kernel's order). */
+	left = rbuf_left(r);
+	if (req->u.send.len <= WIRE_DATA_MAX ? left != req->u.send.len
+					     : left != 0)
+		return -1;
+	req->u.send.datalen = (uint32_t)left;
+	req->u.send.data = rbuf_take(r, left);
+	return req->u.send.data ? 0 : -1;
+}
+
+/* i32 level, i32 name, u32 len: GETOPT's room, SETOPT's value after it. */
+static void enc_getopt(struct wbuf *w, const struct wire_req *req)
+{
+	wbuf_i32(w, req->u.opt.level);
+	wbuf_i32(w, req->u.opt.name);
+	wbuf_u32(w, req->u.opt.len);
+}
+
+static int dec_getopt(struct rbuf *r, struct wire_req *req)
+{
+	if (rbuf_i32(r, &req->u.opt.level) || rbuf_i32(r, &req->u.opt.name) ||
+	    rbuf_u32(r, &req->u.opt.len) || req->u.opt.len > WIRE_OPTVAL_MAX)
+		return -1;
+	return 0;
+}
+
+static void enc_setopt(struct wbuf *w, const struct wire_req *req)
+{
+	enc_getopt(w, req);
+	if (req->u.opt.len > WIRE_OPTVAL_MAX)
+		w->overflow = 1;
+	else
+		wbuf_bytes(w, req->u.opt.val, req->u.opt.len);
+}
+
+static int dec_setopt(struct rbuf *r, struct wire_req *req)
+{
+	if (dec_getopt(r, req))
+		return -1;
+	memset(req->u.opt.val, 0, sizeof(req->u.opt.val));
+	return rbuf_bytes(r, req->u.opt.val, req->u.opt.len);
+}
+
+static void enc_shutdown(struct wbuf *w, const struct wire_req *req)
+{
+	wbuf_i32(w, req->u.how);
+}
+
+static int dec_shutdown(struct rbuf *r, struct wire_req *req)
+{
+	return rbuf_i32(r, &req->u.how);
+}
+
+/* An identifier: 16 bits in a u32. */
+static void enc_keepid(struct wbuf *w, const struct wire_req *req)
+{
+	if (req->u.ident > 0xFFFF)
+		w->overflow = 1;
+	wbuf_u32(w, req->u.ident);
+}
+
+static int dec_keepid(struct rbuf *r, struct wire_req *req)
+{
+	return rbuf_u32(r, &req->u.ident) || req->u.ident > 0xFFFF ? -1 : 0;
+}
+
+static void enc_table(struct wbuf *w, const struct wire_req *req)
+{
+	wbuf_u32(w, req->u.cursor);
+}
+
+static int dec_table(struct rbuf *r, struct wire_req *req)
+{
+	return rbuf_u32(r, &req->u.cursor);
+}
+
+/* ---- what the answers carry beyond their length ---- */
+
+static void want_fd(struct wire_answer *ans, uint8_t kind)
+{
+	if (ans->nfds < WIRE_ANS_FDS)
+		ans->fd_kind[ans->nfds] = kind;
+	ans->nfds++;
+}
+
+/* WIRE_OPEN: u32 handle, u32 flags; a relayed socket's data descriptor,
+ * state page and error descriptor, or a broker socket and its liveness. */
+static int ans_open(const struct wire_req *req, struct wire_answer *ans)
+{
+	uint32_t handle, flags;
+	int base = req->u.open.type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
+	int d = req->u.open.domain;
+
+	memcpy(&handle, ans->body, 4);
+	memcpy(&flags, ans->body + 4, 4);
+	if (handle == 0 || (flags & ~WIRE_OPEN_BROKER))
+		return -1;
+	if (!(flags & WIRE_OPEN_BROKER)) {
+		want_fd(ans, WIRE_FD_SEQPACKET);
+		want_fd(ans, WIRE_FD_SHM);
+		want_fd(ans, WIRE_FD_SEQPACKET);
+		return 0;
+	}
+	/* Only a ping socket is brokered: a kernel one of its kind. */
+	if (base != SOCK_DGRAM ||
+	    !((d == AF_INET && req->u.open.protocol == IPPROTO_ICMP) ||
+	      (d == AF_INET6 && req->u.open.protocol == IPPROTO_ICMPV6)))
+		return -1;
+	want_fd(ans, WIRE_FD_ICMP);
+	ans->fd_family = d;
+	want_fd(ans, WIRE_FD_SEQPACKET);
+	return 0;
+}
+
+/* WIRE_ATTACH: u32 handle, u32 family (the descriptors are the row's). */
+static int ans_attach(const struct wire_req *req, struct wire_answer *ans)
+{
+	uint32_t handle, family;
+
+	memcpy(&handle, ans->body, 4);
+	memcpy(&family, ans->body + 4, 4);
+	return handle != 0 && (family == AF_INET || family == AF_INET6)
+		       ? 0 : -1;
+}
+
+/* WIRE_GETNAME, WIRE_GETPEER: a whole sockaddr_in or sockaddr_in6. */
+static int ans_name(const struct wire_req *req, struct wire_answer *ans)
+{
+	sa_family_t f;
+
+	if (ans->len < sizeof(f))
+		return -1;
+	memcpy(&f, ans->body, sizeof(f));
+	return (f == AF_INET && ans->len == sizeof(struct sockaddr_in)) ||
+	       (f == AF_INET6 && ans->len == sizeof(struct sockaddr_in6))
+		       ? 0 : -1;
+}
+
+/* WIRE_GETOPT: the value, no longer than the caller asked for. */
+static int ans_getopt(const struct wire_req *req, struct wire_answer *ans)
+{
+	size_t cap = req->u.opt.len < WIRE_OPTVAL_MAX ? req->u.opt.len
+						      : WIRE_OPTVAL_MAX;
+
+	return ans->len <= cap ? 0 : -1;
+}
+
+/* WIRE_SETOPT: nothing, but a flow label lease answers its label. */
+static int ans_setopt(const struct wire_req *req, struct wire_answer *ans)
+{
+	size_t want = wire_setopt_answers_label(req->u.opt.level,
+						req->u.opt.name) ? 4 : 0;
+
+	return ans->len == want ? 0 : -1;
+}
+
+static int ans_table(const struct wire_req *req, struct wire_answer *ans)
+{
+	struct wire_table_hdr h;
+
+	return wire_table_check(ans->body, ans->len, &h);
+}
+
+/* ---- the table ---- */
+
+#define SOCK WIRE_ACC_SOCKET
+#define UNATT WIRE_R_UNATTACHED
+#define CHECKED WIRE_BODY_CHECKED
+
+static const struct wire_req_type types[WIRE_TYPE_END] = {
+	/* name, access, encode, decode,
+	 *	answer: also, ok, body, fds, check */
+	[WIRE_HELLO] = { "hello", WIRE_ACC_FIRST, enc_hello, dec_hello,
+		WIRE_R_FOREIGN_NS, WIRE_OK_ZERO, 0, { 0 }, NULL },
+	[WIRE_OPEN] = { "open", 0, enc_open, dec_open,
+		0, WIRE_OK_ZERO, 8, { 0 }, ans_open },
+	[WIRE_ATTACH] = { "attach", WIRE_ACC_PROVES, enc_nonce, dec_nonce,
+		0, WIRE_OK_ZERO, 8, { WIRE_FD_SHM, WIRE_FD_SEQPACKET },
+		ans_attach },
+	[WIRE_DETACH] = { "detach", SOCK, NULL, NULL,
+		UNATT, WIRE_OK_ZERO, 0, { 0 }, NULL },
+	[WIRE_BIND] = { "bind", SOCK, enc_addr, dec_addr,
+		UNATT, WIRE_OK_ZERO, 0, { 0 }, NULL },
+	[WIRE_CONNECT] = { "connect", SOCK, enc_addr, dec_addr,
+		UNATT, WIRE_OK_ZERO, 0, { 0 }, NULL },
+	[WIRE_SEND] = { "send", SOCK, enc_send, dec_send,
+		UNATT, WIRE_OK_SENT, 0, { 0 }, NULL },
+	[WIRE_SETOPT] = { "setsockopt", SOCK, enc_setopt, dec_setopt,
+		UNATT, WIRE_OK_ZERO, CHECKED, { 0 }, ans_setopt },
+	[WIRE_GETOPT] = { "getsockopt", SOCK, enc_getopt, dec_getopt,
+		UNATT, WIRE_OK_LEN, CHECKED, { 0 }, ans_getopt },
+	[WIRE_GETNAME] = { "getsockname", SOCK, NULL, NULL,
+		UNATT, WIRE_OK_LEN, CHECKED, { 0 }, ans_name },
+	[WIRE_GETPEER] = { "getpeername", SOCK, NULL, NULL,
+		UNATT, WIRE_OK_LEN, CHECKED, { 0 }, ans_name },
+	[WIRE_SHUTDOWN] = { "shutdown", SOCK, enc_shutdown, dec_shutdown,
+		UNATT, WIRE_OK_ZERO, 0, { 0 }, NULL },
+	[WIRE_STATS] = { "stats", 0, NULL, NULL,
+		0, WIRE_OK_ZERO, sizeof(struct wire_stats), { 0 }, NULL },
+	[WIRE_KEEPID] = { "keepid", SOCK, enc_keepid, dec_keepid,
+		UNATT, WIRE_OK_ZERO, 0, { 0 }, NULL },
+	[WIRE_TABLE] = { "table", 0, enc_table, dec_table,
+		0, WIRE_OK_ZERO, CHECKED, { 0 }, ans_table },
+	[WIRE_BROKER_BIND] = { "broker-bind", WIRE_ACC_PROVES,
+		enc_broker_bind, dec_broker_bind,
+		0, WIRE_OK_ZERO, 0, { WIRE_FD_ICMP }, NULL },
+};
+
+const struct wire_req_type *wire_req_type(unsigned type)
+{
+	return type < WIRE_TYPE_END && types[type].name ? &types[type] : NULL;
+}

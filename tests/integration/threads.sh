@@ -1,0 +1,62 @@
+#!/bin/bash
+# threads - the calls of one process's threads do not wait on each other
+# (issue 16, item 7): while the daemon parks one thread's send (the
+# socket's min_interval), the other threads of the process go on making
+# sockets, sending and receiving.  The client is a libpingsock program
+# (tests/lib/parked.c) run as uid 65534 in a namespace where only
+# pingsockd serves ping sockets.  Twice: with a socket of its own for
+# each thread, and with one socket they all share (so that their
+# connections attach it at once).
+#
+# The parked send is parked by min_interval, the daemon's per-socket
+# limit: its rate limit (rate/burst) is the user's, so a send it parks
+# has every later send of that user wait behind it, whichever thread
+# makes it - that is the policy, not the library.  No tight timing: the
+# parked send waits INTERVAL (6 s); the other threads' round trips take
+# milliseconds each, and the test asks only that all of them end before
+# the parked send does.
+. "$(dirname "$0")/../lib/netns.sh"
+
+INTERVAL=6000
+NTHREADS=4
+K=10
+
+ns_new d closed || { fail threads/setup "namespace"; ns_done; }
+# Relayed whatever the mode, so that the daemon carries (and parks) the
+# sends; no rate limit, the interval only.
+printf 'rate = 0\nmin_interval = %d\nrelay_uids = 65534 65534\n' "$INTERVAL" \
+	>"$T/threads.conf"
+chmod 644 "$T/threads.conf"
+daemon_start d --config "$T/threads.conf" ||
+	{ fail threads/setup "pingsockd did not start"; ns_done; }
+
+val() { sed -n "s/^$1=//p" <<<"$out"; }
+want=$(( (NTHREADS - 1) * K ))
+
+for mode in own shared; do
+	out=$(as_nobody d timeout 120 "$T/tests/lib/parked" "$mode" 127.0.0.1 \
+		"$NTHREADS" "$K" "$INTERVAL" 2>&1)
+	parked=$(val parked_ms) trips=$(val round_trips)
+	during=$(val during_park) errs=$(val errors)
+	# The send was parked indeed (else the test proves nothing): it came
+	# back no sooner than most of the interval.
+	if [ -n "$parked" ] && [ "$parked" -ge $((INTERVAL / 2)) ]; then
+		pass "threads/$mode/send_parked"
+	else
+		fail "threads/$mode/send_parked" "$(tr '\n' ' ' <<<"$out")"
+	fi
+	if [ "$trips" = "$want" ] && [ "$errs" = 0 ]; then
+		pass "threads/$mode/others_round_trips"
+	else
+		fail "threads/$mode/others_round_trips" \
+			"expected $want: $(tr '\n' ' ' <<<"$out")"
+	fi
+	if [ "$during" = "$want" ]; then
+		pass "threads/$mode/others_not_held_by_parked_send"
+	else
+		fail "threads/$mode/others_not_held_by_parked_send" \
+			"$during of $want while the send was parked: $(tr '\n' ' ' <<<"$out")"
+	fi
+done
+
+ns_done

@@ -1,0 +1,137 @@
+# shellcheck shell=bash
+# tests/lib/pingout.sh - what ping_output.sh and ping6_output.sh share:
+# our ping against iputils' ping 20221126, each run as uid 65534 in a
+# namespace of its own (ours in k, iputils in r) with the same
+# arguments, one after the other; stdout, stderr (masked: compare.sh's
+# mask, or the caller's own) and the exit status are compared.  The
+# reference is a capability-free copy of $PING_REFERENCE (default
+# /usr/bin/ping), so that it takes the ping-socket path as ours does.
+#
+# Source it after netns.sh and compare.sh, with LABEL (the results'
+# prefix), BACKEND (how ours gets its socket: kernel or daemon) and
+# PINGOUT_EXCLUDE (names of cases not to run) set.
+#
+#   pingout_reference      skip everything unless run as root with
+#                          iputils 20221126 to compare with; copy it
+#   same NAME ARGS...      both pings, everything compared
+#   versus NAME "REF ARGS" ARGS...  the same, iputils with other
+#                          arguments (for what we take and it refuses)
+#   usage NAME ARGS...     both refuse with their usage text (ours lists
+#                          only the options we have): status 2, nothing
+#                          on stdout, the same first lines
+#   signals NAME "SIG@SECONDS ..." ARGS...  both pings, the same signals
+#                          at the same moments after their start
+#   pingout_helper NAME SUFFIX PROGRAM ARGS...  a python3 program as
+#                          root in the namespaces rSUFFIX and kSUFFIX,
+#                          until both have said "ready"
+
+REF=${PING_REFERENCE:-/usr/bin/ping}
+
+pingout_reference() {
+	if [ "$(id -u)" != 0 ]; then
+		skip "$LABEL" "needs root for network namespaces"
+		ns_done
+	fi
+	if ! [ -x "$REF" ] ||
+		! "$REF" -V 2>/dev/null | grep -q 'iputils 20221126'; then
+		skip "$LABEL" "no iputils ping 20221126 at $REF to compare with"
+		ns_done
+	fi
+	mkdir -p "$T/ref" && cp "$REF" "$T/ref/ping" && chmod -R a+rX "$T/ref"
+}
+
+# ours|ref ARGS...: one ping as nobody, in its namespace.
+ours() { as_nobody k env PINGSOCK_BACKEND="$BACKEND" "$T/ping" "$@"; }
+ref() { as_nobody r "$T/ref/ping" "$@"; }
+
+excluded() {
+	case " ${PINGOUT_EXCLUDE:-} " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
+# side ours|ref DIR ARGS...: one run, its output and status into DIR.
+side() {
+	local who=$1 d=$2; shift 2
+	"$who" "$@" >"$d/$who.out" 2>"$d/$who.err"; echo $? >"$d/$who.rc"
+}
+
+# same NAME ARGS...: ours, then iputils; everything compared (and, with
+# CMP_EXPECT, a line the reference must have printed: see compare.sh).
+same() {
+	local name=$1 d; shift
+	excluded "$name" && return
+	d=$(mktemp -d "$T/case.XXXXXX")
+	side ours "$d" "$@"
+	side ref "$d" "$@"
+	compare "$LABEL/$name" "$d"
+}
+
+versus() {
+	local name=$1 refargs=$2 d; shift 2
+	excluded "$name" && return
+	d=$(mktemp -d "$T/case.XXXXXX")
+	side ours "$d" "$@"
+	# shellcheck disable=SC2086
+	side ref "$d" $refargs
+	compare "$LABEL/$name" "$d"
+}
+
+usage() {
+	local name=$LABEL/$1 d orc rrc; shift
+	excluded "${name#"$LABEL"/}" && return
+	d=$(mktemp -d "$T/case.XXXXXX")
+	ours "$@" >"$d/o.out" 2>"$d/o.err"; orc=$?
+	ref "$@" >"$d/r.out" 2>"$d/r.err"; rrc=$?
+	if [ $orc = 2 ] && [ $rrc = 2 ] && [ ! -s "$d/o.out" ] &&
+		[ "$(mask "$d/o.err" | head -3)" = "$(mask "$d/r.err" | head -3)" ]; then
+		pass "$name"
+	else
+		fail "$name" "exit $orc (iputils $rrc): $(head -3 "$d/o.err" | tr '\n' '|')"
+	fi
+}
+
+# spawn ours|ref OUTPREFIX ARGS...: in the background, $! being ping
+# itself (every layer execs), for signals.
+spawn() {
+	local who=$1 o=$2 ns bin; shift 2
+	if [ "$who" = ours ]; then ns=k bin=$T/ping; else ns=r bin=$T/ref/ping; fi
+	( exec ip netns exec "$(ns_name $ns)" setpriv --reuid=65534 \
+		--regid=65534 --clear-groups env PINGSOCK_BACKEND="$BACKEND" \
+		PINGSOCK_SOCKET="$(ns_sock $ns)" "$bin" "$@" >"$o.out" 2>"$o.err" ) &
+}
+
+signals() {
+	local name=$LABEL/$1 plan=$2 d who pid at prev sig; shift 2
+	excluded "${name#"$LABEL"/}" && return
+	d=$(mktemp -d "$T/case.XXXXXX")
+	for who in ours ref; do
+		spawn $who "$d/$who" "$@"
+		pid=$! prev=0
+		for at in $plan; do
+			sig=${at%@*} at=${at#*@}
+			sleep "$(awk -v a="$at" -v b="$prev" 'BEGIN { print a - b }')"
+			kill -"$sig" "$pid" 2>/dev/null
+			prev=$at
+		done
+		wait "$pid"; echo $? >"$d/$who.rc"
+	done
+	compare "$name" "$d"
+}
+
+# pingout_helper NAME SUFFIX PROGRAM ARGS...: python3 -c PROGRAM ARGS in
+# both sides' namespaces (r and k, with SUFFIX), its output in
+# $T/NAME-r.log and $T/NAME-k.log; waits (5 s at most) until both print
+# "ready".  netns.sh's cleanup stops them.
+pingout_helper() {
+	local name=$1 sfx=$2 prog=$3 n; shift 3
+	for n in r k; do
+		( exec ip netns exec "$(ns_name "$n$sfx")" python3 -c "$prog" "$@" \
+			>"$T/$name-$n.log" 2>&1 ) &
+		DAEMON_PIDS+=($!)
+	done
+	for _ in $(seq 50); do
+		grep -qs ready "$T/$name-r.log" &&
+			grep -qs ready "$T/$name-k.log" && break
+		sleep 0.1
+	done
+}
