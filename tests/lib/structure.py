@@ -24,7 +24,7 @@ LAYERS = {
     "engine": {"wire"},
     "lib": {"wire", "engine"},
     "daemon": {"wire", "engine"},
-    "shim": {"lib", "wire"},
+    "shim": {"lib"},
     "ctl": {"lib", "wire"},
     "ping": set(),
 }
