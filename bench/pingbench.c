@@ -4,9 +4,13 @@
  *   pingbench [-t TIMEOUT_MS] [-d DEADLINE_S] closed COUNT
  *   pingbench [-t TIMEOUT_MS] [-d DEADLINE_S] window COUNT DEPTH
  *   pingbench [-t TIMEOUT_MS] [-d DEADLINE_S] many SOCKETS PER WINDOW
+ *   pingbench [-t TIMEOUT_MS] [-d DEADLINE_S] threads THREADS COUNT
  *
  * closed  one socket, one echo at a time; client-side RTT percentiles.
  * window  one socket, DEPTH echoes kept in flight until COUNT were sent.
+ * threads THREADS threads of one process, a socket each, each a closed
+ *         loop; COUNT echoes in all.  The rate against closed's says
+ *         whether the process's threads wait on each other.
  * many    SOCKETS sockets open at once, PER echoes each, sent round-robin
  *         with at most WINDOW in flight overall; epoll waits for replies.
  *
@@ -21,6 +25,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/ip_icmp.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -547,6 +552,97 @@ static void load_many(unsigned nsock, unsigned per, unsigned window,
 	free(m.sent_at);
 }
 
+/* ---- threads: a closed loop in each of THREADS threads ---- */
+
+struct thread_load {
+	pthread_t tid;
+	uint64_t count;
+	const struct opts *o;
+	pthread_barrier_t *go;	/* every socket open and warm: start */
+	const char *backend;
+	int64_t start, end;	/* first send, last reply */
+	struct result r;
+};
+
+static void *thread_closed(void *arg)
+{
+	struct thread_load *t = arg;
+	int fd = open_ping(0);
+	int64_t stop, t0;
+
+	set_rcvtimeo(fd, t->o->timeout_ns);
+	t->backend = backend_name(fd);
+	warm_up(fd, 50);
+	pthread_barrier_wait(t->go);
+	t->start = now_ns();
+	t->end = t->start;
+	stop = t->start + t->o->deadline_ns;
+	for (uint64_t i = 0; i < t->count; i++) {
+		uint16_t seq = (uint16_t)(i % SEQ_SPACE);
+
+		if (now_ns() >= stop) {
+			t->r.aborted = true;
+			break;
+		}
+		t0 = now_ns();
+		if (send_echo(fd, seq, 0) < 0) {
+			t->r.send_errors++;
+			continue;
+		}
+		t->r.sent++;
+		if (!await_seq(fd, seq, t0 + t->o->timeout_ns, &t->r)) {
+			t->r.lost++;
+			continue;
+		}
+		t->r.received++;
+		t->end = now_ns();
+	}
+	pingsock_close(fd);
+	return NULL;
+}
+
+static void add_result(struct result *sum, const struct result *r)
+{
+	sum->sent += r->sent;
+	sum->received += r->received;
+	sum->lost += r->lost;
+	sum->late += r->late;
+	sum->stray += r->stray;
+	sum->send_errors += r->send_errors;
+	sum->aborted |= r->aborted;
+}
+
+static void load_threads(unsigned n, uint64_t count, const struct opts *o)
+{
+	struct thread_load *t = calloc(n ? n : 1, sizeof(*t));
+	pthread_barrier_t go;
+	struct result r = { 0 };
+	int64_t start = INT64_MAX, end = INT64_MIN;
+
+	if (!t || n == 0)
+		die("threads: %s", n ? "out of memory" : "no threads");
+	if (pthread_barrier_init(&go, NULL, n))
+		die("threads: barrier");
+	for (unsigned i = 0; i < n; i++) {
+		t[i].count = count / n + (i < count % n);
+		t[i].o = o;
+		t[i].go = &go;
+		if (pthread_create(&t[i].tid, NULL, thread_closed, &t[i]))
+			die("threads: pthread_create failed");
+	}
+	for (unsigned i = 0; i < n; i++) {
+		pthread_join(t[i].tid, NULL);
+		add_result(&r, &t[i].r);
+		start = t[i].start < start ? t[i].start : start;
+		end = t[i].end > end ? t[i].end : end;
+	}
+	r.elapsed_ns = end - start;
+	printf("backend=%s\nthreads=%u\n", t[0].backend, n);
+	print_result("threads", &r);
+	pthread_barrier_destroy(&go);
+	free(t);
+}
+
 static unsigned long num_arg(const char *s, const char *what)
 {
 	char *end;
@@ -564,7 +660,8 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: pingbench [-t TIMEOUT_MS] [-d DEADLINE_S] closed COUNT\n"
 		"       pingbench [-t TIMEOUT_MS] [-d DEADLINE_S] window COUNT DEPTH\n"
-		"       pingbench [-t TIMEOUT_MS] [-d DEADLINE_S] many SOCKETS PER WINDOW\n");
+		"       pingbench [-t TIMEOUT_MS] [-d DEADLINE_S] many SOCKETS PER WINDOW\n"
+		"       pingbench [-t TIMEOUT_MS] [-d DEADLINE_S] threads THREADS COUNT\n");
 	exit(2);
 }
 
@@ -602,6 +699,9 @@ int main(int argc, char **argv)
 		load_many((unsigned)num_arg(argv[0], "sockets"),
 			  (unsigned)num_arg(argv[1], "per-socket count"),
 			  (unsigned)num_arg(argv[2], "window"), &o);
+	else if (strcmp(load, "threads") == 0 && argc == 2)
+		load_threads((unsigned)num_arg(argv[0], "threads"),
+			     num_arg(argv[1], "count"), &o);
 	else
 		usage();
 	return 0;
