@@ -1,6 +1,7 @@
 #include "lib/call.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -57,21 +58,38 @@ static int xsend(int fd, struct msghdr *mh)
  * Wait for the answer.  The daemon answers within microseconds, and going
  * to sleep and being woken costs more than that here, so poll without
  * blocking for a short while first (bounded: CALL_SPIN_NS) before sleeping.
+ * One thread of the process spins at a time (CALL_SPINNERS); the others
+ * sleep at once: threads spinning side by side take the processors the
+ * daemon needs to answer them (measured, 8 threads on 2 cores: 0.6x the
+ * rate of one thread).  A count left raised in a child by a thread that
+ * was spinning across fork() only stops the child's spinning.
  */
+#define CALL_SPINNERS 1
+static atomic_uint spinners;
+
+static bool spin_for(int fd, struct msghdr *mh, ssize_t *n)
+{
+	uint64_t until = clock_mono_ns() + CALL_SPIN_NS;
+	bool got = false;
+
+	if (atomic_fetch_add(&spinners, 1) < CALL_SPINNERS) {
+		do {
+			*n = sys_recvmsg(fd, mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+			got = *n >= 0 || (errno != EAGAIN && errno != EINTR);
+		} while (!got && clock_mono_ns() <= until);
+	}
+	atomic_fetch_sub(&spinners, 1);
+	return got;
+}
+
 static ssize_t xrecv(int fd, struct msghdr *mh)
 {
-	uint64_t until = 0;
-	ssize_t n;
+	ssize_t n = sys_recvmsg(fd, mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
 
-	for (;;) {
-		n = sys_recvmsg(fd, mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-		if (n >= 0 || (errno != EAGAIN && errno != EINTR))
-			return n;
-		if (!until)
-			until = clock_mono_ns() + CALL_SPIN_NS;
-		else if (clock_mono_ns() > until)
-			break;
-	}
+	if (n >= 0 || (errno != EAGAIN && errno != EINTR))
+		return n;
+	if (spin_for(fd, mh, &n))
+		return n;
 	do {
 		n = sys_recvmsg(fd, mh, MSG_CMSG_CLOEXEC);
 	} while (n < 0 && errno == EINTR);
