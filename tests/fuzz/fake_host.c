@@ -23,6 +23,7 @@
 #include "daemon/broker.h"
 #include "daemon/listener.h"
 #include "daemon/sandbox.h"
+#include "fuzz_common.h"
 
 #define PKT_MAX 3600		/* bytes of one packet from the network */
 #define BSOCK_MAX 64		/* kernel sockets of broker mode alive */
@@ -339,23 +340,6 @@ static int f_route(void *ctx, const struct ps_addr *dst, uint32_t ifindex,
 	} else {
 		ps_addr_v4(src, htonl(0x0a000001u));
 	}
-	return 0;
-}
-
-static int f_dev_index(void *ctx, const char *name)
-{
-	(void)ctx;
-	if (strcmp(name, "lo") == 0)
-		return 1;
-	return strcmp(name, "eth0") == 0 ? 2 : -ENODEV;
-}
-
-static int f_dev_name(void *ctx, uint32_t ifindex, char *buf)
-{
-	(void)ctx;
-	if (ifindex != 1 && ifindex != 2)
-		return -ENODEV;
-	strcpy(buf, ifindex == 1 ? "lo" : "eth0");
 	return 0;
 }
 

@@ -43,6 +43,7 @@
 #include "engine/psock.h"
 #include "engine/psraw.h"
 #include "wire/wire.h"
+#include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -117,23 +118,6 @@ static int f_route(void *ctx, const struct ps_addr *dst, uint32_t ifindex,
 	return 0;
 }
 
-static int f_dev_index(void *ctx, const char *name)
-{
-	(void)ctx;
-	if (strcmp(name, "lo") == 0)
-		return 1;
-	return strcmp(name, "eth0") == 0 ? 2 : -ENODEV;
-}
-
-static int f_dev_name(void *ctx, uint32_t ifindex, char *buf)
-{
-	(void)ctx;
-	if (ifindex != 1 && ifindex != 2)
-		return -ENODEV;
-	strcpy(buf, ifindex == 1 ? "lo" : "eth0");
-	return 0;
-}
-
 static int f_route_mtu(void *ctx, const struct ps_addr *dst, uint32_t ifindex)
 {
 	(void)ctx;
@@ -163,21 +147,6 @@ static const struct ps_env env = {
 	.default_ttl = 64,
 	.default_hoplimit = 64,
 };
-
-/* ---- the input ---- */
-
-struct rd {
-	const uint8_t *p;
-	size_t n;
-};
-
-static uint8_t u8(struct rd *r)
-{
-	if (!r->n)
-		return 0;
-	r->n--;
-	return *r->p++;
-}
 
 /* ---- sockets, leases and their shadow ---- */
 

@@ -52,6 +52,7 @@
 #include "engine/psock_int.h"
 #include "engine/psraw.h"
 #include "wire/wire.h"
+#include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -137,23 +138,6 @@ static int f_route(void *ctx, const struct ps_addr *dst, uint32_t ifindex,
 	return 0;
 }
 
-static int f_dev_index(void *ctx, const char *name)
-{
-	(void)ctx;
-	if (strcmp(name, "lo") == 0)
-		return 1;
-	return strcmp(name, "eth0") == 0 ? 2 : -ENODEV;
-}
-
-static int f_dev_name(void *ctx, uint32_t ifindex, char *buf)
-{
-	(void)ctx;
-	if (ifindex != 1 && ifindex != 2)
-		return -ENODEV;
-	strcpy(buf, ifindex == 1 ? "lo" : "eth0");
-	return 0;
-}
-
 static int f_addr_dev(void *ctx, const struct ps_addr *a)
 {
 	(void)ctx;
@@ -194,27 +178,7 @@ static const struct ps_env env = {
 	.default_hoplimit = 64,
 };
 
-/* ---- the input ---- */
-
-struct rd {
-	const uint8_t *p;
-	size_t n;
-};
-
-static uint8_t u8(struct rd *r)
-{
-	if (!r->n)
-		return 0;
-	r->n--;
-	return *r->p++;
-}
-
-static uint16_t u16(struct rd *r)
-{
-	uint16_t hi = u8(r);
-
-	return (uint16_t)(hi << 8 | u8(r));
-}
+/* ---- the input (struct rd: fuzz_common.h) ---- */
 
 static const uint16_t idents[] = {
 	0, 1, 2, 3, 7, 100, 255, 256, 1000, 4242, 4243, 0x7fff, 0x8000,
