@@ -132,6 +132,9 @@ $(BUILD)/tests/unit/%: $(BUILD)/obj/tests/unit/%.o $(call obj,$(UNITLIB_SRC)) $(
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^
 
+# The daemon's event loop and users' shares are tested on their own.
+$(BUILD)/tests/unit/test_loop: $(call obj,src/daemon/loop.c src/daemon/share.c)
+
 $(BUILD)/tests/lib/%: $(BUILD)/obj/tests/lib/%.o $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
@@ -225,7 +228,8 @@ build/fuzz/%: tests/fuzz/%.c $(CORE_SRC)
 # rest of UBSan and coverage only here (fuzz_wire checks it fully).
 FUZZ_DISPATCH_SRC := tests/fuzz/fuzz_dispatch.c tests/fuzz/dispatch_net.c \
 	tests/fuzz/fake_host.c $(addprefix src/daemon/,server.c loop.c \
-	client.c ops.c ssock.c bsock.c deliver.c audit.c closer.c log.c) \
+	client.c ops.c ssock.c bsock.c deliver.c audit.c closer.c log.c \
+	share.c) \
 	$(CORE_SRC)
 FUZZ_DISPATCH_OBJ := $(patsubst %.c,build/fuzz/obj/%.o,$(FUZZ_DISPATCH_SRC))
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Wno-unused-parameter \

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "daemon/closer.h"
 #include "daemon/log.h"
+#include "daemon/share.h"
 #include "wire/rights.h"
 
 /* A client waits for each answer, so a second read right after one
@@ -77,7 +78,7 @@ static void fire_parked(void *data)
 		      : -EBADF;
 	c->park = NULL;
 	ops_unpark(s, p);
-	loop_change(s->loop, c->fd, EPOLLIN, &c->h);
+	loop_group_change(c->grp, c->fd, EPOLLIN, &c->h);
 	if (send_reply(c, WIRE_SEND, &r))
 		client_free(s, c);
 }
@@ -89,7 +90,7 @@ static int park(struct server *s, struct client *c, struct parked *p)
 	c->park_timer.proc = fire_parked;
 	c->park_timer.data = c;
 	if (loop_at(s->loop, &c->park_timer, p->due_ns) ||
-	    loop_change(s->loop, c->fd, 0, &c->h)) {
+	    loop_group_change(c->grp, c->fd, 0, &c->h)) {
 		loop_cancel(s->loop, &c->park_timer);
 		c->park = NULL;
 		return -1;
@@ -127,14 +128,16 @@ static enum dispatch_rc dispatch(struct server *s, struct client *c,
 	return rc;
 }
 
-/* A connection of uid's is gone: its place and descriptor given back. */
-static void conn_release(struct server *s, uid_t uid)
+/* A connection of uid's is gone: its place and descriptor given back,
+ * and its user's group's if it was the last (grp: it had a share). */
+static void conn_release(struct server *s, uid_t uid, bool grp)
 {
 	struct uident *u = uidtab_get(s->uids, uid, false);
+	int fds = FDS_CONN + (grp && share_put(s->shares, uid) ? 1 : 0);
 
 	if (u) {
 		u->conns -= u->conns ? 1 : 0;
-		uidtab_add(s->uids, u, UID_FDS, -FDS_CONN);
+		uidtab_add(s->uids, u, UID_FDS, -fds);
 	}
 }
 
@@ -152,8 +155,8 @@ void client_free(struct server *s, struct client *c)
 		c->prev->next = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
-	conn_release(s, c->uid);
-	loop_forget(s->loop, c->fd);
+	loop_group_forget(c->grp, c->fd);
+	conn_release(s, c->uid, true);
 	closer_close_socket(c->fd, c->uid);	/* and what it queued */
 	free(c);
 }
@@ -270,6 +273,21 @@ static bool conn_refused(struct server *s, const struct client *c)
 	return true;
 }
 
+/* Watch a new connection in its user's group.  0 or -1. */
+static int share_in(struct server *s, struct client *c)
+{
+	struct uident *u;
+	bool made;
+
+	c->grp = share_get(s->shares, c->uid, &made);
+	if (!c->grp)
+		return -1;
+	u = uidtab_get(s->uids, c->uid, false);
+	if (made && u)
+		uidtab_add(s->uids, u, UID_FDS, 1);	/* the group's */
+	return loop_group_watch(c->grp, c->fd, EPOLLIN, &c->h);
+}
+
 /* A new connection: its credentials, its namespace, the user's share. */
 static struct client *client_new(struct server *s, int fd)
 {
@@ -299,9 +317,9 @@ static struct client *client_new(struct server *s, int fd)
 	}
 	if (conn_refused(s, c))
 		goto fail;
-	if (loop_watch(s->loop, fd, EPOLLIN, &c->h) == 0)
+	if (share_in(s, c) == 0)
 		return c;
-	conn_release(s, c->uid);
+	conn_release(s, c->uid, c->grp != NULL);
 fail:
 	closer_close_socket(fd, c ? c->uid : (uid_t)-1);
 	if (c)

@@ -8,6 +8,10 @@
 
 #define LOOP_SPIN_NS 50000
 #define LOOP_EVENTS 64
+/* What one group may have served in one turn of the loop: enough to
+ * batch a busy user's requests, few enough that a user waits behind at
+ * most this many of each other user's. */
+#define LOOP_GROUP_QUANTUM 16
 
 struct loop {
 	int ep;
@@ -70,6 +74,140 @@ int loop_change(struct loop *l, int fd, uint32_t events,
 void loop_forget(struct loop *l, int fd)
 {
 	epoll_ctl(l->ep, EPOLL_CTL_DEL, fd, NULL);
+}
+
+/* ---- groups: a nested epoll set, served a quantum a turn ---- */
+
+/*
+ * A group of one descriptor is watched in the loop's own epoll: it is
+ * served one event a turn like any other, and a nested epoll would cost
+ * a system call a turn for nothing.  The second member makes the group's
+ * own epoll, and the first moves there with what it was watched for.
+ */
+struct loop_group {
+	struct loop *l;
+	struct loop_handler h;	/* in l: this group's epoll is readable */
+	int ep;			/* -1 while solo */
+	size_t n;		/* members */
+	int solo_fd;		/* while solo: the member, as watched in l */
+	uint32_t solo_events;
+	struct loop_handler *solo_h;
+	bool busy;		/* on_group() is serving it */
+	bool dead;		/* freed meanwhile: on_group() frees it */
+};
+
+static void group_release(struct loop_group *g)
+{
+	if (g->ep >= 0) {
+		loop_forget(g->l, g->ep);
+		close(g->ep);
+	}
+	free(g);
+}
+
+/*
+ * Some descriptors of the group are ready: serve at most a quantum of
+ * them.  The rest stay ready (level-triggered), and the group's epoll
+ * stays readable in the loop's, behind the other groups and descriptors
+ * ready now.  A handler may free the group: it goes when they are done.
+ */
+static void on_group(void *data, uint32_t events)
+{
+	struct loop_group *g = data;
+	struct epoll_event evs[LOOP_GROUP_QUANTUM];
+	int n = epoll_wait(g->ep, evs, LOOP_GROUP_QUANTUM, 0);
+
+	(void)events;
+	g->busy = true;
+	for (int i = 0; i < n; i++) {
+		struct loop_handler *h = evs[i].data.ptr;
+
+		h->proc(h->data, evs[i].events);
+	}
+	g->busy = false;
+	if (g->dead)
+		group_release(g);
+}
+
+struct loop_group *loop_group_new(struct loop *l)
+{
+	struct loop_group *g = calloc(1, sizeof(*g));
+
+	if (!g)
+		return NULL;
+	g->l = l;
+	g->h.proc = on_group;
+	g->h.data = g;
+	g->ep = -1;
+	return g;
+}
+
+void loop_group_free(struct loop_group *g)
+{
+	if (g && g->busy)
+		g->dead = true;
+	else if (g)
+		group_release(g);
+}
+
+static int group_ctl(struct loop_group *g, int op, int fd, uint32_t events,
+		     struct loop_handler *h)
+{
+	struct epoll_event ev = { .events = events, .data.ptr = h };
+
+	return epoll_ctl(g->ep, op, fd, &ev);
+}
+
+/* The second member: the group's own epoll, and the first one in it. */
+static int group_split(struct loop_group *g)
+{
+	g->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (g->ep < 0)
+		return -1;
+	if (group_ctl(g, EPOLL_CTL_ADD, g->solo_fd, g->solo_events,
+		      g->solo_h) == 0 &&
+	    loop_watch(g->l, g->ep, EPOLLIN, &g->h) == 0) {
+		loop_forget(g->l, g->solo_fd);
+		return 0;
+	}
+	close(g->ep);
+	g->ep = -1;
+	return -1;
+}
+
+int loop_group_watch(struct loop_group *g, int fd, uint32_t events,
+		     struct loop_handler *h)
+{
+	if (g->ep < 0 && g->n == 0) {
+		if (loop_watch(g->l, fd, events, h))
+			return -1;
+		g->solo_fd = fd;
+		g->solo_events = events;
+		g->solo_h = h;
+	} else if ((g->ep < 0 && group_split(g)) ||
+		   group_ctl(g, EPOLL_CTL_ADD, fd, events, h)) {
+		return -1;
+	}
+	g->n++;
+	return 0;
+}
+
+int loop_group_change(struct loop_group *g, int fd, uint32_t events,
+		      struct loop_handler *h)
+{
+	if (g->ep >= 0)
+		return group_ctl(g, EPOLL_CTL_MOD, fd, events, h);
+	g->solo_events = events;
+	return loop_change(g->l, fd, events, h);
+}
+
+void loop_group_forget(struct loop_group *g, int fd)
+{
+	if (g->ep >= 0)
+		epoll_ctl(g->ep, EPOLL_CTL_DEL, fd, NULL);
+	else
+		loop_forget(g->l, fd);
+	g->n -= g->n ? 1 : 0;
 }
 
 /* ---- the timer heap ---- */

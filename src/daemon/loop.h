@@ -43,6 +43,25 @@ int loop_change(struct loop *l, int fd, uint32_t events,
 		struct loop_handler *h);
 void loop_forget(struct loop *l, int fd);
 
+/*
+ * A group of watched descriptors (one per user: users share the loop
+ * evenly, however many connections each has).  The loop serves at most
+ * a quantum of a group's ready descriptors a turn, then the others' ready
+ * ones, then this group's again.  A group of one is watched as a plain
+ * descriptor; the second member gives it an epoll of its own (a
+ * descriptor).  loop_group_free() forgets the group itself; its
+ * members must have been forgotten before.
+ */
+struct loop_group;
+
+struct loop_group *loop_group_new(struct loop *l);
+void loop_group_free(struct loop_group *g);
+int loop_group_watch(struct loop_group *g, int fd, uint32_t events,
+		     struct loop_handler *h);
+int loop_group_change(struct loop_group *g, int fd, uint32_t events,
+		      struct loop_handler *h);
+void loop_group_forget(struct loop_group *g, int fd);
+
 /* Call t->proc(t->data) at due (once); setting a set timer moves it. */
 int loop_at(struct loop *l, struct loop_timer *t, uint64_t due);
 void loop_cancel(struct loop *l, struct loop_timer *t);

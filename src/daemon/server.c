@@ -22,6 +22,7 @@
 #include "daemon/listener.h"
 #include "daemon/log.h"
 #include "daemon/sandbox.h"
+#include "daemon/share.h"
 
 #ifndef SO_NETNS_COOKIE
 #define SO_NETNS_COOKIE 71	/* Linux 5.14 */
@@ -174,6 +175,7 @@ static int setup_guards(struct server *s)
 static int setup_loop(struct server *s)
 {
 	s->loop = loop_new();
+	s->shares = s->loop ? shares_new(s->loop) : NULL;
 	s->sig_h = (struct loop_handler){ on_signal, s };
 	s->listen_h = (struct loop_handler){ client_accept, s };
 	s->raw_h = (struct loop_handler){ deliver_raw4, s };
@@ -183,7 +185,7 @@ static int setup_loop(struct server *s)
 					     .data = s };
 	s->listen_timer = (struct loop_timer){ .proc = client_listen_timer,
 					       .data = s };
-	if (!s->loop || s->sig_fd < 0 ||
+	if (!s->loop || !s->shares || s->sig_fd < 0 ||
 	    loop_watch(s->loop, s->listen_fd, EPOLLIN, &s->listen_h) ||
 	    loop_watch(s->loop, s->sig_fd, EPOLLIN, &s->sig_h) ||
 	    loop_at(s->loop, &s->tick_timer, loop_now_ns()))
@@ -244,6 +246,7 @@ static void teardown(struct server *s)
 	closer_close(s->listen_fd);	/* connections not yet accepted */
 	if (s->sig_fd >= 0)
 		close(s->sig_fd);
+	shares_free(s->shares);
 	loop_free(s->loop);
 	raw_close(s->conf.raw4);
 	raw6_close(s->conf.raw6);

@@ -52,6 +52,7 @@ struct client {
 	bool foreign;		/* another network namespace: nothing served */
 	struct ssock **socks;	/* sockets this connection may use */
 	size_t nsocks, capsocks;
+	struct loop_group *grp;	/* its user's share of the loop */
 	struct parked *park;	/* its send, waiting for its time */
 	struct loop_timer park_timer;
 	struct server *srv;
@@ -135,6 +136,7 @@ struct slot {
 
 struct server {
 	struct loop *loop;
+	struct shares *shares;	/* each user's loop group (share.h) */
 	struct loop_handler listen_h, raw_h, raw6_h, sig_h;
 	int listen_fd, raw_fd, raw6_fd, sig_fd;
 	bool raw_on, raw6_on;	/* watched (deliver_watch()) */

@@ -21,7 +21,7 @@ void policy_default(struct policy *p)
 	p->max_sockets = 8192;
 	p->max_connections = 4096;
 	p->max_idents = 4096;
-	p->rate = 100;
+	p->rate = 0;		/* as the kernel: no limit */
 	p->burst = 100;
 	p->max_request = 65535;
 	p->nnets = 0;

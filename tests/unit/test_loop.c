@@ -1,0 +1,211 @@
+/*
+ * The daemon's event loop groups (loop.h) and users' shares (share.h):
+ * a group of one is watched as a plain descriptor, the second member
+ * moves both into the group's own epoll, a turn serves at most a quantum
+ * of a group's ready members, so another group's member is served in the
+ * same turn however many the first has ready, and a group freed by one
+ * of its own handlers goes once they are done.
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "daemon/loop.h"
+#include "daemon/share.h"
+
+#define MEMBERS 40
+#define QUANTUM 16		/* loop.c's LOOP_GROUP_QUANTUM */
+
+struct member {
+	struct loop_handler h;
+	int fd, peer;
+	unsigned served;
+	struct loop_group *g;	/* freed by this member's handler if set */
+	struct loop_group **gfree;
+};
+
+static void on_member(void *data, uint32_t events)
+{
+	struct member *m = data;
+	char b[8];
+
+	(void)events;
+	m->served++;
+	if (read(m->fd, b, sizeof(b)) < 0)
+		return;
+	if (m->gfree) {
+		loop_group_forget(*m->gfree, m->fd);
+		loop_group_free(*m->gfree);
+		*m->gfree = NULL;
+	}
+}
+
+static int member_open(struct member *m)
+{
+	int p[2];
+
+	memset(m, 0, sizeof(*m));
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0, p))
+		return -1;
+	m->fd = p[0];
+	m->peer = p[1];
+	m->h.proc = on_member;
+	m->h.data = m;
+	return 0;
+}
+
+static void member_close(struct member *m)
+{
+	close(m->fd);
+	close(m->peer);
+}
+
+static void poke(struct member *m)
+{
+	(void)!write(m->peer, "x", 1);
+}
+
+/* Descriptors open now: the group's own epoll shows up as one more. */
+static int open_fds(void)
+{
+	int n = 0;
+
+	for (int fd = 0; fd < 1024; fd++)
+		n += fcntl(fd, F_GETFD) >= 0;
+	return n;
+}
+
+static void solo_then_split(void)
+{
+	struct loop *l = loop_new();
+	struct loop_group *g = loop_group_new(l);
+	struct member a, b;
+	int base;
+
+	CHECK(l && g);
+	CHECK_EQ(member_open(&a), 0);
+	CHECK_EQ(member_open(&b), 0);
+	base = open_fds();
+	CHECK_EQ(loop_group_watch(g, a.fd, EPOLLIN, &a.h), 0);
+	CHECK_EQ(open_fds(), base);		/* solo: no epoll of its own */
+	poke(&a);
+	CHECK_EQ(loop_turn(l, 100), 0);
+	CHECK_EQ(a.served, 1);
+	/* Not watched for anything while parked (client.c does so). */
+	CHECK_EQ(loop_group_change(g, a.fd, 0, &a.h), 0);
+	poke(&a);
+	CHECK_EQ(loop_group_watch(g, b.fd, EPOLLIN, &b.h), 0);
+	CHECK_EQ(open_fds(), base + 1);		/* split: its epoll */
+	poke(&b);
+	CHECK_EQ(loop_turn(l, 100), 0);
+	CHECK_EQ(a.served, 1);			/* still parked after the move */
+	CHECK_EQ(b.served, 1);
+	CHECK_EQ(loop_group_change(g, a.fd, EPOLLIN, &a.h), 0);
+	CHECK_EQ(loop_turn(l, 100), 0);
+	CHECK_EQ(a.served, 2);
+	loop_group_forget(g, a.fd);
+	loop_group_forget(g, b.fd);
+	loop_group_free(g);
+	CHECK_EQ(open_fds(), base);
+	member_close(&a);
+	member_close(&b);
+	loop_free(l);
+}
+
+/* One group with MEMBERS ready, another with one: both served in the
+ * first turn, the first only a quantum. */
+static void quantum_per_turn(void)
+{
+	static struct member busy[MEMBERS];
+	struct member light;
+	struct loop *l = loop_new();
+	struct loop_group *gb = loop_group_new(l), *gl = loop_group_new(l);
+	unsigned total = 0;
+
+	for (int i = 0; i < MEMBERS; i++) {
+		CHECK_EQ(member_open(&busy[i]), 0);
+		CHECK_EQ(loop_group_watch(gb, busy[i].fd, EPOLLIN,
+					  &busy[i].h), 0);
+		poke(&busy[i]);
+	}
+	CHECK_EQ(member_open(&light), 0);
+	CHECK_EQ(loop_group_watch(gl, light.fd, EPOLLIN, &light.h), 0);
+	poke(&light);
+	CHECK_EQ(loop_turn(l, 100), 0);
+	for (int i = 0; i < MEMBERS; i++)
+		total += busy[i].served;
+	CHECK_EQ(total, QUANTUM);
+	CHECK_EQ(light.served, 1);
+	for (int t = 0; t < 3; t++)
+		CHECK_EQ(loop_turn(l, 100), 0);
+	total = 0;
+	for (int i = 0; i < MEMBERS; i++) {
+		total += busy[i].served;
+		loop_group_forget(gb, busy[i].fd);
+		member_close(&busy[i]);
+	}
+	CHECK_EQ(total, MEMBERS);		/* the rest on later turns */
+	loop_group_forget(gl, light.fd);
+	member_close(&light);
+	loop_group_free(gb);
+	loop_group_free(gl);
+	loop_free(l);
+}
+
+/* A member's handler frees its own (split) group: the group goes after
+ * the turn, and the other ready member of the batch is still served. */
+static void freed_by_its_handler(void)
+{
+	struct loop *l = loop_new();
+	struct loop_group *g = loop_group_new(l);
+	struct member a, b;
+
+	CHECK_EQ(member_open(&a), 0);
+	CHECK_EQ(member_open(&b), 0);
+	CHECK_EQ(loop_group_watch(g, a.fd, EPOLLIN, &a.h), 0);
+	CHECK_EQ(loop_group_watch(g, b.fd, EPOLLIN, &b.h), 0);
+	loop_group_forget(g, b.fd);
+	a.gfree = &g;
+	poke(&a);
+	poke(&b);			/* forgotten: not served */
+	CHECK_EQ(loop_turn(l, 100), 0);
+	CHECK_EQ(a.served, 1);
+	CHECK_EQ(b.served, 0);
+	CHECK(g == NULL);
+	member_close(&a);
+	member_close(&b);
+	loop_free(l);
+}
+
+/* share.h: one group a user, made on the first get, gone on the last
+ * put. */
+static void shares_by_uid(void)
+{
+	struct loop *l = loop_new();
+	struct shares *t = shares_new(l);
+	bool made;
+	struct loop_group *a1 = share_get(t, 1000, &made);
+
+	CHECK(a1 && made);
+	CHECK(share_get(t, 1000, &made) == a1 && !made);
+	CHECK(share_get(t, 1256, &made) != a1 && made);	/* same bucket */
+	CHECK(!share_put(t, 1000));
+	CHECK(share_put(t, 1000));
+	CHECK(share_put(t, 1256));
+	CHECK(!share_put(t, 1000));		/* none left: nothing */
+	CHECK(share_get(t, 1000, &made) && made);
+	shares_free(t);				/* frees what is left */
+	loop_free(l);
+}
+
+int main(void)
+{
+	TEST(solo_then_split);
+	TEST(quantum_per_turn);
+	TEST(freed_by_its_handler);
+	TEST(shares_by_uid);
+	return check_failed_total != 0;
+}
