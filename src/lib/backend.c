@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lib/broker.h"
+#include "lib/env.h"
 #include "lib/rawcompat.h"
 #include "lib/relay.h"
 #include "lib/sys.h"
@@ -164,7 +165,7 @@ void backend_drop(int fd)
 
 enum backend_mode backend_mode(void)
 {
-	const char *m = secure_getenv("PINGSOCK_BACKEND");
+	const char *m = env_get(ENV_BACKEND);
 
 	if (!m || !*m || strcmp(m, "auto") == 0)
 		return BACKEND_AUTO;

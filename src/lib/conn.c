@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "lib/clock.h"
+#include "lib/env.h"
 #include "lib/sys.h"
 #include "pingsock.h"
 
@@ -48,7 +49,7 @@ static __thread int dial_error;
 
 const char *conn_path(void)
 {
-	const char *p = secure_getenv("PINGSOCK_SOCKET");
+	const char *p = env_get(ENV_SOCKET);
 
 	return p && *p ? p : PINGSOCK_DEFAULT_SOCKET;
 }

@@ -19,6 +19,7 @@
 
 #include "lib/backend.h"
 #include "lib/broker.h"
+#include "lib/env.h"
 #include "lib/conn.h"
 #include "lib/fdtab.h"
 #include "lib/rawcompat.h"
@@ -161,7 +162,7 @@ static int open_daemon(int domain, int type, int protocol, enum fdkind kind)
 	size_t blen = sizeof(body);
 	struct fdent ent = { .kind = kind, .family = domain, .errfd = -1,
 			     .livefd = -1 };
-	const char *ident = secure_getenv("PINGSOCK_IDENT");
+	const char *ident = env_get(ENV_IDENT);
 	int fds[CONN_MAX_FDS], fd, rc;
 
 	ent.keep_ident = ident && strcmp(ident, "keep") == 0;
@@ -287,7 +288,7 @@ EXPORT int pingsock_socket(int domain, int type, int protocol)
 	why[0] = '\0';
 	if (mode == BACKEND_BAD) {
 		snprintf(why, sizeof(why), "PINGSOCK_BACKEND=%s: expected "
-			 "auto, kernel or daemon", secure_getenv("PINGSOCK_BACKEND"));
+			 "auto, kernel or daemon", env_get(ENV_BACKEND));
 		errno = EINVAL;
 		return -1;
 	}

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/env.h"
 #include "lib/iov.h"
 
 bool rawc_wanted(int domain, int type, int protocol)
@@ -16,7 +17,7 @@ bool rawc_wanted(int domain, int type, int protocol)
 	    !((domain == AF_INET && protocol == IPPROTO_ICMP) ||
 	      (domain == AF_INET6 && protocol == IPPROTO_ICMPV6)))
 		return false;
-	mode = secure_getenv("PINGSOCK_RAW");
+	mode = env_get(ENV_RAW);
 	return mode && strcmp(mode, "echo") == 0;
 }
 

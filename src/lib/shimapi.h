@@ -1,7 +1,7 @@
 /*
  * shimapi - the few library internals the LD_PRELOAD shim (src/shim)
- * needs beyond include/pingsock.h, fdtab.h, backend.h and broker.h.  Not
- * part of the public API.
+ * needs beyond include/pingsock.h, fdtab.h, backend.h, broker.h and
+ * env.h.  Not part of the public API.
  */
 #ifndef PS_SHIMAPI_H
 #define PS_SHIMAPI_H

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "lib/backend.h"
+#include "lib/env.h"
 #include "lib/sys.h"
 #include "shim/shim.h"
 
@@ -104,9 +105,14 @@ void shim_init(void)
 	pthread_once(&once, bind_all);
 }
 
-/* Bound when the object is loaded, before the program's first call. */
+/*
+ * Bound when the object is loaded, before the program's first call; and
+ * the PINGSOCK_* variables read then, once (lib/env.h): a program may
+ * clear its environment before its first socket.
+ */
 __attribute__((constructor)) static void shim_load(void)
 {
+	env_freeze();
 	shim_init();
 }
 

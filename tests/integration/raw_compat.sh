@@ -206,6 +206,18 @@ pkts=$(grep -c ': ICMP' "$T/refuse.txt")
 	why+="the wire had $pkts ICMP packets: $(grep ': ICMP' "$T/refuse.txt" | head -4 | tr '\n' '|') "
 if [ -z "$why" ]; then pass "$LABEL/refusals"; else fail "$LABEL/refusals" "$why"; fi
 
+# ---- a program that clears its environment before its socket ----
+
+# environ = NULL, then socket(): the shim read PINGSOCK_SOCKET and
+# PINGSOCK_RAW when it was loaded (issue 18, item 2).
+NOENV=$T/tests/lib/noenv
+out=$(shimmed dc "$NOENV" dgram 127.0.0.1 2>&1)
+if [ "$out" = reply ]; then pass "$LABEL/noenv_dgram"; else
+	fail "$LABEL/noenv_dgram" "$out"; fi
+out=$(shimmed dc env PINGSOCK_RAW=echo "$NOENV" raw 127.0.0.1 2>&1)
+if [ "$out" = reply ]; then pass "$LABEL/noenv_raw"; else
+	fail "$LABEL/noenv_raw" "$out"; fi
+
 # ---- off: the kernel's EPERM stands ----
 
 # Without PINGSOCK_RAW=echo, as if there were no emulation.
