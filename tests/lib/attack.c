@@ -70,6 +70,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "inetsum.h"
 #include "pingsock.h"
 #include "wire/wire.h"
 
@@ -811,24 +812,11 @@ static int cmd_dupbind(char **argv)
 
 /* ---- finding 9: identifiers hoarded through raw-compat sockets ---- */
 
-static uint16_t csum(const uint8_t *p, size_t n)
-{
-	uint32_t s = 0;
-
-	for (size_t i = 0; i + 1 < n; i += 2)
-		s += (uint32_t)(p[i] << 8 | p[i + 1]);
-	if (n & 1)
-		s += (uint32_t)p[n - 1] << 8;
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)~s;
-}
-
 /* An Echo Request with identifier id on raw socket fd; 0 or errno. */
 static int raw_echo(int fd, const struct sockaddr_in *to, unsigned id)
 {
 	uint8_t pkt[16] = { 8, 0, 0, 0, (uint8_t)(id >> 8), (uint8_t)id, 0, 1 };
-	uint16_t s = csum(pkt, sizeof(pkt));
+	uint16_t s = inet_sum(pkt, sizeof(pkt));
 
 	pkt[2] = (uint8_t)(s >> 8);
 	pkt[3] = (uint8_t)s;

@@ -37,6 +37,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "inetsum.h"
+
 #define CLIENT "10.77.0.2"	/* the only address errors ever go to */
 #define ROUTER "10.77.0.1"	/* their source */
 #define GATEWAY "10.77.0.9"	/* what a Redirect names */
@@ -44,19 +46,6 @@
 #define QUOTE_MAX 548		/* 576 - 20 (IP) - 8 (ICMP) */
 #define FRAG_MTU 1200
 #define PP_POINTER 20
-
-static uint16_t cksum(const uint8_t *p, size_t n)
-{
-	uint32_t s = 0;
-
-	for (size_t i = 0; i + 1 < n; i += 2)
-		s += (uint32_t)(p[i] << 8 | p[i + 1]);
-	if (n & 1)
-		s += (uint32_t)(p[n - 1] << 8);
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)~s;
-}
 
 static void put32(uint8_t *p, uint32_t v)
 {
@@ -130,7 +119,7 @@ static size_t forge(const uint8_t *req, size_t n, uint8_t *out,
 	put32(icmp + 4, rest);
 	memcpy(icmp + 8, req, q);
 	{
-		uint16_t s = cksum(icmp, 8 + q);
+		uint16_t s = inet_sum(icmp, 8 + q);
 
 		icmp[2] = (uint8_t)(s >> 8);
 		icmp[3] = (uint8_t)s;

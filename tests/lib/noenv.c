@@ -24,20 +24,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "inetsum.h"
+
 extern char **environ;
-
-static uint16_t csum(const uint8_t *p, size_t n)
-{
-	uint32_t s = 0;
-
-	for (size_t i = 0; i + 1 < n; i += 2)
-		s += (uint32_t)(p[i] << 8 | p[i + 1]);
-	if (n & 1)
-		s += (uint32_t)p[n - 1] << 8;
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)~s;
-}
 
 /* The Echo Reply in what was received: after the IP header on a raw
  * socket, at once on a datagram socket. */
@@ -67,7 +56,7 @@ int main(int argc, char **argv)
 		printf("socket: %s\n", strerror(errno));
 		return 1;
 	}
-	sum = csum(req, sizeof(req));
+	sum = inet_sum(req, sizeof(req));
 	req[2] = (uint8_t)(sum >> 8);
 	req[3] = (uint8_t)sum;
 	if (sendto(pfd.fd, req, sizeof(req), 0, (struct sockaddr *)&to,
