@@ -53,6 +53,7 @@ LIB_SRC    := $(wildcard src/lib/*.c)
 DAEMON_SRC := $(wildcard src/daemon/*.c)
 PING_SRC   := $(wildcard src/ping/*.c)
 CTL_SRC    := $(wildcard src/ctl/*.c)
+RUN_SRC    := $(wildcard src/run/*.c)
 SHIM_SRC   := $(wildcard src/shim/*.c)
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNITLIB_SRC := $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
@@ -68,6 +69,7 @@ LIB_SO   := $(BUILD)/libpingsock.so
 DAEMON   := $(BUILD)/pingsockd
 PING     := $(BUILD)/ping
 CTL      := $(BUILD)/pingsockctl
+RUN      := $(BUILD)/pingsock-run
 UNITS    := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRC))
 TLIBS    := $(patsubst tests/lib/%.c,$(BUILD)/tests/lib/%,$(TLIB_SRC))
 CONFS    := $(patsubst tests/conformance/%.c,$(BUILD)/tests/conformance/%,$(CONF_SRC))
@@ -77,7 +79,7 @@ PCFILE   := $(BUILD)/pingsock.pc
 SDUNITS  := $(BUILD)/systemd/pingsockd.service $(BUILD)/systemd/pingsockd.socket
 
 SHIM_SO  := $(if $(SHIM_SRC),$(BUILD)/libpingsock-preload.so)
-PROGRAMS := $(DAEMON) $(PING) $(CTL)
+PROGRAMS := $(DAEMON) $(PING) $(CTL) $(RUN)
 ALL := $(CORE_A) $(LIB_A) $(LIB_SO) $(SHIM_SO) $(PROGRAMS) $(PCFILE) $(SDUNITS) \
        $(UNITS) $(TLIBS) $(CONFS) $(BENCHES)
 
@@ -110,6 +112,17 @@ $(DAEMON): $(call obj,$(DAEMON_SRC)) $(CORE_A)
 
 $(PING): $(call obj,$(PING_SRC)) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
+
+$(RUN): $(call obj,$(RUN_SRC)) $(LIB_A)
+	$(CC) $(LDFLAGS) -o $@ $^ -lseccomp -lpthread
+
+# A statically linked program making raw system calls, for
+# tests/integration/run.sh: never with the sanitizers (no static ASan).
+STATIC_T := $(BUILD)/tests/static/rawsys
+all: $(STATIC_T)
+$(STATIC_T): tests/static/rawsys.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -std=gnu11 $(WARN) -O2 -static -o $@ $<
 
 # The daemon again with the sandbox's test trigger (-DPSD_TESTING: SIGUSR1
 # or SIGUSR2 make it try a forbidden system call), for
@@ -194,7 +207,7 @@ bench: all
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 	  --inline-suppr -D_GNU_SOURCE -Iinclude -Isrc src
-	clang-tidy --quiet $(CORE_SRC) $(LIB_SRC) $(DAEMON_SRC) $(PING_SRC) $(CTL_SRC) $(SHIM_SRC) \
+	clang-tidy --quiet $(CORE_SRC) $(LIB_SRC) $(DAEMON_SRC) $(PING_SRC) $(CTL_SRC) $(RUN_SRC) $(SHIM_SRC) \
 	  -- $(CPPFLAGS) -std=gnu11
 
 # libFuzzer targets for the decoders, the engine and the daemon's dispatch
@@ -252,8 +265,9 @@ build/fuzz/fuzz_dispatch_thread: build/fuzz/fuzz_dispatch
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/sbin \
 	  $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include \
-	  $(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(PREFIX)/share/man/man3
-	install -m 0755 $(PING) $(CTL) $(DESTDIR)$(PREFIX)/bin/
+	  $(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(PREFIX)/share/man/man3 \
+	  $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0755 $(PING) $(CTL) $(RUN) $(DESTDIR)$(PREFIX)/bin/
 	install -m 0755 $(DAEMON) $(DESTDIR)$(PREFIX)/sbin/
 	install -m 0644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 0755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/libpingsock.so.0
@@ -266,6 +280,7 @@ install: all
 	for m in man/*.8; do install -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man8/; done
 	for m in man/*.3; do [ -e "$$m" ] || continue; \
 	  install -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man3/; done
+	for m in man/*.1; do install -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man1/; done
 	install -d $(DESTDIR)$(SYSTEMDUNITDIR)
 	$(UNIT_SED) systemd/pingsockd.service.in > $(DESTDIR)$(SYSTEMDUNITDIR)/pingsockd.service
 	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/pingsockd.service
@@ -282,12 +297,14 @@ install: all
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/ping $(DESTDIR)$(PREFIX)/bin/pingsockctl \
+	  $(DESTDIR)$(PREFIX)/bin/pingsock-run \
 	  $(DESTDIR)$(PREFIX)/sbin/pingsockd $(DESTDIR)$(PREFIX)/lib/libpingsock.* \
 	  $(DESTDIR)$(PREFIX)/lib/libpingsock-preload.so \
 	  $(DESTDIR)$(PREFIX)/include/pingsock.h \
 	  $(DESTDIR)$(PREFIX)/lib/pkgconfig/pingsock.pc
 	for m in man/*.8; do rm -f $(DESTDIR)$(PREFIX)/share/man/man8/$${m#man/}; done
 	for m in man/*.3; do rm -f $(DESTDIR)$(PREFIX)/share/man/man3/$${m#man/}; done
+	for m in man/*.1; do rm -f $(DESTDIR)$(PREFIX)/share/man/man1/$${m#man/}; done
 	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/pingsockd.service \
 	  $(DESTDIR)$(SYSTEMDUNITDIR)/pingsockd.socket
 	@! getent passwd $(DAEMON_USER) >/dev/null || [ -n "$(DESTDIR)" ] || \

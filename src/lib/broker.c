@@ -244,14 +244,15 @@ static void bind_opts(int fd, int family, struct wire_req *req)
 		req->ifindex = 0;
 }
 
-/* A daemon's bind for fd: -errno, or 0 with fd now the new socket. */
-static int rebind(int fd, struct broker_sock *bk, const struct sockaddr *addr,
-		  socklen_t len, uint32_t flags)
+int broker_bind_request(int oldfd, uint32_t handle, int livefd, int family,
+			const struct sockaddr *addr, socklen_t len,
+			uint32_t flags, int *newfd)
 {
-	struct wire_req req = { .type = WIRE_BROKER_BIND,
-				.handle = bk->handle, .flags = flags };
+	struct wire_req req = { .type = WIRE_BROKER_BIND, .handle = handle,
+				.flags = flags };
 	int fds[CONN_MAX_FDS], rc;
 
+	*newfd = -1;
 	/* move_addr_to_kernel()'s checks, before anything is asked. */
 	if (len > WIRE_ADDR_MAX)
 		return -EINVAL;
@@ -260,8 +261,8 @@ static int rebind(int fd, struct broker_sock *bk, const struct sockaddr *addr,
 	req.u.addr.len = len;
 	if (len)
 		memcpy(req.u.addr.bytes, addr, len);
-	bind_opts(fd, bk->family, &req);
-	rc = relay_prove(bk->livefd, req.nonce);
+	bind_opts(oldfd, family, &req);
+	rc = relay_prove(livefd, req.nonce);
 	if (rc == 0)
 		rc = relay_conn_call(&req, NULL, 0, NULL, NULL, fds);
 	else
@@ -272,15 +273,31 @@ static int rebind(int fd, struct broker_sock *bk, const struct sockaddr *addr,
 	if (rc >= 0 && fds[0] < 0)
 		rc = -ECONNRESET;
 	/* A ping socket (conn_call() checked), of this one's family. */
-	if (rc >= 0 && !fdcheck_kind(fds[0], WIRE_FD_ICMP, bk->family))
+	if (rc >= 0 && !fdcheck_kind(fds[0], WIRE_FD_ICMP, family))
 		rc = -EPROTO;
-	if (rc >= 0)
-		rc = replay(bk, fds[0]);
-	if (rc >= 0)
-		rc = take_place(fd, fds[0]);
+	if (rc >= 0) {
+		*newfd = fds[0];
+		fds[0] = -1;
+	}
 	for (int i = 0; i < CONN_MAX_FDS; i++)
 		if (fds[i] >= 0)
 			sys_close(fds[i]);
+	return rc < 0 ? rc : 0;
+}
+
+/* A daemon's bind for fd: -errno, or 0 with fd now the new socket. */
+static int rebind(int fd, struct broker_sock *bk, const struct sockaddr *addr,
+		  socklen_t len, uint32_t flags)
+{
+	int nfd, rc = broker_bind_request(fd, bk->handle, bk->livefd,
+					  bk->family, addr, len, flags, &nfd);
+
+	if (rc >= 0)
+		rc = replay(bk, nfd);
+	if (rc >= 0)
+		rc = take_place(fd, nfd);
+	if (nfd >= 0)
+		sys_close(nfd);
 	if (rc >= 0) {
 		atomic_store(bk->used, 1);
 		fdtab_renew(fd);
@@ -288,6 +305,15 @@ static int rebind(int fd, struct broker_sock *bk, const struct sockaddr *addr,
 		sync_daemon();
 	}
 	return rc < 0 ? rc : 0;
+}
+
+bool broker_identity(const struct fdent *e, uint32_t *handle, int *livefd)
+{
+	if (!e->bk)
+		return false;
+	*handle = e->bk->handle;
+	*livefd = e->bk->livefd;
+	return true;
 }
 
 int broker_bind(int fd, struct fdent *e, const struct sockaddr *addr,

@@ -54,6 +54,20 @@ bool broker_send_reaches(const struct sockaddr *dst, socklen_t dstlen);
 bool broker_msg_reaches(const struct msghdr *msg);
 bool broker_connect_reaches(const struct sockaddr *addr, socklen_t len);
 
+/*
+ * Ask the daemon for a new kernel socket bound to addr, in place of the
+ * one its handle names (WIRE_BROKER_BIND), proving with the liveness
+ * descriptor that the caller holds it; what bind() looks at
+ * (SO_REUSEADDR, IP_FREEBIND, the bound device) is read from oldfd.  0
+ * and the new socket in *newfd (checked: a ping socket of family), or
+ * -errno.  pingsock-run asks this for the programs it runs.
+ */
+int broker_bind_request(int oldfd, uint32_t handle, int livefd, int family,
+			const struct sockaddr *addr, socklen_t len,
+			uint32_t flags, int *newfd);
+/* A broker entry's daemon handle and liveness descriptor. */
+bool broker_identity(const struct fdent *e, uint32_t *handle, int *livefd);
+
 /* ---- the operations of a broker socket (backend.h) ---- */
 int broker_bind(int fd, struct fdent *e, const struct sockaddr *addr,
 		socklen_t len);

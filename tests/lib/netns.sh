@@ -22,7 +22,8 @@ T=$(mktemp -d /tmp/pingsock-test.XXXXXX)
 chmod 755 "$T"
 
 # Copy the build's programs (and test helpers) where nobody can run them.
-cp -a "$PS_BUILD"/pingsockd "$PS_BUILD"/ping "$PS_BUILD"/pingsockctl "$T"/ 2>/dev/null
+cp -a "$PS_BUILD"/pingsockd "$PS_BUILD"/ping "$PS_BUILD"/pingsockctl \
+	"$PS_BUILD"/pingsock-run "$T"/ 2>/dev/null
 [ -d "$PS_BUILD/tests" ] && cp -a "$PS_BUILD/tests" "$T/" 2>/dev/null
 [ -d "$PS_BUILD/bench" ] && cp -a "$PS_BUILD/bench" "$T/" 2>/dev/null
 chmod -R a+rX "$T"

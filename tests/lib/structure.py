@@ -26,6 +26,7 @@ LAYERS = {
     "daemon": {"wire", "engine"},
     "shim": {"lib"},
     "ctl": {"lib", "wire"},
+    "run": {"lib", "wire"},
     "ping": set(),
 }
 FUNC_MAX = 80
