@@ -22,9 +22,16 @@ static int add_socket_rule(scmp_filter_ctx ctx, int domain, int protocol)
 				SCMP_A2(SCMP_CMP_EQ, (scmp_datum_t)protocol));
 }
 
+static int add_v6only_rule(scmp_filter_ctx ctx, int nr)
+{
+	return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 2,
+				SCMP_A1(SCMP_CMP_EQ, SOL_IPV6),
+				SCMP_A2(SCMP_CMP_EQ, IPV6_V6ONLY));
+}
+
 /*
- * The filter: those socket() calls and every bind() to the supervisor,
- * the rest allowed.  A program of another architecture (a 32-bit one)
+ * The filter: those socket() calls, every bind() and the IPV6_V6ONLY
+ * option's calls to the supervisor, the rest allowed.  A program of another architecture (a 32-bit one)
  * is not filtered: it gets the kernel's answers.
  */
 static int load(scmp_filter_ctx ctx, const struct run_families *fam)
@@ -35,6 +42,11 @@ static int load(scmp_filter_ctx ctx, const struct run_families *fam)
 		rc = add_socket_rule(ctx, AF_INET, IPPROTO_ICMP);
 	if (!rc && fam->v6)
 		rc = add_socket_rule(ctx, AF_INET6, IPPROTO_ICMPV6);
+	/* IPV6_V6ONLY, which the kernel refuses on a bound socket. */
+	if (!rc && fam->v6)
+		rc = add_v6only_rule(ctx, SCMP_SYS(setsockopt));
+	if (!rc && fam->v6)
+		rc = add_v6only_rule(ctx, SCMP_SYS(getsockopt));
 	if (!rc)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(bind), 0);
 	if (!rc)

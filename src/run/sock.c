@@ -25,6 +25,7 @@ struct run_sock {
 	uint32_t handle;	/* the daemon's, for its bind */
 	int livefd;		/* the liveness descriptor, held here */
 	bool bound;		/* the program's bind() was made */
+	int v6only;		/* IPV6_V6ONLY as the program set it */
 };
 
 static struct run_sock *socks;
@@ -46,8 +47,10 @@ static int remember(ino_t ino, int family, uint32_t handle, int livefd)
 		socks = n;
 		capsocks = ncap;
 	}
+	/* IPV6_V6ONLY 1: the kernel's default for these sockets. */
 	socks[nsocks++] = (struct run_sock){ .ino = ino, .family = family,
-					     .handle = handle, .livefd = livefd };
+					     .handle = handle, .livefd = livefd,
+					     .v6only = 1 };
 	return 0;
 }
 
@@ -227,6 +230,22 @@ int sock_bind(struct run_sock *rs, int ofd, const void *addr,
 	}
 	close(nfd);
 	return err;
+}
+
+bool sock_is_v6(const struct run_sock *rs)
+{
+	return rs->family == AF_INET6;
+}
+
+int sock_v6only(struct run_sock *rs, bool set, int *val)
+{
+	if (set && rs->bound)
+		return -EINVAL;
+	if (set)
+		rs->v6only = *val != 0;
+	else
+		*val = rs->v6only;
+	return 0;
 }
 
 static int cmp_ino(const void *a, const void *b)

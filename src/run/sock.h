@@ -37,6 +37,16 @@ struct run_sock *sock_find(int ofd);
 int sock_bind(struct run_sock *rs, int ofd, const void *addr,
 	      socklen_t len, int lfd, uint64_t id, int fd, bool cloexec);
 
+/*
+ * IPV6_V6ONLY on socket rs: the daemon bound it, and the kernel allows
+ * the option only before, so it is kept here, as the library's broker
+ * backend keeps it (it changes nothing for a ping socket but what
+ * getsockopt() shows); once the program bound it, the kernel's EINVAL.
+ * set: *val is the new value; else *val gets it.  0 or -errno.
+ */
+int sock_v6only(struct run_sock *rs, bool set, int *val);
+bool sock_is_v6(const struct run_sock *rs);
+
 /* How many are remembered; forget those gone (at most once a second). */
 unsigned sock_count(void);
 void sock_scan(void);

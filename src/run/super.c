@@ -140,6 +140,66 @@ static void on_bind(int lfd, const struct seccomp_notif *req,
 		respond(lfd, resp, req->id, err, 0);
 }
 
+/* Write len bytes to the caller's memory at addr. */
+static int their_write(pid_t tid, uint64_t addr, const void *src, size_t len)
+{
+	struct iovec local = { .iov_base = (void *)src, .iov_len = len };
+	struct iovec remote = {
+		.iov_base = (void *)(uintptr_t)addr,	/* NOLINT(performance-no-int-to-ptr) */
+		.iov_len = len };
+
+	return process_vm_writev(tid, &local, 1, &remote, 1, 0) == (ssize_t)len
+		       ? 0 : -EFAULT;
+}
+
+/*
+ * getsockopt()'s answer: the value, then its length, as the kernel
+ * writes them (a shorter buffer gets the first bytes; a negative length
+ * EINVAL).
+ */
+static int v6only_get(pid_t tid, const struct seccomp_notif *req, int v)
+{
+	socklen_t len;
+	int err = their_addr(tid, req->data.args[4], sizeof(len), &len);
+
+	if (err)
+		return err;
+	if ((int)len < 0)
+		return -EINVAL;
+	if (len > sizeof(v))
+		len = sizeof(v);
+	err = their_write(tid, req->data.args[3], &v, len);
+	return err ? err : their_write(tid, req->data.args[4], &len,
+					sizeof(len));
+}
+
+/* setsockopt() or getsockopt() of IPV6_V6ONLY: ours kept (sock.h). */
+static void on_v6only(int lfd, const struct seccomp_notif *req,
+		      struct seccomp_notif_resp *resp, bool set)
+{
+	int fd = (int)req->data.args[0], ofd = their_fd(req->pid, fd), v = 0;
+	struct run_sock *rs = ofd >= 0 ? sock_find(ofd) : NULL;
+	int err = 0;
+
+	if (ofd >= 0)
+		close(ofd);
+	if (!rs || !sock_is_v6(rs)) {
+		respond(lfd, resp, req->id, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
+		return;
+	}
+	if (set && (int)req->data.args[4] < (int)sizeof(int))
+		err = -EINVAL;
+	else if (set && req->data.args[3])	/* NULL: 0, as the kernel */
+		err = their_addr(req->pid, req->data.args[3], sizeof(v), &v);
+	if (!err && seccomp_notify_id_valid(lfd, req->id) != 0)
+		return;
+	if (!err)
+		err = sock_v6only(rs, set, &v);
+	if (!err && !set)
+		err = v6only_get(req->pid, req, v);
+	respond(lfd, resp, req->id, err, 0);
+}
+
 static void serve_one(int lfd, struct seccomp_notif *req,
 		      struct seccomp_notif_resp *resp)
 {
@@ -151,6 +211,10 @@ static void serve_one(int lfd, struct seccomp_notif *req,
 		on_socket(lfd, req, resp);
 	else if (req->data.nr == __NR_bind)
 		on_bind(lfd, req, resp);
+	else if (req->data.nr == __NR_setsockopt)
+		on_v6only(lfd, req, resp, true);
+	else if (req->data.nr == __NR_getsockopt)
+		on_v6only(lfd, req, resp, false);
 	else
 		respond(lfd, resp, req->id, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
 }

@@ -172,6 +172,30 @@ chmod 644 "$T/bind.py"
 check bind_address '^bound 127.0.0.1 ttl 33 reply 0$' "$(as_nobody d "$RUN" "$PY" "$T/bind.py" 127.0.0.1 2>&1)"
 check bind_twice_einval '^again 22$' "$(as_nobody d "$RUN" "$PY" "$T/bind.py" 127.0.0.1 2>&1)"
 
+# ---- IPV6_V6ONLY before the program's bind: as on the kernel's socket ----
+cat >"$T/v6only.py" <<'EOF'
+import socket
+s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM, socket.IPPROTO_ICMPV6)
+g = lambda: s.getsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY)
+out = [g()]
+s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+out.append(g())
+try:
+    s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, b"\0\0")
+except OSError as e:
+    out.append(e.errno)
+s.bind(("::", 0))
+try:
+    s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+except OSError as e:
+    out.append(e.errno)
+out.append(g())
+print(*out)
+EOF
+chmod 644 "$T/v6only.py"
+k=$(as_nobody k "$PY" "$T/v6only.py" 2>&1)
+check v6only_as_kernel "^$k\$" "$(as_nobody d "$RUN" "$PY" "$T/v6only.py" 2>&1)"
+
 # ---- iputils' ping with its file capability, from a script ----
 cp /usr/bin/ping "$T/capping" && setcap cap_net_raw+ep "$T/capping" &&
 	chmod 755 "$T/capping" || fail "$LABEL/setup" "setcap"
