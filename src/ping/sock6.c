@@ -166,18 +166,25 @@ static int pmtu_mode(const struct ping_opts *o, struct ping_target *t)
 }
 
 /* -I ADDRESS: a link-local one is scoped by the device (-I fe80::1%eth0). */
-static void strict_source(int fd, const struct ping_opts *o,
-			  struct ping_target *t)
+static void strict_source(const struct ping_opts *o, struct ping_target *t)
 {
-	unsigned idx;
-
 	t->src.v6.sin6_addr = o->source6;
+	if (o->device && link_scoped(&o->source6))
+		t->src.v6.sin6_scope_id = ifindex(o->device);
+}
+
+/*
+ * A device with a source to keep (-I ADDRESS%DEVICE, or -B): the socket
+ * is bound to the device here, as iputils does, even when the route
+ * probe bound it already, which a user may not do twice (EPERM).
+ */
+static void strict_device(int fd, const struct ping_opts *o)
+{
 	if (!o->device)
 		return;
-	idx = ifindex(o->device);
-	if (link_scoped(&o->source6))
-		t->src.v6.sin6_scope_id = idx;
-	if (pingsock_setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, o->device,
+	(void)ifindex(o->device);
+	if (o->strict_source &&
+	    pingsock_setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, o->device,
 				(socklen_t)strlen(o->device) + 1) < 0)
 		error(2, errno, "SO_BINDTODEVICE %s", o->device);
 }
@@ -205,11 +212,10 @@ bool sock6_route(int fd, const struct ping_opts *o, struct ping_target *t,
 	if (IN6_IS_ADDR_UNSPECIFIED(&o->source6)) {
 		if (!probe_source(fd, o, t, retry))
 			return false;
-		if (o->device)
-			(void)ifindex(o->device);
 	} else {
-		strict_source(fd, o, t);
+		strict_source(o, t);
 	}
+	strict_device(fd, o);
 	mode = pmtu_mode(o, t);
 	if (mode >= 0 && pingsock_setsockopt(fd, IPPROTO_IPV6,
 					     IPV6_MTU_DISCOVER, &mode,
