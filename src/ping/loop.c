@@ -172,7 +172,8 @@ static int64_t hard_error(struct rx *rx, struct sched *s, bool report,
 /*
  * No buffer space: retried for up to -W (every half interval, at most
  * 500 ms apart) before it counts as an error.  -A slows down for it:
- * an eighth of the smoothed RTT more each time, at most 50 ms.
+ * the smoothed RTT more each time (st->rtt holds eight times it), at
+ * most 50 ms.
  */
 static int64_t out_of_buffers(struct rx *rx, struct sched *s, int err)
 {
