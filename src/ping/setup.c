@@ -82,19 +82,14 @@ static void send_timeout(int fd, int interval)
 /*
  * -C: iputils 20221126 connects the IPv4 socket only, to where its route
  * probe connected (the destination, or the first -T hop, port 1025).
- * After -I ADDRESS no probe ran, and the address it passes was never
- * filled in: the kernel refuses its family (EAFNOSUPPORT; AF_UNIX in
- * Debian's build, where it was seen).  That family is passed here too,
- * for the same answer from the kernel or from pingsockd.
+ * After -I ADDRESS, when no probe runs, it passes an address it never
+ * filled in (whatever its stack holds: most runs EAFNOSUPPORT, some
+ * connect nothing); this ping connects where the probe would have.
  */
 static void connect_socket(int fd, const struct ping_target *t)
 {
-	struct sockaddr_in none = { .sin_family = AF_UNIX };
-	const struct sockaddr *to = (const struct sockaddr *)&none;
-
-	if (t->probe_dst.sa.sa_family == AF_INET)
-		to = &t->probe_dst.sa;
-	if (pingsock_connect(fd, to, sizeof(struct sockaddr_in)) < 0)
+	if (pingsock_connect(fd, (const struct sockaddr *)&t->route_dst,
+			     sizeof(t->route_dst)) < 0)
 		error(2, errno, "connect failed");
 }
 

@@ -152,7 +152,7 @@ static bool connect_failed(int probe, const struct ping_opts *o,
 static bool probe_source(int fd, const struct ping_opts *o,
 			 struct ping_target *t, bool retry)
 {
-	struct sockaddr_in dst = t->dst.v4;
+	struct sockaddr_in dst = t->route_dst;
 	socklen_t alen = sizeof(t->src.v4);
 	int probe = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 
@@ -166,16 +166,11 @@ static bool probe_source(int fd, const struct ping_opts *o,
 				 sizeof(o->tos)) < 0)
 		error(0, errno, "warning: QOS sockopts");
 	sock_set_mark(probe, true, o);
-	dst.sin_port = htons(1025);
-	/* With -T tsprespec the route is the first hop's. */
-	if (t->nhops)
-		dst.sin_addr = t->hops[0];
 	if (connect(probe, (struct sockaddr *)&dst, sizeof(dst)) < 0 &&
 	    !connect_failed(probe, o, &dst, retry)) {
 		close(probe);
 		return false;
 	}
-	t->probe_dst.v4 = dst;
 	if (getsockname(probe, &t->src.sa, &alen) < 0)
 		error(2, errno, "getsockname");
 	t->src.v4.sin_port = 0;
@@ -231,6 +226,11 @@ static void bind_source(int fd, const struct ping_opts *o,
 bool sock_route(int fd, const struct ping_opts *o, struct ping_target *t,
 		bool retry)
 {
+	/* With -T tsprespec the route is the first hop's. */
+	t->route_dst = t->dst.v4;
+	t->route_dst.sin_port = htons(1025);
+	if (t->nhops)
+		t->route_dst.sin_addr = t->hops[0];
 	/* Only a source of this family saves the probe (-I 0.0.0.0, or an
 	 * IPv6 -I, still binds, to the source the probe finds). */
 	if (o->source.s_addr != INADDR_ANY) {

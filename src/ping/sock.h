@@ -32,9 +32,10 @@ struct ping_target {
 				 * order); 0: none */
 	int nhops;		/* -T tsprespec: the addresses to stamp */
 	struct in_addr hops[PING_MAX_TS_HOPS];
-	union ping_sa probe_dst;	/* IPv4: where the route probe
-				 * connected (port 1025), which -C
-				 * connects to; family 0: no probe ran */
+	struct sockaddr_in route_dst;	/* IPv4: where the route is asked
+				 * for (the destination, or -T
+				 * tsprespec's first hop; port 1025),
+				 * and where -C connects */
 };
 
 /*

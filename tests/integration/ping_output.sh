@@ -271,13 +271,17 @@ same adaptive_flood -f -A 127.0.0.1		# still needs -i 0.002
 same sticky	-c 1 -B 127.0.0.1
 same sticky_device -c 1 -B -I lo 127.0.0.2	# from 127.0.0.1 lo
 same sticky_name -c 1 -B localhost
-# -C: connect() the socket to where the route probe connected; with
-# -I ADDRESS iputils connects to an address it never filled in.
+# -C: connect() the socket to where the route probe connected.  With
+# -I ADDRESS (no probe) iputils passes an address it never filled in,
+# and fails or not as its stack has it; ours connects where the probe
+# would have, as iputils does with -B (the same header).
 same connect	-c 2 -i 0.2 -C 127.0.0.1
 same connect_any -c 1 -C 0.0.0.0
 same connect_far -c 1 -C 10.203.2.2
 same connect_prespec -c 1 -C -T tsprespec 10.203.1.1 10.203.2.2
-same connect_source -c 1 -C -I 127.0.0.1 127.0.0.1	# EAFNOSUPPORT
+versus connect_source "-c 1 -C -B 127.0.0.1" -c 1 -C -I 127.0.0.1 127.0.0.1
+versus connect_source_unroutable "-c 1 -C -r -B 10.203.2.2" \
+	-c 1 -C -r -I 10.203.1.2 10.203.2.2
 same connect_unroutable -c 1 -C -r 10.203.2.2	# "connect failed"
 # -d: SO_DEBUG, which needs CAP_NET_ADMIN: refused, and nothing said.
 same debug	-c 1 -d 127.0.0.1
