@@ -105,6 +105,7 @@ static const struct { int level, name; } sockopts[] = {
 	{ SOL_SOCKET, SO_REUSEADDR },	  /* broker sockets (broker.h) */
 	{ SOL_SOCKET, SO_BINDTOIFINDEX }, /* those, and the route probes */
 	{ SOL_SOCKET, SO_BROADCAST },	  /* the route probes */
+	{ SOL_SOCKET, SO_DONTROUTE },	  /* those, for SO_DONTROUTE */
 	{ SOL_SOCKET, SO_LINGER },	  /* closer.c: a passed socket */
 	{ SOL_IP, IP_FREEBIND },	  /* broker sockets */
 	{ SOL_IP, IP_MULTICAST_TTL },	  /* raw.c, per send to a group */

@@ -99,9 +99,11 @@ static socklen_t probe_name(const struct ps_addr *a, uint16_t port,
 }
 
 /* What ip4_datagram_connect() / ip6_datagram_connect() would do: route,
- * pick a source. */
+ * pick a source.  A UDP socket's connect() routes as a ping socket's
+ * does, SO_DONTROUTE included (IPv4 looks on-link only, IPv6 ignores
+ * it): the kernel itself answers. */
 static int route(void *ctx, const struct ps_addr *dst, uint32_t ifindex,
-		 bool broadcast, struct ps_addr *src)
+		 unsigned flags, struct ps_addr *src)
 {
 	struct sockaddr_storage ss;
 	socklen_t len;
@@ -111,8 +113,10 @@ static int route(void *ctx, const struct ps_addr *dst, uint32_t ifindex,
 	fd = probe_socket(dst, ifindex);
 	if (fd < 0)
 		return -errno;
-	if (broadcast)
+	if (flags & PS_ROUTE_BROADCAST)
 		setsockopt(fd, SOL_SOCKET, SO_BROADCAST, &one, sizeof(one));
+	if (flags & PS_ROUTE_DONTROUTE)
+		setsockopt(fd, SOL_SOCKET, SO_DONTROUTE, &one, sizeof(one));
 	if (!ps_addr_is_any(src)) {
 		len = probe_name(src, 0, &ss);
 		if (bind(fd, (struct sockaddr *)&ss, len) != 0)

@@ -223,7 +223,11 @@ int raw_send(struct raw *r, const struct ps_sendinfo *info,
 			*cur = info->mc_ttl;
 		}
 	}
-	if (sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+	/* raw_sendmsg() routes on-link only for MSG_DONTROUTE, as
+	 * ping_v4_sendmsg() does for the socket's SO_DONTROUTE: an off-link
+	 * destination fails with the kernel's ENETUNREACH. */
+	if (sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL |
+			     (info->dontroute ? MSG_DONTROUTE : 0)) < 0)
 		return -errno;
 	return 0;
 }

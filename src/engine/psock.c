@@ -359,10 +359,10 @@ static void disconnect(struct pstab *tab, struct psock *sk)
 
 int ps_connect_route(struct psock *sk, const struct ps_env *env,
 		     const struct ps_addr *dst, uint16_t port, uint32_t oif,
-		     bool broadcast)
+		     unsigned route_flags)
 {
 	struct ps_addr src = sk->saddr;
-	int err = env->route(env->ctx, dst, oif, broadcast, &src);
+	int err = env->route(env->ctx, dst, oif, route_flags, &src);
 
 	if (err)
 		return err;
@@ -478,6 +478,10 @@ int ps_dgram_send_prepare(struct pstab *tab, struct psock *sk,
 	if (sk->shut & WIRE_SHUT_WR)
 		return -EPIPE;
 	info->any_src = sk->fam->any_source(sk, env, info);
+	/* ping_v4_sendmsg(): SOCK_LOCALROUTE or MSG_DONTROUTE route with
+	 * RTO_ONLINK, which the raw socket's send is asked for too. */
+	info->dontroute = sk->fam->dontroute &&
+			  (sk->dontroute || (flags & MSG_DONTROUTE));
 	info->seq = icmp_echo_seq(msg);
 	sk->fam->set_ident(msg, len, sk->ident);
 	return 0;

@@ -30,17 +30,27 @@ enum ps_addr_type {
 	PS_RTN_MULTICAST = 5,
 };
 
+/* How a route is looked up (ps_env.route's flags). */
+enum ps_route_flags {
+	PS_ROUTE_BROADCAST = 1,	/* SO_BROADCAST: a broadcast address may
+				 * be the destination */
+	PS_ROUTE_DONTROUTE = 2,	/* SO_DONTROUTE (IPv4's RTO_ONLINK): only
+				 * a destination on a link of ours */
+};
+
 struct ps_env {
 	/* enum ps_addr_type of addr, looked up on ifindex (0: any device). */
 	int (*addr_type)(void *ctx, const struct ps_addr *addr,
 			 uint32_t ifindex);
 	/*
-	 * Route a datagram to dst as a connect() would: 0 and the source
-	 * address in *src, or -errno (-ENETUNREACH, -EACCES for a broadcast
-	 * without SO_BROADCAST, ...).  src is preset to the bound address.
+	 * Route a datagram to dst as a connect() would, with the
+	 * PS_ROUTE_* flags: 0 and the source address in *src, or -errno
+	 * (-ENETUNREACH, also for a destination off-link with
+	 * PS_ROUTE_DONTROUTE; -EACCES for a broadcast without
+	 * PS_ROUTE_BROADCAST, ...).  src is preset to the bound address.
 	 */
 	int (*route)(void *ctx, const struct ps_addr *dst, uint32_t ifindex,
-		     bool broadcast, struct ps_addr *src);
+		     unsigned flags, struct ps_addr *src);
 	/* ifindex of a device name, or -ENODEV. */
 	int (*dev_index)(void *ctx, const char *name);
 	/* The device's name into buf (IFNAMSIZ), or -ENODEV. */
@@ -148,6 +158,8 @@ struct ps_sendinfo {
 	bool broadcast;		/* SO_BROADCAST */
 	bool any_src;		/* a group or broadcast: any replier counts */
 	bool mc_loop;		/* IP_MULTICAST_LOOP */
+	bool dontroute;		/* IPv4: SO_DONTROUTE or MSG_DONTROUTE, so
+				 * on-link destinations only */
 	int pmtudisc;		/* IP_MTU_DISCOVER */
 	uint16_t seq;
 	uint16_t ident;		/* the identifier the request carries */

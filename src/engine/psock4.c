@@ -73,8 +73,10 @@ static int connect4(struct psock *sk, const struct ps_env *env,
 
 	if (err)
 		return err;
+	/* RT_CONN_FLAGS(): SO_DONTROUTE connects on-link only. */
 	return ps_connect_route(sk, env, &dst, port, sk->bound_dev,
-				sk->broadcast);
+				(sk->broadcast ? PS_ROUTE_BROADCAST : 0u) |
+				(sk->dontroute ? PS_ROUTE_DONTROUTE : 0u));
 }
 
 /* ---- sending ---- */
@@ -233,6 +235,7 @@ const struct ps_family_ops ps4_ops = {
 	.cmsg_foreign = WIRE_CM_PKTINFO6 | WIRE_CM_HOPLIMIT | WIRE_CM_TCLASS |
 			WIRE_CM_FLOWINFO | WIRE_CM_SNDFLOW |
 			WIRE_CM_PKTINFO2292 | WIRE_CM_HOPLIMIT2292,
+	.dontroute = true,
 	.check_bind = check_bind,
 	.datagram_connect = connect4,
 	.prepare_send = send4,

@@ -194,7 +194,9 @@ static int ps6_connect(struct psock *sk, const struct ps_env *env,
 	      : sk->sticky_ifindex ? sk->sticky_ifindex
 				   : default_oif(sk, t);
 	dst.scope = scope_of(&dst, oif);
-	err = ps_connect_route(sk, env, &dst, ntohs(s6.sin6_port), oif, false);
+	/* ip6_datagram_connect() knows neither SO_BROADCAST nor
+	 * SO_DONTROUTE. */
+	err = ps_connect_route(sk, env, &dst, ntohs(s6.sin6_port), oif, 0);
 	if (err)
 		return err;
 	sk->flow_label = label;

@@ -129,6 +129,10 @@ struct ps_family_ops {
 	/* The other family's receive options (WIRE_CM_*): they may be set
 	 * but concern datagrams the socket never receives. */
 	uint32_t cmsg_foreign;
+	/* Do SO_DONTROUTE and MSG_DONTROUTE keep sends to on-link
+	 * destinations?  IPv4: yes (RTO_ONLINK); the kernel's IPv6 ping
+	 * socket ignores both. */
+	bool dontroute;
 	void (*init)(struct psock *sk);	/* NULL: nothing to add */
 	/*
 	 * ping_check_bind_addr(): the address and identifier a bind()
@@ -229,7 +233,7 @@ int ps_hash_ident(struct pstab *tab, struct psock *sk, uint16_t ident);
  */
 int ps_connect_route(struct psock *sk, const struct ps_env *env,
 		     const struct ps_addr *dst, uint16_t port, uint32_t oif,
-		     bool broadcast);
+		     unsigned route_flags);
 bool pstab_raw_allowed(const struct pstab *tab);
 int ps_dgram_send_prepare(struct pstab *tab, struct psock *sk,
 			  const struct ps_env *env, int flags,

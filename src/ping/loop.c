@@ -89,9 +89,10 @@ struct sched {
 	int oom_count;		/* consecutive sends without buffer space */
 };
 
-static int64_t interval_ns(const struct ping_opts *o)
+/* The interval now: -i's, or what -A made of it. */
+static int64_t interval_ns(const struct rx *rx)
 {
-	return o->interval > 0 ? o->interval * NS_PER_MS : 0;
+	return rx->interval > 0 ? rx->interval * NS_PER_MS : 0;
 }
 
 /* iputils' SCHINT(): no wait shorter than MININTERVAL. */
@@ -107,7 +108,7 @@ static int64_t schint(int64_t ns)
  */
 static int64_t tokens_wait(struct rx *rx, struct sched *s, int64_t now)
 {
-	int64_t iv = interval_ns(rx->o), have, cap;
+	int64_t iv = interval_ns(rx), have, cap;
 
 	if (!s->started) {
 		s->started = true;
@@ -165,16 +166,23 @@ static int64_t hard_error(struct rx *rx, struct sched *s, bool report,
 			error(0, err, "sendmsg");
 	}
 	s->tokens = 0;
-	return schint(interval_ns(rx->o));
+	return schint(interval_ns(rx));
 }
 
 /*
  * No buffer space: retried for up to -W (every half interval, at most
- * 500 ms apart) before it counts as an error.
+ * 500 ms apart) before it counts as an error.  -A slows down for it:
+ * the smoothed RTT more each time (st->rtt holds eight times it), at
+ * most 50 ms.
  */
 static int64_t out_of_buffers(struct rx *rx, struct sched *s, int err)
 {
-	int64_t retry = schint(interval_ns(rx->o) / 2);
+	int64_t retry;
+
+	rx->rtt_addend += rx->st->rtt < 8 * 50000 ? rx->st->rtt / 8 : 50000;
+	if (rx->o->adaptive)
+		rx_adapt(rx);
+	retry = schint(interval_ns(rx) / 2);
 
 	if (retry > 500 * NS_PER_MS)
 		retry = 500 * NS_PER_MS;
@@ -234,13 +242,13 @@ static int64_t send_one(struct rx *rx, struct sched *s, uint8_t *pkt)
 			stats_sent(rx->st);
 			if (rx->o->flood && !rx->o->quiet)
 				flood_dot(rx);
-			return interval_ns(rx->o) - s->tokens;
+			return interval_ns(rx) - s->tokens;
 		}
 		err = errno;
 		if (err == ENOBUFS || err == ENOMEM)
 			return out_of_buffers(rx, s, err);
 		if (err == EAGAIN || err == EWOULDBLOCK) {
-			s->tokens += interval_ns(rx->o);
+			s->tokens += interval_ns(rx);
 			return SCHED_MIN;
 		}
 		r = rx_errqueue(rx, !exit_requested);
@@ -294,16 +302,16 @@ static int64_t send_due(struct rx *rx, struct sched *s, uint8_t *pkt)
 }
 
 /* iputils' __schedule_exit(): how long to wait after the last request. */
-static int64_t final_wait(const struct ping_opts *o,
-			  const struct ping_stats *st)
+static int64_t final_wait(const struct rx *rx)
 {
+	const struct ping_stats *st = rx->st;
 	long long us;
 
 	if (!st->nreceived)
-		return o->linger * NS_PER_MS;
+		return rx->o->linger * NS_PER_MS;
 	us = 2LL * st->tmax;
-	if (us < 1000LL * o->interval)
-		us = 1000LL * o->interval;
+	if (us < 1000LL * rx->interval)
+		us = 1000LL * rx->interval;
 	return us * 1000;
 }
 
@@ -361,7 +369,7 @@ static int finish(const struct rx *rx, const struct sched *s)
 					  : 0;
 
 	out_summary(rx->t->name, st, elapsed_us,
-		    o->interval <= 0 || o->flood);
+		    rx->interval <= 0 || o->flood || o->adaptive);
 	if (!st->nreceived || (o->deadline && st->nreceived < o->count))
 		return 1;
 	return 0;
@@ -388,7 +396,7 @@ int loop_run(struct rx *rx, uint8_t *pkt)
 		next = send_due(rx, &s, pkt);
 		now = now_ns();
 		if (all_sent(o, rx->st) && s.exit_at == NEVER)
-			s.exit_at = now + final_wait(o, rx->st);
+			s.exit_at = now + final_wait(rx);
 		receive(rx, min3(next, s.deadline_at - now, s.exit_at - now));
 	}
 	return finish(rx, &s);

@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <error.h>
-#include <limits.h>
 #include <netdb.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,7 @@
 #include "ping/output.h"
 #include "ping/probe.h"
 #include "ping/rx.h"
+#include "ping/setup.h"
 #include "ping/sock.h"
 #include "ping/sock6.h"
 #include "ping/socks.h"
@@ -50,23 +50,6 @@ static uint8_t *make_request(const struct ping_opts *o)
 	if (o->have_pattern && !o->quiet)
 		out_pattern(o->pattern, o->pattern_len);
 	return pkt;
-}
-
-/*
- * iputils' setup(), after the header: -f alone means no interval at all,
- * which only root may have (MINUSERINTERVAL), and the preload's tokens
- * must fit an int of milliseconds.
- */
-static void check_interval(struct ping_opts *o)
-{
-	if (o->flood && !o->interval_given)
-		o->interval = 0;
-	if (getuid() != 0 && o->interval < PING_MIN_USER_INTERVAL)
-		error(2, 0, "cannot flood; minimal interval allowed for user "
-		      "is %dms", PING_MIN_USER_INTERVAL);
-	if (o->interval >= INT_MAX / o->preload)
-		error(2, 0, "illegal preload and/or interval: %d",
-		      o->interval);
 }
 
 /* IPv4: iputils' ping4_run() up to the header; false: try the next. */
@@ -185,8 +168,8 @@ int main(int argc, char **argv)
 			  .latency = o.latency };
 	rx.buf = xmalloc(rx.buflen);
 	header(&o, &t, &names, optlen);
-	check_interval(&o);
-	(void)sock_timing(fd, o.interval, o.latency);
+	setup_run(fd, &o, &t);
+	rx.interval = o.interval;
 	rc = loop_run(&rx, pkt);
 	pingsock_close(fd);
 	free(rx.buf);

@@ -4,8 +4,8 @@
  * The wording, the exit status and the order of every complaint follow
  * iputils 20221126 as measured on Debian's /usr/bin/ping, because scripts
  * parse them: integer options fail with status 1 ("invalid argument:
- * 'x'"), the rest with 2.  Options iputils has and we do not are refused
- * by getopt with the usage text, rather than accepted and ignored.
+ * 'x'"), the rest with 2.  Every option of that release is taken; -X
+ * (RFC 8335 PROBE) and -M probe are this ping's own.
  */
 #include "ping/opts.h"
 
@@ -20,32 +20,50 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ping/nodeinfo.h"
+
 #ifndef PINGSOCK_VERSION
 #define PINGSOCK_VERSION "unknown"	/* the Makefile defines it */
 #endif
 
+/*
+ * iputils 20221126's usage, word for word (scripts and people compare
+ * it), with the one option it has not, -X, where ours are listed.
+ */
 static const char usage_text[] =
 	"\nUsage\n"
 	"  ping [options] <destination>\n"
 	"\nOptions:\n"
 	"  <destination>      dns name or ip address\n"
 	"  -a                 use audible ping\n"
+	"  -A                 use adaptive ping\n"
+	"  -B                 sticky source address\n"
 	"  -c <count>         stop after <count> replies\n"
+	"  -C                 call connect() syscall on socket creation\n"
 	"  -D                 print timestamps\n"
+	"  -d                 use SO_DEBUG socket option\n"
+	"  -e <identifier>    define identifier for ping session, default is "
+	"random for\n"
+	"                     SOCK_RAW and kernel defined for SOCK_DGRAM\n"
+	"                     Imply using SOCK_RAW (for IPv4 only for "
+	"identifier 0)\n"
 	"  -f                 flood ping\n"
 	"  -h                 print help and exit\n"
 	"  -I <interface>     either interface name or address\n"
 	"  -i <interval>      seconds between sending each packet\n"
+	"  -L                 suppress loopback of multicast packets\n"
 	"  -l <preload>       send <preload> number of packages while "
 	"waiting replies\n"
+	"  -m <mark>          tag the packets going out\n"
 	"  -M <pmtud opt>     define mtu discovery, can be one of "
-	"<do|dont|want|probe>\n"
+	"<do|dont|want>\n"
 	"  -n                 no dns name resolution\n"
 	"  -O                 report outstanding replies\n"
 	"  -p <pattern>       contents of padding byte\n"
 	"  -q                 quiet output\n"
 	"  -Q <tclass>        use quality of service <tclass> bits\n"
 	"  -s <size>          use <size> as number of data bytes to be sent\n"
+	"  -S <size>          use <size> as SO_SNDBUF socket option value\n"
 	"  -t <ttl>           define time to live\n"
 	"  -U                 print user-to-user latency\n"
 	"  -v                 verbose output\n"
@@ -63,6 +81,8 @@ static const char usage_text[] =
 	"\nIPv6 options:\n"
 	"  -6                 use IPv6\n"
 	"  -F <flowlabel>     define flow label, default is random\n"
+	"  -N <nodeinfo opt>  use icmp6 node info query, try <help> as "
+	"argument\n"
 	"\nFor more details see ping(8).\n";
 
 /* iputils prints its usage on stderr and exits 2, for -h too. */
@@ -90,6 +110,25 @@ static long parse_long(const char *s, long min, long max)
 	if (v < min || v > max)
 		error(1, 0, "invalid argument: '%s': out of range: "
 		      "%ld <= value <= %ld", s, min, max);
+	return v;
+}
+
+/* iputils' strtoul_or_err(): as parse_long(), unsigned (so "-1" is out
+ * of range rather than malformed). */
+static unsigned long parse_ulong(const char *s, unsigned long max)
+{
+	char *end = NULL;
+	unsigned long v;
+
+	errno = 0;
+	if (*s == '\0')
+		error(1, 0, "invalid argument: '%s'", s);
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end)
+		error(1, errno, "invalid argument: '%s'", s);
+	if (v > max)
+		error(1, 0, "invalid argument: '%s': out of range: "
+		      "0 <= value <= %lu", s, max);
 	return v;
 }
 
@@ -244,15 +283,24 @@ static void set_family(struct ping_opts *o, int family)
 	o->family = family;
 }
 
+/*
+ * -V: iputils' two lines, naming pingsock; the second says which of the
+ * features iputils reports this build has (no capabilities to drop, no
+ * IDN or translations, error() from libc, no getrandom() or
+ * __fpending() either).
+ */
 static _Noreturn void version(void)
 {
 	printf("ping from pingsock %s\n", PINGSOCK_VERSION);
+	printf("libcap: no, IDN: no, NLS: no, error.h: yes, getrandom(): no, "
+	       "__fpending(): no\n");
 	exit(0);
 }
 
 /*
  * -M: iputils 20221126 knows do, dont and want; probe (which later
- * releases accept) is taken too, for IP_PMTUDISC_PROBE.
+ * releases accept) is taken too, for IP_PMTUDISC_PROBE, though the
+ * usage text keeps iputils' words.
  */
 static int parse_pmtu(const char *s)
 {
@@ -317,12 +365,18 @@ static void parse_flag(int ch, struct ping_opts *o)
 	case '4':	set_family(o, AF_INET); break;
 	case '6':	set_family(o, AF_INET6); break;
 	case 'a':	o->audible = true; break;
+	case 'A':	o->adaptive = true; break;
 	case 'b':	o->broadcast = true; break;
+	case 'B':	o->strict_source = true; break;
+	case 'C':	o->connect_sk = true; break;
+	case 'd':	o->so_debug = true; break;
 	case 'D':	o->timestamps = true; break;
 	case 'f':	set_flood(o); break;
+	case 'L':	o->noloop = true; break;
 	case 'n':	o->numeric = true; break;
 	case 'O':	o->outstanding = true; break;
 	case 'q':	o->quiet = true; break;
+	case 'r':	o->dontroute = true; break;
 	case 'R':	parse_rroute(o); break;
 	case 'U':	o->latency = true; break;
 	case 'v':	o->verbose = true; break;
@@ -336,16 +390,21 @@ static void parse_one(int ch, const char *arg, struct ping_opts *o,
 {
 	switch (ch) {
 	case 'c':	o->count = parse_long(arg, 1, LONG_MAX); break;
+	case 'e':	o->ident = (long)parse_ulong(arg, PING_IDENT_MAX); break;
 	case 'F':	o->flowlabel = parse_flow(arg);
 			o->flowinfo = true; break;
 	case 'i':	o->interval = parse_interval(arg);
 			o->interval_given = true; break;
 	case 'I':	parse_iface(arg, o); break;
 	case 'l':	o->preload = parse_preload(arg); break;
+	case 'm':	o->mark = (uint32_t)parse_ulong(arg, UINT32_MAX);
+			o->mark_set = true; break;
 	case 'M':	o->pmtudisc = parse_pmtu(arg); break;
+	case 'N':	ni_parse(&o->ni, arg); break;
 	case 'p':	*pattern = arg; break;
 	case 'Q':	o->tos = parse_tos(arg); break;
 	case 's':	o->datalen = (size_t)parse_long(arg, 0, INT_MAX); break;
+	case 'S':	o->sndbuf = (int)parse_long(arg, 1, INT_MAX); break;
 	case 't':	o->ttl = (int)parse_long(arg, 0, 255); break;
 	case 'T':	parse_ts(arg, o); break;
 	case 'w':	o->deadline = parse_long(arg, 0, INT_MAX); break;
@@ -366,6 +425,8 @@ static void set_defaults(struct ping_opts *o)
 	o->ts_type = PING_TS_NONE;
 	o->pmtudisc = -1;
 	o->preload = 1;
+	o->ident = -1;
+	ni_init(&o->ni);
 }
 
 void opts_parse(int argc, char **argv, struct ping_opts *o)
@@ -375,7 +436,8 @@ void opts_parse(int argc, char **argv, struct ping_opts *o)
 
 	set_defaults(o);
 	while ((ch = getopt(argc, argv,
-			    "h?46abc:DfF:i:I:l:M:nOp:qQ:Rs:t:T:UvVw:W:X:")) != -1)
+			    "h?4bRT:6F:N:aABc:CdDe:fi:I:l:Lm:M:nOp:qQ:rs:S:"
+			    "t:UvVw:W:X:")) != -1)
 		parse_one(ch, optarg, o, &pattern);
 	if (optind == argc)
 		error(1, EDESTADDRREQ, "usage error");
@@ -388,6 +450,11 @@ void opts_parse(int argc, char **argv, struct ping_opts *o)
 		o->have_pattern = true;
 		parse_pattern(pattern, o);
 	}
+}
+
+bool opts_raw_needed(const struct ping_opts *o)
+{
+	return o->ident == 0 || ni_given(&o->ni);
 }
 
 void opts_check_targets(const struct ping_opts *o, int family)

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ping/nodeinfo.h"
 #include "ping/probe.h"
 
 #define PING_DEFAULT_DATALEN	56
@@ -24,6 +25,7 @@
 #define PING_FLOWLABEL_MASK	0xfffff	/* -F: the 20 bits of a label */
 #define PING_MAX_TS_HOPS	4	/* -T tsprespec: addresses before
 					 * the destination */
+#define PING_IDENT_MAX		65535	/* -e: iputils' IDENTIFIER_MAX */
 
 /* -T: the timestamp option's flag values (RFC 791); -1: no -T. */
 enum ping_ts { PING_TS_NONE = -1, PING_TS_TSONLY = 0,
@@ -52,6 +54,18 @@ struct ping_opts {
 	bool interval_given;	/* -i was given (-f keeps it then) */
 	bool latency;		/* -U: receive times from the clock */
 	bool verbose;		/* -v */
+	bool adaptive;		/* -A: the interval follows the RTT */
+	bool connect_sk;	/* -C: connect() the IPv4 socket */
+	bool so_debug;		/* -d: SO_DEBUG */
+	bool dontroute;		/* -r: SO_DONTROUTE */
+	bool noloop;		/* -L: no IP(V6)_MULTICAST_LOOP */
+	bool mark_set;		/* -m was given */
+	uint32_t mark;		/* -m: SO_MARK */
+	int sndbuf;		/* -S: SO_SNDBUF; 0: iputils' estimate */
+	long ident;		/* -e: bind to this identifier; -1: none,
+				 * 0: a raw socket (which this ping has
+				 * not) */
+	struct ni_query ni;	/* -N: also a raw socket's */
 	bool rroute;		/* -R */
 	int ts_type;		/* -T, enum ping_ts */
 	int pmtudisc;		/* -M: IP_PMTUDISC_* (the IPV6_PMTUDISC_*
@@ -66,9 +80,9 @@ struct ping_opts {
 	const char *device;	/* -I NAME, or the %NAME of -I ADDRESS%NAME */
 	struct in_addr source;	/* -I IPv4 ADDRESS; 0.0.0.0: none */
 	struct in6_addr source6;	/* -I IPv6 ADDRESS; :: none */
-	bool strict_source;	/* -I ADDRESS (either family): bind to it,
-				 * or to the route's source for the other
-				 * family */
+	bool strict_source;	/* -I ADDRESS (either family) or -B: bind
+				 * to it, or to the route's source (for -B,
+				 * or for the other family) */
 	struct probe_ident probe;	/* -X; ctype PROBE_NONE without */
 	const char *target;
 };
@@ -86,6 +100,9 @@ void opts_parse(int argc, char **argv, struct ping_opts *o);
  * Called where iputils looks, once the destination is resolved.
  */
 void opts_check_targets(const struct ping_opts *o, int family);
+
+/* -e 0 or -N: what iputils does needs a raw socket. */
+bool opts_raw_needed(const struct ping_opts *o);
 
 /* The usage text on stderr, exit 2. */
 _Noreturn void opts_usage(void);

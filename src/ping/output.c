@@ -111,8 +111,10 @@ static void put_time(long us)
 bool out_reply(const struct reply_line *r)
 {
 	out_stamp(r->stamp);
-	printf("%d bytes from %s: icmp_seq=%u ttl=%d", r->cc, r->from, r->seq,
-	       r->ttl);
+	printf("%d bytes from %s: icmp_seq=%u", r->cc, r->from, r->seq);
+	if (r->ident >= 0)
+		printf(" ident=%ld", r->ident);
+	printf(" ttl=%d", r->ttl);
 	if (r->truncated) {
 		printf(" (truncated)\n");
 		fflush(stdout);

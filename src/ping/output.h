@@ -44,6 +44,8 @@ struct reply_line {
 	int cc;			/* ICMP bytes received */
 	const char *from;
 	unsigned seq;
+	long ident;		/* -v -e: " ident=N" after the sequence; -1:
+				 * none */
 	int ttl;
 	bool truncated;
 	long triptime;		/* us; < 0: not timed */

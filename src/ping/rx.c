@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <error.h>
+#include <limits.h>
 #include <linux/sockios.h>
 #include <netinet/in.h>
 #include <netinet/ip_icmp.h>
@@ -18,6 +19,7 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ping/echo.h"
 #include "ping/errq.h"
@@ -134,6 +136,9 @@ static void print_reply(struct rx *r, const struct echo_reply *er,
 		.cc = (int)cc,
 		.from = namer_sa(r->names, &from->sa, lookups),
 		.seq = er->seq,
+		/* -v shows the identifier -e asked for (the kernel's
+		 * choice is not shown, as in iputils). */
+		.ident = o->verbose ? o->ident : -1,
 		.ttl = m->ttl,
 		.truncated = cc < o->datalen + ECHO_HDRLEN,
 		.triptime = r->st->timing ? (t < 0 ? 0 : t) : -1,
@@ -174,6 +179,8 @@ static void handle_probe(struct rx *r, size_t cc, const union ping_sa *from,
 		t = 0;
 	if (pr.code == 0) {
 		kind = stats_reply(r->st, seq, t, false);
+		if (r->o->adaptive)
+			rx_adapt(r);
 	} else {
 		stats_ack(r->st, seq);
 		stats_error(r->st);
@@ -217,6 +224,8 @@ static void handle_reply(struct rx *r, size_t cc,
 	if (r->st->timing && er.datalen >= sizeof(struct timeval))
 		t = triptime(r, &er, &ts);
 	kind = stats_reply(r->st, er.seq, t, er.csfailed);
+	if (r->o->adaptive && t >= 0 && kind != REPLY_CORRUPT)
+		rx_adapt(r);
 	if (r->o->quiet)
 		return;
 	if (r->o->flood)
@@ -256,4 +265,14 @@ bool rx_one(struct rx *r, int flags, bool *pending_err, bool lookups)
 	read_cmsgs(&msg, &m);
 	handle_reply(r, (size_t)cc, &from, &m, lookups);
 	return true;
+}
+
+void rx_adapt(struct rx *r)
+{
+	long est = r->st->rtt ? r->st->rtt / 8 : (long)r->interval * 1000;
+	long ms = (est + r->rtt_addend + 500) / 1000;
+
+	if (getuid() != 0 && ms < PING_MIN_USER_INTERVAL)
+		ms = PING_MIN_USER_INTERVAL;
+	r->interval = ms > INT_MAX ? INT_MAX : (int)ms;
 }

@@ -27,6 +27,8 @@ struct rx {
 	size_t buflen;
 	bool latency;		/* stamp replies with the clock from now on */
 	struct rrts_memory rr;	/* -R: the last route printed */
+	int interval;		/* ms between requests now (-A changes it) */
+	long rtt_addend;	/* -A: us added for buffer shortages */
 };
 
 /*
@@ -36,5 +38,12 @@ struct rx {
  * empty read still looks at the error queue.
  */
 bool rx_one(struct rx *r, int flags, bool *pending_err, bool lookups);
+
+/*
+ * -A: iputils' update_interval(): the interval becomes the smoothed RTT
+ * plus what buffer shortages added (rtt_addend), rounded to ms, and no
+ * less than PING_MIN_USER_INTERVAL for users other than root.
+ */
+void rx_adapt(struct rx *r);
 
 #endif

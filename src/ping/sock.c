@@ -17,7 +17,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include "ping/echo.h"
@@ -153,7 +152,7 @@ static bool connect_failed(int probe, const struct ping_opts *o,
 static bool probe_source(int fd, const struct ping_opts *o,
 			 struct ping_target *t, bool retry)
 {
-	struct sockaddr_in dst = t->dst.v4;
+	struct sockaddr_in dst = t->route_dst;
 	socklen_t alen = sizeof(t->src.v4);
 	int probe = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 
@@ -166,10 +165,7 @@ static bool probe_source(int fd, const struct ping_opts *o,
 	if (o->tos && setsockopt(probe, IPPROTO_IP, IP_TOS, &o->tos,
 				 sizeof(o->tos)) < 0)
 		error(0, errno, "warning: QOS sockopts");
-	dst.sin_port = htons(1025);
-	/* With -T tsprespec the route is the first hop's. */
-	if (t->nhops)
-		dst.sin_addr = t->hops[0];
+	sock_set_mark(probe, true, o);
 	if (connect(probe, (struct sockaddr *)&dst, sizeof(dst)) < 0 &&
 	    !connect_failed(probe, o, &dst, retry)) {
 		close(probe);
@@ -210,9 +206,31 @@ static void pmtu_discovery(int fd, const struct ping_opts *o,
 		error(2, errno, "IP_MTU_DISCOVER");
 }
 
+/*
+ * -I ADDRESS and -B bind to the source; so does -e, with the identifier
+ * as the port (a ping socket's identifier is its port), to the source
+ * the route chose.
+ */
+static void bind_source(int fd, const struct ping_opts *o,
+			const struct ping_target *t)
+{
+	struct sockaddr_in src = t->src.v4;
+
+	if (!o->strict_source && o->ident <= 0)
+		return;
+	src.sin_port = htons(o->ident > 0 ? (uint16_t)o->ident : 0);
+	if (pingsock_bind(fd, (const struct sockaddr *)&src, sizeof(src)) < 0)
+		error(2, errno, "bind");
+}
+
 bool sock_route(int fd, const struct ping_opts *o, struct ping_target *t,
 		bool retry)
 {
+	/* With -T tsprespec the route is the first hop's. */
+	t->route_dst = t->dst.v4;
+	t->route_dst.sin_port = htons(1025);
+	if (t->nhops)
+		t->route_dst.sin_addr = t->hops[0];
 	/* Only a source of this family saves the probe (-I 0.0.0.0, or an
 	 * IPv6 -I, still binds, to the source the probe finds). */
 	if (o->source.s_addr != INADDR_ANY) {
@@ -234,16 +252,14 @@ bool sock_route(int fd, const struct ping_opts *o, struct ping_target *t,
 			error(2, 0, "unknown iface: %s", o->device);
 	}
 	pmtu_discovery(fd, o, t);
-	if (o->strict_source &&
-	    pingsock_bind(fd, &t->src.sa, sizeof(t->src.v4)) < 0)
-		error(2, errno, "bind");
+	bind_source(fd, o, t);
 	return true;
 }
 
-void sock_set_bufs(int fd, size_t datalen, size_t hdrlen, int preload)
+void sock_set_bufs(int fd, const struct ping_opts *o, size_t hdrlen)
 {
 	/* iputils' estimate of what one packet costs the kernel. */
-	long long one = (long long)datalen + ECHO_HDRLEN;
+	long long one = (long long)o->datalen + ECHO_HDRLEN;
 	long long all;
 	int hold, want, got;
 	socklen_t len = sizeof(got);
@@ -251,10 +267,14 @@ void sock_set_bufs(int fd, size_t datalen, size_t hdrlen, int preload)
 	one += ((one + 511) / 512) *
 	       ((long long)hdrlen + 16 + 64 + 160);
 	hold = one > INT_MAX ? INT_MAX : (int)one;
+	if (o->sndbuf)
+		hold = o->sndbuf;
 	(void)pingsock_setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &hold,
 				  sizeof(hold));
-	/* Room for a preload's worth of replies. */
-	all = one * preload;
+	/* Room for a preload's worth of replies (the estimate's, -S or
+	 * not). */
+	hold = one > INT_MAX ? INT_MAX : (int)one;
+	all = (long long)hold * o->preload;
 	want = hold = all > INT_MAX ? INT_MAX : (int)all;
 	if (hold < 65536)
 		hold = 65536;
@@ -301,7 +321,7 @@ static size_t ip_options(int fd, const struct ping_opts *o,
 size_t sock_options(int fd, const struct ping_opts *o,
 		    const struct ping_target *t)
 {
-	int on = 1;
+	int on = 1, off = 0;
 	size_t optlen;
 
 	/* Errors for our requests arrive on the error queue (with the
@@ -314,10 +334,13 @@ size_t sock_options(int fd, const struct ping_opts *o,
 	if (pingsock_setsockopt(fd, SOL_IP, IP_RETOPTS, &on, sizeof(on)))
 		error(0, errno, "WARNING: setsockopt(IP_RETOPTS)");
 	optlen = ip_options(fd, o, t);
-	sock_set_bufs(fd, o->datalen, optlen + IPHDR, o->preload);
+	sock_set_bufs(fd, o, optlen + IPHDR);
 	if (o->broadcast && pingsock_setsockopt(fd, SOL_SOCKET, SO_BROADCAST,
 						&on, sizeof(on)) < 0)
 		error(2, errno, "cannot set broadcasting");
+	if (o->noloop && pingsock_setsockopt(fd, IPPROTO_IP, IP_MULTICAST_LOOP,
+					     &off, sizeof(off)) < 0)
+		error(2, errno, "cannot disable multicast loopback");
 	if (o->ttl >= 0) {
 		if (pingsock_setsockopt(fd, IPPROTO_IP, IP_MULTICAST_TTL,
 					&o->ttl, sizeof(o->ttl)) < 0)
@@ -329,30 +352,18 @@ size_t sock_options(int fd, const struct ping_opts *o,
 	return optlen;
 }
 
-bool sock_timing(int fd, int interval, bool latency)
+void sock_set_mark(int fd, bool probe, const struct ping_opts *o)
 {
-	int on = 1;
-	bool stamps = !latency;
-	struct timeval tv = { .tv_sec = 1 };
+	int rc;
 
-	/* Nanosecond kernel stamps: the RTT then excludes our own wake-up
-	 * (and, through pingsockd, the relay's receive side).  -U wants
-	 * the time user space sees: no stamps asked for. */
-	if (stamps && pingsock_setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on,
-					  sizeof(on))) {
-		error(0, 0, "Warning: no SO_TIMESTAMP support, falling back "
-		      "to SIOCGSTAMP");
-		stamps = false;
-	}
-	/* Never block a send for longer than a second, or the interval
-	 * when that is shorter (a stalled device must not stall ping). */
-	if (interval < 1000) {
-		int ms = interval < PING_SCHED_MIN ? PING_SCHED_MIN : interval;
-
-		tv.tv_sec = 0;
-		tv.tv_usec = 1000L * ms;
-	}
-	(void)pingsock_setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv,
-				  sizeof(tv));
-	return stamps;
+	if (!o->mark_set)
+		return;
+	rc = probe ? setsockopt(fd, SOL_SOCKET, SO_MARK, &o->mark,
+				sizeof(o->mark))
+		   : pingsock_setsockopt(fd, SOL_SOCKET, SO_MARK, &o->mark,
+					 sizeof(o->mark));
+	/* Marks need CAP_NET_ADMIN: without it iputils warns, once for
+	 * each socket, and the packets go unmarked. */
+	if (rc < 0)
+		error(0, errno, "WARNING: failed to set mark: %u", o->mark);
 }

@@ -32,6 +32,10 @@ struct ping_target {
 				 * order); 0: none */
 	int nhops;		/* -T tsprespec: the addresses to stamp */
 	struct in_addr hops[PING_MAX_TS_HOPS];
+	struct sockaddr_in route_dst;	/* IPv4: where the route is asked
+				 * for (the destination, or -T
+				 * tsprespec's first hop; port 1025),
+				 * and where -C connects */
 };
 
 /*
@@ -57,13 +61,16 @@ bool sock_route(int fd, const struct ping_opts *o, struct ping_target *t,
 size_t sock_options(int fd, const struct ping_opts *o,
 		    const struct ping_target *t);
 /*
- * Send and receive buffers for preload requests of datalen bytes, each
- * with hdrlen bytes of IP header (iputils' estimate of the kernel's
- * cost), warning when the receive buffer falls short.
+ * Send and receive buffers for -l requests of -s bytes, each with
+ * hdrlen bytes of IP header (iputils' estimate of the kernel's cost;
+ * -S sets the send buffer instead), warning when the receive buffer
+ * falls short.
  */
-void sock_set_bufs(int fd, size_t datalen, size_t hdrlen, int preload);
-/* Receive timestamps (not with -U) and the send timeout; false: no
- * kernel timestamps. */
-bool sock_timing(int fd, int interval, bool latency);
+void sock_set_bufs(int fd, const struct ping_opts *o, size_t hdrlen);
+/*
+ * -m on the route probe (a plain socket, probe true) or on the ping
+ * socket: iputils only warns when the kernel refuses, and goes on.
+ */
+void sock_set_mark(int fd, bool probe, const struct ping_opts *o);
 
 #endif

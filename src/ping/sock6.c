@@ -126,6 +126,7 @@ static bool probe_source(int fd, const struct ping_opts *o,
 	if (o->tos && setsockopt(probe, IPPROTO_IPV6, IPV6_TCLASS, &o->tos,
 				 sizeof(o->tos)) < 0)
 		error(2, errno, "setsockopt(IPV6_TCLASS)");
+	sock_set_mark(probe, true, o);
 	firsthop.sin6_port = htons(1025);
 	if (!link_scoped(&firsthop.sin6_addr) &&
 	    connect(probe, (struct sockaddr *)&firsthop, sizeof(firsthop)) < 0) {
@@ -165,20 +166,40 @@ static int pmtu_mode(const struct ping_opts *o, struct ping_target *t)
 }
 
 /* -I ADDRESS: a link-local one is scoped by the device (-I fe80::1%eth0). */
-static void strict_source(int fd, const struct ping_opts *o,
-			  struct ping_target *t)
+static void strict_source(const struct ping_opts *o, struct ping_target *t)
 {
-	unsigned idx;
-
 	t->src.v6.sin6_addr = o->source6;
+	if (o->device && link_scoped(&o->source6))
+		t->src.v6.sin6_scope_id = ifindex(o->device);
+}
+
+/*
+ * A device with a source to keep (-I ADDRESS%DEVICE, or -B): the socket
+ * is bound to the device here, as iputils does, even when the route
+ * probe bound it already, which a user may not do twice (EPERM).
+ */
+static void strict_device(int fd, const struct ping_opts *o)
+{
 	if (!o->device)
 		return;
-	idx = ifindex(o->device);
-	if (link_scoped(&o->source6))
-		t->src.v6.sin6_scope_id = idx;
-	if (pingsock_setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, o->device,
+	(void)ifindex(o->device);
+	if (o->strict_source &&
+	    pingsock_setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, o->device,
 				(socklen_t)strlen(o->device) + 1) < 0)
 		error(2, errno, "SO_BINDTODEVICE %s", o->device);
+}
+
+/* -I ADDRESS, -B and -e bind, as for IPv4 (sock.c). */
+static void bind_source(int fd, const struct ping_opts *o,
+			const struct ping_target *t)
+{
+	struct sockaddr_in6 src = t->src.v6;
+
+	if (!o->strict_source && o->ident <= 0)
+		return;
+	src.sin6_port = htons(o->ident > 0 ? (uint16_t)o->ident : 0);
+	if (pingsock_bind(fd, (const struct sockaddr *)&src, sizeof(src)) < 0)
+		error(2, errno, "bind icmp socket");
 }
 
 bool sock6_route(int fd, const struct ping_opts *o, struct ping_target *t,
@@ -191,19 +212,16 @@ bool sock6_route(int fd, const struct ping_opts *o, struct ping_target *t,
 	if (IN6_IS_ADDR_UNSPECIFIED(&o->source6)) {
 		if (!probe_source(fd, o, t, retry))
 			return false;
-		if (o->device)
-			(void)ifindex(o->device);
 	} else {
-		strict_source(fd, o, t);
+		strict_source(o, t);
 	}
+	strict_device(fd, o);
 	mode = pmtu_mode(o, t);
 	if (mode >= 0 && pingsock_setsockopt(fd, IPPROTO_IPV6,
 					     IPV6_MTU_DISCOVER, &mode,
 					     sizeof(mode)) < 0)
 		error(2, errno, "IPV6_MTU_DISCOVER");
-	if (o->strict_source &&
-	    pingsock_bind(fd, &t->src.sa, sizeof(t->src.v6)) < 0)
-		error(2, errno, "bind icmp socket");
+	bind_source(fd, o, t);
 	return true;
 }
 
@@ -236,12 +254,16 @@ static void flow_label(int fd, const struct ping_opts *o,
 
 void sock6_options(int fd, const struct ping_opts *o, struct ping_target *t)
 {
-	int on = 1;
+	int on = 1, off = 0;
 
 	if (pingsock_setsockopt(fd, IPPROTO_IPV6, IPV6_RECVERR, &on,
 				sizeof(on)) < 0)
 		error(2, errno, "IPV6_RECVERR");
-	sock_set_bufs(fd, o->datalen, IP6HDR, o->preload);
+	sock_set_bufs(fd, o, IP6HDR);
+	if (o->noloop && pingsock_setsockopt(fd, IPPROTO_IPV6,
+					     IPV6_MULTICAST_LOOP, &off,
+					     sizeof(off)) < 0)
+		error(2, errno, "can't disable multicast loopback");
 	if (o->ttl >= 0) {
 		if (pingsock_setsockopt(fd, IPPROTO_IPV6, IPV6_MULTICAST_HOPS,
 					&o->ttl, sizeof(o->ttl)) < 0)

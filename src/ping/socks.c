@@ -32,8 +32,42 @@ static int open_one(int family, bool requisite, bool loud)
 	return fd;
 }
 
+/* One raw socket that did not open: said when requisite or loud (-v);
+ * the requisite one ends the run. */
+static void raw_refused(bool requisite, bool loud)
+{
+	if (requisite || loud) {
+		error(0, 0, "socktype: SOCK_RAW");
+		error(0, EPERM, "socket");
+	}
+	if (requisite) {
+		error(0, 0, "=> missing cap_net_raw+p capability or setuid?");
+		exit(2);
+	}
+}
+
+/*
+ * -e 0 and -N: iputils asks for raw sockets then, which this ping never
+ * opens (it is no more privileged than its caller, and libpingsock
+ * offers ping sockets only).  It answers as iputils answers a user
+ * without CAP_NET_RAW, whoever runs it: the IPv4 socket first (said
+ * only with -4 or -v), then the IPv6 one, which must open once the
+ * IPv4 one has not.
+ */
+static _Noreturn void refuse_raw(const struct ping_opts *o)
+{
+	if (o->verbose && o->ident == 0)
+		error(0, 0, "WARNING: ident 0 => forcing raw socket");
+	if (o->family != AF_INET6)
+		raw_refused(o->family == AF_INET, o->verbose);
+	raw_refused(true, o->verbose);
+	exit(2);	/* not reached */
+}
+
 void socks_open(const struct ping_opts *o, struct ping_socks *s)
 {
+	if (opts_raw_needed(o))
+		refuse_raw(o);
 	s->fd4 = s->fd6 = -1;
 	s->tried6 = false;
 	s->family = o->family;

@@ -321,13 +321,13 @@ static int f_addr_type(void *ctx, const struct ps_addr *a, uint32_t ifindex)
 }
 
 static int f_route(void *ctx, const struct ps_addr *dst, uint32_t ifindex,
-		   bool broadcast, struct ps_addr *src)
+		   unsigned flags, struct ps_addr *src)
 {
 	int type = f_addr_type(ctx, dst, ifindex);
 
 	if (unreachable(dst))
 		return -ENETUNREACH;
-	if (type == PS_RTN_BROADCAST && !broadcast)
+	if (type == PS_RTN_BROADCAST && !(flags & PS_ROUTE_BROADCAST))
 		return -EACCES;
 	if (!ps_addr_is_any(src))
 		return 0;

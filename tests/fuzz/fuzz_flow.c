@@ -98,11 +98,11 @@ static int f_addr_type(void *ctx, const struct ps_addr *a, uint32_t ifindex)
 }
 
 static int f_route(void *ctx, const struct ps_addr *dst, uint32_t ifindex,
-		   bool broadcast, struct ps_addr *src)
+		   unsigned flags, struct ps_addr *src)
 {
 	(void)ctx;
 	(void)ifindex;
-	(void)broadcast;
+	(void)flags;
 	if (dst->family == AF_INET6 && memcmp(dst->a, addr6[6], 6) == 0)
 		return -ENETUNREACH;
 	if (ps_addr_is_any(src)) {

@@ -112,7 +112,7 @@ static int f_addr_type(void *ctx, const struct ps_addr *a, uint32_t ifindex)
 /* 10.99/16 and 2001:db8:dead::/48 unreachable; sources 127.0.0.1 or
  * 10.0.0.1, ::1 or fd00::1. */
 static int f_route(void *ctx, const struct ps_addr *dst, uint32_t ifindex,
-		   bool broadcast, struct ps_addr *src)
+		   unsigned flags, struct ps_addr *src)
 {
 	bool lo;
 
@@ -130,7 +130,7 @@ static int f_route(void *ctx, const struct ps_addr *dst, uint32_t ifindex,
 	}
 	if (dst->a[0] == 10 && dst->a[1] == 99)
 		return -ENETUNREACH;
-	if (f_addr_type(ctx, dst, ifindex) == PS_RTN_BROADCAST && !broadcast)
+	if (f_addr_type(ctx, dst, ifindex) == PS_RTN_BROADCAST && !(flags & PS_ROUTE_BROADCAST))
 		return -EACCES;
 	if (ps_addr_is_any(src))
 		ps_addr_v4(src, htonl(dst->a[0] == 127 ? 0x7f000001u

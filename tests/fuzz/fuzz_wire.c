@@ -54,13 +54,13 @@ static int f_addr_type(void *ctx, const struct ps_addr *a, uint32_t ifindex)
 }
 
 static int f_route(void *ctx, const struct ps_addr *dst, uint32_t ifindex,
-		   bool broadcast, struct ps_addr *src)
+		   unsigned flags, struct ps_addr *src)
 {
 	uint32_t v = host_of(dst);
 
 	if ((v >> 16) == 0x0a63)
 		return -ENETUNREACH;
-	if (f_addr_type(ctx, dst, ifindex) == PS_RTN_BROADCAST && !broadcast)
+	if (f_addr_type(ctx, dst, ifindex) == PS_RTN_BROADCAST && !(flags & PS_ROUTE_BROADCAST))
 		return -EACCES;
 	if (ps_addr_is_any(src))
 		ps_addr_v4(src, htonl((v >> 24) == 127 ? 0x7f000001u

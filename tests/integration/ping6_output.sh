@@ -273,7 +273,62 @@ same both_families_6 -6 -4 ::1
 same unknown_host -6 nosuchhost.invalid
 same unknown_host_any nosuchhost.invalid
 usage hops	-c 1 ::1 ::1
+usage help	-h
 usage hops_prespec -c 1 -T tsprespec ::1 ::1
+
+# Issue 18: the rest of iputils 20221126's options, over IPv6.
+quick adaptive 1000 -c 5 -A ::1			# ipg/ewma, 2 ms apart
+same adaptive_quiet -c 3 -q -A ::1
+same sticky	-c 1 -B ::1			# "from ::1 :"
+same sticky_peer -c 1 -B fd00:201::2
+same sticky_device -c 1 -B -I veth0 fd00:201::2
+same connect	-c 2 -i 0.2 -C ::1		# iputils connects IPv4 only
+same connect_source -c 1 -C -I ::1 ::1
+same debug	-c 1 -d ::1
+traced debug_refused 'SO_DEBUG' -c 1 -d ::1
+same ident	-c 1 -e 77 ::1
+same ident_verbose -v -c 2 -i 0.2 -e 77 ::1	# " ident=77"
+same ident_peer -c 1 -e 77 fd00:201::2
+same ident_raw	-c 1 -e 0 ::1
+same ident_raw6	-6 -c 1 -e 0 ::1
+same ident_raw_verbose -6 -v -c 1 -e 0 ::1
+# -L: this host no longer answers its own group requests; the peer does.
+same noloop	-c 2 -L ff02::1%veth0
+same noloop_device -c 2 -L -I veth0 ff02::1
+same noloop_unicast -c 1 -L ::1
+same mark	-c 1 -m 5 ::1			# the probe's and the socket's
+same mark_source -c 1 -m 5 -I ::1 ::1		# no probe: once
+# -N: iputils' node information options, then the raw socket it needs.
+same nodeinfo	-c 1 -N name ::1
+same nodeinfo6	-6 -c 1 -N fqdn ::1
+same nodeinfo_verbose -v -c 1 -N ipv6-all ::1
+same nodeinfo_flags -c 1 -N ipv6-global -N ipv6-linklocal ::1
+same nodeinfo_help -N help ::1			# stdout, status 0
+same nodeinfo_help_later -N name -N help ::1
+same nodeinfo_bad -N nosuch ::1			# the list on stderr, 2
+same nodeinfo_prefix -N namex ::1
+same nodeinfo_no_value -N subject-name ::1
+same nodeinfo_qtype_conflict -N name -N ipv4 ::1
+same nodeinfo_subject_conflict -N subject-ipv4=127.0.0.1 -N subject-name=peer6 ::1
+same nodeinfo_subject6 -c 1 -N subject-ipv6=fd00:201::2 ::1
+same nodeinfo_subject6_family -N subject-ipv6=127.0.0.1 ::1
+same nodeinfo_subject4_family -N subject-ipv4=::1 ::1
+same nodeinfo_subject_unknown -N subject-ipv6=nosuch.invalid ::1
+same nodeinfo_name -c 1 -N subject-name=Peer6.Example ::1
+same nodeinfo_name_scope -c 1 -N subject-fqdn=peer6%veth0 ::1
+same nodeinfo_name_long_scope -N subject-name=a%abcdefghijklmnop ::1
+same nodeinfo_name_empty_label -N subject-name=a..b ::1
+same nodeinfo_name_hyphen -N subject-name=a.-b ::1
+same nodeinfo_name_hyphens -N subject-name=ab--cd ::1
+same nodeinfo_name_long_label -N "subject-name=$(printf 'a%.0s' {1..64})" ::1
+same nodeinfo_name_long -N "subject-name=$(printf 'abcdefg.%.0s' {1..32})" ::1
+same nodeinfo_then_count -N name -c 0 ::1	# the options still in order
+# -r: IPv6 ignores SO_DONTROUTE: the far host is reached.
+same dontroute	-c 1 -r ::1
+same dontroute_far -c 2 -i 0.2 -r fd00:203:2::2
+same sndbuf	-c 1 -S 5000 ::1
+traced sndbuf_set 'SO_SNDBUF, \[5000\]' -c 1 -S 5000 ::1
+same all_new	-c 2 -i 0.2 -A -B -C -d -e 4321 -L -m 1 -r -S 9000 ::1
 
 # Signals: SIGQUIT's status line (stderr), SIGINT's summary.
 signals sigint "INT@1.25" -i 0.5 ::1
@@ -285,9 +340,12 @@ signals sigint_no_reply "INT@1.25" -i 0.5 fd00:202::3
 # Unreachable, 0x200/0x201 Packet Too Big (mtu 1280) with code 0/1,
 # 0x300 + code Time Exceeded, 0x400 + code Parameter Problem (pointer
 # 40), 0x500, 0x600, 0x601 error types 5, 100 and 127 (code 3).
+# fd00:203:6::700 answers Echo Requests whose identifier is 4242, and no
+# other (for -e), from its own address (IPV6_FREEBIND).
 forger='
 import socket, struct, sys
 raw = socket.socket(socket.AF_INET6, socket.SOCK_RAW, socket.IPPROTO_ICMPV6)
+raw.setsockopt(socket.IPPROTO_IPV6, 78, 1)	# IPV6_FREEBIND
 cap = socket.socket(socket.AF_PACKET, socket.SOCK_DGRAM, socket.htons(0x86dd))
 cap.bind((sys.argv[1], 0x86dd))
 prefix = socket.inet_pton(socket.AF_INET6, "fd00:203:6::")[:8]
@@ -302,6 +360,11 @@ while True:
     if len(pkt) < 48 or pkt[6] != 58 or pkt[40] != 128 or pkt[24:32] != prefix:
         continue
     n = struct.unpack("!H", pkt[38:40])[0]
+    if n == 0x700 and pkt[44:46] == struct.pack("!H", 4242):
+        src = pkt[24:40] + struct.pack("@I", 0)
+        raw.sendmsg([bytes([129, 0, 0, 0]) + pkt[44:]],
+                    [(socket.IPPROTO_IPV6, socket.IPV6_PKTINFO, src)], 0,
+                    (socket.inet_ntop(socket.AF_INET6, pkt[8:24]), 0))
     if n not in kinds:
         continue
     t, c, rest = kinds[n]
@@ -327,6 +390,10 @@ if command -v python3 >/dev/null; then
 	same forged_stamped -c 2 -i 0.2 -D fd00:203:6::101
 	same forged_flood -c 1 -f fd00:203:6::101
 	same forged_quiet -c 1 -q fd00:203:6::101
+	# -e: the socket's identifier, so the requests carry it.
+	same ident_answered -c 1 -W 1 -e 4242 fd00:203:6::700
+	same ident_unanswered -c 1 -W 1 -e 4243 fd00:203:6::700
+	same ident_answered_verbose -v -c 1 -W 1 -e 4242 fd00:203:6::700
 else
 	skip "$LABEL"/forged_errors "no python3 to forge errors"
 fi

@@ -16,9 +16,19 @@
 #   same NAME ARGS...      both pings, everything compared
 #   versus NAME "REF ARGS" ARGS...  the same, iputils with other
 #                          arguments (for what we take and it refuses)
-#   usage NAME ARGS...     both refuse with their usage text (ours lists
-#                          only the options we have): status 2, nothing
-#                          on stdout, the same first lines
+#   usage NAME ARGS...     both refuse with their usage text: status 2,
+#                          nothing on stdout, the same text on stderr but
+#                          for the line of our own -X
+#   version NAME           -V: iputils' two lines, pingsock named in the
+#                          first, the same features listed in the second
+#   quick NAME MS ARGS...  same, and both runs took under MS ms by their
+#                          own summary ("time Nms"): for what sets the pace
+#   traced NAME ERE ARGS...  same, both under strace: the calls (setsockopt,
+#                          bind, connect) that match ERE must be the same,
+#                          descriptors aside, and the reference must have
+#                          made one: for options whose effect shows only
+#                          there (with the daemon, only what the library
+#                          hands the kernel itself shows)
 #   signals NAME "SIG@SECONDS ..." ARGS...  both pings, the same signals
 #                          at the same moments after their start
 #   pingout_helper NAME SUFFIX PROGRAM ARGS...  a python3 program as
@@ -40,9 +50,11 @@ pingout_reference() {
 	mkdir -p "$T/ref" && cp "$REF" "$T/ref/ping" && chmod -R a+rX "$T/ref"
 }
 
-# ours|ref ARGS...: one ping as nobody, in its namespace.
-ours() { as_nobody k env PINGSOCK_BACKEND="$BACKEND" "$T/ping" "$@"; }
-ref() { as_nobody r "$T/ref/ping" "$@"; }
+# ours|ref ARGS...: one ping as nobody, in its namespace (under TRACE's
+# command, when traced sets one).
+TRACE=()
+ours() { as_nobody k "${TRACE[@]}" env PINGSOCK_BACKEND="$BACKEND" "$T/ping" "$@"; }
+ref() { as_nobody r "${TRACE[@]}" "$T/ref/ping" "$@"; }
 
 excluded() {
 	case " ${PINGOUT_EXCLUDE:-} " in *" $1 "*) return 0 ;; esac
@@ -82,11 +94,83 @@ usage() {
 	d=$(mktemp -d "$T/case.XXXXXX")
 	ours "$@" >"$d/o.out" 2>"$d/o.err"; orc=$?
 	ref "$@" >"$d/r.out" 2>"$d/r.err"; rrc=$?
+	mask "$d/o.err" | grep -v '^  -X <interface> ' >"$d/o.text"
+	mask "$d/r.err" >"$d/r.text"
 	if [ $orc = 2 ] && [ $rrc = 2 ] && [ ! -s "$d/o.out" ] &&
-		[ "$(mask "$d/o.err" | head -3)" = "$(mask "$d/r.err" | head -3)" ]; then
+		[ ! -s "$d/r.out" ] && grep -q '^Usage$' "$d/r.text" &&
+		diff -q "$d/r.text" "$d/o.text" >/dev/null; then
 		pass "$name"
 	else
-		fail "$name" "exit $orc (iputils $rrc): $(head -3 "$d/o.err" | tr '\n' '|')"
+		fail "$name" "exit $orc (iputils $rrc): $(diff "$d/r.text" "$d/o.text" | head -4 | tr '\n' '|')"
+	fi
+}
+
+version() {
+	local name=$LABEL/$1 d orc rrc; shift
+	excluded "${name#"$LABEL"/}" && return
+	d=$(mktemp -d "$T/case.XXXXXX")
+	ours -V >"$d/o.out" 2>"$d/o.err"; orc=$?
+	ref -V >"$d/r.out" 2>"$d/r.err"; rrc=$?
+	sed -n 1p "$d/r.out" >"$d/r.first"
+	if [ $orc = 0 ] && [ $rrc = 0 ] && [ ! -s "$d/o.err" ] &&
+		grep -q '^ping from iputils [0-9]*$' "$d/r.first" &&
+		sed -n 1p "$d/o.out" | grep -q '^ping from pingsock [0-9][0-9.]*$' &&
+		[ "$(wc -l <"$d/o.out")" = "$(wc -l <"$d/r.out")" ] &&
+		[ "$(sed -n 2p "$d/o.out" | sed -E 's/: (yes|no)/: X/g')" = \
+		  "$(sed -n 2p "$d/r.out" | sed -E 's/: (yes|no)/: X/g')" ]; then
+		pass "$name"
+	else
+		fail "$name" "exit $orc: $(tr '\n' '|' <"$d/o.out") (iputils: $(tr '\n' '|' <"$d/r.out"))"
+	fi
+}
+
+# The run's length in ms, from the summary in FILE ("time Nms").
+run_ms() { sed -nE 's/.*, time ([0-9]+)ms$/\1/p' "$1"; }
+
+quick() {
+	local name=$1 ms=$2 d o r; shift 2
+	excluded "$name" && return
+	d=$(mktemp -d "$T/case.XXXXXX")
+	side ours "$d" "$@"
+	side ref "$d" "$@"
+	o=$(run_ms "$d/ours.out") r=$(run_ms "$d/ref.out")
+	if [ -z "$o" ] || [ -z "$r" ] || [ "$o" -ge "$ms" ] || [ "$r" -ge "$ms" ]; then
+		fail "$LABEL/$name" "took ${o:-?} ms (iputils ${r:-?} ms), not under $ms"
+		return
+	fi
+	compare "$LABEL/$name" "$d"
+}
+
+# The calls of a trace that match ERE, without pids and descriptors.
+calls() {
+	grep -E "$2" "$1" | sed -E -e 's/^[0-9]+ +//' -e 's/^([a-z]+)\([0-9]+, /\1(FD, /'
+}
+
+traced() {
+	local name=$1 ere=$2 d who; shift 2
+	excluded "$name" && return
+	if ! command -v strace >/dev/null; then
+		fail "$LABEL/$name" "strace is not installed"
+		return
+	fi
+	d=$(mktemp -d "$T/case.XXXXXX")
+	chmod 1777 "$d"		# strace writes there as nobody
+	# LeakSanitizer cannot work under ptrace (the sanitizer build).
+	for who in ours ref; do
+		TRACE=(strace -f -qq -o "$d/$who.trace"
+		       -E "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+		       -e 'trace=setsockopt,bind,connect')
+		side $who "$d" "$@"
+	done
+	TRACE=()
+	calls "$d/ours.trace" "$ere" >"$d/ours.calls"
+	calls "$d/ref.trace" "$ere" >"$d/ref.calls"
+	if [ ! -s "$d/ref.calls" ]; then
+		fail "$LABEL/$name" "iputils made no call matching '$ere'"
+	elif ! diff -q "$d/ref.calls" "$d/ours.calls" >/dev/null; then
+		fail "$LABEL/$name" "calls differ (< iputils, > ours): $(diff "$d/ref.calls" "$d/ours.calls" | head -4 | tr '\n' '|')"
+	else
+		compare "$LABEL/$name" "$d"
 	fi
 }
 

@@ -36,6 +36,7 @@
 
 struct fake {
 	int route_calls;
+	unsigned route_flags;	/* of the last route asked */
 };
 
 static struct fake fk;
@@ -62,16 +63,17 @@ static int fake_addr_type(void *ctx, const struct ps_addr *a,
 }
 
 static int fake_route(void *ctx, const struct ps_addr *dst, uint32_t ifindex,
-		      bool broadcast, struct ps_addr *src)
+		      unsigned flags, struct ps_addr *src)
 {
 	struct fake *f = ctx;
 	uint32_t v = host_of(dst);
 
 	f->route_calls++;
+	f->route_flags = flags;
 	if ((v >> 16) == 0x0a63)
 		return -ENETUNREACH;
 	if (fake_addr_type(ctx, dst, ifindex) == PS_RTN_BROADCAST &&
-	    !broadcast)
+	    !(flags & PS_ROUTE_BROADCAST))
 		return -EACCES;
 	if (ps_addr_is_any(src))
 		ps_addr_v4(src, htonl((v >> 24) == 127 ? LO1 : HOST1));
@@ -1749,6 +1751,41 @@ static void getopt_other_level_as_kernel(void)
 	pstab_free(tab);
 }
 
+/*
+ * SO_DONTROUTE keeps routes on-link (RTO_ONLINK), in connect() and in
+ * each send, as MSG_DONTROUTE does for one send: the route is asked so,
+ * and the daemon told to send so.
+ */
+static void dontroute_on_link_only(void)
+{
+	struct pstab *tab = pstab_new(1000);
+	struct psock *sk = open4(tab, 1000);
+	uint32_t nl;
+
+	CHECK_EQ(connect4(tab, sk, HOST2, 0), 0);
+	CHECK_EQ(fk.route_flags, 0);
+	CHECK_EQ(send4(tab, sk, HOST2, 1, 64), 0);
+	CHECK(!info.dontroute);
+	CHECK_EQ(setint(sk, SOL_SOCKET, SO_DONTROUTE, 1), 0);
+	CHECK_EQ(connect4(tab, sk, HOST2, 0), 0);
+	CHECK_EQ(fk.route_flags, PS_ROUTE_DONTROUTE);
+	CHECK_EQ(setint(sk, SOL_SOCKET, SO_BROADCAST, 1), 0);
+	CHECK_EQ(connect4(tab, sk, HOST2, 0), 0);
+	CHECK_EQ(fk.route_flags, PS_ROUTE_DONTROUTE | PS_ROUTE_BROADCAST);
+	CHECK_EQ(send4(tab, sk, HOST2, 2, 64), 0);
+	CHECK(info.dontroute);
+	CHECK_EQ(setint(sk, SOL_SOCKET, SO_DONTROUTE, 0), 0);
+	CHECK_EQ(send4(tab, sk, HOST2, 3, 64), 0);
+	CHECK(!info.dontroute);
+	nl = sa4(AF_INET, HOST2, 0);
+	echo(8, 0, 4, 64);
+	CHECK_EQ(ps_send_prepare(tab, sk, &env, MSG_DONTROUTE, sabuf, nl, NULL,
+				 0, mbuf, 64, &info), 0);
+	CHECK(info.dontroute);
+	pstab_close(tab, sk);
+	pstab_free(tab);
+}
+
 /* ---- the table's counters ---- */
 
 static void counts_return_to_zero(void)
@@ -1833,6 +1870,7 @@ int main(void)
 	TEST(timestamp_new_reads_as_kernel);
 	TEST(unknown_options);
 	TEST(getopt_other_level_as_kernel);
+	TEST(dontroute_on_link_only);
 	TEST(counts_return_to_zero);
 	return CHECK_DONE();
 }

@@ -81,6 +81,7 @@ struct fake {
 	int route_calls;
 	uint32_t route_ifindex;
 	struct ps_addr route_dst;
+	unsigned route_flags;	/* of the last route asked */
 };
 
 static struct fake fk;
@@ -124,11 +125,11 @@ static bool fake_local6(void *ctx, const struct ps_addr *a, uint32_t ifindex,
 }
 
 static int fake_route(void *ctx, const struct ps_addr *dst, uint32_t ifindex,
-		      bool broadcast, struct ps_addr *src)
+		      unsigned flags, struct ps_addr *src)
 {
 	struct fake *f = ctx;
 
-	(void)broadcast;
+	f->route_flags = flags;
 	f->route_calls++;
 	f->route_ifindex = ifindex;
 	f->route_dst = *dst;
@@ -1927,6 +1928,29 @@ static void kernel_opt6_more_flags(void)
 	pstab_free(tab);
 }
 
+/*
+ * SO_DONTROUTE and MSG_DONTROUTE change nothing for IPv6: the kernel's
+ * ping_v6_sendmsg() and ip6_datagram_connect() route as ever (measured:
+ * a destination behind a router still answers).
+ */
+static void dontroute_ignored(void)
+{
+	struct pstab *tab = pstab_new(1000);
+	struct psock *sk = open6(tab);
+
+	CHECK_EQ(setint(sk, SOL_SOCKET, SO_DONTROUTE, 1), 0);
+	CHECK_EQ(getint(sk, SOL_SOCKET, SO_DONTROUTE), 1);
+	CHECK_EQ(connect6(tab, sk, "fd00::2", 0, 0), 0);
+	CHECK_EQ(fk.route_flags, 0);
+	CHECK_EQ(send6(tab, sk, "fd00::2", 0), 0);
+	CHECK(!info.dontroute);
+	CHECK_EQ(send6x(tab, sk, "fd00::2", 0, 128, 0, 64, MSG_DONTROUTE,
+			NULL, 0), 0);
+	CHECK(!info.dontroute);
+	pstab_close(tab, sk);
+	pstab_free(tab);
+}
+
 static void counts_return_to_zero(void)
 {
 	struct pstab *tab = pstab_new(1000);
@@ -1994,5 +2018,6 @@ int main(void)
 	TEST(kernel_opt6_unicast_if_bound);
 	TEST(kernel_opt6_more_flags);
 	TEST(counts_return_to_zero);
+	TEST(dontroute_ignored);
 	return CHECK_DONE();
 }

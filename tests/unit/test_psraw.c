@@ -39,11 +39,11 @@ static int host_type(void *ctx, const struct ps_addr *a, uint32_t ifindex)
 
 /* Every route leaves from 127.0.0.1 (the tests send to 127/8 only). */
 static int host_route(void *ctx, const struct ps_addr *dst, uint32_t ifindex,
-		      bool broadcast, struct ps_addr *src)
+		      unsigned flags, struct ps_addr *src)
 {
 	(void)ctx;
 	(void)ifindex;
-	(void)broadcast;
+	(void)flags;
 	(void)dst;
 	if (ps_addr_is_any(src))
 		ps_addr_v4(src, htonl(0x7f000001u));
