@@ -69,7 +69,9 @@ static int32_t call(int fd, const struct wire_req *req, uint8_t *body,
 
 static int dial(const char *path)
 {
-	int fd = call_connect(path), rc;
+	static const uint8_t zero[WIRE_NONCE_LEN];
+	uint8_t token[WIRE_NONCE_LEN];
+	int fd = call_connect(path), rc, arena = -1;
 
 	if (fd == -ENAMETOOLONG) {
 		fprintf(stderr, "pingsockctl: %s: path too long\n", path);
@@ -84,7 +86,9 @@ static int dial(const char *path)
 				strerror(-fd));
 		exit(1);
 	}
-	rc = call_hello(fd);
+	rc = call_hello(fd, zero, token, &arena);
+	if (arena >= 0)
+		close(arena);	/* a state arena: pingsockctl opens no socket */
 	if (rc == WIRE_R_BROKEN)
 		die(path, "the daemon closed the connection");
 	if (rc != 0) {

@@ -210,7 +210,6 @@ int bsock_new(struct server *s, struct client *c,
 	ss->h.data = ss;
 	ss->srv = s;
 	ss->fd = pair[0];
-	ss->shm_fd = ss->err_fd = ss->err_peer = -1;
 	ss->broker = true;
 	ss->family = (uint8_t)req->u.open.domain;
 	ss->uid = c->uid;

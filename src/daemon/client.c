@@ -15,6 +15,7 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include "daemon/arena.h"
 #include "daemon/closer.h"
 #include "daemon/log.h"
 #include "daemon/share.h"
@@ -52,10 +53,6 @@ static int send_reply(struct client *c, uint16_t type, const struct reply *r)
 	/* In the order the request type's row says (wire/types.c). */
 	if (r->fd >= 0)
 		fds[nfds++] = r->fd;
-	if (r->shm_fd >= 0)
-		fds[nfds++] = r->shm_fd;
-	if (r->err_fd >= 0)
-		fds[nfds++] = r->err_fd;
 	if (r->fd2 >= 0)
 		fds[nfds++] = r->fd2;
 	wire_rights_pack(&mh, &cbuf, fds, nfds);
@@ -70,7 +67,7 @@ static void fire_parked(void *data)
 	struct client *c = data;
 	struct server *s = c->srv;
 	struct parked *p = c->park;
-	struct reply r = { .fd = -1, .shm_fd = -1, .err_fd = -1, .fd2 = -1 };
+	struct reply r = { .fd = -1, .fd2 = -1 };
 	struct ssock *ss = ssock_get(s, p->handle);
 
 	/* Its socket may have gone meanwhile: the handle says so. */
@@ -109,7 +106,7 @@ enum dispatch_rc {
 static enum dispatch_rc dispatch(struct server *s, struct client *c,
 				 const struct wire_req *req)
 {
-	struct reply r = { .fd = -1, .shm_fd = -1, .err_fd = -1, .fd2 = -1 };
+	struct reply r = { .fd = -1, .fd2 = -1 };
 	enum dispatch_rc rc;
 
 	if (ops_run(s, c, req, &r))
@@ -148,6 +145,7 @@ void client_free(struct server *s, struct client *c)
 	while (c->nsocks)
 		ssock_unlink(c, c->socks[0]);
 	free(c->socks);
+	arena_put(&s->arenas, c->arena);
 	free(c->groups);
 	if (s->clients == c)
 		s->clients = c->next;

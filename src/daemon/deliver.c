@@ -132,38 +132,6 @@ static void deliver_reply(struct server *s, const struct icmp_pkt *p,
 	}
 }
 
-/*
- * Put a record on the socket's error queue.  The count goes up first, so
- * that a reader that takes the record at once never sees it below zero.
- */
-static int queue_record(struct ssock *ss, const struct wire_dgram *dg,
-			const void *data, size_t len)
-{
-	struct iovec iov[2] = {
-		{ .iov_base = (void *)dg, .iov_len = sizeof(*dg) },
-		{ .iov_base = (void *)data, .iov_len = len },
-	};
-	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
-
-	atomic_fetch_add(&ss->shm->errq, 1);
-	if (sendmsg(ss->err_fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
-		atomic_fetch_sub(&ss->shm->errq, 1);
-		ss->drops++;	/* a full error queue, as sock_queue_err_skb() */
-		return -1;
-	}
-	return 0;
-}
-
-/* A pending error with no record: wake whoever polls for POLLERR. */
-static void set_pending(struct ssock *ss, int err, bool wake)
-{
-	struct wire_dgram dg = { .kind = WIRE_DG_WAKE };
-
-	atomic_store(&ss->shm->err, err);
-	if (wake)
-		send(ss->err_fd, &dg, sizeof(dg), MSG_DONTWAIT | MSG_NOSIGNAL);
-}
-
 /* ping_err(): an ICMP error quoting one of this socket's requests. */
 static void deliver_error(struct server *s, const struct icmp_pkt *p,
 			  const struct raw_pkt *rp)
@@ -197,7 +165,7 @@ static void deliver_error(struct server *s, const struct icmp_pkt *p,
 		return;
 	case PS_ERR_SET:
 		audit_error(s, ss);
-		set_pending(ss, v.err, true);
+		sstate_set_err(ss, v.err, true);
 		return;
 	case PS_ERR_QUEUE:
 		fill_dgram(&dg, p, rp);
@@ -222,11 +190,10 @@ static void deliver_error(struct server *s, const struct icmp_pkt *p,
 			dg.offender_scope = p->src.scope;
 		}
 		/* The pending error first: a reader woken by the record
-		 * and taking it must find the error already there, or it
-		 * would clear it before the daemon sets it. */
+		 * finds both. */
 		audit_error(s, ss);
-		set_pending(ss, v.err, false);
-		queue_record(ss, &dg, p->q_icmp, p->q_icmplen);
+		sstate_set_err(ss, v.err, false);
+		sstate_queue(s, ss, &dg, p->q_icmp, p->q_icmplen);
 		return;
 	}
 }
@@ -263,7 +230,7 @@ void deliver_local_error(struct server *s, struct ssock *ss,
 	dg.ee_errno = EMSGSIZE;
 	dg.ee_origin = SO_EE_ORIGIN_LOCAL;
 	dg.ee_info = mtu > 0 ? (uint32_t)mtu : 0;
-	queue_record(ss, &dg, NULL, 0);
+	sstate_queue(s, ss, &dg, NULL, 0);
 }
 
 static void on_packet(struct server *s, const struct raw_pkt *rp, int family)

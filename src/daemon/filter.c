@@ -203,7 +203,8 @@ static int add_values(scmp_filter_ctx ctx, int nr, unsigned arg,
 }
 
 /*
- * The shared page of each socket (a sealed memfd); if_nametoindex() and
+ * The state arena of each client process (a sealed memfd, its token from
+ * getrandom()); if_nametoindex() and
  * if_indextoname(); the checks of filter_apply() and a signal to itself
  * (the SIGSYS handler's, abort()'s).
  */
@@ -217,7 +218,10 @@ static int add_misc(scmp_filter_ctx ctx)
 	const unsigned long self[] = { (unsigned long)getpid() };
 	int rc = add_values(ctx, SCMP_SYS(memfd_create), 1, memfd, 1);
 
+	static const unsigned long grnd[] = { 0 };
+
 	rc = rc ? rc : add_values(ctx, SCMP_SYS(fcntl), 1, fcntls, 3);
+	rc = rc ? rc : add_values(ctx, SCMP_SYS(getrandom), 2, grnd, 1);
 	rc = rc ? rc : add_values(ctx, SCMP_SYS(ioctl), 1, ioctls, 2);
 	rc = rc ? rc : add_values(ctx, SCMP_SYS(prctl), 0, prctls, 2);
 	return rc ? rc : add_values(ctx, SCMP_SYS(tgkill), 0, self, 1);

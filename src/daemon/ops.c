@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 
+#include "daemon/arena.h"
 #include "daemon/broker.h"
 #include "daemon/log.h"
 #include "engine/policy.h"
@@ -29,6 +30,11 @@ static bool gid_ok(const struct server *s, const struct client *c)
 				  c->ngroups);
 }
 
+/*
+ * The version, and the process's state arena: the one its token names
+ * (a later connection of the process, or of a forked child), or a new
+ * one, handed out with the answer (and not kept: arena.h).
+ */
 static void op_hello(struct server *s, struct client *c, struct ssock *ss,
 		     const struct wire_req *req, struct reply *r)
 {
@@ -36,6 +42,16 @@ static void op_hello(struct server *s, struct client *c, struct ssock *ss,
 	r->result = c->hello ? 0 : -EPROTO;
 	if (c->hello && c->foreign)
 		r->result = WIRE_R_FOREIGN_NS;
+	if (r->result)
+		return;
+	c->arena = arena_get(&s->arenas, req->nonce, &r->fd);
+	if (!c->arena) {
+		r->result = errno == EMFILE || errno == ENFILE ? -errno : -ENOMEM;
+		c->hello = false;
+		return;
+	}
+	memcpy(r->body, arena_token(c->arena), WIRE_NONCE_LEN);
+	r->len = WIRE_NONCE_LEN;
 }
 
 /* A refusal by a limit: counted, and said at a bounded rate. */
@@ -69,9 +85,9 @@ static int open_allowed(struct server *s, const struct client *c,
 }
 
 static void open_answer(struct reply *r, const struct ssock *nss,
-			uint32_t kind)
+			uint32_t kind, uint32_t slot)
 {
-	uint32_t body[2] = { nss->handle, kind };
+	uint32_t body[3] = { nss->handle, kind, slot };
 
 	memcpy(r->body, body, sizeof(body));
 	r->len = sizeof(body);
@@ -83,6 +99,7 @@ static void op_open(struct server *s, struct client *c, struct ssock *ss,
 	bool broker = bsock_wanted(s, c, req);
 	struct uident *u = uidtab_get(s->uids, c->uid, true);
 	struct ssock *nss;
+	uint32_t slot = 0;
 	int cfd = -1;
 
 	r->result = u ? open_allowed(s, c, broker, u) : -ENOMEM;
@@ -92,20 +109,18 @@ static void op_open(struct server *s, struct client *c, struct ssock *ss,
 		r->result = bsock_new(s, c, req, &cfd, &r->fd2, &nss);
 		if (r->result)
 			return;
-		open_answer(r, nss, WIRE_OPEN_BROKER);
+		open_answer(r, nss, WIRE_OPEN_BROKER, 0);
 		r->fd = cfd;
 		return;
 	}
-	r->result = ssock_new_relay(s, c, req, &cfd);
+	r->result = ssock_new_relay(s, c, req, &cfd, &slot);
 	if (r->result)
 		return;
 	deliver_watch(s);
 	u->nsockets++;
 	nss = c->socks[c->nsocks - 1];
-	open_answer(r, nss, 0);
+	open_answer(r, nss, 0, slot);
 	r->fd = cfd;
-	r->shm_fd = nss->shm_fd;
-	r->err_fd = nss->err_peer;
 }
 
 /*
@@ -115,10 +130,13 @@ static void op_open(struct server *s, struct client *c, struct ssock *ss,
 static void op_attach(struct server *s, struct client *c, struct ssock *ss,
 		      const struct wire_req *req, struct reply *r)
 {
-	uint32_t body[2];
+	uint32_t body[3];
 
 	r->result = -EBADF;
 	if (ss->broker || !ssock_proven(ss, req->nonce))
+		return;
+	r->result = sstate_mirror(ss, c->arena, &body[2]);
+	if (r->result)
 		return;
 	if (ssock_link(c, ss)) {
 		r->result = -ENOMEM;
@@ -128,8 +146,6 @@ static void op_attach(struct server *s, struct client *c, struct ssock *ss,
 	body[1] = (uint32_t)ps_family(ss->ps);
 	memcpy(r->body, body, sizeof(body));
 	r->len = sizeof(body);
-	r->shm_fd = ss->shm_fd;
-	r->err_fd = ss->err_peer;
 	r->result = 0;
 }
 
@@ -334,9 +350,9 @@ static void op_send(struct server *s, struct client *c, struct ssock *ss,
 	/* The pending error (sk_err) is taken by the send, which then
 	 * sends nothing; the client may have written anything there. */
 	if (!err) {
-		int pending = atomic_exchange(&ss->shm->err, 0);
+		int pending = sstate_take_err(ss);
 
-		if (pending > 0 && pending < 4096)
+		if (pending)
 			err = -pending;
 	}
 	if (err) {
@@ -369,6 +385,22 @@ static void op_send(struct server *s, struct client *c, struct ssock *ss,
 	r->result = ops_finish_send(s, ss, &info, s->msgbuf, len);
 }
 
+/* IP_RECVERR or IPV6_RECVERR set to 0 (an int, or a byte, as
+ * do_ip_setsockopt() reads it). */
+static bool recverr_off(const struct wire_req *req)
+{
+	int v = 0;
+
+	if (!((req->u.opt.level == SOL_IP && req->u.opt.name == IP_RECVERR) ||
+	      (req->u.opt.level == SOL_IPV6 && req->u.opt.name == IPV6_RECVERR)))
+		return false;
+	if (req->u.opt.len >= sizeof(int))
+		memcpy(&v, req->u.opt.val, sizeof(v));
+	else if (req->u.opt.len >= 1)
+		v = req->u.opt.val[0];
+	return v == 0;
+}
+
 static void op_setopt(struct server *s, struct client *c, struct ssock *ss,
 		      const struct wire_req *req, struct reply *r)
 {
@@ -385,8 +417,10 @@ static void op_setopt(struct server *s, struct client *c, struct ssock *ss,
 	}
 	r->result = ps_setopt(ss->ps, s->env, req->u.opt.level, req->u.opt.name,
 			      req->u.opt.val, req->u.opt.len);
-	atomic_store(&ss->shm->cmsg, ps_cmsg_flags(ss->ps));
-	atomic_store(&ss->shm->tsflags, ps_tsflags(ss->ps));
+	/* ip_sock_set_recverr(): turned off, it empties the queue. */
+	if (r->result == 0 && recverr_off(req))
+		sstate_purge(s, ss);
+	sstate_publish(ss);
 	if (r->result == 0 && req->u.opt.level == SOL_SOCKET &&
 	    req->u.opt.name == SO_RCVBUF) {
 		int v = ps_rcvbuf(ss->ps);
@@ -401,6 +435,15 @@ static void op_getopt(struct server *s, struct client *c, struct ssock *ss,
 {
 	uint32_t len = req->u.opt.len;
 
+	/* sk_getsockopt(): reading the pending error takes it. */
+	if (req->u.opt.level == SOL_SOCKET && req->u.opt.name == SO_ERROR) {
+		int v = sstate_take_err(ss);
+
+		r->len = len < sizeof(v) ? len : sizeof(v);
+		memcpy(r->body, &v, r->len);
+		r->result = 0;
+		return;
+	}
 	r->result = ps_getopt(ss->ps, s->env, req->u.opt.level,
 			      req->u.opt.name, r->body, &len);
 	if (r->result == 0)
@@ -424,7 +467,7 @@ static void op_shutdown(struct server *s, struct client *c, struct ssock *ss,
 			const struct wire_req *req, struct reply *r)
 {
 	r->result = ps_shutdown(ss->ps, req->u.how);
-	atomic_store(&ss->shm->shutdown, ps_shutdown_mask(ss->ps));
+	sstate_publish(ss);
 }
 
 static void op_stats(struct server *s, struct client *c, struct ssock *ss,
@@ -505,6 +548,30 @@ static void op_broker_bind(struct server *s, struct client *c,
 	bsock_rebind(s, ss, req, r);
 }
 
+/*
+ * MSG_ERRQUEUE: the next record, taken (even for MSG_PEEK, as the kernel
+ * takes it): its whole data length, the record, as much data as fits.
+ */
+static void op_errq(struct server *s, struct client *c, struct ssock *ss,
+		    const struct wire_req *req, struct reply *r)
+{
+	struct erec *e = ss->broker ? NULL : sstate_dequeue(s, ss);
+	uint32_t n;
+
+	if (!e) {
+		r->result = -EAGAIN;
+		return;
+	}
+	n = e->len < WIRE_ERRQ_DATA_MAX ? e->len : (uint32_t)WIRE_ERRQ_DATA_MAX;
+	memcpy(s->msgbuf, &e->len, 4);
+	memcpy(s->msgbuf + 4, &e->dg, WIRE_DGRAM_HDR);
+	memcpy(s->msgbuf + 4 + WIRE_DGRAM_HDR, e->data, n);
+	free(e);
+	r->ext = s->msgbuf;
+	r->len = 4 + WIRE_DGRAM_HDR + n;
+	r->result = 0;
+}
+
 /* Each request's procedure; who may send it when is its row's access
  * rule (wire/types.c), the table OpenSSH's monitor has. */
 static const op_fn ops[WIRE_TYPE_END] = {
@@ -524,6 +591,7 @@ static const op_fn ops[WIRE_TYPE_END] = {
 	[WIRE_KEEPID] = op_keepid,
 	[WIRE_TABLE] = op_table,
 	[WIRE_BROKER_BIND] = op_broker_bind,
+	[WIRE_ERRQ] = op_errq,
 };
 
 int ops_run(struct server *s, struct client *c, const struct wire_req *req,

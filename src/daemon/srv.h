@@ -4,6 +4,9 @@
  *
  *   loop.c     the event loop and its timers
  *   audit.c    each socket's counters, destinations and records
+ *   arena.c    the state arenas of client processes (arena.h)
+ *   sstate.c   a relayed socket's state, copied into arenas, and its
+ *              error queue
  *   deliver.c  what the raw sockets receive, to the sockets it answers
  *   ssock.c    served sockets: handles, relayed sockets, proofs
  *   bsock.c    broker sockets: kernel sockets handed out, counted while
@@ -32,10 +35,12 @@
  * the raw sockets, and room to accept a connection and refuse it. */
 #define FD_RESERVE 64
 #define FDS_CONN 1		/* a control connection */
-#define FDS_RELAY 4		/* data pair end, memfd, error pair (both) */
+#define FDS_RELAY 1		/* its data pair's end */
 #define FDS_BROKER 1		/* the liveness pair end */
 #define PARKED_MAX 1048576u	/* bytes of parked sends per uid */
+#define ERRQ_UID_MAX 4194304u	/* bytes on error queues per uid */
 
+struct arena;
 struct ssock;
 struct uidtab;
 
@@ -50,6 +55,7 @@ struct client {
 	size_t ngroups;
 	bool hello;
 	bool foreign;		/* another network namespace: nothing served */
+	struct arena *arena;	/* its process's state arena (after HELLO) */
 	struct ssock **socks;	/* sockets this connection may use */
 	size_t nsocks, capsocks;
 	struct loop_group *grp;	/* its user's share of the loop */
@@ -86,6 +92,21 @@ struct destset {
 	bool capped;
 };
 
+/* A relayed socket's state slot in one process's arena. */
+struct mirror {
+	struct arena *a;
+	uint32_t slot;
+};
+
+/* A record on a socket's error queue: struct wire_dgram, then len bytes
+ * of data (the request it is about). */
+struct erec {
+	struct erec *next;
+	uint32_t len;
+	struct wire_dgram dg;
+	uint8_t data[];
+};
+
 /* A kernel socket handed out in broker mode, counted while it exists. */
 struct ksock {
 	ino_t ino;	/* 0: none */
@@ -104,10 +125,13 @@ struct ssock {
 	pid_t pid;
 	struct client **clients;
 	size_t nclients, capclients;
-	int shm_fd;		/* sealed memfd behind shm, handed out */
-	struct wire_shm *shm;
-	int err_fd;		/* our end of the error queue's pair */
-	int err_peer;		/* the client's end, kept to hand out again */
+	/* Relayed: its state (sstate.c), and the slots it is copied to. */
+	int32_t err;		/* pending error (sk_err), positive */
+	uint32_t wakes;		/* wake-ups put on the data pair */
+	struct erec *eq, *eq_tail;	/* the error queue */
+	uint32_t eq_n, eq_bytes;
+	struct mirror *mirrors;
+	uint32_t nmirrors, capmirrors;
 	uint64_t sent, replies, drops;
 	uint64_t errors;	/* audit: errors delivered, failed sends */
 	uint64_t opened_ns;	/* audit: when it was opened */
@@ -156,6 +180,7 @@ struct server {
 	struct slot *slots;
 	uint32_t nslots, free_head;
 	struct client *clients;
+	struct arena *arenas;	/* all of them (arena.h) */
 	struct wire_stats stats;
 	struct {
 		uint64_t opened;	/* sockets opened since start */
@@ -173,8 +198,6 @@ struct reply {
 	const uint8_t *ext;	/* if set, the body is there (len bytes) */
 	size_t len;
 	int fd;			/* passed with SCM_RIGHTS if >= 0, then closed */
-	int shm_fd;		/* passed too if >= 0, and kept */
-	int err_fd;		/* passed too if >= 0, and kept */
 	int fd2;		/* passed last if >= 0, then closed */
 	struct parked *park;	/* no answer now: this send waits */
 };
@@ -198,6 +221,27 @@ void audit_error(struct server *s, struct ssock *ss);
 void audit_send_failed(struct server *s, struct ssock *ss, int err);
 void audit_sent(struct ssock *ss, const struct ps_addr *dst);
 
+/* ---- sstate.c ---- */
+/* The socket's slot in arena a (made and filled if it has none): 0, or
+ * -errno (ENOMEM; ENOBUFS for a full arena). */
+int sstate_mirror(struct ssock *ss, struct arena *a, uint32_t *slot);
+/* Copy the socket's state into all its slots. */
+void sstate_publish(struct ssock *ss);
+/* Its slots given back, its error queue freed. */
+void sstate_free(struct server *s, struct ssock *ss);
+/* A pending error set (err > 0) or cleared (0); wake: tell a waiter. */
+void sstate_set_err(struct ssock *ss, int err, bool wake);
+/* Take the pending error: positive, or 0. */
+int sstate_take_err(struct ssock *ss);
+/* Put a record on the error queue (it wakes a waiter): 0, or -1 when
+ * the queue is full (the record dropped, as the kernel drops it). */
+int sstate_queue(struct server *s, struct ssock *ss,
+		 const struct wire_dgram *dg, const void *data, size_t len);
+/* Take the next record (NULL if none), for the caller to free(). */
+struct erec *sstate_dequeue(struct server *s, struct ssock *ss);
+/* Empty the error queue (IP_RECVERR turned off). */
+void sstate_purge(struct server *s, struct ssock *ss);
+
 /* ---- deliver.c ---- */
 /* Watch the raw sockets while relayed sockets exist (or always for a
  * family that broker mode does not serve). */
@@ -220,8 +264,10 @@ void ssock_fds(struct server *s, uid_t uid, int n);
 int ssock_pair(int pair[2]);
 /* Every server-side part of a socket but its accounting, freed. */
 void ssock_release(struct server *s, struct ssock *ss);
+/* A relayed socket: *client_fd its data descriptor, *slot its state's
+ * slot in the client's arena. */
 int ssock_new_relay(struct server *s, struct client *c,
-		    const struct wire_req *req, int *client_fd);
+		    const struct wire_req *req, int *client_fd, uint32_t *slot);
 void ssock_free(struct server *s, struct ssock *ss);
 bool ssock_take_writes(struct ssock *ss);
 bool ssock_proven(struct ssock *ss, const uint8_t *nonce);

@@ -1,7 +1,7 @@
 /*
  * ssock - the sockets the daemon serves: their handles (a slot and its
  * generation), the connections that may use each, and relayed sockets
- * (the engine's socket, the data pair, the shared page, the error pair).
+ * (the engine's socket and the data pair; its state is sstate.c's).
  * A process that did not open a socket proves that it holds it by writing
  * a nonce on its descriptor (ssock_proven()).
  */
@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include "daemon/closer.h"
@@ -141,17 +140,6 @@ void ssock_fds(struct server *s, uid_t uid, int n)
 		uidtab_add(s->uids, u, UID_FDS, n);
 }
 
-static void side_free(struct ssock *ss)
-{
-	if (ss->shm)
-		munmap(ss->shm, WIRE_SHM_SIZE);
-	if (ss->shm_fd >= 0)
-		close(ss->shm_fd);
-	closer_close_socket(ss->err_fd, ss->uid);	/* the client writes too */
-	if (ss->err_peer >= 0)
-		close(ss->err_peer);
-}
-
 void ssock_release(struct server *s, struct ssock *ss)
 {
 	audit_close(ss);
@@ -159,7 +147,7 @@ void ssock_release(struct server *s, struct ssock *ss)
 		ssock_unlink(ss->clients[0], ss);
 	free(ss->clients);
 	free(ss->dests.h);
-	side_free(ss);
+	sstate_free(s, ss);
 	ssock_unslot(s, ss->handle);
 	pstab_close(s->tab, ss->ps);
 	/* Also leaves the loop; what a client queued there goes with it
@@ -179,32 +167,6 @@ void ssock_free(struct server *s, struct ssock *ss)
 	ssock_fds(s, ss->uid, -FDS_RELAY);
 	ssock_release(s, ss);
 	deliver_watch(s);
-}
-
-/*
- * The socket's shared page.  Sealed against shrinking, so that no client
- * can make the daemon's mapping fault.
- */
-static int shm_new(struct ssock *ss)
-{
-	int fd = memfd_create("pingsock", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	void *p;
-
-	if (fd < 0)
-		return -errno;
-	if (ftruncate(fd, WIRE_SHM_SIZE) != 0 ||
-	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0 ||
-	    (p = mmap(NULL, WIRE_SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
-		      fd, 0)) == MAP_FAILED) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
-	ss->shm = p;
-	ss->shm_fd = fd;
-	ss->shm->version = WIRE_VERSION;
-	return 0;
 }
 
 /*
@@ -229,29 +191,6 @@ int ssock_pair(int pair[2])
 	return err;
 }
 
-/*
- * The shared page and the error queue's socketpair: what a socket has
- * besides its data descriptor.  -errno on failure (nothing left open).
- */
-static int side_new(struct ssock *ss)
-{
-	int pair[2], err = shm_new(ss);
-
-	if (err == 0)
-		err = ssock_pair(pair);
-	if (err == 0) {
-		ss->err_fd = pair[0];
-		ss->err_peer = pair[1];
-	}
-	if (err) {
-		side_free(ss);
-		ss->shm = NULL;
-		ss->shm_fd = ss->err_fd = ss->err_peer = -1;
-		return err == -EMFILE || err == -ENFILE ? err : -ENOBUFS;
-	}
-	return 0;
-}
-
 /* The client wrote on its data descriptor, or let go of it. */
 static void on_data(void *data, uint32_t events)
 {
@@ -265,14 +204,13 @@ static void on_data(void *data, uint32_t events)
 
 /* Create the socket and its data pair; *client_fd is the client's end. */
 int ssock_new_relay(struct server *s, struct client *c,
-		     const struct wire_req *req, int *client_fd)
+		     const struct wire_req *req, int *client_fd, uint32_t *slot)
 {
 	struct ssock *ss = calloc(1, sizeof(*ss));
 	int pair[2] = { -1, -1 }, err;
 
 	if (!ss)
 		return -ENOMEM;
-	ss->shm_fd = ss->err_fd = ss->err_peer = -1;
 	err = pstab_open(s->tab, req->u.open.domain, req->u.open.type,
 			 req->u.open.protocol, c->uid, &ss->ps);
 	if (!err && ps_family(ss->ps) == AF_INET6 && !s->conf.raw6) {
@@ -283,13 +221,9 @@ int ssock_new_relay(struct server *s, struct client *c,
 		free(ss);
 		return err;
 	}
-	err = side_new(ss);
-	if (err) {
-		pstab_close(s->tab, ss->ps);
-		free(ss);
-		return err;
-	}
 	err = ssock_pair(pair);
+	if (!err)
+		err = sstate_mirror(ss, c->arena, slot);
 	if (err)
 		goto fail;
 	ss->h.proc = on_data;
@@ -320,7 +254,7 @@ fail:
 		close(pair[0]);
 	if (pair[1] >= 0)
 		close(pair[1]);
-	side_free(ss);
+	sstate_free(s, ss);
 	pstab_close(s->tab, ss->ps);
 	free(ss);
 	return err;

@@ -49,7 +49,7 @@ struct uident *uidtab_get(struct uidtab *t, uid_t uid, bool create)
 static bool unused(const struct uident *e, uint64_t now)
 {
 	return !e->conns && !e->nsockets && !e->idents && !e->fds &&
-	       !e->parked && rate_idle(&e->bucket, now);
+	       !e->parked && !e->errq && rate_idle(&e->bucket, now);
 }
 
 void uidtab_prune(struct uidtab *t, uint64_t now)

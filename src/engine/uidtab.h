@@ -11,6 +11,7 @@
  *   fds        descriptors the daemon holds for the user's connections
  *              and sockets;
  *   parked     bytes of sends waiting for their time (rate, min_interval);
+ *   errq       bytes of records on the error queues of its sockets;
  *   bucket     the send rate's token bucket (rate, burst).
  *
  * Shares that run short for everyone (the daemon's descriptors, the
@@ -41,6 +42,7 @@ struct uident {
 	unsigned idents;
 	unsigned fds;
 	uint32_t parked;	/* bytes */
+	uint32_t errq;		/* bytes */
 	struct rate_bucket bucket;
 	struct uident *next;
 };

@@ -1,7 +1,8 @@
 /*
  * api_poll - pingsock_poll(): poll() that also reports what a relayed
- * socket's data descriptor cannot show by itself (its shared page), and
- * wakes when an error arrives on its hidden error descriptor.
+ * socket's data descriptor cannot show by itself (its state slot), and
+ * wakes when an error arrives (the daemon's wake-up on the data
+ * descriptor, which is not data: relay_data_queued()).
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -14,6 +15,7 @@
 #include "lib/clock.h"
 #include "lib/errq.h"
 #include "lib/fdtab.h"
+#include "lib/relay.h"
 #include "lib/shimapi.h"
 #include "pingsock.h"
 #include "lib/sys.h"
@@ -68,32 +70,29 @@ static short synth_events(const struct pollfd *p, const struct fdent *ent)
 	return (short)pollsynth(ent, (unsigned short)p->events);
 }
 
-/* The daemon sockets among fds, with their error descriptors. */
+/* The daemon sockets among fds: a copy of fds to poll, each relayed
+ * socket's entry (FDK_NONE for any other descriptor). */
 struct pollset {
-	struct pollfd *all;	/* fds, then one error descriptor each */
-	nfds_t *owner;		/* index in fds of each error descriptor */
-	struct fdent *ents;	/* entry of each of fds (FDK_NONE: other) */
-	nfds_t nerr;
+	struct pollfd *all;
+	struct fdent *ents;
 };
 
+/* What the program did not ask for but a relayed socket's poll needs:
+ * POLLIN, by which a wake-up for an error comes. */
 static int pollset_build(struct pollset *ps, const struct pollfd *fds,
 			 nfds_t nfds)
 {
-	ps->all = calloc(2 * nfds + 1, sizeof(*ps->all));
-	ps->owner = calloc(nfds + 1, sizeof(*ps->owner));
+	ps->all = calloc(nfds + 1, sizeof(*ps->all));
 	ps->ents = calloc(nfds + 1, sizeof(*ps->ents));
-	ps->nerr = 0;
-	if (!ps->all || !ps->owner || !ps->ents)
+	if (!ps->all || !ps->ents)
 		return -1;
 	memcpy(ps->all, fds, nfds * sizeof(*fds));
 	for (nfds_t i = 0; i < nfds; i++) {
-		if (!relayed(fds[i].fd, &ps->ents[i]) || ps->ents[i].errfd < 0) {
+		if (!relayed(fds[i].fd, &ps->ents[i])) {
 			ps->ents[i].kind = FDK_NONE;
 			continue;
 		}
-		ps->all[nfds + ps->nerr].fd = ps->ents[i].errfd;
-		ps->all[nfds + ps->nerr].events = POLLIN;
-		ps->owner[ps->nerr++] = i;
+		ps->all[i].events |= POLLIN;
 	}
 	return 0;
 }
@@ -101,22 +100,33 @@ static int pollset_build(struct pollset *ps, const struct pollfd *fds,
 static void pollset_free(struct pollset *ps)
 {
 	free(ps->all);
-	free(ps->owner);
 	free(ps->ents);
 }
 
-/* Fold what poll() and the shared pages say into fds; count ready ones. */
+/* A relayed socket's events: POLLIN only for a datagram and if asked,
+ * and what its state slot says. */
+static short relayed_events(const struct pollfd *p, const struct pollfd *got,
+			    const struct fdent *ent)
+{
+	unsigned ev = (unsigned short)got->revents;
+	const unsigned in = POLLIN | POLLRDNORM;
+
+	if ((ev & in) && !relay_data_queued(p->fd, ent))
+		ev &= ~in;
+	ev &= (unsigned short)p->events | POLLERR | POLLHUP | POLLNVAL;
+	return (short)(ev | synth_events(p, ent));
+}
+
+/* Fold what poll() and the state slots say into fds; count ready ones. */
 static int pollset_merge(struct pollset *ps, struct pollfd *fds, nfds_t nfds)
 {
 	int n = 0;
 
-	for (nfds_t k = 0; k < ps->nerr; k++)
-		if (ps->all[nfds + k].revents)
-			errq_drain_wakes(&ps->ents[ps->owner[k]]);
 	for (nfds_t i = 0; i < nfds; i++) {
-		fds[i].revents = ps->all[i].revents;
-		if (ps->ents[i].kind != FDK_NONE)
-			fds[i].revents |= synth_events(&fds[i], &ps->ents[i]);
+		fds[i].revents = ps->ents[i].kind == FDK_NONE
+					 ? ps->all[i].revents
+					 : relayed_events(&fds[i], &ps->all[i],
+							  &ps->ents[i]);
 		if (fds[i].revents)
 			n++;
 	}
@@ -149,15 +159,14 @@ EXPORT int pingsock_poll(struct pollfd *fds, nfds_t nfds, int timeout)
 		errno = ENOMEM;
 		return -1;
 	}
-	/* Wait on the data and the error descriptors together: an error
-	 * (or a wake-up for one) arrives on the latter.  A wake-up that
-	 * turns out stale makes this return early with nothing ready, as
-	 * a spurious wake-up would; poll() callers loop anyway, but do it
-	 * here while time is left. */
+	/* A wake-up that turns out stale (its error already taken) makes
+	 * this return early with nothing ready, as a spurious wake-up
+	 * would; poll() callers loop anyway, but do it here while time is
+	 * left. */
 	int64_t deadline = timeout > 0 ? now_ms() + timeout : 0;
 
 	for (;;) {
-		int r = sys_poll(ps.all, nfds + ps.nerr,
+		int r = sys_poll(ps.all, nfds,
 			     any_synth(&ps, fds, nfds) ? 0 : timeout);
 
 		if (r < 0) {

@@ -106,7 +106,6 @@ int broker_adopt(int livefd, uint32_t handle, int family, bool keep_ident,
 	memset(ent, 0, sizeof(*ent));
 	ent->kind = FDK_BROKER_FRESH;
 	ent->family = family;
-	ent->errfd = -1;
 	ent->livefd = bk->livefd;
 	ent->bk = bk;
 	return 0;

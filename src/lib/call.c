@@ -36,12 +36,22 @@ int call_connect(const char *path)
 	return fd;
 }
 
-int call_hello(int fd)
+int call_hello(int fd, const uint8_t *token, uint8_t *token_out,
+	       int *arena_fd)
 {
 	struct wire_req hello = { .type = WIRE_HELLO,
 				  .u.version = WIRE_VERSION };
+	int fds[CALL_MAX_FDS];
+	size_t len = WIRE_NONCE_LEN;
+	int rc;
 
-	return call_exchange(fd, &hello, NULL, 0, NULL, NULL, NULL);
+	memcpy(hello.nonce, token, WIRE_NONCE_LEN);
+	rc = call_exchange(fd, &hello, NULL, 0, token_out, &len, fds);
+	*arena_fd = rc >= 0 ? fds[0] : -1;
+	for (int i = rc >= 0 ? 1 : 0; i < CALL_MAX_FDS; i++)
+		if (fds[i] >= 0)
+			sys_close(fds[i]);
+	return rc;
 }
 
 static int xsend(int fd, struct msghdr *mh)

@@ -13,6 +13,7 @@
 #define PS_LIB_CALL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/uio.h>
 
 #include "wire/wire.h"
@@ -28,13 +29,17 @@
 int call_connect(const char *path);
 
 /*
- * WIRE_HELLO on a new connection: 0, or why not - -EPROTO (a daemon of
+ * WIRE_HELLO on a new connection, naming the state arena token
+ * (WIRE_NONCE_LEN bytes; zeros for none): 0 with the arena's token in
+ * token_out and, if the daemon made a new arena, its memfd in *arena_fd
+ * (else -1), or why not - -EPROTO (a daemon of
  * another protocol version), WIRE_R_FOREIGN_NS (it serves only its own
  * network namespace), WIRE_R_BROKEN (it closed the connection at once:
  * it refuses this one, or is no pingsockd), WIRE_R_MALFORMED (not an
  * answer of this protocol), or another -errno it answered.
  */
-int call_hello(int fd);
+int call_hello(int fd, const uint8_t *token, uint8_t *token_out,
+	       int *arena_fd);
 
 /*
  * Send req on fd, followed by the bytes of data[0..ndata) (WIRE_SEND's

@@ -10,6 +10,7 @@
 
 #include "lib/clock.h"
 #include "lib/env.h"
+#include "lib/state.h"
 #include "lib/sys.h"
 #include "pingsock.h"
 
@@ -136,7 +137,7 @@ static int dial(void)
 
 	if (fd < 0)
 		return fd;
-	rc = call_hello(fd);
+	rc = state_hello(fd);
 	if (rc < 0) {
 		sys_close(fd);
 		if (rc == WIRE_R_FOREIGN_NS)

@@ -1,7 +1,6 @@
 #include "lib/errq.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <linux/errqueue.h>
 #include <netinet/in.h>
 #include <stdatomic.h>
@@ -14,22 +13,31 @@
 #include "lib/iov.h"
 #include "wire/decode.h"
 #include "wire/wire.h"
+#include "lib/relay.h"
 #include "lib/sys.h"
 
 #define MAX_IOV 15
 
 /*
- * The shared page is the daemon's to write, and trusted no more than the
- * daemon: a pending error is one only if it is an errno (anything else
- * is taken and dropped), and the count of records never goes below 0.
+ * The state slot is the daemon's to write, and trusted no more than the
+ * daemon: a pending error is one only if it is an errno, and is taken
+ * from the daemon itself (WIRE_GETOPT SO_ERROR), which clears it for
+ * every process that holds the socket.
  */
-int errq_take_pending(const struct fdent *ent)
+int errq_take_pending(int fd, const struct fdent *ent)
 {
-	int32_t v;
+	struct wire_req req = { .type = WIRE_GETOPT };
+	struct fdent e = *ent;
+	int32_t v = 0;
+	size_t len = sizeof(v);
 
 	if (!ent->shm || !atomic_load(&ent->shm->err))
 		return 0;
-	v = atomic_exchange(&ent->shm->err, 0);
+	req.u.opt.level = SOL_SOCKET;
+	req.u.opt.name = SO_ERROR;
+	req.u.opt.len = sizeof(v);
+	if (relay_call(fd, &e, &req, NULL, 0, &v, &len) < 0 || len != sizeof(v))
+		return 0;
 	return wire_is_errno(v) ? v : 0;
 }
 
@@ -39,69 +47,11 @@ bool errq_pollerr(const struct fdent *ent)
 			    atomic_load(&ent->shm->errq) > 0);
 }
 
-static void count_down(_Atomic uint32_t *count)
-{
-	uint32_t c = atomic_load(count);
-
-	while (c > 0 && !atomic_compare_exchange_weak(count, &c, c - 1))
-		;
-}
-
-/*
- * The message at the head, without taking it, checked into *dg: 1, or 0
- * if there is none, -1 if it is malformed.
- */
-static int peek_head(const struct fdent *ent, struct wire_dgram *dg)
-{
-	uint8_t hdr[WIRE_DGRAM_HDR];
-	ssize_t n = sys_recv(ent->errfd, hdr, sizeof(hdr),
-			 MSG_PEEK | MSG_DONTWAIT | MSG_TRUNC);
-
-	if (n <= 0)
-		return 0;
-	return wire_decode_dgram(hdr, (size_t)n < sizeof(hdr) ? (size_t)n
-							     : sizeof(hdr),
-				 (size_t)n, WIRE_CHAN_ERR, ent->family, dg)
-		       ? -1 : 1;
-}
-
-void errq_drain_wakes(const struct fdent *ent)
-{
-	struct wire_dgram dg;
-
-	if (ent->errfd < 0)
-		return;
-	while (peek_head(ent, &dg) == 1 && dg.kind == WIRE_DG_WAKE)
-		if (sys_recv(ent->errfd, &dg, sizeof(dg), MSG_DONTWAIT) < 0)
-			break;
-}
-
 /* is_icmp_err_skb() */
 static bool from_icmp(const struct wire_dgram *dg)
 {
 	return dg->ee_origin == SO_EE_ORIGIN_ICMP ||
 	       dg->ee_origin == SO_EE_ORIGIN_ICMP6;
-}
-
-/*
- * sock_dequeue_err_skb(): once a record is taken, the pending error
- * becomes that of the next ICMP record, or is cleared if the one taken
- * was from ICMP and no ICMP record follows.
- */
-static void after_dequeue(const struct fdent *ent, const struct wire_dgram *dg)
-{
-	struct wire_dgram next;
-	bool icmp_next = false;
-
-	count_down(&ent->shm->errq);
-	errq_drain_wakes(ent);
-	if (peek_head(ent, &next) == 1 && next.kind == WIRE_DG_ERROR &&
-	    from_icmp(&next)) {
-		icmp_next = true;	/* and its errno is one (checked) */
-		atomic_store(&ent->shm->err, (int32_t)next.ee_errno);
-	}
-	if (from_icmp(dg) && !icmp_next)
-		atomic_store(&ent->shm->err, 0);
 }
 
 static void fill_ee(struct sock_extended_err *ee, const struct wire_dgram *dg)
@@ -147,87 +97,74 @@ static void put_recverr(struct cmsg_out *co, const struct wire_dgram *dg)
 	cmsg_put(co, SOL_IP, IP_RECVERR, &e, sizeof(e));
 }
 
-/*
- * Take the next record.  The daemon counts a record before it sends it:
- * while the count says one is coming, wait for it a little (it is
- * microseconds away), so that a reader woken by POLLERR finds it.
- */
-static ssize_t read_record(const struct fdent *ent, struct msghdr *m)
-{
-	for (int tries = 0;; tries++) {
-		ssize_t n = sys_recvmsg(ent->errfd, m, MSG_DONTWAIT | MSG_TRUNC);
-
-		if (n >= 0 || errno != EAGAIN)
-			return n < 0 ? -errno : n;
-		if (atomic_load(&ent->shm->errq) <= 0 || tries >= 1000)
-			return -EAGAIN;
-		sched_yield();
-	}
-}
-
-void errq_purge(const struct fdent *ent)
-{
-	struct wire_dgram dg;
-
-	if (ent->errfd < 0 || !ent->shm)
-		return;
-	while (sys_recv(ent->errfd, &dg, sizeof(dg), MSG_DONTWAIT | MSG_TRUNC) >= 0)
-		;
-	atomic_store(&ent->shm->errq, 0);
-}
+/* WIRE_ERRQ's answer: u32 whole length, the record, its data. */
+struct errq_ans {
+	uint8_t b[4 + WIRE_DGRAM_HDR + WIRE_ERRQ_DATA_MAX];
+};
 
 /*
- * Take the next record, its data into msg's buffers, checked into *dg
- * (*mflags: the read's flags).  The whole length of its data, or -EAGAIN
- * (none, or only a wake-up), or -EPROTO: a malformed one, consumed.
+ * Take the next record from the daemon (WIRE_ERRQ), checked into *dg:
+ * the length of its data in the answer, *full its whole length; -EAGAIN
+ * when there is none, -EPROTO for a malformed one.
  */
-static long take_record(const struct fdent *ent, const struct msghdr *msg,
-			struct wire_dgram *dg, int *mflags)
+static long take_record(int fd, const struct fdent *ent,
+			struct errq_ans *a, struct wire_dgram *dg,
+			uint32_t *full)
 {
-	struct iovec iov[1 + MAX_IOV];
-	uint8_t hdr[WIRE_DGRAM_HDR];
-	struct msghdr m = { .msg_iov = iov };
-	ssize_t n;
+	struct wire_req req = { .type = WIRE_ERRQ };
+	struct fdent e = *ent;
+	size_t len = sizeof(a->b);
+	int rc = relay_call(fd, &e, &req, NULL, 0, a->b, &len);
 
-	iov[0].iov_base = hdr;
-	iov[0].iov_len = sizeof(hdr);
-	for (size_t i = 0; i < msg->msg_iovlen; i++)
-		iov[1 + i] = msg->msg_iov[i];
-	m.msg_iovlen = 1 + msg->msg_iovlen;
-	n = read_record(ent, &m);
-	if (n <= 0)
-		return n < 0 ? n : -EAGAIN;	/* 0: the daemon went away */
-	if (wire_decode_dgram(hdr, (size_t)n < sizeof(hdr) ? (size_t)n
-							    : sizeof(hdr),
-			      (size_t)n, WIRE_CHAN_ERR, ent->family, dg)) {
-		count_down(&ent->shm->errq);
+	if (rc < 0)
+		return rc == WIRE_R_BROKEN || rc == WIRE_R_MALFORMED ? -EAGAIN
+								      : rc;
+	memcpy(full, a->b, 4);
+	if (wire_decode_dgram(a->b + 4, WIRE_DGRAM_HDR,
+			      WIRE_DGRAM_HDR + (size_t)*full, WIRE_CHAN_ERR,
+			      ent->family, dg) || dg->kind != WIRE_DG_ERROR)
 		return -EPROTO;
-	}
-	if (dg->kind != WIRE_DG_ERROR)
-		return -EAGAIN;
-	*mflags = m.msg_flags;
-	return n - (ssize_t)sizeof(hdr);
+	return (long)(len - 4 - WIRE_DGRAM_HDR);
 }
 
-long errq_recv(const struct fdent *ent, struct msghdr *msg, int flags)
+/* The record's data into the caller's buffers: what was copied. */
+static size_t copy_data(const struct msghdr *msg, const uint8_t *data,
+			size_t n)
 {
+	size_t done = 0;
+
+	for (size_t i = 0; i < msg->msg_iovlen && done < n; i++) {
+		size_t k = msg->msg_iov[i].iov_len < n - done
+				   ? msg->msg_iov[i].iov_len : n - done;
+
+		if (k)
+			memcpy(msg->msg_iov[i].iov_base, data + done, k);
+		done += k;
+	}
+	return done;
+}
+
+long errq_recv(int fd, const struct fdent *ent, struct msghdr *msg,
+	       int flags)
+{
+	struct errq_ans a;
 	struct wire_dgram dg;
 	struct cmsg_out co;
-	uint32_t cm;
-	size_t room;
-	int mflags = 0;
-	long len;
+	uint32_t cm, full = 0;
+	size_t room, copied;
+	long n;
 
-	if (ent->errfd < 0 || !ent->shm)
+	if (!ent->shm)
 		return -EAGAIN;
 	if (msg->msg_iovlen > MAX_IOV)
 		return -EMSGSIZE;
-	errq_drain_wakes(ent);
+	room = iov_total(msg->msg_iov, msg->msg_iovlen);
 	/* The error queue never blocks (ip_recv_error()), and takes the
 	 * record even under MSG_PEEK, as the kernel does. */
-	len = take_record(ent, msg, &dg, &mflags);
-	if (len < 0)
-		return len;
+	n = take_record(fd, ent, &a, &dg, &full);
+	if (n < 0)
+		return n;
+	copied = copy_data(msg, a.b + 4 + WIRE_DGRAM_HDR, (size_t)n);
 	cm = atomic_load(&ent->shm->cmsg);
 	cmsg_fill_name(&dg, msg, cm);
 	cmsg_begin(&co, msg);
@@ -240,10 +177,9 @@ long errq_recv(const struct fdent *ent, struct msghdr *msg, int flags)
 			atomic_load(&ent->shm->tsflags));
 	put_recverr(&co, &dg);
 	msg->msg_controllen = co.used;
-	msg->msg_flags = MSG_ERRQUEUE | (mflags & MSG_TRUNC) | co.flags;
-	after_dequeue(ent, &dg);
+	msg->msg_flags = MSG_ERRQUEUE | (full > room ? MSG_TRUNC : 0) |
+			 co.flags;
 	(void)flags;
 	/* ip_recv_error(): what was copied. */
-	room = iov_total(msg->msg_iov, msg->msg_iovlen);
-	return (long)((size_t)len < room ? (size_t)len : room);
+	return (long)copied;
 }

@@ -3,14 +3,13 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <linux/magic.h>
+#include <stdint.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 
 #include "wire/decode.h"
 #include "lib/sys.h"
-
-#ifndef F_SEAL_FUTURE_WRITE
-#define F_SEAL_FUTURE_WRITE 0x0010
-#endif
 
 static bool sockopt_is(int fd, int name, int want)
 {
@@ -46,22 +45,24 @@ static bool is_icmp(int fd, int family)
 }
 
 /*
- * Sealed against shrinking, with its seals sealed (so it stays so), and
- * writable through a shared mapping; its size is checked after the seals,
+ * Sealed against shrinking, with its seals sealed (so it stays so: a
+ * mapping of it can never fault); its size is checked after the seals,
  * when it can no longer go down.  Only shmem and hugetlbfs files answer
- * F_GET_SEALS, and only a memfd can have seals added.
+ * F_GET_SEALS, and only a memfd can have seals added; a hugetlbfs one is
+ * refused (its pages may run out under the mapping).
  */
-static bool is_state_page(int fd)
+static bool is_arena(int fd)
 {
 	const int need = F_SEAL_SHRINK | F_SEAL_SEAL;
 	int seals = sys_fcntl(fd, F_GET_SEALS);
+	struct statfs sf;
 	struct stat st;
 
-	if (seals < 0 || (seals & need) != need ||
-	    (seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)))
+	if (seals < 0 || (seals & need) != need)
 		return false;
-	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	       st.st_size >= WIRE_SHM_SIZE;
+	return fstatfs(fd, &sf) == 0 && sf.f_type == TMPFS_MAGIC &&
+	       fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	       (uint64_t)st.st_size >= WIRE_ARENA_SIZE;
 }
 
 bool fdcheck_kind(int fd, int kind, int family)
@@ -71,8 +72,8 @@ bool fdcheck_kind(int fd, int kind, int family)
 	switch (kind) {
 	case WIRE_FD_SEQPACKET:
 		return is_seqpacket(fd);
-	case WIRE_FD_SHM:
-		return is_state_page(fd);
+	case WIRE_FD_ARENA:
+		return is_arena(fd);
 	case WIRE_FD_ICMP:
 		return is_icmp(fd, family);
 	default:

@@ -12,9 +12,9 @@
 #include <stdbool.h>
 
 /*
- * kind: WIRE_FD_SEQPACKET (an AF_UNIX SOCK_SEQPACKET socket), WIRE_FD_SHM
- * (a memfd of at least WIRE_SHM_SIZE bytes whose seals include
- * F_SEAL_SHRINK and F_SEAL_SEAL and forbid no writing), WIRE_FD_ICMP (a
+ * kind: WIRE_FD_SEQPACKET (an AF_UNIX SOCK_SEQPACKET socket),
+ * WIRE_FD_ARENA (a tmpfs memfd of at least WIRE_ARENA_SIZE bytes whose
+ * seals include F_SEAL_SHRINK and F_SEAL_SEAL), WIRE_FD_ICMP (a
  * SOCK_DGRAM socket of AF_INET and IPPROTO_ICMP or AF_INET6 and
  * IPPROTO_ICMPV6, of family if that is not 0).
  */

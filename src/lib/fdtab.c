@@ -274,7 +274,7 @@ void fdtab_clear_keep(int fd)
 }
 
 void fdtab_set_attached(int fd, uint32_t handle, pid_t pid,
-			struct wire_shm **shm, int *errfd, struct fdent *out)
+			struct wire_shm *shm, struct fdent *out)
 {
 	lock_take(LOCK_FDTAB);
 	if (ours(fd)) {
@@ -282,14 +282,7 @@ void fdtab_set_attached(int fd, uint32_t handle, pid_t pid,
 
 		e->handle = handle;
 		e->attached = pid;
-		if (!e->shm && *shm) {
-			e->shm = *shm;
-			*shm = NULL;
-		}
-		if (e->errfd < 0 && *errfd >= 0) {
-			e->errfd = *errfd;
-			*errfd = -1;
-		}
+		e->shm = shm;
 		*out = *e;
 	}
 	lock_give(LOCK_FDTAB);
@@ -326,13 +319,13 @@ int fdtab_next(int from)
 	return fd;
 }
 
-size_t fdtab_errfds(int *out, size_t max)
+size_t fdtab_hidden_fds(int *out, size_t max)
 {
 	size_t n = 0;
 
 	lock_take(LOCK_FDTAB);
 	for (size_t i = 0; i < ntab; i++) {
-		int fd = tab[i].bk ? tab[i].livefd : tab[i].errfd;
+		int fd = tab[i].bk ? tab[i].livefd : -1;
 
 		if (tab[i].kind == FDK_NONE || fd < 0)
 			continue;

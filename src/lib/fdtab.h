@@ -16,8 +16,8 @@
  * fdtab_find gives such a copy the entry of the socket it is a copy of.
  *
  * Copies (dup) of a socket have entries of their own that share the
- * socket's resources (a relayed socket's shared page and error
- * descriptor, a broker socket's state): the number of entries sharing
+ * socket's resources (a relayed socket's state slot, a broker socket's
+ * state): the number of entries sharing
  * them is their reference count, so only the last one to go releases
  * them (fdtab_remove).
  */
@@ -63,8 +63,7 @@ struct fdent {
 	ino_t ino;
 	uint32_t handle;	/* relayed: the daemon's handle */
 	pid_t attached;		/* process whose connection knows handle */
-	struct wire_shm *shm;	/* relayed: the socket's shared state page */
-	int errfd;		/* relayed: its error queue (hidden), or -1 */
+	struct wire_shm *shm;	/* relayed: the socket's state slot */
 	bool keep_ident;	/* PINGSOCK_IDENT=keep, first send not yet made */
 	struct broker_sock *bk;	/* broker: shared by its copies */
 	int livefd;		/* broker: its liveness descriptor, or -1 */
@@ -110,13 +109,9 @@ void fdtab_renew(int fd);
 void fdtab_set_stamp(int fd, const struct timespec *ts);
 /* The first send is being made: keep_ident no longer applies. */
 void fdtab_clear_keep(int fd);
-/*
- * Record a (re)attachment.  The shared page and error descriptor are
- * taken only if the entry has none (*shm and *errfd are then set to
- * NULL / -1, so the caller knows not to release them); the entry's own
- * are returned in out.
- */
+/* Record a (re)attachment: the handle, and the socket's state slot in
+ * this process's arena; the entry as it is now in out. */
 void fdtab_set_attached(int fd, uint32_t handle, pid_t pid,
-			struct wire_shm **shm, int *errfd, struct fdent *out);
+			struct wire_shm *shm, struct fdent *out);
 
 #endif

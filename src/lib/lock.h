@@ -27,6 +27,7 @@ enum lock_id {
 	LOCK_BROKER,		/* broker sockets: the pool, options kept */
 	LOCK_FDTAB,		/* the descriptor table */
 	LOCK_ATTACH,		/* a proof and its WIRE_ATTACH (relay.c) */
+	LOCK_HELLO,		/* a WIRE_HELLO and the arena (state.c) */
 	LOCK_COUNT
 };
 

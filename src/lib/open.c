@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,6 +23,7 @@
 #include "lib/fdtab.h"
 #include "lib/rawcompat.h"
 #include "lib/relay.h"
+#include "lib/state.h"
 #include "pingsock.h"
 #include "lib/sys.h"
 
@@ -67,7 +67,7 @@ static int open_kernel(int domain, int type, int protocol)
 {
 	int fd = sys_socket(domain, type, protocol);
 	struct fdent ent = { .kind = FDK_KERNEL, .family = domain,
-			     .errfd = -1, .livefd = -1 };
+			     .livefd = -1 };
 
 	if (fd < 0)
 		return -errno;
@@ -158,10 +158,9 @@ static __thread bool open_foreign;
 static int open_daemon(int domain, int type, int protocol, enum fdkind kind)
 {
 	struct wire_req req = { .type = WIRE_OPEN };
-	uint32_t body[2] = { 0, 0 }, handle;
+	uint32_t body[3] = { 0, 0, 0 }, handle;
 	size_t blen = sizeof(body);
-	struct fdent ent = { .kind = kind, .family = domain, .errfd = -1,
-			     .livefd = -1 };
+	struct fdent ent = { .kind = kind, .family = domain, .livefd = -1 };
 	const char *ident = env_get(ENV_IDENT);
 	int fds[CONN_MAX_FDS], fd, rc;
 
@@ -182,18 +181,16 @@ static int open_daemon(int domain, int type, int protocol, enum fdkind kind)
 		return adopt_broker(domain, type, ent.keep_ident, body[0], fds);
 	handle = body[0];
 	fd = fds[0];
-	ent.errfd = fds[2] >= 0 ? conn_move_high(fds[2]) : -1;
-	if (rc >= 0 && (fds[1] < 0 || fds[2] < 0))
+	if (rc >= 0 && (fds[1] >= 0 || fds[2] >= 0))
 		rc = -ECONNRESET;
-	if (rc >= 0)
-		rc = relay_map_shm(fds[1], &ent.shm);
-	if (fds[1] >= 0)
-		sys_close(fds[1]);
+	if (rc >= 0 && !(ent.shm = state_slot(body[2])))
+		rc = -EPROTO;
+	for (int i = 1; i < CONN_MAX_FDS; i++)
+		if (fds[i] >= 0)
+			sys_close(fds[i]);
 	if (rc < 0) {
 		if (fd >= 0)
 			sys_close(fd);
-		if (ent.errfd >= 0)
-			sys_close(ent.errfd);
 		why_daemon(rc);
 		/* Served nothing in this namespace: "you may not". */
 		open_foreign = rc == WIRE_R_FOREIGN_NS;
@@ -205,8 +202,6 @@ static int open_daemon(int domain, int type, int protocol, enum fdkind kind)
 	if (rc == 0 && fdtab_add(fd, &ent))
 		rc = -ENOMEM;
 	if (rc < 0) {
-		munmap(ent.shm, WIRE_SHM_SIZE);
-		sys_close(ent.errfd);
 		sys_close(fd);
 		return rc;
 	}

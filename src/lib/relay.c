@@ -4,13 +4,13 @@
 #include <poll.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "lib/conn.h"
 #include "lib/lock.h"
+#include "lib/state.h"
 #include "lib/sys.h"
 
 int relay_conn_call(const struct wire_req *req, const struct iovec *data,
@@ -74,70 +74,44 @@ int relay_prove(int fd, uint8_t *nonce)
  */
 /* The proof, and WIRE_ATTACH on the connection that did not know it. */
 static int attach_call(struct conn *c, int fd, uint32_t handle,
-		       uint32_t *body, int *fds)
+		       uint32_t *body)
 {
 	struct wire_req req = { .type = WIRE_ATTACH, .handle = handle };
-	size_t blen = 2 * sizeof(*body);
+	size_t blen = 3 * sizeof(*body);
 	int rc;
 
 	lock_take(LOCK_ATTACH);
 	rc = relay_prove(fd, req.nonce);
-	for (int i = 0; rc && i < CONN_MAX_FDS; i++)
-		fds[i] = -1;
 	if (rc == 0)
-		rc = conn_exchange(c, &req, NULL, 0, body, &blen, fds);
+		rc = conn_exchange(c, &req, NULL, 0, body, &blen, NULL);
 	lock_give(LOCK_ATTACH);
-	if (rc >= 0 && blen != 2 * sizeof(*body))
+	if (rc >= 0 && blen != 3 * sizeof(*body))
 		rc = -EPROTO;
 	return rc;
 }
 
 /*
- * WIRE_ATTACH: this connection learns the socket's handle.  The exchange
- * checked the answer's form (handle, family; the state page and error
- * descriptor); what must match the socket is checked here.
+ * WIRE_ATTACH: this connection learns the socket's handle, and the
+ * socket's slot in the process's arena.  The exchange checked the
+ * answer's form (handle, family, slot); what must match the socket is
+ * checked here.
  */
 static int attach(struct conn *c, int fd, struct fdent *ent)
 {
-	uint32_t body[2] = { 0, 0 };
-	int fds[CONN_MAX_FDS];
+	uint32_t body[3] = { 0, 0, 0 };
 	struct wire_shm *shm = NULL;
-	int rc = attach_call(c, fd, ent->handle, body, fds);
+	int rc = attach_call(c, fd, ent->handle, body);
 
 	if (rc >= 0 && body[1] != (uint32_t)ent->family)
 		rc = -EPROTO;
-	/* A forked child has both already; a new process needs them. */
-	if (rc >= 0 && !ent->shm)
-		rc = relay_map_shm(fds[0], &shm);
-	if (fds[0] >= 0)
-		sys_close(fds[0]);
+	if (rc >= 0 && !(shm = state_slot(body[2])))
+		rc = -EPROTO;
 	if (rc >= 0) {
 		ent->handle = body[0];
-		fdtab_set_attached(fd, body[0], getpid(), &shm, &fds[1], ent);
+		fdtab_set_attached(fd, body[0], getpid(), shm, ent);
 	}
-	if (shm)
-		munmap(shm, WIRE_SHM_SIZE);
-	for (int i = 1; i < CONN_MAX_FDS; i++)
-		if (fds[i] >= 0)
-			sys_close(fds[i]);
 	if (rc < 0)
 		return rc == -EBADF || rc == WIRE_R_BROKEN ? -ECONNRESET : rc;
-	return 0;
-}
-
-int relay_map_shm(int memfd, struct wire_shm **shm)
-{
-	void *p = mmap(NULL, WIRE_SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
-		       memfd, 0);
-
-	*shm = NULL;
-	if (p == MAP_FAILED)
-		return -ENOMEM;
-	if (((struct wire_shm *)p)->version != WIRE_VERSION) {
-		munmap(p, WIRE_SHM_SIZE);
-		return -EPROTO;
-	}
-	*shm = p;
 	return 0;
 }
 

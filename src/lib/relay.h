@@ -43,12 +43,9 @@ int relay_conn_call(const struct wire_req *req, const struct iovec *data,
  */
 int relay_prove(int fd, uint8_t *nonce);
 
-/*
- * Map a socket's shared page from its memfd (one that conn_call() checked:
- * sealed, big enough).  0 with *shm set, -ENOMEM, or -EPROTO if the page
- * is not of this protocol version.
- */
-int relay_map_shm(int memfd, struct wire_shm **shm);
+/* POLLIN fired on fd: a datagram is queued (wake-ups at its head taken),
+ * not only wake-ups (relay_io.c). */
+bool relay_data_queued(int fd, const struct fdent *ent);
 
 /* ---- the operations of a relayed socket (backend.h) ---- */
 int relay_bind(int fd, struct fdent *e, const struct sockaddr *addr,

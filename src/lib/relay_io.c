@@ -181,9 +181,10 @@ static void drop_head(int fd)
  * Read one datagram into m (iov[0]: its header, into hdr) and check it
  * into *dg (wire_decode_dgram(): the daemon is trusted no more than it
  * trusts us).  0 with *full its whole length, 1 after shutdown(SHUT_RD)
- * with nothing queued, or -errno: -ECONNRESET at the end of the
- * descriptor (the daemon went away), -EPROTO for a malformed datagram,
- * which is consumed even under MSG_PEEK.
+ * with nothing queued, 2 for a wake-up (taken, even under MSG_PEEK: an
+ * error arrived), or -errno: -ECONNRESET at the end of the descriptor
+ * (the daemon went away), -EPROTO for a malformed datagram, which is
+ * consumed even under MSG_PEEK.
  */
 static int read_checked(int fd, const struct fdent *ent, struct msghdr *m,
 			int flags, const uint8_t *hdr, struct wire_dgram *dg,
@@ -200,7 +201,11 @@ static int read_checked(int fd, const struct fdent *ent, struct msghdr *m,
 							     : WIRE_DGRAM_HDR,
 			      (size_t)n, WIRE_CHAN_DATA, ent->family, dg) == 0) {
 		*full = (size_t)n;
-		return 0;
+		if (dg->kind != WIRE_DG_WAKE)
+			return 0;
+		if (flags & MSG_PEEK)
+			drop_head(fd);
+		return 2;
 	}
 	if (flags & MSG_PEEK)
 		drop_head(fd);
@@ -233,6 +238,31 @@ static void fill_msg(int fd, const struct fdent *ent, const struct wire_dgram *d
 	}
 }
 
+/*
+ * POLLIN fired on a relayed socket: is a datagram queued, or only
+ * wake-ups (an error arrived; wire.h)?  Wake-ups at the head are taken,
+ * so that a level-triggered wait does not wake for them again.  A socket
+ * that never had one (its state slot counts them) needs no look.
+ */
+bool relay_data_queued(int fd, const struct fdent *ent)
+{
+	uint8_t hdr[WIRE_DGRAM_HDR];
+
+	if (!ent->shm || !atomic_load(&ent->shm->wakes))
+		return true;
+	for (int i = 0; i < 64; i++) {
+		ssize_t n = sys_recv(fd, hdr, sizeof(hdr),
+				     MSG_PEEK | MSG_DONTWAIT | MSG_TRUNC);
+
+		if (n < 0)
+			return errno != EAGAIN;	/* an error is news too */
+		if ((size_t)n != sizeof(hdr) || hdr[0] != WIRE_DG_WAKE)
+			return true;	/* a datagram, the end, or garbage */
+		(void)sys_recv(fd, hdr, sizeof(hdr), MSG_DONTWAIT);
+	}
+	return true;
+}
+
 static long drecv(int fd, const struct fdent *ent, struct msghdr *msg,
 		  int flags, bool raw)
 {
@@ -248,31 +278,35 @@ static long drecv(int fd, const struct fdent *ent, struct msghdr *msg,
 	if (flags & MSG_OOB)
 		return -EOPNOTSUPP;
 	if (flags & MSG_ERRQUEUE)
-		return errq_recv(ent, msg, flags);
-	/* __skb_try_recv_datagram(): a pending error comes first, even
-	 * with replies queued. */
-	rc = errq_take_pending(ent);
-	if (rc)
-		return -rc;
+		return errq_recv(fd, ent, msg, flags);
 	if (msg->msg_iovlen > MAX_IOV)
 		return -EMSGSIZE;
-	iov[0].iov_base = hdr;
-	iov[0].iov_len = sizeof(hdr);
-	for (size_t i = 0; i < msg->msg_iovlen; i++)
-		iov[1 + i] = msg->msg_iov[i];
-	m.msg_iovlen = 1 + msg->msg_iovlen;
-	/* An emulated raw IPv4 socket: the message goes behind a header
-	 * (rawcompat.h); raw sockets of both families learn its length. */
-	if (raw4 && rawc_rx_begin(&rx, msg, &iov[1]))
-		return -ENOMEM;
-	if (raw4)
-		m.msg_iovlen = 2;
-	rc = read_checked(fd, ent, &m, flags, hdr, &dg, &full);
-	/* The header and the message into the caller's buffers, or (when
-	 * there is none to give) only the buffer freed. */
-	if (raw4)
-		full = (size_t)rawc_rx_end(&rx, &dg, rc ? -1 : (ssize_t)full,
-					   msg, &m.msg_flags);
+	do {
+		/* __skb_try_recv_datagram(): a pending error comes first,
+		 * even with replies queued; a waiter woken by one takes it. */
+		rc = errq_take_pending(fd, ent);
+		if (rc)
+			return -rc;
+		iov[0].iov_base = hdr;
+		iov[0].iov_len = sizeof(hdr);
+		for (size_t i = 0; i < msg->msg_iovlen; i++)
+			iov[1 + i] = msg->msg_iov[i];
+		m.msg_iovlen = 1 + msg->msg_iovlen;
+		/* An emulated raw IPv4 socket: the message goes behind a
+		 * header (rawcompat.h); raw sockets of both families learn
+		 * its length. */
+		if (raw4 && rawc_rx_begin(&rx, msg, &iov[1]))
+			return -ENOMEM;
+		if (raw4)
+			m.msg_iovlen = 2;
+		rc = read_checked(fd, ent, &m, flags, hdr, &dg, &full);
+		/* The header and the message into the caller's buffers, or
+		 * (when there is none to give) only the buffer freed. */
+		if (raw4)
+			full = (size_t)rawc_rx_end(&rx, &dg,
+						   rc ? -1 : (ssize_t)full,
+						   msg, &m.msg_flags);
+	} while (rc == 2);
 	if (rc)
 		return rc > 0 ? 0 : rc;
 	fill_msg(fd, ent, &dg, msg, m.msg_flags, flags);

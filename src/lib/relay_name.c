@@ -99,8 +99,4 @@ void relay_release(struct fdent *e)
 	 * closes, whatever this says. */
 	if (e->attached == getpid())
 		(void)relay_conn_call(&req, NULL, 0, NULL, NULL, NULL);
-	if (e->shm)
-		munmap(e->shm, WIRE_SHM_SIZE);
-	if (e->errfd >= 0)
-		sys_close(e->errfd);
 }

@@ -60,18 +60,6 @@ static bool local_opt(int level, int name)
 	}
 }
 
-/* An SOL_IP value as do_ip_setsockopt() reads it: an int, or a byte. */
-static int ip_int(const void *val, socklen_t len)
-{
-	int v = 0;
-
-	if (len >= sizeof(int))
-		memcpy(&v, val, sizeof(v));
-	else if (len >= 1)
-		v = *(const uint8_t *)val;
-	return v;
-}
-
 int relay_setsockopt(int fd, struct fdent *ent, int level, int name,
 		     const void *val, socklen_t len)
 {
@@ -110,10 +98,6 @@ int relay_setsockopt(int fd, struct fdent *ent, int level, int name,
 			memcpy((uint8_t *)(uintptr_t)val + FLR_LABEL_OFF, &label, // NOLINT(performance-no-int-to-ptr)
 			       sizeof(label));
 	}
-	if (rc == 0 && ((level == SOL_IP && name == IP_RECVERR) ||
-			(level == SOL_IPV6 && name == IPV6_RECVERR)) &&
-	    !ip_int(val, len))
-		errq_purge(ent);
 	return (int)sys_ret(rc);
 }
 
@@ -134,8 +118,9 @@ int relay_getsockopt(int fd, struct fdent *ent, int level, int name,
 	if (local_opt(level, name))
 		return sys_getsockopt(fd, level, name, val, len);
 	if (level == SOL_SOCKET && name == SO_ERROR) {
-		/* sk_getsockopt(): reading the pending error takes it. */
-		int v = errq_take_pending(ent);
+		/* sk_getsockopt(): reading the pending error takes it (the
+		 * daemon's, only if the state slot says there is one). */
+		int v = errq_take_pending(fd, ent);
 		socklen_t n = *len < sizeof(v) ? *len : sizeof(v);
 
 		if (n && !val)

@@ -23,11 +23,11 @@ int fdtab_next(int from);
 /*
  * The library's own descriptors that a program must not close behind its
  * back (close_range, closefrom), into out[0..max), and the count there
- * would be: fdtab_errfds(), the error descriptor of every entry (copies
- * share one, so a number may repeat); conn_fds(), the control
+ * would be: fdtab_hidden_fds(), the liveness descriptor of every broker
+ * socket (copies share one, so a number may repeat); conn_fds(), the control
  * connections (conn.h: a few when threads call at once).
  */
-size_t fdtab_errfds(int *out, size_t max);
+size_t fdtab_hidden_fds(int *out, size_t max);
 size_t conn_fds(int *out, size_t max);
 
 /*

@@ -3,24 +3,17 @@
  *
  * The kernel's epoll watches a daemon socket's data descriptor directly,
  * so replies wake it as they would a kernel ping socket.  What the data
- * descriptor cannot show is what the socket's shared page holds: POLLERR
+ * descriptor cannot show is what the socket's state slot holds: POLLERR
  * (a pending error, or records on the error queue) and the shutdown
- * states.  So one registration of a shimmed descriptor becomes two in the
- * kernel's epoll set, both carrying the shim's own tag instead of the
- * program's epoll_data:
- *   - the data descriptor, with the program's events;
- *   - a private duplicate of the socket's hidden error descriptor, for
- *     EPOLLIN, which wakes the wait when a record or a wake-up arrives
- *     (the same EPOLLET / EPOLLONESHOT as the program asked for);
- * and the wait translates each tagged event back: the program's
- * epoll_data, the data descriptor's events, plus what the shared page
- * says (pollsynth).  Level-triggered registrations are also checked
- * before and after the wait, so that a pending error keeps being
- * reported while nothing new arrives, as the kernel's epoll reports it.
- *
- * A duplicate rather than the error descriptor itself: epoll keys a
- * registration on (descriptor, file), and two copies of one socket may be
- * in the same set.
+ * states.  So a shimmed descriptor is registered with the shim's own tag
+ * instead of the program's epoll_data, and always for EPOLLIN too: an
+ * error arrives as a wake-up on the data descriptor (wire.h), which is
+ * not data.  The wait translates each tagged event back: the program's
+ * epoll_data, the events it asked for (EPOLLIN only for a datagram:
+ * relay_data_queued()), plus what the state slot says (pollsynth).
+ * Level-triggered registrations are also checked before and after the
+ * wait, so that a pending error keeps being reported while nothing new
+ * arrives, as the kernel's epoll reports it.
  *
  * Limits: closing an epoll descriptor forgets its registrations here even
  * if a copy of it (dup, fork) lives on; the copy then no longer reports
@@ -37,26 +30,23 @@
 
 #include "lib/backend.h"
 #include "lib/clock.h"
-#include "lib/conn.h"
-#include "lib/errq.h"
 #include "lib/fdtab.h"
 #include "lib/lock.h"
+#include "lib/relay.h"
 #include "lib/shimapi.h"
 #include "shim/shim.h"
 
 #define SHIM_EXPORT __attribute__((visibility("default")))
 
-/* Tag: magic in the high half, slot << 1 | (1 for the error duplicate). */
+/* Tag: magic in the high half, slot << 1 in the low half. */
 #define EP_MAGIC 0x70734b54u
-#define EP_TAG(slot, err) \
-	((uint64_t)EP_MAGIC << 32 | (uint64_t)(slot) << 1 | (err))
+#define EP_TAG(slot) ((uint64_t)EP_MAGIC << 32 | (uint64_t)(slot) << 1)
 #define EP_FLAGS (EPOLLET | EPOLLONESHOT | EPOLLEXCLUSIVE | EPOLLWAKEUP)
 
 struct ereg {
 	int epfd;		/* -1: free slot */
 	int fd;
-	int errdup;		/* -1: the socket had no error descriptor */
-	struct wire_shm *shm;	/* the socket's shared page: its identity */
+	struct wire_shm *shm;	/* the socket's state slot: its identity */
 	uint32_t events;	/* as the program gave them */
 	epoll_data_t data;	/* the program's */
 	bool fired;		/* EPOLLONESHOT: reported, not re-armed */
@@ -125,26 +115,22 @@ static long reg_alloc(void)
 	if (!r)
 		return -1;
 	for (size_t i = nregs; i < n; i++)
-		r[i] = (struct ereg){ .epfd = -1, .fd = -1, .errdup = -1 };
+		r[i] = (struct ereg){ .epfd = -1, .fd = -1 };
 	regs = r;
 	slot = nregs;
 	nregs = n;
 	return (long)slot;
 }
 
-/* Drop the registration from the kernel's set (if still there) and here. */
+/* Forget the registration here (the kernel's is the caller's). */
 static void reg_free(struct ereg *r)
 {
-	if (r->errdup >= 0) {
-		real_epoll_ctl(r->epfd, EPOLL_CTL_DEL, r->errdup, NULL);
-		real_close(r->errdup);
-	}
-	*r = (struct ereg){ .epfd = -1, .fd = -1, .errdup = -1 };
+	*r = (struct ereg){ .epfd = -1, .fd = -1 };
 }
 
 static uint32_t synth(const struct ereg *r)
 {
-	struct fdent ent = { .shm = r->shm, .errfd = r->errdup };
+	struct fdent ent = { .shm = r->shm };
 
 	return pollsynth(&ent, r->events);
 }
@@ -153,9 +139,8 @@ static uint32_t synth(const struct ereg *r)
 static int ctl_add(int epfd, int fd, const struct epoll_event *ev,
 		   const struct fdent *ent)
 {
-	struct epoll_event mine = { .events = ev->events };
+	struct epoll_event mine = { .events = ev->events | EPOLLIN };
 	struct ereg *r;
-	int saved;
 	long slot;
 
 	slot = reg_alloc();
@@ -164,30 +149,11 @@ static int ctl_add(int epfd, int fd, const struct epoll_event *ev,
 		return -1;
 	}
 	r = &regs[slot];
-	mine.data.u64 = EP_TAG(slot, 0);
+	mine.data.u64 = EP_TAG(slot);
 	if (real_epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &mine) < 0)
 		return -1;
-	*r = (struct ereg){ .epfd = epfd, .fd = fd, .errdup = -1,
-			    .shm = ent->shm, .events = ev->events,
-			    .data = ev->data };
-	if (ent->errfd >= 0) {
-		r->errdup = real_fcntl(ent->errfd, F_DUPFD_CLOEXEC,
-					    CONN_HIGH_FD);
-		if (r->errdup < 0)
-			r->errdup = real_fcntl(ent->errfd,
-						    F_DUPFD_CLOEXEC, 0);
-		mine.events = EPOLLIN | (ev->events & EP_FLAGS);
-		mine.data.u64 = EP_TAG(slot, 1);
-		if (r->errdup < 0 ||
-		    real_epoll_ctl(epfd, EPOLL_CTL_ADD, r->errdup,
-					&mine) < 0) {
-			saved = errno;
-			real_epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
-			reg_free(r);
-			errno = saved;
-			return -1;
-		}
-	}
+	*r = (struct ereg){ .epfd = epfd, .fd = fd, .shm = ent->shm,
+			    .events = ev->events, .data = ev->data };
 	set_watched(epfd, true);
 	return 0;
 }
@@ -195,24 +161,19 @@ static int ctl_add(int epfd, int fd, const struct epoll_event *ev,
 static int ctl_mod(int epfd, int fd, const struct epoll_event *ev)
 {
 	struct ereg *r = reg_find(epfd, fd);
-	struct epoll_event mine = { .events = ev->events };
+	struct epoll_event mine = { .events = ev->events | EPOLLIN };
 
 	if (!r) {
 		/* Not registered through the shim: the kernel's ENOENT. */
 		return real_epoll_ctl(epfd, EPOLL_CTL_MOD, fd,
 					   (struct epoll_event *)ev);
 	}
-	mine.data.u64 = EP_TAG(r - regs, 0);
+	mine.data.u64 = EP_TAG(r - regs);
 	if (real_epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &mine) < 0)
 		return -1;
 	r->events = ev->events;
 	r->data = ev->data;
 	r->fired = false;
-	if (r->errdup >= 0) {
-		mine.events = EPOLLIN | (ev->events & EP_FLAGS);
-		mine.data.u64 = EP_TAG(r - regs, 1);
-		real_epoll_ctl(epfd, EPOLL_CTL_MOD, r->errdup, &mine);
-	}
 	return 0;
 }
 
@@ -268,6 +229,28 @@ SHIM_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 
 /* ---- waiting ---- */
 
+/* Of what the kernel reported for r's descriptor, what the program asked
+ * for (always EPOLLERR and EPOLLHUP); EPOLLIN only for a datagram. */
+static uint32_t asked(const struct ereg *r, uint32_t got)
+{
+	struct fdent ent = { .shm = r->shm };
+	const uint32_t in = EPOLLIN | EPOLLRDNORM;
+
+	if ((got & in) && !relay_data_queued(r->fd, &ent))
+		got &= ~in;
+	return got & ((r->events & ~EP_FLAGS) | EPOLLERR | EPOLLHUP);
+}
+
+/* A one-shot registration the kernel disarmed for nothing the program
+ * sees: armed again, as it was. */
+static void rearm(int epfd, const struct ereg *r)
+{
+	struct epoll_event mine = { .events = r->events | EPOLLIN,
+				    .data.u64 = EP_TAG(r - regs) };
+
+	real_epoll_ctl(epfd, EPOLL_CTL_MOD, r->fd, &mine);
+}
+
 /* One program-visible event for r, merged with an earlier one this wait. */
 static int emit(struct epoll_event *out, int n, struct ereg *r, uint32_t bits)
 {
@@ -310,9 +293,8 @@ static int translate(int epfd, struct epoll_event *ev, int n, int max)
 	for (int i = 0; i < n; i++) {
 		struct epoll_event e = ev[i];
 		uint64_t slot = (e.data.u64 & 0xffffffffu) >> 1;
-		bool err = e.data.u64 & 1;
 		struct ereg *r;
-		struct fdent ent;
+		uint32_t bits;
 
 		if (e.data.u64 >> 32 != EP_MAGIC || slot >= nregs) {
 			ev[out++] = e;	/* not a shimmed registration */
@@ -321,13 +303,10 @@ static int translate(int epfd, struct epoll_event *ev, int n, int max)
 		r = &regs[slot];
 		if (r->epfd != epfd || (r->fired && r->gen != wait_gen))
 			continue;	/* gone, or one-shot already fired */
-		if (err) {
-			ent = (struct fdent){ .shm = r->shm,
-					      .errfd = r->errdup };
-			errq_drain_wakes(&ent);
-			e.events = 0;
-		}
-		out = emit(ev, out, r, e.events | synth(r));
+		bits = asked(r, e.events) | synth(r);
+		if (!bits && (r->events & EPOLLONESHOT))
+			rearm(epfd, r);	/* fired for a stale wake-up only */
+		out = emit(ev, out, r, bits);
 	}
 	for (size_t i = 0; i < nregs && out < max; i++) {
 		struct ereg *r = &regs[i];
@@ -496,20 +475,4 @@ void shim_epoll_forget_epfd(int epfd)
 			reg_free(&regs[i]);
 	set_watched(epfd, false);
 	lock_give(LOCK_SHIM_EPOLL);
-}
-
-size_t shim_epoll_own_fds(int *out, size_t max)
-{
-	size_t n = 0;
-
-	lock_take(LOCK_SHIM_EPOLL);
-	for (size_t i = 0; i < nregs; i++) {
-		if (regs[i].epfd < 0 || regs[i].errdup < 0)
-			continue;
-		if (n < max)
-			out[n] = regs[i].errdup;
-		n++;
-	}
-	lock_give(LOCK_SHIM_EPOLL);
-	return n;
 }

@@ -3,8 +3,8 @@
  *
  * A program that closes "everything above 2" (before exec, or to tidy up
  * after fork) would also close the descriptors the library keeps for
- * itself: the control connection, each socket's hidden error descriptor
- * and the shim's epoll duplicates.  Those are left open here - they are
+ * itself: the control connections and each broker socket's liveness
+ * descriptor.  Those are left open here - they are
  * close-on-exec, so an exec still drops them - and every shimmed socket
  * in the range is closed the way close() closes it, so that the daemon
  * frees what was the last copy.
@@ -26,25 +26,22 @@ static int cmp_int(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The library's and the shim's own descriptors, sorted; NULL if none. */
+/* The library's own descriptors, sorted; NULL if none. */
 static int *own_fds(size_t *count)
 {
-	size_t nerr = fdtab_errfds(NULL, 0);
-	size_t nep = shim_epoll_own_fds(NULL, 0);
+	size_t nhid = fdtab_hidden_fds(NULL, 0);
 	size_t nconn = conn_fds(NULL, 0);
-	size_t cap = nerr + nep + nconn + 1, n = 0;
+	size_t cap = nhid + nconn + 1, n = 0;
 	int *v = malloc(cap * sizeof(*v));
 
 	*count = 0;
 	if (!v)
 		return NULL;
 	/* More may have appeared since counting: take what fits. */
-	n = fdtab_errfds(v, nerr);
-	n = n < nerr ? n : nerr;
-	size_t m = shim_epoll_own_fds(v + n, nep);
+	n = fdtab_hidden_fds(v, nhid);
+	n = n < nhid ? n : nhid;
+	size_t m = conn_fds(v + n, nconn);
 
-	n += m < nep ? m : nep;
-	m = conn_fds(v + n, nconn);
 	n += m < nconn ? m : nconn;
 	qsort(v, n, sizeof(*v), cmp_int);
 	*count = n;

@@ -164,7 +164,5 @@ void shim_epoll_forget_sock(const struct fdent *ent);
 /* An epoll descriptor with shimmed registrations, being closed. */
 bool shim_epoll_is_watched(int epfd);
 void shim_epoll_forget_epfd(int epfd);
-/* The shim's own descriptors (see fdtab_errfds). */
-size_t shim_epoll_own_fds(int *out, size_t max);
 
 #endif

@@ -105,8 +105,8 @@ int wire_decode_dgram(const void *msg, size_t got, size_t full, int chan,
 			return -1;
 		return check_record(dg);
 	case WIRE_DG_WAKE:
-		/* "Look at the shared page", and nothing else. */
-		return chan == WIRE_CHAN_ERR && data == 0 &&
+		/* "Look at the state slot", and nothing else. */
+		return chan == WIRE_CHAN_DATA && data == 0 &&
 		       all_zero((const uint8_t *)msg + 1, WIRE_DGRAM_HDR - 1)
 			       ? 0 : -1;
 	default:

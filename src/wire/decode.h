@@ -27,8 +27,8 @@ static inline bool wire_is_errno(int64_t v)
 
 /* Where a struct wire_dgram came from. */
 enum wire_chan {
-	WIRE_CHAN_DATA = 1,	/* the data descriptor: replies */
-	WIRE_CHAN_ERR,		/* the error descriptor: records, wake-ups */
+	WIRE_CHAN_DATA = 1,	/* the data descriptor: replies, wake-ups */
+	WIRE_CHAN_ERR,		/* the error queue (WIRE_ERRQ): records */
 };
 
 /*

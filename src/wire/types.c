@@ -15,14 +15,17 @@
 
 /* ---- the requests' fields ---- */
 
+/* u32 version, the arena's token. */
 static void enc_hello(struct wbuf *w, const struct wire_req *req)
 {
 	wbuf_u32(w, req->u.version);
+	wbuf_bytes(w, req->nonce, WIRE_NONCE_LEN);
 }
 
 static int dec_hello(struct rbuf *r, struct wire_req *req)
 {
-	return rbuf_u32(r, &req->u.version);
+	rbuf_u32(r, &req->u.version);
+	return rbuf_bytes(r, req->nonce, WIRE_NONCE_LEN);
 }
 
 static void enc_open(struct wbuf *w, const struct wire_req *req)
@@ -214,24 +217,40 @@ static void want_fd(struct wire_answer *ans, uint8_t kind)
 	ans->nfds++;
 }
 
-/* WIRE_OPEN: u32 handle, u32 flags; a relayed socket's data descriptor,
- * state page and error descriptor, or a broker socket and its liveness. */
+/* An arena slot: never 0 (the arena's header), within the arena. */
+static bool slot_ok(uint32_t slot)
+{
+	return slot > 0 && slot < WIRE_ARENA_SLOTS;
+}
+
+/* WIRE_HELLO: the arena's token; the arena itself if it is a new one (a
+ * token other than the one the request named). */
+static int ans_hello(const struct wire_req *req, struct wire_answer *ans)
+{
+	if (memcmp(ans->body, req->nonce, WIRE_NONCE_LEN) != 0)
+		want_fd(ans, WIRE_FD_ARENA);
+	return 0;
+}
+
+/* WIRE_OPEN: u32 handle, u32 flags, u32 slot; a relayed socket's data
+ * descriptor, or a broker socket and its liveness (slot 0). */
 static int ans_open(const struct wire_req *req, struct wire_answer *ans)
 {
-	uint32_t handle, flags;
+	uint32_t handle, flags, slot;
 	int base = req->u.open.type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
 	int d = req->u.open.domain;
 
 	memcpy(&handle, ans->body, 4);
 	memcpy(&flags, ans->body + 4, 4);
+	memcpy(&slot, ans->body + 8, 4);
 	if (handle == 0 || (flags & ~WIRE_OPEN_BROKER))
 		return -1;
 	if (!(flags & WIRE_OPEN_BROKER)) {
 		want_fd(ans, WIRE_FD_SEQPACKET);
-		want_fd(ans, WIRE_FD_SHM);
-		want_fd(ans, WIRE_FD_SEQPACKET);
-		return 0;
+		return slot_ok(slot) ? 0 : -1;
 	}
+	if (slot != 0)
+		return -1;
 	/* Only a ping socket is brokered: a kernel one of its kind. */
 	if (base != SOCK_DGRAM ||
 	    !((d == AF_INET && req->u.open.protocol == IPPROTO_ICMP) ||
@@ -243,14 +262,30 @@ static int ans_open(const struct wire_req *req, struct wire_answer *ans)
 	return 0;
 }
 
-/* WIRE_ATTACH: u32 handle, u32 family (the descriptors are the row's). */
+/* WIRE_ATTACH: u32 handle, u32 family, u32 slot. */
 static int ans_attach(const struct wire_req *req, struct wire_answer *ans)
 {
-	uint32_t handle, family;
+	uint32_t handle, family, slot;
 
 	memcpy(&handle, ans->body, 4);
 	memcpy(&family, ans->body + 4, 4);
-	return handle != 0 && (family == AF_INET || family == AF_INET6)
+	memcpy(&slot, ans->body + 8, 4);
+	return handle != 0 && (family == AF_INET || family == AF_INET6) &&
+	       slot_ok(slot) ? 0 : -1;
+}
+
+/* WIRE_ERRQ: u32 the record's whole data length, its header, as much of
+ * its data as fits (all of it, or WIRE_ERRQ_DATA_MAX bytes). */
+static int ans_errq(const struct wire_req *req, struct wire_answer *ans)
+{
+	uint32_t full;
+	size_t data;
+
+	if (ans->len < 4 + WIRE_DGRAM_HDR)
+		return -1;
+	memcpy(&full, ans->body, 4);
+	data = ans->len - 4 - WIRE_DGRAM_HDR;
+	return data == (full < WIRE_ERRQ_DATA_MAX ? full : WIRE_ERRQ_DATA_MAX)
 		       ? 0 : -1;
 }
 
@@ -302,12 +337,12 @@ static const struct wire_req_type types[WIRE_TYPE_END] = {
 	/* name, access, encode, decode,
 	 *	answer: also, ok, body, fds, check */
 	[WIRE_HELLO] = { "hello", WIRE_ACC_FIRST, enc_hello, dec_hello,
-		WIRE_R_FOREIGN_NS, WIRE_OK_ZERO, 0, { 0 }, NULL },
+		WIRE_R_FOREIGN_NS, WIRE_OK_ZERO, WIRE_NONCE_LEN, { 0 },
+		ans_hello },
 	[WIRE_OPEN] = { "open", 0, enc_open, dec_open,
-		0, WIRE_OK_ZERO, 8, { 0 }, ans_open },
+		0, WIRE_OK_ZERO, 12, { 0 }, ans_open },
 	[WIRE_ATTACH] = { "attach", WIRE_ACC_PROVES, enc_nonce, dec_nonce,
-		0, WIRE_OK_ZERO, 8, { WIRE_FD_SHM, WIRE_FD_SEQPACKET },
-		ans_attach },
+		0, WIRE_OK_ZERO, 12, { 0 }, ans_attach },
 	[WIRE_DETACH] = { "detach", SOCK, NULL, NULL,
 		UNATT, WIRE_OK_ZERO, 0, { 0 }, NULL },
 	[WIRE_BIND] = { "bind", SOCK, enc_addr, dec_addr,
@@ -335,6 +370,8 @@ static const struct wire_req_type types[WIRE_TYPE_END] = {
 	[WIRE_BROKER_BIND] = { "broker-bind", WIRE_ACC_PROVES,
 		enc_broker_bind, dec_broker_bind,
 		0, WIRE_OK_ZERO, 0, { WIRE_FD_ICMP }, NULL },
+	[WIRE_ERRQ] = { "errqueue", SOCK, NULL, NULL,
+		UNATT, WIRE_OK_ZERO, CHECKED, { 0 }, ans_errq },
 };
 
 const struct wire_req_type *wire_req_type(unsigned type)

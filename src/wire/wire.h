@@ -21,10 +21,18 @@
  *    struct wire_dgram followed by the ICMP message, so that poll() on the fd
  *    is exactly "a datagram is queued" and nothing is buffered in the client.
  *
- *  - with it, two hidden ones: the socket's error queue (a second
- *    socketpair: records, and wake-ups for a pending error without one),
- *    and its shared page (struct wire_shm, a sealed memfd): the state a
- *    receive must see without asking, such as the pending error.
+ *    Besides replies, the daemon puts a wake-up (WIRE_DG_WAKE) on it when
+ *    an error arrives, so that a program waiting in poll() or recv()
+ *    wakes and finds the error: readers skip wake-ups.
+ *
+ *  - one state arena per process (struct wire_shm slots in a sealed memfd
+ *    the daemon makes at the first WIRE_HELLO and maps, the client maps
+ *    read-only): the state a receive must see without asking, such as the
+ *    pending error, one slot per socket the process uses.  Later
+ *    connections of the process (and of its forked children) name the
+ *    arena by the token the first WIRE_HELLO answered.  The error queue
+ *    itself stays in the daemon (WIRE_ERRQ), so that the daemon holds one
+ *    descriptor per socket: its end of the data pair.
  *
  * Values are in host byte order: both ends are on the same host.
  */
@@ -39,7 +47,7 @@
 
 #include "wire/in6ext.h"
 
-#define WIRE_VERSION 6
+#define WIRE_VERSION 7
 
 /* Largest ICMP message a client may hand over (the kernel's 0xFFFF check). */
 #define WIRE_DATA_MAX 0xFFFF
@@ -52,13 +60,15 @@
 		      WIRE_DATA_MAX)
 
 enum wire_type {
-	WIRE_HELLO = 1,	/* u32 version -> result 0 */
+	WIRE_HELLO = 1,	/* u32 version, the arena's token (nonce; zeros:
+			 * none yet) -> result 0, the token; the arena's
+			 * memfd when a new one was made */
 	WIRE_OPEN,	/* i32 domain, type, protocol -> u32 handle,
-			 * u32 WIRE_OPEN_*; data fd, state memfd, error fd;
+			 * u32 WIRE_OPEN_*, u32 arena slot; data fd;
 			 * broker: the kernel socket, its liveness fd; type
 			 * SOCK_RAW: the raw-socket emulation (engine/psraw.h) */
 	WIRE_ATTACH,	/* nonce (struct wire_proof) -> u32 handle, i32
-			 * domain, state memfd, error fd */
+			 * domain, u32 arena slot */
 	WIRE_DETACH,	/* this process no longer uses the handle */
 	WIRE_BIND,	/* u32 len, name -> result */
 	WIRE_CONNECT,	/* u32 len, name -> result */
@@ -76,6 +86,8 @@ enum wire_type {
 			 * device's index (SO_BINDTOIFINDEX), u32 len, name ->
 			 * a new kernel socket bound to name, in place of
 			 * the socket the handle names (once a socket) */
+	WIRE_ERRQ,	/* -> the error queue's next record: struct
+			 * wire_dgram then its data; -EAGAIN if none */
 	WIRE_TYPE_END
 };
 
@@ -112,7 +124,8 @@ struct wire_proof {
 struct wire_req {
 	uint16_t type;
 	uint32_t handle;
-	/* WIRE_ATTACH and WIRE_BROKER_BIND: the proof's nonce. */
+	/* WIRE_ATTACH and WIRE_BROKER_BIND: the proof's nonce;
+	 * WIRE_HELLO: the arena's token. */
 	uint8_t nonce[WIRE_NONCE_LEN];
 	uint32_t flags;		/* WIRE_BROKER_BIND: WIRE_BB_* */
 	int32_t ifindex;	/* WIRE_BROKER_BIND: SO_BINDTOIFINDEX */
@@ -296,10 +309,10 @@ const char *wire_type_name(unsigned type);
 
 /* What a descriptor that comes with an answer must be. */
 enum wire_fd_kind {
-	WIRE_FD_SEQPACKET = 1,	/* AF_UNIX SOCK_SEQPACKET: data, errors,
-				 * a broker socket's liveness */
-	WIRE_FD_SHM,		/* the state page: a memfd of at least
-				 * WIRE_SHM_SIZE bytes, sealed against
+	WIRE_FD_SEQPACKET = 1,	/* AF_UNIX SOCK_SEQPACKET: data, a broker
+				 * socket's liveness */
+	WIRE_FD_ARENA,		/* the state arena: a memfd of at least
+				 * WIRE_ARENA_SIZE bytes, sealed against
 				 * shrinking, its seals sealed */
 	WIRE_FD_ICMP,		/* a kernel ping socket: AF_INET or AF_INET6
 				 * (fd_family, if not 0) SOCK_DGRAM, of
@@ -359,21 +372,24 @@ struct wire_req_type {
 const struct wire_req_type *wire_req_type(unsigned type);
 
 /*
- * Socket state the client reads without asking: one shared page per
- * socket (a sealed memfd the daemon maps and hands out with the data fd),
+ * Socket state the client reads without asking: a slot of its process's
+ * arena (a sealed memfd the daemon maps, and the client maps read-only),
  * so that what a receive reports follows the options in force when it is
- * called, as in the kernel, and survives fork.  Only the daemon writes,
- * except where noted; the daemon trusts nothing it reads from here.
+ * called, as in the kernel, and survives fork.  Only the daemon writes:
+ * it keeps the state itself and copies it into the slot of every arena
+ * whose process uses the socket; the client asks the daemon to take a
+ * pending error (WIRE_GETOPT SO_ERROR) or a record (WIRE_ERRQ).
  */
 struct wire_shm {
-	uint32_t version;		/* WIRE_VERSION */
 	_Atomic uint32_t cmsg;		/* WIRE_CM_*: receive options on */
 	_Atomic uint32_t shutdown;	/* WIRE_SHUT_* */
-	_Atomic int32_t err;		/* pending error (sk_err); the client
-					 * clears it when a call reports it */
+	_Atomic int32_t err;		/* pending error (sk_err) */
 	_Atomic uint32_t errq;		/* records on the error queue */
-	_Atomic uint32_t drops;		/* SO_RXQ_OVFL count */
 	_Atomic uint32_t tsflags;	/* SO_TIMESTAMPING flags */
+	_Atomic uint32_t wakes;		/* wake-ups put on the data pair, ever:
+					 * while 0 a reader need not look for
+					 * one */
+	uint32_t pad[2];
 };
 
 /* SO_TIMESTAMPING flags as Linux 6.18 has them (newer than the headers
@@ -387,14 +403,18 @@ struct wire_shm {
 #define WIRE_TS_OPT_ID_TCP	(1u << 16)
 #define WIRE_TS_OPT_RX_FILTER	(1u << 17)
 #define WIRE_TS_MASK		((1u << 19) - 1)
-#define WIRE_SHM_SIZE 4096
+/* Slots of an arena: more than the sockets the daemon can hold (one
+ * descriptor each); slot 0 is never used (the arena's header). */
+#define WIRE_ARENA_SLOTS 65536u
+#define WIRE_ARENA_SIZE (WIRE_ARENA_SLOTS * sizeof(struct wire_shm))
+#define WIRE_ARENA_MAGIC 0x41525350u	/* "PSRA", slot 0's first word */
 #define WIRE_SHUT_RD 1u
 #define WIRE_SHUT_WR 2u
 
 /*
- * One message on the data descriptor (replies) or on the socket's error
- * descriptor (error-queue records, and wake-ups that only say "look at
- * the shared page": a pending error without a record).
+ * One message on the data descriptor (replies, and wake-ups that only
+ * say "look at the state slot": an error arrived), or one record of the
+ * error queue (WIRE_ERRQ's answer).
  */
 enum wire_dgram_kind {
 	WIRE_DG_REPLY = 1,
@@ -473,6 +493,10 @@ struct wire_dgram {
 };
 
 #define WIRE_DGRAM_HDR ((size_t)sizeof(struct wire_dgram))
+/* The most of a record's data WIRE_ERRQ's answer carries (an ICMP error
+ * quotes at most 576 bytes in IPv4, 1232 in IPv6; a longer forged one is
+ * cut, and MSG_TRUNC still says how long it was). */
+#define WIRE_ERRQ_DATA_MAX (WIRE_RESP_BODY_MAX - 4 - WIRE_DGRAM_HDR)
 _Static_assert(sizeof(struct wire_dgram) == 152, "wire_dgram layout");
 
 #endif

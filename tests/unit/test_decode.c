@@ -90,19 +90,20 @@ static void dgram_kind_belongs_to_its_channel(void)
 	record(&dg, AF_INET);
 	CHECK_EQ(dec(&dg, 64, WIRE_CHAN_DATA, AF_INET), -1);
 	memset(&dg, 0, sizeof(dg));
+	/* A wake-up comes on the data descriptor, with nothing in it. */
 	dg.kind = WIRE_DG_WAKE;
-	CHECK_EQ(dec(&dg, 0, WIRE_CHAN_ERR, AF_INET), 0);
-	CHECK_EQ(dec(&dg, 0, WIRE_CHAN_ERR, 0), 0);	/* family unknown */
-	CHECK_EQ(dec(&dg, 0, WIRE_CHAN_DATA, AF_INET), -1);
-	CHECK_EQ(dec(&dg, 1, WIRE_CHAN_ERR, AF_INET), -1);
-	dg.ttl = 1;
+	CHECK_EQ(dec(&dg, 0, WIRE_CHAN_DATA, AF_INET), 0);
+	CHECK_EQ(dec(&dg, 0, WIRE_CHAN_DATA, 0), 0);	/* family unknown */
 	CHECK_EQ(dec(&dg, 0, WIRE_CHAN_ERR, AF_INET), -1);
+	CHECK_EQ(dec(&dg, 1, WIRE_CHAN_DATA, AF_INET), -1);
+	dg.ttl = 1;
+	CHECK_EQ(dec(&dg, 0, WIRE_CHAN_DATA, AF_INET), -1);
 	for (int k = 0; k < 256; k++) {
 		reply(&dg, AF_INET);
 		dg.kind = (uint8_t)k;
 		if (k != WIRE_DG_REPLY)
 			CHECK_EQ(dec(&dg, 64, WIRE_CHAN_DATA, AF_INET), -1);
-		if (k != WIRE_DG_ERROR && k != WIRE_DG_WAKE)
+		if (k != WIRE_DG_ERROR)
 			CHECK_EQ(dec(&dg, 64, WIRE_CHAN_ERR, AF_INET), -1);
 	}
 	/* Unknown channel. */
@@ -340,7 +341,8 @@ static int chk(const struct wire_req *req, int32_t result, const void *body,
 static void answer_header(void)
 {
 	struct wire_req req = { .type = WIRE_HELLO };
-	size_t n = answer(WIRE_HELLO, 0, NULL, 0);
+	uint8_t tok[WIRE_NONCE_LEN] = { 0 };
+	size_t n = answer(WIRE_HELLO, 0, tok, sizeof(tok));
 
 	CHECK_EQ(wire_check_answer(&req, ans_buf, n, &ans), 0);
 	CHECK_EQ(ans.result, 0);
@@ -349,7 +351,7 @@ static void answer_header(void)
 		CHECK_EQ(wire_check_answer(&req, ans_buf, k, &ans), -1);
 	ans_buf[2] = 1;		/* flags */
 	CHECK_EQ(wire_check_answer(&req, ans_buf, n, &ans), -1);
-	n = answer(WIRE_OPEN, 0, NULL, 0);	/* another request's */
+	n = answer(WIRE_OPEN, 0, tok, sizeof(tok));	/* another request's */
 	CHECK_EQ(wire_check_answer(&req, ans_buf, n, &ans), -1);
 	/* Nothing comes for a request of no known type. */
 	req.type = WIRE_TYPE_END;
@@ -390,66 +392,116 @@ static void answer_results(void)
 	}
 }
 
+/* The arena comes with HELLO's answer only when its token is new. */
+static void answer_hello(void)
+{
+	struct wire_req req = { .type = WIRE_HELLO };
+	uint8_t tok[WIRE_NONCE_LEN];
+
+	memset(tok, 7, sizeof(tok));
+	CHECK_EQ(chk(&req, 0, tok, sizeof(tok)), 0);
+	CHECK_EQ(ans.nfds, 1);
+	CHECK_EQ(ans.fd_kind[0], WIRE_FD_ARENA);
+	memcpy(req.nonce, tok, sizeof(tok));
+	CHECK_EQ(chk(&req, 0, tok, sizeof(tok)), 0);
+	CHECK_EQ(ans.nfds, 0);
+	CHECK_EQ(chk(&req, 0, tok, sizeof(tok) - 1), -1);
+	CHECK_EQ(chk(&req, 0, NULL, 0), -1);
+	CHECK_EQ(chk(&req, -EPROTO, NULL, 0), 0);
+}
+
 static void answer_open(void)
 {
 	struct wire_req req = { .type = WIRE_OPEN };
-	uint32_t b[3] = { 5, 0, 0 };
+	uint32_t b[3] = { 5, 0, 1 };
 
 	req.u.open.domain = AF_INET;
 	req.u.open.type = SOCK_DGRAM | SOCK_CLOEXEC;
 	req.u.open.protocol = IPPROTO_ICMP;
-	CHECK_EQ(chk(&req, 0, b, 8), 0);
-	CHECK_EQ(ans.nfds, 3);
+	CHECK_EQ(chk(&req, 0, b, 12), 0);
+	CHECK_EQ(ans.nfds, 1);
 	CHECK_EQ(ans.fd_kind[0], WIRE_FD_SEQPACKET);
-	CHECK_EQ(ans.fd_kind[1], WIRE_FD_SHM);
-	CHECK_EQ(ans.fd_kind[2], WIRE_FD_SEQPACKET);
 	CHECK_EQ(chk(&req, 0, b, 4), -1);
-	CHECK_EQ(chk(&req, 0, b, 12), -1);
-	CHECK_EQ(chk(&req, 1, b, 8), -1);
-	CHECK_EQ(chk(&req, -EACCES, b, 8), -1);
+	CHECK_EQ(chk(&req, 0, b, 8), -1);
+	CHECK_EQ(chk(&req, 1, b, 12), -1);
+	CHECK_EQ(chk(&req, -EACCES, b, 12), -1);
 	CHECK_EQ(chk(&req, -EACCES, NULL, 0), 0);
 	CHECK_EQ(ans.nfds, 0);
+	/* A relayed socket's slot: never 0 (the arena's header), never
+	 * past the arena. */
+	b[2] = 0;
+	CHECK_EQ(chk(&req, 0, b, 12), -1);
+	b[2] = WIRE_ARENA_SLOTS;
+	CHECK_EQ(chk(&req, 0, b, 12), -1);
+	b[2] = WIRE_ARENA_SLOTS - 1;
+	CHECK_EQ(chk(&req, 0, b, 12), 0);
 	b[1] = 0x80;
-	CHECK_EQ(chk(&req, 0, b, 8), -1);
+	CHECK_EQ(chk(&req, 0, b, 12), -1);
 	b[1] = 0;
 	b[0] = 0;
-	CHECK_EQ(chk(&req, 0, b, 8), -1);
-	/* Broker mode: a kernel ping socket of the request's family. */
+	CHECK_EQ(chk(&req, 0, b, 12), -1);
+	/* Broker mode: a kernel ping socket of the request's family (and
+	 * no slot). */
 	b[0] = 5;
 	b[1] = WIRE_OPEN_BROKER;
-	CHECK_EQ(chk(&req, 0, b, 8), 0);
+	CHECK_EQ(chk(&req, 0, b, 12), -1);
+	b[2] = 0;
+	CHECK_EQ(chk(&req, 0, b, 12), 0);
 	CHECK_EQ(ans.nfds, 2);
 	CHECK_EQ(ans.fd_kind[0], WIRE_FD_ICMP);
 	CHECK_EQ(ans.fd_family, AF_INET);
 	CHECK_EQ(ans.fd_kind[1], WIRE_FD_SEQPACKET);
 	req.u.open.domain = AF_INET6;	/* with IPPROTO_ICMP: never */
-	CHECK_EQ(chk(&req, 0, b, 8), -1);
+	CHECK_EQ(chk(&req, 0, b, 12), -1);
 	req.u.open.protocol = IPPROTO_ICMPV6;
-	CHECK_EQ(chk(&req, 0, b, 8), 0);
+	CHECK_EQ(chk(&req, 0, b, 12), 0);
 	CHECK_EQ(ans.fd_family, AF_INET6);
 	req.u.open.type = SOCK_RAW;	/* the emulation is never brokered */
-	CHECK_EQ(chk(&req, 0, b, 8), -1);
+	CHECK_EQ(chk(&req, 0, b, 12), -1);
 	b[1] = 0;
-	CHECK_EQ(chk(&req, 0, b, 8), 0);
+	b[2] = 3;
+	CHECK_EQ(chk(&req, 0, b, 12), 0);
 }
 
 static void answer_attach(void)
 {
 	struct wire_req req = { .type = WIRE_ATTACH };
-	uint32_t b[2] = { 9, AF_INET6 };
+	uint32_t b[3] = { 9, AF_INET6, 2 };
 
-	CHECK_EQ(chk(&req, 0, b, 8), 0);
-	CHECK_EQ(ans.nfds, 2);
-	CHECK_EQ(ans.fd_kind[0], WIRE_FD_SHM);
-	CHECK_EQ(ans.fd_kind[1], WIRE_FD_SEQPACKET);
-	CHECK_EQ(chk(&req, 0, b, 4), -1);
-	b[1] = 99;
+	CHECK_EQ(chk(&req, 0, b, 12), 0);
+	CHECK_EQ(ans.nfds, 0);
 	CHECK_EQ(chk(&req, 0, b, 8), -1);
+	b[2] = 0;
+	CHECK_EQ(chk(&req, 0, b, 12), -1);
+	b[2] = 2;
+	b[1] = 99;
+	CHECK_EQ(chk(&req, 0, b, 12), -1);
 	b[1] = AF_INET;
 	b[0] = 0;
-	CHECK_EQ(chk(&req, 0, b, 8), -1);
+	CHECK_EQ(chk(&req, 0, b, 12), -1);
 	/* Attaching names the socket by descriptor: never "unattached". */
 	CHECK_EQ(chk(&req, WIRE_R_UNATTACHED, NULL, 0), -1);
+}
+
+/* A record: its whole length, then as much of it as fits. */
+static void answer_errq(void)
+{
+	struct wire_req req = { .type = WIRE_ERRQ };
+	static uint8_t b[4 + WIRE_DGRAM_HDR + WIRE_ERRQ_DATA_MAX + 1];
+	uint32_t full = 8;
+
+	memcpy(b, &full, 4);
+	CHECK_EQ(chk(&req, 0, b, 4 + WIRE_DGRAM_HDR + 8), 0);
+	CHECK_EQ(ans.nfds, 0);
+	CHECK_EQ(chk(&req, 0, b, 4 + WIRE_DGRAM_HDR + 7), -1);
+	CHECK_EQ(chk(&req, 0, b, 4 + WIRE_DGRAM_HDR + 9), -1);
+	CHECK_EQ(chk(&req, 0, b, 3), -1);
+	full = 70000;	/* longer than an answer: cut */
+	memcpy(b, &full, 4);
+	CHECK_EQ(chk(&req, 0, b, 4 + WIRE_DGRAM_HDR + WIRE_ERRQ_DATA_MAX), 0);
+	CHECK_EQ(chk(&req, 0, b, 4 + WIRE_DGRAM_HDR + 8), -1);
+	CHECK_EQ(chk(&req, -EAGAIN, NULL, 0), 0);
+	CHECK_EQ(chk(&req, WIRE_R_UNATTACHED, NULL, 0), 0);
 }
 
 static void answer_send(void)
@@ -572,8 +624,10 @@ int main(void)
 	TEST(is_errno_range);
 	TEST(answer_header);
 	TEST(answer_results);
+	TEST(answer_hello);
 	TEST(answer_open);
 	TEST(answer_attach);
+	TEST(answer_errq);
 	TEST(answer_send);
 	TEST(answer_options);
 	TEST(answer_names);

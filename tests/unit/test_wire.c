@@ -192,7 +192,8 @@ static int same_req(const struct wire_req *a, const struct wire_req *b,
 		return 0;
 	switch (a->type) {
 	case WIRE_HELLO:
-		return a->u.version == b->u.version;
+		return a->u.version == b->u.version &&
+		       memcmp(a->nonce, b->nonce, WIRE_NONCE_LEN) == 0;
 	case WIRE_OPEN:
 		return a->u.open.domain == b->u.open.domain &&
 		       a->u.open.type == b->u.open.type &&
@@ -262,7 +263,7 @@ static void header_layout(void)
 	uint32_t h, v;
 	long n = wire_encode_req(&req, msg, sizeof(msg));
 
-	CHECK_EQ(n, WIRE_REQ_HDR + 4);
+	CHECK_EQ(n, WIRE_REQ_HDR + 4 + WIRE_NONCE_LEN);	/* and the token */
 	memcpy(&t, msg, 2);
 	memcpy(&f, msg + 2, 2);
 	memcpy(&h, msg + 4, 4);

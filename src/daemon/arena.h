@@ -1,0 +1,36 @@
+/*
+ * arena - the state arenas: one per client process (wire.h: struct
+ * wire_shm), a sealed memfd the daemon maps, hands out once and does not
+ * keep, so that a socket's state costs the daemon no descriptor.  A
+ * process's later connections, and its forked children's, name theirs by
+ * its token.  An arena lives while a connection uses it or a socket has a
+ * slot in it (a reference each).
+ */
+#ifndef PSD_ARENA_H
+#define PSD_ARENA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "wire/wire.h"
+
+struct arena;
+
+/*
+ * The arena whose token is token (WIRE_NONCE_LEN bytes), or a new one if
+ * there is none such (*fd: its memfd, to hand out and close; -1 when it
+ * is not new); a reference taken.  *head is the list of them all.  NULL
+ * with errno on failure (EMFILE, ENOMEM...).
+ */
+struct arena *arena_get(struct arena **head, const uint8_t *token, int *fd);
+/* A reference given back; the last one unmaps and frees it. */
+void arena_put(struct arena **head, struct arena *a);
+const uint8_t *arena_token(const struct arena *a);
+
+/* A free slot (a reference taken), or 0 if it is full. */
+uint32_t arena_slot_take(struct arena *a);
+/* Give a slot back (zeroed), and its reference. */
+void arena_slot_give(struct arena **head, struct arena *a, uint32_t slot);
+struct wire_shm *arena_slot(struct arena *a, uint32_t slot);
+
+#endif

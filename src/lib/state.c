@@ -1,0 +1,61 @@
+#include "lib/state.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "lib/call.h"
+#include "lib/lock.h"
+#include "lib/sys.h"
+
+/* Under LOCK_HELLO (read without it: written once before any slot of
+ * it is handed out, and only replaced when none of its slots is in use
+ * - the daemon keeps an arena while any socket has a slot in it). */
+static uint8_t token[WIRE_NONCE_LEN];
+static struct wire_shm *_Atomic arena;
+
+/*
+ * A new arena (its memfd checked by call_hello(): sealed, large
+ * enough), mapped read-only.  An old one is not unmapped: a stale entry
+ * of the descriptor table may still point into it.
+ */
+static int adopt(int memfd, const uint8_t *tok)
+{
+	struct wire_shm *p = mmap(NULL, WIRE_ARENA_SIZE, PROT_READ, MAP_SHARED,
+				  memfd, 0);
+
+	if (p == MAP_FAILED)
+		return -ENOMEM;
+	if (atomic_load(&p[0].cmsg) != WIRE_ARENA_MAGIC) {
+		munmap(p, WIRE_ARENA_SIZE);
+		return -EPROTO;
+	}
+	memcpy(token, tok, sizeof(token));
+	atomic_store(&arena, p);
+	return 0;
+}
+
+int state_hello(int fd)
+{
+	uint8_t got[WIRE_NONCE_LEN];
+	int memfd = -1, rc;
+
+	lock_take(LOCK_HELLO);
+	rc = call_hello(fd, token, got, &memfd);
+	if (rc >= 0 && memfd >= 0)
+		rc = adopt(memfd, got);
+	else if (rc >= 0 && !atomic_load(&arena))
+		rc = -EPROTO;	/* our token, but we have no arena */
+	lock_give(LOCK_HELLO);
+	if (memfd >= 0)
+		sys_close(memfd);
+	return rc;
+}
+
+struct wire_shm *state_slot(uint32_t slot)
+{
+	struct wire_shm *a = atomic_load(&arena);
+
+	return a && slot > 0 && slot < WIRE_ARENA_SLOTS ? &a[slot] : NULL;
+}

@@ -1,0 +1,27 @@
+/*
+ * state - the process's state arena (wire.h: struct wire_shm): the slots
+ * in which pingsockd shows the state of each relayed socket the process
+ * uses.  The daemon makes it at the process's first WIRE_HELLO; every
+ * later connection of the process (and of a forked child, which inherits
+ * the mapping) names it by its token, so that a socket has one slot in
+ * the process whichever connection it is used on.
+ */
+#ifndef PS_LIB_STATE_H
+#define PS_LIB_STATE_H
+
+#include <stdint.h>
+
+#include "wire/wire.h"
+
+/*
+ * WIRE_HELLO on a new connection, naming the process's arena (or asking
+ * for one), and taking a new one if the daemon made one.  What
+ * call_hello() returns; -EPROTO for an arena that cannot be mapped.
+ */
+int state_hello(int fd);
+
+/* Slot of the process's arena (checked: slot_ok in wire/types.c), or
+ * NULL when there is none. */
+struct wire_shm *state_slot(uint32_t slot);
+
+#endif
