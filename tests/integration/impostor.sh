@@ -5,23 +5,34 @@
 # compromised daemon may deny service, but never corrupts a client's
 # memory (design.md, "Security model").
 #
-# tests/lib/impostor.c answers like pingsockd but for one malformation per
-# run (impostor list): control answers with a result out of range, the
-# wrong type, a body of the wrong length, descriptors too many, too few or
-# of the wrong kind, a state page unsealed (shrunk once handed out), empty,
-# small or of another version; datagrams and error-queue records that are
-# truncated, oversized, of the wrong kind or family, with options longer
-# than their buffer or an errno that is none; a pending error out of range
-# in the state page.  For each, a client (pstool untrusted, uid 65534,
-# PINGSOCK_BACKEND=daemon) makes every call once, and:
+# tests/lib/impostor.c answers like pingsockd (protocol 7) but for one
+# malformation per run (impostor list): control answers with a result
+# out of range, the wrong type, a body of the wrong length, a slot out of
+# the arena, descriptors too many, too few or of the wrong kind; a state
+# arena that is a pipe, unsealed or not sealed against shrinking (and
+# shrunk once handed out), small, empty, without its magic, of another
+# file system (hugetlbfs, a plain file), missing where the token is new
+# or sent where the token is the client's own; WIRE_ERRQ answers too
+# short, with a length field that says another length, a positive
+# result, a body or descriptor with a failure; datagrams, wake-ups and
+# error-queue records that are truncated, oversized, of the wrong kind or
+# family, with options longer than their buffer, data or fields where a
+# wake-up has none, or an errno that is none; a data descriptor the
+# daemon closed (its end, the control connection kept); nonsense in the
+# state slot (a pending error that is no errno or that the daemon does
+# not have, counts out of range, every receive option on).  For each, a
+# client (pstool untrusted, uid 65534, PINGSOCK_BACKEND=daemon) makes
+# every call once, and:
 #   - the call that meets the malformation fails with EPROTO (a datagram
-#     or record is consumed: the next receive gets the next one), a
-#     pending error that is no errno is ignored;
+#     or record is consumed: the next receive gets the next one; a bad
+#     answer also ends the control connection, and the next call dials
+#     again and re-attaches the socket), a pending error that is no
+#     errno is ignored;
 #   - the client exits by itself (no signal), with no sanitizer report
 #     (the ASan build's pass), and no descriptor left over.
 # Then iputils ping as root under the shim (a privileged process with
 # libpingsock-preload.so in /etc/ld.so.preload), against the attacks on
-# its receive path and its state page: it must end by itself, unharmed.
+# its receive path and its state arena: it must end by itself, unharmed.
 #
 # No network namespace of the test's own: only a unix socket path under
 # $T (the impostor makes kernel ping sockets for the broker modes in a
@@ -38,18 +49,31 @@ sanitizer='ERROR: [A-Za-z]*Sanitizer|runtime error:|stack smashing'
 # The lines pstool untrusted must print in MODE (all of them).
 expect() {
 	case $1 in
-	none|ctl-*) echo "socket=OK send=64 getopt=OK errq1=EAGAIN peek=64 recv1=64 recv2=EAGAIN" ;;
+	none|ctl-*|open-slot-last) echo "socket=OK send=64 getopt=OK errq1=EAGAIN peek=64 recv1=64 recv2=EAGAIN" ;;
 	broker-none) echo "socket=OK bind=OK" ;;
+	# The setopt answer ends the connection; the next dial (bind's) is
+	# sent an arena with the client's own token, the one after works.
+	hello-arena-own) echo "setopt=EPROTO bind=ECONNRESET send=64 peek=64 recv1=64" ;;
 	hello-*|open-*|broker-*) echo "socket=EPROTO" ;;
 	bbind-*|bind-*) echo "bind=EPROTO" ;;
 	send-*) echo "send=EPROTO" ;;
 	getopt-*) echo "getopt=EPROTO" ;;
 	getname-*) echo "getname=EPROTO" ;;
-	setopt-*|attach-*) echo "setopt=EPROTO" ;;
+	setopt-*|attach-*) echo "setopt=EPROTO send=64" ;;
+	# Wake-ups are skipped.  One of a wake-up's length whose first byte
+	# says wake-up is taken by pingsock_poll() unread when the slot
+	# counts wake-ups (relay_data_queued()): dg-wake-field's never
+	# reaches the receive; with none counted (field0) the receive
+	# meets it.
+	dg-wake|dg-wake-many|dg-wake-field) echo "peek=64 recv1=64 recv2=EAGAIN" ;;
+	# What was queued is read; then the end of the descriptor.
+	dg-eof) echo "peek=64 recv1=64 errq2=EAGAIN recv2=ECONNRESET" ;;
 	dg-*) echo "peek=EPROTO recv1=64 recv2=EAGAIN" ;;
-	eq-errno) echo "errq1=64 peek=64 recv1=64 errq2=EPROTO" ;;
-	eq-*) echo "errq1=EPROTO recv1=64 errq2=EAGAIN" ;;
-	shm-*) echo "peek=64 recv1=64" ;;
+	# The record is taken before its checks: the queue is empty after.
+	errq-errno) echo "errq1=64 peek=64 recv1=64 errq2=EPROTO soerror=OK" ;;
+	errq-long) echo "errq1=2048 peek=64 recv1=64 errq2=EAGAIN" ;;
+	errq-*) echo "errq1=EPROTO peek=64 recv1=64 errq2=EAGAIN" ;;
+	slot-*) echo "errq1=EAGAIN peek=64 recv1=64 soerror=OK recv2=EAGAIN" ;;
 	*) echo "unknown-mode" ;;
 	esac
 }
@@ -144,8 +168,9 @@ if ! cp "$PS_BUILD/libpingsock-preload.so" "$SHIM" 2>/dev/null || [ -z "$PING" ]
 	fail impostor/shim/setup "no shim ($PS_BUILD) or no iputils ping"
 	ns_done
 fi
-for mode in dg-optlen eq-optlen eq-errno open-shm-shrink open-shm-empty shm-err \
-	open-data-pipe getopt-body; do
+for mode in dg-optlen dg-wake dg-wake-data errq-optlen errq-errno errq-short \
+	hello-arena-unsealed hello-arena-small hello-arena-magic open-slot0 \
+	slot-err slot-errq-big slot-cmsg open-data-pipe getopt-body; do
 	impostor_start "$mode" || { fail "impostor/shim/$mode" "did not start"; continue; }
 	# As root: the kernel refuses root's ping socket here ("1 0"), so
 	# the shim turns to the "daemon", as it would for any program.

@@ -6,15 +6,23 @@
  *   impostor PATH MODE
  *
  * It listens on PATH (mode 0666) and answers every request as pingsockd
- * would (HELLO, OPEN with a data descriptor, a sealed state page and an
- * error descriptor, ATTACH, the socket calls), except for the one
- * malformation MODE names: the first answer to one kind of request is
- * spoilt (result out of range, wrong type, body of the wrong length, too
- * many or too few descriptors or ones of the wrong kind, a state page that
- * is unsealed, empty or too small), or the socket it opens gets malformed
- * datagrams on its data descriptor, malformed records on its error
- * descriptor or nonsense in its state page, ahead of one valid reply.
- * "none" spoils nothing.  `impostor list` prints the modes.
+ * does (protocol 7): HELLO with the token of its one state arena, and
+ * the arena itself (a sealed memfd) to a client that does not name it;
+ * OPEN with the data descriptor and a slot of the arena; a socket's
+ * request on a connection that does not know it with WIRE_R_UNATTACHED,
+ * and ATTACH with the slot; the error queue kept here and served a
+ * record at a time by WIRE_ERRQ, the pending error taken by WIRE_GETOPT
+ * SO_ERROR (and by a send), a wake-up on the data descriptor (counted in
+ * the slot) for each record.  Except for the one malformation MODE
+ * names: the first answer to one kind of request is spoilt (result out
+ * of range, wrong type, body of the wrong length, a slot out of range,
+ * too many or too few descriptors or ones of the wrong kind, an arena
+ * that is a pipe, unsealed, small, of another file system or without
+ * its magic, or none where one is due), or the socket it opens gets
+ * malformed datagrams or wake-ups on its data descriptor, malformed
+ * records in its error queue or nonsense in its state slot, ahead of
+ * one valid reply.  "none" spoils nothing.  `impostor list` prints the
+ * modes.
  *
  * The broker modes hand out kernel ping sockets: the impostor makes them
  * in a network namespace of its own (unshare) where ping_group_range
@@ -27,6 +35,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -40,11 +49,24 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "wire/decode.h"
 #include "wire/wire.h"
+
+#ifndef F_SEAL_FUTURE_WRITE
+#define F_SEAL_FUTURE_WRITE 0x0010
+#endif
+#ifndef MFD_HUGETLB
+#define MFD_HUGETLB 0x0004U
+#endif
 
 #define MAX_CONNS 8
 #define MAX_FDS 8
-#define BODY_MAX 2048
+/* Room for the longest answer, and for one too long (SP_BODY_LONG). */
+#define BODY_MAX (WIRE_RESP_BODY_MAX + 64)
+#define MAX_RECS 4
+#define MAX_SOCKS 16
+#define HUGE_PAGE (2u << 20)
+#define SEALS_ALL (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)
 
 struct ans {
 	uint16_t type, flags;
@@ -56,16 +78,46 @@ struct ans {
 	int nfds;
 };
 
-/* The socket the client opened last (there is only one client). */
+/* A control connection, and the sockets it knows (OPEN or ATTACH on
+ * it; a bit for each of socks[]): the daemon's per-connection handles. */
+struct conn {
+	int fd;
+	uint32_t knows;
+};
+
+/* The one arena: any token but zeros will do, the impostor has no other
+ * arena to tell apart (the real daemon's are random). */
+static const uint8_t arena_token[WIRE_NONCE_LEN] = "impostor-arena!";
 static struct {
+	int fd;			/* handed out at each HELLO that needs it */
+	struct wire_shm *base;	/* mapped writable before the seals */
+} arena = { .fd = -1 };
+
+/* A record of the error queue; its data is made when it is served. */
+struct rec {
+	struct wire_dgram dg;
+	uint32_t len;
+};
+
+/* A socket the client opened (iputils ping opens one of each family). */
+struct psock {
 	int family;
-	int data, err;		/* our ends */
-	int shmfd;
-	struct wire_shm *shm;
-	int shrink_fd;		/* an unsealed page, shrunk once handed out */
-} sk = { .data = -1, .err = -1, .shmfd = -1, .shrink_fd = -1 };
+	int data;		/* our end (broker: of the liveness pair) */
+	uint32_t handle, slot;
+	struct wire_shm *shm;	/* its slot; NULL for a broker socket */
+	struct rec q[MAX_RECS];
+	int nq;
+};
+
+static struct psock socks[MAX_SOCKS];
+static int nsocks;
+/* The socket the request being answered names, or OPEN made. */
+static struct psock *sk;
 
 static uint32_t next_handle = 1;
+/* An arena handed out without SEAL_SHRINK: shrunk once it is sent, as a
+ * liar would to make the client's mapping fault. */
+static int shrink_fd = -1;
 
 static void die(const char *what)
 {
@@ -84,6 +136,8 @@ static void add_fd(struct ans *a, int fd, bool own)
 /* Replace descriptor i (closing ours if it was temporary). */
 static void swap_fd(struct ans *a, int i, int fd)
 {
+	if (i >= a->nfds)
+		die("impostor: no such descriptor to spoil");
 	if (a->own[i])
 		close(a->fds[i]);
 	a->fds[i] = fd;
@@ -100,19 +154,83 @@ static int a_pipe(void)
 	return p[0];
 }
 
-static int a_memfd(size_t size, bool seal)
+/* The arena's magic in slot 0's first word (its cmsg), if it has room. */
+static void put_magic(int fd, size_t size, uint32_t magic)
+{
+	if (size >= sizeof(magic) &&
+	    pwrite(fd, &magic, sizeof(magic), 0) != sizeof(magic))
+		die("pwrite");
+}
+
+static int a_memfd(size_t size, int seals, uint32_t magic)
 {
 	int fd = memfd_create("impostor", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	uint32_t v = WIRE_VERSION;
 
 	if (fd < 0 || ftruncate(fd, (off_t)size))
 		die("memfd");
-	if (size >= sizeof(v) && pwrite(fd, &v, sizeof(v), 0) != sizeof(v))
-		die("pwrite");
-	if (seal && fcntl(fd, F_ADD_SEALS,
-			  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL))
+	put_magic(fd, size, magic);
+	if (seals && fcntl(fd, F_ADD_SEALS, seals))
 		die("seal");
 	return fd;
+}
+
+/* A file of another file system, which no seal can be added to. */
+static int a_tmpfile(void)
+{
+	int fd = open("/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+
+	if (fd < 0) {
+		char tmpl[] = "/tmp/impostor-arena.XXXXXX";
+
+		fd = mkostemp(tmpl, O_CLOEXEC);
+		if (fd >= 0)
+			unlink(tmpl);
+	}
+	if (fd < 0 || ftruncate(fd, (off_t)WIRE_ARENA_SIZE))
+		die("impostor: tmpfile");
+	put_magic(fd, WIRE_ARENA_SIZE, WIRE_ARENA_MAGIC);
+	return fd;
+}
+
+/*
+ * A hugetlbfs memfd, sealed as an arena must be: it passes every check
+ * but the file system's (its pages may run out under the mapping).  No
+ * magic: writing it would need a huge page.  A plain file where there is
+ * no hugetlbfs.
+ */
+static int a_hugetlb(void)
+{
+	size_t size = (WIRE_ARENA_SIZE + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+	int fd = memfd_create("impostor", MFD_CLOEXEC | MFD_ALLOW_SEALING |
+					  MFD_HUGETLB);
+
+	if (fd < 0)
+		return a_tmpfile();
+	if (ftruncate(fd, (off_t)size) || fcntl(fd, F_ADD_SEALS, SEALS_ALL)) {
+		close(fd);
+		return a_tmpfile();
+	}
+	return fd;
+}
+
+/* The arena as arena.c makes it: mapped, then sealed (the client's
+ * mapping can then only read it), then the magic written. */
+static void arena_init(void)
+{
+	int fd = memfd_create("impostor-arena",
+			      MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	void *p;
+
+	if (fd < 0 || ftruncate(fd, (off_t)WIRE_ARENA_SIZE))
+		die("impostor: arena");
+	p = mmap(NULL, WIRE_ARENA_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 fd, 0);
+	if (p == MAP_FAILED ||
+	    fcntl(fd, F_ADD_SEALS, SEALS_ALL | F_SEAL_FUTURE_WRITE))
+		die("impostor: arena");
+	arena.fd = fd;
+	arena.base = p;
+	atomic_store(&arena.base[0].cmsg, WIRE_ARENA_MAGIC);
 }
 
 /* A kernel ping socket, or another kind for the malformations. */
@@ -131,11 +249,18 @@ static int ping_sock(int family)
 			   family == AF_INET6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP);
 }
 
-static void put_u32s(struct ans *a, uint32_t x, uint32_t y)
+static void put_u32(struct ans *a, size_t off, uint32_t v)
 {
-	memcpy(a->body, &x, 4);
-	memcpy(a->body + 4, &y, 4);
-	a->len = 8;
+	memcpy(a->body + off, &v, 4);
+}
+
+/* OPEN's and ATTACH's body: handle, flags or family, slot. */
+static void put_u32x3(struct ans *a, uint32_t x, uint32_t y, uint32_t z)
+{
+	put_u32(a, 0, x);
+	put_u32(a, 4, y);
+	put_u32(a, 8, z);
+	a->len = 12;
 }
 
 /* ---- valid datagrams and records ---- */
@@ -147,12 +272,12 @@ static void dgram_base(struct wire_dgram *dg, uint8_t kind)
 	memset(dg, 0, sizeof(*dg));
 	clock_gettime(CLOCK_REALTIME, &now);
 	dg->kind = kind;
-	dg->family = (uint8_t)sk.family;
+	dg->family = (uint8_t)sk->family;
 	dg->ttl = 64;
 	dg->ifindex = 1;
 	dg->ts_sec = now.tv_sec;
 	dg->ts_nsec = now.tv_nsec;
-	if (sk.family == AF_INET6) {
+	if (sk->family == AF_INET6) {
 		dg->src[15] = 1;
 		dg->dst[15] = 1;
 	} else {
@@ -170,7 +295,7 @@ static void valid_record(struct wire_dgram *dg)
 {
 	dgram_base(dg, WIRE_DG_ERROR);
 	dg->ee_errno = EHOSTUNREACH;
-	if (sk.family == AF_INET6) {
+	if (sk->family == AF_INET6) {
 		dg->ee_origin = SO_EE_ORIGIN_ICMP6;
 		dg->ee_type = 1;
 		dg->ee_code = 3;
@@ -179,12 +304,31 @@ static void valid_record(struct wire_dgram *dg)
 		dg->ee_type = 3;
 		dg->ee_code = 1;
 	}
-	dg->offender_family = (uint8_t)sk.family;
+	dg->offender_family = (uint8_t)sk->family;
 	dg->offender[0] = 10;
 	dg->offender[3] = 1;
 }
 
-/* The header, then len bytes of an Echo message (0: reply, 8: request). */
+/* The family the socket is not of. */
+static uint8_t other_family(void)
+{
+	return sk->family == AF_INET6 ? AF_INET : AF_INET6;
+}
+
+/* len bytes of an Echo message (type 0: reply, 8: request). */
+static void fill_echo(uint8_t *data, size_t len, uint8_t type)
+{
+	memset(data, 0xa5, len);
+	if (len >= 8) {
+		data[0] = sk->family == AF_INET6 ? (uint8_t)(type ? 128 : 129)
+						: type;
+		data[1] = 0;
+		data[4] = 0x12;
+		data[5] = 0x34;
+	}
+}
+
+/* The header, then len bytes of an Echo message. */
 static void send_dgram(int fd, const void *hdr, size_t hlen, size_t len,
 		       uint8_t type)
 {
@@ -192,16 +336,36 @@ static void send_dgram(int fd, const void *hdr, size_t hlen, size_t len,
 	struct iovec iov[2] = { { (void *)hdr, hlen }, { data, len } };
 	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
 
-	memset(data, 0xa5, len);
-	if (len >= 8) {
-		data[0] = sk.family == AF_INET6 ? (uint8_t)(type ? 128 : 129)
-						: type;
-		data[1] = 0;
-		data[4] = 0x12;
-		data[5] = 0x34;
-	}
-	if (sendmsg(fd, &mh, MSG_NOSIGNAL) < 0)
+	if (fd < 0)
+		return;		/* dg-eof: closed */
+	fill_echo(data, len, type);
+	/* A client that refused the socket has closed its end: no news. */
+	if (sendmsg(fd, &mh, MSG_NOSIGNAL) < 0 && errno != EPIPE &&
+	    errno != ECONNREFUSED && errno != ECONNRESET)
 		perror("impostor: datagram");
+}
+
+/* sstate.c wake(): counted in the slot first, so that a reader that
+ * sees it knows to look for it. */
+static void wake(void)
+{
+	struct wire_dgram dg;
+
+	memset(&dg, 0, sizeof(dg));
+	dg.kind = WIRE_DG_WAKE;
+	atomic_fetch_add(&sk->shm->wakes, 1);
+	send_dgram(sk->data, &dg, sizeof(dg), 0, 0);
+}
+
+/* sstate_queue(): the record, its count, a wake-up. */
+static void queue_record(const struct wire_dgram *dg, uint32_t len)
+{
+	if (sk->nq >= MAX_RECS)
+		return;
+	sk->q[sk->nq].dg = *dg;
+	sk->q[sk->nq++].len = len;
+	atomic_store(&sk->shm->errq, (uint32_t)sk->nq);
+	wake();
 }
 
 /* ---- the malformations ---- */
@@ -211,23 +375,34 @@ enum spoil {
 	SP_BODY_SHORT, SP_BODY_LONG, SP_BODY_TRUNC, SP_OPEN_FLAGS,
 	SP_HANDLE0, SP_FDS_FEW, SP_FDS_EXTRA, SP_FDS_MANY, SP_FAIL_FDS,
 	SP_FD0_PIPE, SP_FD0_STREAM, SP_FD0_UDP, SP_FD0_RAW, SP_FD0_FAMILY,
-	SP_FD1_PIPE, SP_FD2_FILE, SP_SHM_SHRINK, SP_SHM_EMPTY, SP_SHM_SMALL,
-	SP_SHM_VERSION, SP_SEND_RESULT, SP_GETOPT_BODY, SP_GETNAME_FAMILY,
+	SP_FD1_PIPE, SP_SEND_RESULT, SP_GETOPT_BODY, SP_GETNAME_FAMILY,
 	SP_SETOPT_BODY, SP_UNATTACHED, SP_ATTACH_FAMILY, SP_NOFD,
+	SP_SLOT0, SP_SLOT_BIG, SP_SLOT_BROKER, SP_SLOT_LAST,
+	SP_ARENA_UNSEALED, SP_ARENA_NOSHRINK, SP_ARENA_NOSEAL,
+	SP_ARENA_SMALL, SP_ARENA_EMPTY, SP_ARENA_MAGIC, SP_ARENA_HUGETLB,
+	SP_ARENA_FILE, SP_TOKEN_OWN, SP_TOKEN_OWN_ARENA,
+	SP_ERRQ_SHORT, SP_ERRQ_NOLEN, SP_ERRQ_LEN_BIG, SP_ERRQ_LEN_SMALL,
+	SP_ERRQ_ERRNO_BODY,
 };
 
+/* What is put on the socket OPEN made, or in its slot; the records
+ * (EQ_*) are in one run, from EQ_ONE to EQ_LONG. */
 enum inject {
-	IN_NONE, DG_OPTLEN, DG_SHORT, DG_KIND, DG_WAKE, DG_FAMILY,
-	DG_FAMILY6, DG_NSEC, DG_ICMP_SHORT, DG_PORT, DG_SCOPE, DG_PAD,
-	DG_BIG, EQ_OPTLEN, EQ_ERRNO, EQ_KIND, EQ_SHORT, EQ_ORIGIN,
-	EQ_OFFENDER, EQ_ERRNO0, SHM_ERR, SHM_ERR_BIG,
+	IN_NONE, DG_OPTLEN, DG_SHORT, DG_KIND, DG_FAMILY, DG_FAMILY6,
+	DG_NSEC, DG_ICMP_SHORT, DG_PORT, DG_SCOPE, DG_PAD, DG_BIG,
+	WK_VALID, WK_MANY, WK_DATA, WK_FIELD, WK_FIELD0, WK_SHORT,
+	WK_GARBAGE, DG_EOF,
+	EQ_ONE, EQ_OPTLEN, EQ_ERRNO, EQ_KIND, EQ_WAKE, EQ_ORIGIN,
+	EQ_OFFENDER, EQ_FAMILY, EQ_ERRNO0, EQ_LEN_MAX, EQ_LONG,
+	SL_ERR, SL_ERR_BIG, SL_ERR_NEG, SL_ERR_STUCK, SL_ERRQ, SL_CMSG,
+	SL_SHUT, SL_WAKES,
 };
 
 struct mode {
 	const char *name;
 	uint16_t type;		/* the request whose first answer is spoilt */
 	enum spoil spoil;
-	uint16_t type2;		/* and a second one (0: none) */
+	uint16_t type2;		/* and a later one (0: none) */
 	enum spoil spoil2;
 	enum inject inject;	/* onto the socket OPEN made */
 	bool broker;		/* OPEN answers in broker mode */
@@ -241,6 +416,23 @@ static const struct mode modes[] = {
 	{ "hello-flags", WIRE_HELLO, SP_HDR_FLAGS, 0, 0, 0, false },
 	{ "hello-fds", WIRE_HELLO, SP_FDS_EXTRA, 0, 0, 0, false },
 	{ "hello-body", WIRE_HELLO, SP_BODY_LONG, 0, 0, 0, false },
+	{ "hello-arena-pipe", WIRE_HELLO, SP_FD0_PIPE, 0, 0, 0, false },
+	{ "hello-arena-unsealed", WIRE_HELLO, SP_ARENA_UNSEALED, 0, 0, 0, false },
+	{ "hello-arena-noshrink", WIRE_HELLO, SP_ARENA_NOSHRINK, 0, 0, 0, false },
+	{ "hello-arena-noseal", WIRE_HELLO, SP_ARENA_NOSEAL, 0, 0, 0, false },
+	{ "hello-arena-small", WIRE_HELLO, SP_ARENA_SMALL, 0, 0, 0, false },
+	{ "hello-arena-empty", WIRE_HELLO, SP_ARENA_EMPTY, 0, 0, 0, false },
+	{ "hello-arena-magic", WIRE_HELLO, SP_ARENA_MAGIC, 0, 0, 0, false },
+	{ "hello-arena-hugetlb", WIRE_HELLO, SP_ARENA_HUGETLB, 0, 0, 0, false },
+	{ "hello-arena-file", WIRE_HELLO, SP_ARENA_FILE, 0, 0, 0, false },
+	{ "hello-arena-none", WIRE_HELLO, SP_NOFD, 0, 0, 0, false },
+	{ "hello-token-zero", WIRE_HELLO, SP_TOKEN_OWN, 0, 0, 0, false },
+	{ "hello-token-zero-arena", WIRE_HELLO, SP_TOKEN_OWN_ARENA, 0, 0, 0,
+	  false },
+	/* A setopt answer too long ends the connection; the next call
+	 * dials again and names the arena: an arena comes anyway. */
+	{ "hello-arena-own", WIRE_SETOPT, SP_BODY_LONG, WIRE_HELLO,
+	  SP_TOKEN_OWN_ARENA, 0, false },
 	{ "open-type", WIRE_OPEN, SP_TYPE, 0, 0, 0, false },
 	{ "open-result", WIRE_OPEN, SP_RESULT_POS, 0, 0, 0, false },
 	{ "open-errno", WIRE_OPEN, SP_RESULT_ERRNO, 0, 0, 0, false },
@@ -256,18 +448,17 @@ static const struct mode modes[] = {
 	{ "open-data-pipe", WIRE_OPEN, SP_FD0_PIPE, 0, 0, 0, false },
 	{ "open-data-stream", WIRE_OPEN, SP_FD0_STREAM, 0, 0, 0, false },
 	{ "open-data-udp", WIRE_OPEN, SP_FD0_UDP, 0, 0, 0, false },
-	{ "open-shm-pipe", WIRE_OPEN, SP_FD1_PIPE, 0, 0, 0, false },
-	{ "open-err-file", WIRE_OPEN, SP_FD2_FILE, 0, 0, 0, false },
-	{ "open-shm-shrink", WIRE_OPEN, SP_SHM_SHRINK, 0, 0, 0, false },
-	{ "open-shm-empty", WIRE_OPEN, SP_SHM_EMPTY, 0, 0, 0, false },
-	{ "open-shm-small", WIRE_OPEN, SP_SHM_SMALL, 0, 0, 0, false },
-	{ "open-shm-version", WIRE_OPEN, SP_SHM_VERSION, 0, 0, 0, false },
+	{ "open-slot0", WIRE_OPEN, SP_SLOT0, 0, 0, 0, false },
+	{ "open-slot-big", WIRE_OPEN, SP_SLOT_BIG, 0, 0, 0, false },
+	/* Not a malformation: the arena's last slot, which must work. */
+	{ "open-slot-last", WIRE_OPEN, SP_SLOT_LAST, 0, 0, 0, false },
 	{ "broker-udp", WIRE_OPEN, SP_FD0_UDP, 0, 0, 0, true },
 	{ "broker-raw", WIRE_OPEN, SP_FD0_RAW, 0, 0, 0, true },
 	{ "broker-family", WIRE_OPEN, SP_FD0_FAMILY, 0, 0, 0, true },
 	{ "broker-unix", WIRE_OPEN, SP_FD0_STREAM, 0, 0, 0, true },
 	{ "broker-fds", WIRE_OPEN, SP_FDS_EXTRA, 0, 0, 0, true },
 	{ "broker-live-pipe", WIRE_OPEN, SP_FD1_PIPE, 0, 0, 0, true },
+	{ "broker-slot", WIRE_OPEN, SP_SLOT_BROKER, 0, 0, 0, true },
 	{ "bbind-udp", WIRE_BROKER_BIND, SP_FD0_UDP, 0, 0, 0, true },
 	{ "bbind-fds", WIRE_BROKER_BIND, SP_FDS_EXTRA, 0, 0, 0, true },
 	{ "bbind-nofd", WIRE_BROKER_BIND, SP_NOFD, 0, 0, 0, true },
@@ -288,8 +479,10 @@ static const struct mode modes[] = {
 	  SP_BODY_SHORT, 0, false },
 	{ "attach-fds", WIRE_SETOPT, SP_UNATTACHED, WIRE_ATTACH,
 	  SP_FDS_EXTRA, 0, false },
-	{ "attach-shm-pipe", WIRE_SETOPT, SP_UNATTACHED, WIRE_ATTACH,
-	  SP_FD0_PIPE, 0, false },
+	{ "attach-slot0", WIRE_SETOPT, SP_UNATTACHED, WIRE_ATTACH,
+	  SP_SLOT0, 0, false },
+	{ "attach-slot-big", WIRE_SETOPT, SP_UNATTACHED, WIRE_ATTACH,
+	  SP_SLOT_BIG, 0, false },
 	/* For pingsockctl (the library's request client): what it took
 	 * before it shared the library's checks. */
 	{ "ctl-stats-flags", WIRE_STATS, SP_HDR_FLAGS, 0, 0, 0, false },
@@ -297,7 +490,6 @@ static const struct mode modes[] = {
 	{ "dg-optlen", 0, 0, 0, 0, DG_OPTLEN, false },
 	{ "dg-short", 0, 0, 0, 0, DG_SHORT, false },
 	{ "dg-kind", 0, 0, 0, 0, DG_KIND, false },
-	{ "dg-wake", 0, 0, 0, 0, DG_WAKE, false },
 	{ "dg-family", 0, 0, 0, 0, DG_FAMILY, false },
 	{ "dg-family6", 0, 0, 0, 0, DG_FAMILY6, false },
 	{ "dg-nsec", 0, 0, 0, 0, DG_NSEC, false },
@@ -306,15 +498,50 @@ static const struct mode modes[] = {
 	{ "dg-scope", 0, 0, 0, 0, DG_SCOPE, false },
 	{ "dg-pad", 0, 0, 0, 0, DG_PAD, false },
 	{ "dg-big", 0, 0, 0, 0, DG_BIG, false },
-	{ "eq-optlen", 0, 0, 0, 0, EQ_OPTLEN, false },
-	{ "eq-errno", 0, 0, 0, 0, EQ_ERRNO, false },
-	{ "eq-errno0", 0, 0, 0, 0, EQ_ERRNO0, false },
-	{ "eq-kind", 0, 0, 0, 0, EQ_KIND, false },
-	{ "eq-short", 0, 0, 0, 0, EQ_SHORT, false },
-	{ "eq-origin", 0, 0, 0, 0, EQ_ORIGIN, false },
-	{ "eq-offender", 0, 0, 0, 0, EQ_OFFENDER, false },
-	{ "shm-err", 0, 0, 0, 0, SHM_ERR, false },
-	{ "shm-err-big", 0, 0, 0, 0, SHM_ERR_BIG, false },
+	/* Wake-ups: valid ones (skipped), too many, with data, with a
+	 * field set (counted in the slot, or not), cut short, or valid
+	 * ones and garbage after them. */
+	{ "dg-wake", 0, 0, 0, 0, WK_VALID, false },
+	{ "dg-wake-many", 0, 0, 0, 0, WK_MANY, false },
+	{ "dg-wake-data", 0, 0, 0, 0, WK_DATA, false },
+	{ "dg-wake-field", 0, 0, 0, 0, WK_FIELD, false },
+	{ "dg-wake-field0", 0, 0, 0, 0, WK_FIELD0, false },
+	{ "dg-wake-short", 0, 0, 0, 0, WK_SHORT, false },
+	{ "dg-wake-garbage", 0, 0, 0, 0, WK_GARBAGE, false },
+	/* The data descriptor's end closed after the reply, the control
+	 * connection kept (the real daemon closes it only when the client
+	 * has let go of its own). */
+	{ "dg-eof", 0, 0, 0, 0, DG_EOF, false },
+	/* WIRE_ERRQ's answer malformed, with a valid record queued. */
+	{ "errq-short", WIRE_ERRQ, SP_ERRQ_SHORT, 0, 0, EQ_ONE, false },
+	{ "errq-nolen", WIRE_ERRQ, SP_ERRQ_NOLEN, 0, 0, EQ_ONE, false },
+	{ "errq-len-big", WIRE_ERRQ, SP_ERRQ_LEN_BIG, 0, 0, EQ_ONE, false },
+	{ "errq-len-small", WIRE_ERRQ, SP_ERRQ_LEN_SMALL, 0, 0, EQ_ONE, false },
+	{ "errq-result", WIRE_ERRQ, SP_RESULT_POS, 0, 0, EQ_ONE, false },
+	{ "errq-errno-body", WIRE_ERRQ, SP_ERRQ_ERRNO_BODY, 0, 0, EQ_ONE,
+	  false },
+	{ "errq-fds", WIRE_ERRQ, SP_FDS_EXTRA, 0, 0, EQ_ONE, false },
+	{ "errq-type", WIRE_ERRQ, SP_TYPE, 0, 0, EQ_ONE, false },
+	/* A well-formed answer, a malformed record in it. */
+	{ "errq-optlen", 0, 0, 0, 0, EQ_OPTLEN, false },
+	{ "errq-errno", 0, 0, 0, 0, EQ_ERRNO, false },
+	{ "errq-errno0", 0, 0, 0, 0, EQ_ERRNO0, false },
+	{ "errq-kind", 0, 0, 0, 0, EQ_KIND, false },
+	{ "errq-wake", 0, 0, 0, 0, EQ_WAKE, false },
+	{ "errq-origin", 0, 0, 0, 0, EQ_ORIGIN, false },
+	{ "errq-offender", 0, 0, 0, 0, EQ_OFFENDER, false },
+	{ "errq-family", 0, 0, 0, 0, EQ_FAMILY, false },
+	{ "errq-len-max", 0, 0, 0, 0, EQ_LEN_MAX, false },
+	/* Not a malformation: a record longer than an answer carries. */
+	{ "errq-long", 0, 0, 0, 0, EQ_LONG, false },
+	{ "slot-err", 0, 0, 0, 0, SL_ERR, false },
+	{ "slot-err-big", 0, 0, 0, 0, SL_ERR_BIG, false },
+	{ "slot-err-neg", 0, 0, 0, 0, SL_ERR_NEG, false },
+	{ "slot-err-stuck", 0, 0, 0, 0, SL_ERR_STUCK, false },
+	{ "slot-errq-big", 0, 0, 0, 0, SL_ERRQ, false },
+	{ "slot-cmsg", 0, 0, 0, 0, SL_CMSG, false },
+	{ "slot-shutdown", 0, 0, 0, 0, SL_SHUT, false },
+	{ "slot-wakes", 0, 0, 0, 0, SL_WAKES, false },
 };
 
 static const struct mode *mode;
@@ -324,6 +551,8 @@ static void spoil_fds(struct ans *a, enum spoil s)
 {
 	switch (s) {
 	case SP_FDS_FEW:
+		if (a->nfds == 0)
+			break;
 		if (a->own[a->nfds - 1])
 			close(a->fds[a->nfds - 1]);
 		a->nfds--;
@@ -359,45 +588,90 @@ static void spoil_kinds(struct ans *a, enum spoil s)
 		swap_fd(a, 0, sv[0]);
 		break;
 	case SP_FD0_UDP:
-		swap_fd(a, 0, kernel_sock(sk.family, SOCK_DGRAM, IPPROTO_UDP));
+		swap_fd(a, 0, kernel_sock(sk->family, SOCK_DGRAM, IPPROTO_UDP));
 		break;
 	case SP_FD0_RAW:
-		swap_fd(a, 0, kernel_sock(sk.family, SOCK_RAW, IPPROTO_ICMP));
+		swap_fd(a, 0, kernel_sock(sk->family, SOCK_RAW, IPPROTO_ICMP));
 		break;
 	case SP_FD0_FAMILY:
-		swap_fd(a, 0, ping_sock(sk.family == AF_INET6 ? AF_INET
-							     : AF_INET6));
+		swap_fd(a, 0, ping_sock(other_family()));
 		break;
 	case SP_FD1_PIPE:
 		swap_fd(a, 1, a_pipe());
-		break;
-	case SP_FD2_FILE:
-		swap_fd(a, 2, open("/dev/null", O_RDWR | O_CLOEXEC));
 		break;
 	default:
 		break;
 	}
 }
 
-/* A state page in place of the good one (descriptor 1 of OPEN). */
-static void spoil_shm(struct ans *a, enum spoil s)
+/* Another arena in place of HELLO's (descriptor 0), or another token. */
+static void spoil_arena(struct ans *a, const struct wire_req *req,
+			enum spoil s)
 {
 	switch (s) {
-	case SP_SHM_SHRINK:
-		sk.shrink_fd = a_memfd(WIRE_SHM_SIZE, false);
-		a->fds[1] = sk.shrink_fd;	/* ours: shrunk after sending */
+	case SP_ARENA_UNSEALED:
+	case SP_ARENA_NOSHRINK:
+		shrink_fd = a_memfd(WIRE_ARENA_SIZE,
+				    s == SP_ARENA_NOSHRINK
+					    ? F_SEAL_GROW | F_SEAL_SEAL : 0,
+				    WIRE_ARENA_MAGIC);
+		swap_fd(a, 0, shrink_fd);
+		a->own[0] = false;	/* ours: shrunk after sending */
 		break;
-	case SP_SHM_EMPTY:
-		swap_fd(a, 1, a_memfd(0, true));
+	case SP_ARENA_NOSEAL:
+		swap_fd(a, 0, a_memfd(WIRE_ARENA_SIZE,
+				      F_SEAL_SHRINK | F_SEAL_GROW,
+				      WIRE_ARENA_MAGIC));
 		break;
-	case SP_SHM_SMALL:
-		swap_fd(a, 1, a_memfd(100, true));
+	case SP_ARENA_SMALL:
+		swap_fd(a, 0, a_memfd(WIRE_ARENA_SIZE - 4096, SEALS_ALL,
+				      WIRE_ARENA_MAGIC));
 		break;
-	case SP_SHM_VERSION:
-		sk.shm->version = 0;
+	case SP_ARENA_EMPTY:
+		swap_fd(a, 0, a_memfd(0, SEALS_ALL, 0));
+		break;
+	case SP_ARENA_MAGIC:
+		swap_fd(a, 0, a_memfd(WIRE_ARENA_SIZE, SEALS_ALL,
+				      WIRE_ARENA_MAGIC ^ 0x20202020u));
+		break;
+	case SP_ARENA_HUGETLB:
+		swap_fd(a, 0, a_hugetlb());
+		break;
+	case SP_ARENA_FILE:
+		swap_fd(a, 0, a_tmpfile());
+		break;
+	case SP_TOKEN_OWN:
+		memcpy(a->body, req->nonce, WIRE_NONCE_LEN);
+		spoil_fds(a, SP_NOFD);
+		break;
+	case SP_TOKEN_OWN_ARENA:
+		memcpy(a->body, req->nonce, WIRE_NONCE_LEN);
+		if (a->nfds == 0)
+			add_fd(a, arena.fd, false);
 		break;
 	default:
 		break;
+	}
+}
+
+/* Slots out of range (OPEN and ATTACH have it at the same place), and
+ * WIRE_ERRQ's answer of the wrong length or with a length field that
+ * says another. */
+static void spoil_fields(struct ans *a, enum spoil s)
+{
+	uint32_t full;
+
+	memcpy(&full, a->body, 4);
+	switch (s) {
+	case SP_SLOT0: put_u32(a, 8, 0); break;
+	case SP_SLOT_BIG: put_u32(a, 8, WIRE_ARENA_SLOTS); break;
+	case SP_SLOT_BROKER: put_u32(a, 8, 1); break;
+	case SP_ERRQ_SHORT: a->len = 4 + WIRE_DGRAM_HDR - 1; break;
+	case SP_ERRQ_NOLEN: a->len = 2; break;
+	case SP_ERRQ_LEN_BIG: put_u32(a, 0, full + 1); break;
+	case SP_ERRQ_LEN_SMALL: put_u32(a, 0, full - 1); break;
+	case SP_ERRQ_ERRNO_BODY: a->result = -EAGAIN; break;
+	default: break;
 	}
 }
 
@@ -429,7 +703,8 @@ static void spoil(struct ans *a, const struct wire_req *req, enum spoil s)
 	default:
 		spoil_fds(a, s);
 		spoil_kinds(a, s);
-		spoil_shm(a, s);
+		spoil_arena(a, req, s);
+		spoil_fields(a, s);
 		break;
 	}
 }
@@ -445,9 +720,8 @@ static void inject_dgram(enum inject in)
 	switch (in) {
 	case DG_OPTLEN: dg.optlen = 255; memset(dg.opts, 0x44, 40); break;
 	case DG_KIND: dg.kind = 7; break;
-	case DG_WAKE: memset(&dg, 0, sizeof(dg)); dg.kind = WIRE_DG_WAKE; len = 0; break;
 	case DG_FAMILY: dg.family = 99; break;
-	case DG_FAMILY6: dg.family = sk.family == AF_INET6 ? AF_INET : AF_INET6; break;
+	case DG_FAMILY6: dg.family = other_family(); break;
 	case DG_NSEC: dg.ts_nsec = 5000000000LL; break;
 	case DG_ICMP_SHORT: len = 3; break;
 	case DG_PORT: dg.port = 7; break;
@@ -455,89 +729,177 @@ static void inject_dgram(enum inject in)
 	case DG_PAD: dg.pad = 1; break;
 	case DG_BIG: len = WIRE_DATA_MAX + 100; break;
 	case DG_SHORT:
-		send_dgram(sk.data, &dg, 40, 0, 0);
+		send_dgram(sk->data, &dg, 40, 0, 0);
 		return;
 	default:
 		return;
 	}
-	send_dgram(sk.data, &dg, sizeof(dg), len, 0);
+	send_dgram(sk->data, &dg, sizeof(dg), len, 0);
 }
 
-/* Records on the error descriptor; the pending error as the daemon sets
- * it for the first. */
+/* Wake-ups on the data descriptor, valid or not, before the reply. */
+static void inject_wakes(enum inject in)
+{
+	struct wire_dgram dg;
+	int n = in == WK_MANY ? 100 : in == WK_GARBAGE ? 2 : 3;
+
+	memset(&dg, 0, sizeof(dg));
+	dg.kind = WIRE_DG_WAKE;
+	switch (in) {
+	case WK_VALID:
+	case WK_MANY:
+	case WK_GARBAGE:
+		for (int i = 0; i < n; i++)
+			wake();
+		if (in == WK_GARBAGE)
+			send_dgram(sk->data, "\x01garbage!", 10, 0, 0);
+		return;
+	case WK_DATA:
+		atomic_fetch_add(&sk->shm->wakes, 1);
+		send_dgram(sk->data, &dg, sizeof(dg), 64, 0);
+		return;
+	case WK_FIELD:
+	case WK_FIELD0:
+		if (in == WK_FIELD)
+			atomic_fetch_add(&sk->shm->wakes, 1);
+		dg.ttl = 1;
+		send_dgram(sk->data, &dg, sizeof(dg), 0, 0);
+		return;
+	case WK_SHORT:
+		atomic_fetch_add(&sk->shm->wakes, 1);
+		send_dgram(sk->data, &dg, 1, 0, 0);
+		return;
+	default:
+		return;
+	}
+}
+
+/* Records in the error queue, the pending error set first as the daemon
+ * sets it (deliver.c: a reader woken by the record finds both). */
 static void inject_records(enum inject in)
 {
 	struct wire_dgram dg;
-	uint32_t n = 1;
+	uint32_t len = 64;
 
+	if (in < EQ_ONE || in > EQ_LONG)
+		return;
 	valid_record(&dg);
+	atomic_store(&sk->shm->err, EHOSTUNREACH);
 	switch (in) {
 	case EQ_OPTLEN: dg.optlen = 255; break;
 	case EQ_KIND: dg.kind = WIRE_DG_REPLY; break;
+	case EQ_WAKE: memset(&dg, 0, sizeof(dg)); dg.kind = WIRE_DG_WAKE; len = 0; break;
 	case EQ_ORIGIN: dg.ee_origin = 9; break;
-	case EQ_OFFENDER: dg.offender_family = sk.family == AF_INET6 ? AF_INET : AF_INET6; break;
+	case EQ_OFFENDER: dg.offender_family = other_family(); break;
+	case EQ_FAMILY: dg.family = other_family(); break;
 	case EQ_ERRNO0: dg.ee_errno = 0; break;
-	case EQ_SHORT:
-		send_dgram(sk.err, &dg, 20, 0, 8);
-		break;
+	case EQ_LEN_MAX: len = UINT32_MAX; break;
+	case EQ_LONG: len = 10000; break;
 	case EQ_ERRNO:
 		/* A valid record, then one whose errno is no errno: taking
 		 * the first makes the second's the pending error. */
-		send_dgram(sk.err, &dg, sizeof(dg), 64, 8);
+		queue_record(&dg, len);
 		dg.ee_errno = 0x80000000u;
-		n = 2;
 		break;
 	default:
-		return;
+		break;
 	}
-	if (in != EQ_SHORT)
-		send_dgram(sk.err, &dg, sizeof(dg), 64, 8);
-	atomic_store(&sk.shm->err, EHOSTUNREACH);
-	atomic_store(&sk.shm->errq, n);
+	queue_record(&dg, len);
+}
+
+/* Nonsense in the state slot, which only the daemon writes. */
+static void inject_slot(enum inject in)
+{
+	switch (in) {
+	case SL_ERR: atomic_store(&sk->shm->err, INT32_MIN); break;
+	case SL_ERR_BIG: atomic_store(&sk->shm->err, 5000); break;
+	case SL_ERR_NEG: atomic_store(&sk->shm->err, -EHOSTUNREACH); break;
+	case SL_ERR_STUCK: atomic_store(&sk->shm->err, EHOSTUNREACH); break;
+	case SL_ERRQ: atomic_store(&sk->shm->errq, UINT32_MAX); break;
+	case SL_CMSG:
+		atomic_store(&sk->shm->cmsg, UINT32_MAX);
+		atomic_store(&sk->shm->tsflags, UINT32_MAX);
+		break;
+	case SL_SHUT: atomic_store(&sk->shm->shutdown, UINT32_MAX); break;
+	case SL_WAKES: atomic_store(&sk->shm->wakes, UINT32_MAX); break;
+	default: break;
+	}
 }
 
 static void inject(void)
 {
 	struct wire_dgram dg;
 
-	if (mode->broker)
-		return;
+	if (!sk->shm)
+		return;		/* a broker socket: the kernel's */
+	inject_slot(mode->inject);
 	inject_dgram(mode->inject);
+	inject_wakes(mode->inject);
 	inject_records(mode->inject);
-	if (mode->inject == SHM_ERR)
-		atomic_store(&sk.shm->err, INT32_MIN);
-	if (mode->inject == SHM_ERR_BIG)
-		atomic_store(&sk.shm->err, 5000);
 	valid_reply(&dg);
-	send_dgram(sk.data, &dg, sizeof(dg), 64, 0);
+	send_dgram(sk->data, &dg, sizeof(dg), 64, 0);
+	if (mode->inject == DG_EOF) {
+		close(sk->data);
+		sk->data = -1;
+	}
 }
 
 /* ---- answers ---- */
 
-/* A new daemon socket: its pair, its error pair, its state page. */
+/* A new socket's entry, or NULL when the table is full. */
+static struct psock *sock_new(int family, int data)
+{
+	struct psock *p;
+
+	if (nsocks >= MAX_SOCKS)
+		return NULL;
+	p = &socks[nsocks++];
+	memset(p, 0, sizeof(*p));
+	p->family = family;
+	p->data = data;
+	p->handle = next_handle++;
+	return p;
+}
+
+/* The socket a request names, by its handle (NULL: none such). */
+static struct psock *sock_find(uint32_t handle)
+{
+	for (int i = 0; i < nsocks; i++)
+		if (socks[i].handle == handle)
+			return &socks[i];
+	return NULL;
+}
+
+static uint32_t sock_bit(const struct psock *p)
+{
+	return 1u << (p - socks);
+}
+
+/* A new relayed socket: its pair, its slot (socket i has slot i + 1, as
+ * the daemon hands them out, or counts down from the arena's last). */
 static void new_sock(struct ans *a, int family)
 {
-	int d[2], e[2];
+	int d[2];
 
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, d) ||
-	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, e))
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, d))
 		die("socketpair");
-	sk.family = family;
-	sk.data = d[0];
-	sk.err = e[0];
-	sk.shmfd = a_memfd(WIRE_SHM_SIZE, true);
-	sk.shm = mmap(NULL, WIRE_SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
-		      sk.shmfd, 0);
-	if (sk.shm == MAP_FAILED)
-		die("mmap");
+	sk = sock_new(family, d[0]);
+	if (!sk) {
+		close(d[0]);
+		close(d[1]);
+		a->result = -EMFILE;
+		return;
+	}
+	sk->slot = (uint32_t)nsocks;
+	if (mode->spoil == SP_SLOT_LAST)
+		sk->slot = WIRE_ARENA_SLOTS - (uint32_t)nsocks;
+	sk->shm = &arena.base[sk->slot];
 	/* Every receive option that writes the IP options. */
-	atomic_store(&sk.shm->cmsg, WIRE_CM_RECVOPTS | WIRE_CM_RETOPTS |
+	atomic_store(&sk->shm->cmsg, WIRE_CM_RECVOPTS | WIRE_CM_RETOPTS |
 				    WIRE_CM_TTL | WIRE_CM_PKTINFO |
 				    WIRE_CM_TIMESTAMP);
-	put_u32s(a, next_handle++, 0);
+	put_u32x3(a, sk->handle, 0, sk->slot);
 	add_fd(a, d[1], true);
-	add_fd(a, sk.shmfd, false);
-	add_fd(a, e[1], true);
 }
 
 static void new_broker(struct ans *a, int family)
@@ -546,9 +908,14 @@ static void new_broker(struct ans *a, int family)
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, live))
 		die("socketpair");
-	sk.family = family;
-	sk.data = live[0];
-	put_u32s(a, next_handle++, WIRE_OPEN_BROKER);
+	sk = sock_new(family, live[0]);
+	if (!sk) {
+		close(live[0]);
+		close(live[1]);
+		a->result = -EMFILE;
+		return;
+	}
+	put_u32x3(a, sk->handle, WIRE_OPEN_BROKER, 0);
 	add_fd(a, ping_sock(family), true);
 	add_fd(a, live[1], true);
 }
@@ -561,7 +928,7 @@ static void answer_name(struct ans *a)
 	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6,
 				   .sin6_port = htons(0x1234) };
 
-	if (sk.family == AF_INET6) {
+	if (sk->family == AF_INET6) {
 		s6.sin6_addr.s6_addr[15] = 1;
 		memcpy(a->body, &s6, sizeof(s6));
 		a->len = sizeof(s6);
@@ -571,46 +938,135 @@ static void answer_name(struct ans *a)
 	}
 }
 
-static void answer_normal(const struct wire_req *req, struct ans *a)
+static bool from_icmp(const struct wire_dgram *dg)
 {
-	int v = 64;
+	return dg->ee_origin == SO_EE_ORIGIN_ICMP ||
+	       dg->ee_origin == SO_EE_ORIGIN_ICMP6;
+}
 
+/* op_errq() and sstate_dequeue(): the next record, taken; the pending
+ * error becomes the next ICMP record's, or goes with the last one. */
+static void answer_errq(struct ans *a)
+{
+	struct rec r;
+	uint32_t n;
+
+	if (!sk->shm || sk->nq == 0) {
+		a->result = -EAGAIN;
+		return;
+	}
+	r = sk->q[0];
+	sk->nq--;
+	memmove(sk->q, sk->q + 1, (size_t)sk->nq * sizeof(r));
+	if (sk->nq && from_icmp(&sk->q[0].dg))
+		atomic_store(&sk->shm->err, (int32_t)sk->q[0].dg.ee_errno);
+	else if (from_icmp(&r.dg))
+		atomic_store(&sk->shm->err, 0);
+	atomic_store(&sk->shm->errq, (uint32_t)sk->nq);
+	n = r.len < WIRE_ERRQ_DATA_MAX ? r.len : (uint32_t)WIRE_ERRQ_DATA_MAX;
+	put_u32(a, 0, r.len);
+	memcpy(a->body + 4, &r.dg, WIRE_DGRAM_HDR);
+	fill_echo(a->body + 4 + WIRE_DGRAM_HDR, n, 8);
+	a->len = 4 + WIRE_DGRAM_HDR + n;
+}
+
+/*
+ * sstate_take_err(): the pending error, cleared.  A send takes only an
+ * errno (its result is minus it); a slot that lies (slot-err-stuck)
+ * shows one the daemon does not have.
+ */
+static int32_t take_err(bool errno_only)
+{
+	int32_t v;
+
+	if (!sk->shm || mode->inject == SL_ERR_STUCK)
+		return 0;
+	v = atomic_load(&sk->shm->err);
+	if (errno_only && !wire_is_errno(v))
+		return 0;
+	atomic_store(&sk->shm->err, 0);
+	return v;
+}
+
+static void answer_opt(const struct wire_req *req, struct ans *a)
+{
+	int32_t v = 64;
+
+	if (req->u.opt.level == SOL_SOCKET && req->u.opt.name == SO_ERROR)
+		v = take_err(false);
+	a->len = req->u.opt.len < sizeof(v) ? req->u.opt.len : sizeof(v);
+	memcpy(a->body, &v, a->len);
+}
+
+static void answer_send(const struct wire_req *req, struct ans *a)
+{
+	int32_t err = take_err(true);
+
+	if (err)
+		a->result = -err;
+	else
+		a->result = req->u.send.len <= WIRE_DATA_MAX
+				    ? (int32_t)req->u.send.len : -EMSGSIZE;
+}
+
+/* HELLO: the token; the arena unless the client named it. */
+static void answer_hello(const struct wire_req *req, struct ans *a)
+{
+	memcpy(a->body, arena_token, WIRE_NONCE_LEN);
+	a->len = WIRE_NONCE_LEN;
+	if (memcmp(req->nonce, arena_token, WIRE_NONCE_LEN) != 0)
+		add_fd(a, arena.fd, false);
+}
+
+/*
+ * The socket a request names: -EBADF for a handle there is none of, and
+ * WIRE_R_UNATTACHED for a socket's request on a connection that neither
+ * opened nor attached it.  0 when the request may go on.
+ */
+static int32_t check_sock(const struct wire_req *req, const struct conn *cn)
+{
+	const struct wire_req_type *t = wire_req_type(req->type);
+	bool sock_req = t && t->also == WIRE_R_UNATTACHED;
+
+	if (!sock_req && req->type != WIRE_ATTACH &&
+	    req->type != WIRE_BROKER_BIND)
+		return 0;
+	if (!sk)
+		return -EBADF;
+	return sock_req && !(cn->knows & sock_bit(sk)) ? WIRE_R_UNATTACHED
+						       : 0;
+}
+
+static void answer_normal(const struct wire_req *req, struct ans *a,
+			  struct conn *cn)
+{
+	a->result = check_sock(req, cn);
+	if (a->result)
+		return;
 	switch (req->type) {
+	case WIRE_HELLO: answer_hello(req, a); break;
 	case WIRE_OPEN:
 		if (mode->broker)
 			new_broker(a, req->u.open.domain);
 		else
 			new_sock(a, req->u.open.domain);
+		if (sk && !mode->broker)
+			cn->knows |= sock_bit(sk);
 		break;
 	case WIRE_ATTACH:
-		put_u32s(a, 1, (uint32_t)sk.family);
-		add_fd(a, sk.shmfd, false);
-		add_fd(a, dup(sk.err), true);	/* any end will do */
+		put_u32x3(a, sk->handle, (uint32_t)sk->family, sk->slot);
+		cn->knows |= sock_bit(sk);
 		break;
-	case WIRE_SEND:
-		a->result = req->u.send.len <= WIRE_DATA_MAX
-				    ? (int32_t)req->u.send.len : -EMSGSIZE;
-		break;
-	case WIRE_GETOPT:
-		a->len = req->u.opt.len < sizeof(v) ? req->u.opt.len : sizeof(v);
-		memcpy(a->body, &v, a->len);
-		break;
+	case WIRE_SEND: answer_send(req, a); break;
+	case WIRE_GETOPT: answer_opt(req, a); break;
 	case WIRE_GETNAME:
-	case WIRE_GETPEER:
-		answer_name(a);
-		break;
-	case WIRE_STATS:
-		a->len = sizeof(struct wire_stats);
-		break;
-	case WIRE_TABLE:
-		/* One page, no socket: a header of zeros. */
-		a->len = sizeof(struct wire_table_hdr);
-		break;
-	case WIRE_BROKER_BIND:
-		add_fd(a, ping_sock(sk.family), true);
-		break;
-	default:
-		break;		/* result 0, nothing else */
+	case WIRE_GETPEER: answer_name(a); break;
+	case WIRE_ERRQ: answer_errq(a); break;
+	case WIRE_STATS: a->len = sizeof(struct wire_stats); break;
+	/* One page, no socket: a header of zeros. */
+	case WIRE_TABLE: a->len = sizeof(struct wire_table_hdr); break;
+	case WIRE_BROKER_BIND: add_fd(a, ping_sock(sk->family), true); break;
+	default: break;		/* result 0, nothing else */
 	}
 }
 
@@ -647,8 +1103,9 @@ static void send_ans(int c, const struct ans *a)
 			close(a->fds[i]);
 }
 
-/* One request: its answer, spoilt if it is the one; 0, or -1 at EOF. */
-static int serve(int c)
+/* One request read: 0, or -1 at EOF.  Descriptors that come with it are
+ * closed (no request carries one). */
+static int read_req(int c, struct wire_req *req)
 {
 	uint8_t buf[WIRE_MSG_MAX];
 	union {
@@ -659,8 +1116,6 @@ static int serve(int c)
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 			     .msg_control = cbuf.b,
 			     .msg_controllen = sizeof(cbuf.b) };
-	static struct ans a;
-	struct wire_req req;
 	ssize_t n = recvmsg(c, &mh, MSG_CMSG_CLOEXEC);
 
 	if (n <= 0)
@@ -672,16 +1127,28 @@ static int serve(int c)
 			int fd;
 
 			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(fd));
-			close(fd);	/* ATTACH, BROKER_BIND: not needed */
+			close(fd);
 		}
-	if (wire_decode_req(buf, (size_t)n, &req)) {
-		memset(&req, 0, sizeof(req));
+	if (wire_decode_req(buf, (size_t)n, req)) {
+		memset(req, 0, sizeof(*req));
 		if (n >= 2)
-			memcpy(&req.type, buf, 2);
+			memcpy(&req->type, buf, 2);
 	}
+	return 0;
+}
+
+/* One request: its answer, spoilt if it is the one; 0, or -1 at EOF. */
+static int serve(struct conn *cn)
+{
+	static struct ans a;
+	struct wire_req req;
+
+	if (read_req(cn->fd, &req))
+		return -1;
+	sk = req.type == WIRE_OPEN ? NULL : sock_find(req.handle);
 	memset(&a, 0, sizeof(a));
 	a.type = req.type;
-	answer_normal(&req, &a);
+	answer_normal(&req, &a, cn);
 	if (!spoilt && mode->type == req.type) {
 		spoilt = true;
 		spoil(&a, &req, mode->spoil);
@@ -689,10 +1156,14 @@ static int serve(int c)
 		spoilt2 = true;
 		spoil(&a, &req, mode->spoil2);
 	}
-	send_ans(c, &a);
-	if (sk.shrink_fd >= 0 && ftruncate(sk.shrink_fd, 0))
-		perror("impostor: shrink");
-	if (req.type == WIRE_OPEN && a.result == 0)
+	send_ans(cn->fd, &a);
+	if (shrink_fd >= 0) {
+		if (ftruncate(shrink_fd, 0))
+			perror("impostor: shrink");
+		close(shrink_fd);
+		shrink_fd = -1;
+	}
+	if (req.type == WIRE_OPEN && a.result == 0 && sk)
 		inject();
 	return 0;
 }
@@ -741,6 +1212,7 @@ static void on_term(int sig) { (void)sig; stop = 1; }
 static void loop(int lfd)
 {
 	struct pollfd p[1 + MAX_CONNS];
+	struct conn conns[1 + MAX_CONNS];
 	int n = 1;
 
 	p[0].fd = lfd;
@@ -749,15 +1221,17 @@ static void loop(int lfd)
 		if (poll(p, (nfds_t)n, 1000) < 0)
 			continue;
 		for (int i = n - 1; i >= 1; i--) {
-			if (!p[i].revents || serve(p[i].fd) == 0)
+			if (!p[i].revents || serve(&conns[i]) == 0)
 				continue;
 			close(p[i].fd);
 			p[i] = p[--n];
+			conns[i] = conns[n];
 		}
 		if ((p[0].revents & POLLIN) && n < 1 + MAX_CONNS) {
 			int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 
 			if (c >= 0) {
+				conns[n] = (struct conn){ .fd = c };
 				p[n].fd = c;
 				p[n].events = POLLIN;
 				p[n++].revents = 0;
@@ -787,6 +1261,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	own_netns();
+	arena_init();
 	signal(SIGTERM, on_term);
 	alarm(60);
 	lfd = listen_on(argv[1]);
