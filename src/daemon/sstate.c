@@ -131,14 +131,27 @@ int sstate_take_err(struct ssock *ss)
 	return err;
 }
 
+/* The receive buffer as the kernel sizes it: net.core.rmem_default
+ * until SO_RCVBUF, which it doubles (sock_setsockopt()), at least
+ * SOCK_MIN_RCVBUF. */
+#define RCVBUF_DEFAULT 212992u
+#define RCVBUF_MIN 2304u
+
+static uint64_t rcvbuf_of(const struct ssock *ss)
+{
+	int v = ps_rcvbuf(ss->ps);
+	uint64_t b = v > 0 ? 2 * (uint64_t)v : RCVBUF_DEFAULT;
+
+	return b < RCVBUF_MIN ? RCVBUF_MIN : b;
+}
+
 /* sock_queue_err_skb(): refused past the receive buffer; here also past
  * the user's share of the daemon's memory. */
 static bool eq_room(struct server *s, const struct ssock *ss, uint32_t w)
 {
 	struct uident *u = uidtab_get(s->uids, ss->uid, true);
-	int rcvbuf = ps_rcvbuf(ss->ps);
 
-	return u && (uint64_t)ss->eq_bytes + w < (uint64_t)(rcvbuf > 0 ? rcvbuf : 0) &&
+	return u && (uint64_t)ss->eq_bytes + w < rcvbuf_of(ss) &&
 	       (uint64_t)u->errq + w <= ERRQ_UID_MAX;
 }
 

@@ -473,8 +473,7 @@ int ps_dgram_send_prepare(struct pstab *tab, struct psock *sk,
 	if (err)
 		return err;
 	/* sock_alloc_send_skb(), once the route is known.  (The pending
-	 * error, checked next there, lives in the socket's shared page: the
-	 * daemon looks at it.) */
+	 * error, checked next there, is the daemon's: it looks at it.) */
 	if (sk->shut & WIRE_SHUT_WR)
 		return -EPIPE;
 	info->any_src = sk->fam->any_source(sk, env, info);

@@ -353,8 +353,8 @@ static int sol_socket_get(struct psock *sk, int name, int *v)
 		*v = tstamp_get(sk, name);
 		return 0;
 	case SO_ERROR:
-		/* The pending error is in the shared page; the library
-		 * answers this itself. */
+		/* The pending error is the daemon's (daemon/sstate.c),
+		 * which answers this itself. */
 		*v = 0;
 		return 0;
 	default:

@@ -103,9 +103,13 @@ static void pollset_free(struct pollset *ps)
 	free(ps->ents);
 }
 
-/* A relayed socket's events: POLLIN only for a datagram and if asked,
- * and what its state slot says. */
-static short relayed_events(const struct pollfd *p, const struct pollfd *got,
+/*
+ * A relayed socket's events: POLLIN only for a datagram and if asked,
+ * and what its state slot says.  A datagram the program did not ask
+ * about would wake every round: POLLIN is no longer waited for then
+ * (an error is still seen when the wait ends).
+ */
+static short relayed_events(const struct pollfd *p, struct pollfd *got,
 			    const struct fdent *ent)
 {
 	unsigned ev = (unsigned short)got->revents;
@@ -113,6 +117,8 @@ static short relayed_events(const struct pollfd *p, const struct pollfd *got,
 
 	if ((ev & in) && !relay_data_queued(p->fd, ent))
 		ev &= ~in;
+	if ((ev & in) && !(p->events & POLLIN))
+		got->events &= (short)~POLLIN;
 	ev &= (unsigned short)p->events | POLLERR | POLLHUP | POLLNVAL;
 	return (short)(ev | synth_events(p, ent));
 }

@@ -64,9 +64,9 @@ const struct backend_ops *backend_lookup(int fd, struct fdent *e);
 void backend_drop(int fd);
 
 /*
- * Called before a relayed socket's shared page is unmapped, whichever
- * way its last entry went (the preload forgets its epoll registrations
- * of it).  Set once, at load.
+ * Called when a relayed socket's last entry goes, whichever way it went
+ * (the preload forgets its epoll registrations of it).  Set once, at
+ * load.
  */
 void backend_on_release(void (*fn)(const struct fdent *e));
 

@@ -19,7 +19,7 @@
  *                 hang-up tells the daemon the socket is gone.
  *
  * The state is shared by the copies dup() makes (one struct broker_sock,
- * counted like a relayed socket's shared page in fdtab).
+ * counted like a relayed socket's state slot in fdtab).
  */
 #ifndef PS_LIB_BROKER_H
 #define PS_LIB_BROKER_H

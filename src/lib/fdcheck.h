@@ -2,9 +2,9 @@
  * fdcheck - is a descriptor that came with a daemon's answer the kind
  * of descriptor the answer promised (wire/decode.h: WIRE_FD_*)?  An
  * impostor could pass anything: a pipe or a file where a socket belongs,
- * a kernel socket of another kind in place of a ping socket, a state page
- * it can shrink later under the client's mapping (SIGBUS) or one too
- * small to map.
+ * a kernel socket of another kind in place of a ping socket, a state
+ * arena it can shrink later under the client's mapping (SIGBUS) or one
+ * too small to map.
  */
 #ifndef PS_FDCHECK_H
 #define PS_FDCHECK_H

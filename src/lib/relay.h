@@ -73,7 +73,7 @@ int relay_getsockopt(int fd, struct fdent *e, int level, int name,
 		     void *val, socklen_t *len);
 int relay_ioctl(int fd, struct fdent *e, unsigned long req, void *arg);
 /* The last descriptor of the socket is gone: tell the daemon (best
- * effort), unmap its page, close its error descriptor. */
+ * effort).  Its state slot is the daemon's to give back. */
 void relay_release(struct fdent *e);
 
 #endif

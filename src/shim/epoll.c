@@ -50,6 +50,9 @@ struct ereg {
 	uint32_t events;	/* as the program gave them */
 	epoll_data_t data;	/* the program's */
 	bool fired;		/* EPOLLONESHOT: reported, not re-armed */
+	bool in_off;		/* EPOLLIN, not asked for, taken out of the
+				 * kernel's registration while a datagram
+				 * is queued (it would wake every wait) */
 	unsigned gen;		/* the wait that gave it an output entry */
 	int out;		/* ... at this index */
 };
@@ -229,26 +232,49 @@ SHIM_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 
 /* ---- waiting ---- */
 
-/* Of what the kernel reported for r's descriptor, what the program asked
- * for (always EPOLLERR and EPOLLHUP); EPOLLIN only for a datagram. */
-static uint32_t asked(const struct ereg *r, uint32_t got)
+/* The kernel's registration of r: the program's events, and EPOLLIN
+ * unless in_off. */
+static void reg_arm(int epfd, struct ereg *r, bool in_off)
+{
+	struct epoll_event mine = { .events = r->events | (in_off ? 0 : EPOLLIN),
+				    .data.u64 = EP_TAG(r - regs) };
+
+	r->in_off = in_off;
+	real_epoll_ctl(epfd, EPOLL_CTL_MOD, r->fd, &mine);
+}
+
+/*
+ * Of what the kernel reported for r's descriptor, what the program asked
+ * for (always EPOLLERR and EPOLLHUP); EPOLLIN only for a datagram.  A
+ * datagram the program did not ask about would wake every wait: EPOLLIN
+ * is taken out until the queue is empty (wait_begin()).
+ */
+static uint32_t asked(int epfd, struct ereg *r, uint32_t got)
 {
 	struct fdent ent = { .shm = r->shm };
 	const uint32_t in = EPOLLIN | EPOLLRDNORM;
 
 	if ((got & in) && !relay_data_queued(r->fd, &ent))
 		got &= ~in;
+	if ((got & in) && !(r->events & EPOLLIN) && !(r->events & EPOLLET))
+		reg_arm(epfd, r, true);
 	return got & ((r->events & ~EP_FLAGS) | EPOLLERR | EPOLLHUP);
 }
 
-/* A one-shot registration the kernel disarmed for nothing the program
- * sees: armed again, as it was. */
-static void rearm(int epfd, const struct ereg *r)
+/* Before a wait: EPOLLIN back where the queue it was taken out for is
+ * empty now, so that an error's wake-up wakes the wait again. */
+static void wait_begin(int epfd)
 {
-	struct epoll_event mine = { .events = r->events | EPOLLIN,
-				    .data.u64 = EP_TAG(r - regs) };
+	char c;
 
-	real_epoll_ctl(epfd, EPOLL_CTL_MOD, r->fd, &mine);
+	for (size_t i = 0; i < nregs; i++) {
+		struct ereg *r = &regs[i];
+
+		if (r->epfd == epfd && r->in_off &&
+		    real_recv(r->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) < 0 &&
+		    errno == EAGAIN)
+			reg_arm(epfd, r, false);
+	}
 }
 
 /* One program-visible event for r, merged with an earlier one this wait. */
@@ -303,9 +329,9 @@ static int translate(int epfd, struct epoll_event *ev, int n, int max)
 		r = &regs[slot];
 		if (r->epfd != epfd || (r->fired && r->gen != wait_gen))
 			continue;	/* gone, or one-shot already fired */
-		bits = asked(r, e.events) | synth(r);
+		bits = asked(epfd, r, e.events) | synth(r);
 		if (!bits && (r->events & EPOLLONESHOT))
-			rearm(epfd, r);	/* fired for a stale wake-up only */
+			reg_arm(epfd, r, r->in_off);	/* fired for nothing */
 		out = emit(ev, out, r, bits);
 	}
 	for (size_t i = 0; i < nregs && out < max; i++) {
@@ -363,6 +389,7 @@ static int ours_wait(const struct wait_call *w, int epfd,
 
 	for (;;) {
 		lock_take(LOCK_SHIM_EPOLL);
+		wait_begin(epfd);
 		ready = level_ready(epfd);
 		lock_give(LOCK_SHIM_EPOLL);
 		n = real_wait(w, epfd, ev, max, ready);

@@ -1,8 +1,8 @@
 /*
  * poll - poll, ppoll, select and pselect.  When any descriptor in the
  * set is one of pingsockd's sockets, the wait is pingsock_poll(), which
- * reports POLLERR from the socket's shared page and also waits on its
- * hidden error descriptor; otherwise the libc call itself.
+ * reports POLLERR from the socket's state slot and wakes for an error's
+ * wake-up on its data descriptor; otherwise the libc call itself.
  *
  * select/pselect are built on it the way the kernel builds select on
  * ->poll(): readable = POLLIN|POLLRDNORM|POLLRDBAND|POLLHUP|POLLERR,

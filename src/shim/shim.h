@@ -158,8 +158,8 @@ const char *shim_errstr(void);
 int shim_close_ours(int fd);
 
 /* epoll.c: registrations of shimmed sockets in epoll sets. */
-/* The socket's shared page is about to be unmapped (backend_on_release):
- * drop its registrations. */
+/* The socket's last entry is gone (backend_on_release): drop its
+ * registrations. */
 void shim_epoll_forget_sock(const struct fdent *ent);
 /* An epoll descriptor with shimmed registrations, being closed. */
 bool shim_epoll_is_watched(int epfd);

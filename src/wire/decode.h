@@ -32,7 +32,8 @@ enum wire_chan {
 };
 
 /*
- * Check one message read from a socket's data or error descriptor: msg
+ * Check one message read from a socket's data descriptor or one record
+ * of its error queue (WIRE_ERRQ's answer): msg
  * holds its first got bytes (at least the header, for it to be taken),
  * full is the whole message's length (recvmsg() with MSG_TRUNC), family
  * the socket's.  Returns 0 with *dg filled, or -1 if it is malformed:

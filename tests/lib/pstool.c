@@ -529,7 +529,7 @@ static const char *outcome(int fd)
 static int hello_conn(void)
 {
 	struct wire_req req = { .type = WIRE_HELLO, .u.version = WIRE_VERSION };
-	uint8_t buf[16];
+	uint8_t buf[64];
 	long n = wire_encode_req(&req, buf, sizeof(buf));
 	int fd = dial_quiet();
 
@@ -790,7 +790,7 @@ static void frames_fds(void)
 		{ "attach_self", M_ATTACH, 1, F_UNIX_PEER },
 	};
 	struct wire_req req = { .type = WIRE_HELLO, .u.version = WIRE_VERSION };
-	uint8_t m[4][32];
+	uint8_t m[4][64];
 	long n[4];
 	int fds[8], pfd[2], sp[2], conn;
 
@@ -839,7 +839,7 @@ static void frames_creds(void)
 	struct wire_req req = { .type = WIRE_HELLO, .u.version = WIRE_VERSION };
 	struct ucred me = { .pid = getpid(), .uid = getuid(), .gid = getgid() };
 	struct ucred root = { .pid = 1, .uid = 0, .gid = 0 };
-	uint8_t hello[16], stats[16], attach[16];
+	uint8_t hello[64], stats[64], attach[64];
 	long nh, ns, na;
 	int dn = open("/dev/null", O_RDONLY);
 
@@ -879,7 +879,7 @@ static void frames_oversize(void)
 static void frames_order(void)
 {
 	struct wire_req req = { .type = WIRE_HELLO, .u.version = WIRE_VERSION };
-	uint8_t m[16];
+	uint8_t m[64];
 	long n;
 	unsigned served = 0;
 	int fd;
@@ -1180,7 +1180,7 @@ static int cmd_hold(int argc, char **argv)
 static int churn_one(int variant, int *keep)
 {
 	struct wire_req req = { .type = WIRE_HELLO, .u.version = WIRE_VERSION };
-	uint8_t m[32];
+	uint8_t m[64];
 	long n;
 	int fd = variant < 2 ? dial_quiet() : hello_conn();
 

@@ -55,6 +55,11 @@ static size_t samples(struct sample *s)
 
 	s[n].req.type = WIRE_HELLO;
 	s[n++].req.u.version = WIRE_VERSION;
+	s[n].req.type = WIRE_HELLO;	/* naming an arena by its token */
+	memset(s[n].req.nonce, 0x3c, WIRE_NONCE_LEN);
+	s[n++].req.u.version = WIRE_VERSION;
+	s[n].req.type = WIRE_ERRQ;
+	s[n++].req.handle = 9;
 
 	s[n].req.type = WIRE_OPEN;
 	s[n].req.u.open.domain = AF_INET;
