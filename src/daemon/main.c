@@ -177,16 +177,39 @@ static int check_config(const char *path)
 	return 0;
 }
 
-/* Each daemon socket costs descriptors here; raise while we may.  The
- * limit in force, which the server shares out (uidtab.h). */
+/*
+ * Each daemon socket costs descriptors here: the hard limit up to
+ * NOFILE_WANT if it is lower, the soft one up to the hard (or to
+ * NOFILE_WANT, a million sockets, if the hard is higher).  The limit in
+ * force, which the server shares out (uidtab.h) and states at start.
+ * Raising the hard limit needs CAP_SYS_RESOURCE, which the systemd
+ * unit's bounding set leaves out (its LimitNOFILE= raises it instead):
+ * a lower figure is logged with its reason, as it bounds the sockets.
+ */
 static unsigned long raise_nofile(void)
 {
-	struct rlimit rl = { NOFILE_WANT, NOFILE_WANT };
+	struct rlimit rl;
 
-	if (setrlimit(RLIMIT_NOFILE, &rl) != 0 &&
-	    getrlimit(RLIMIT_NOFILE, &rl) == 0) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return 1024;
+	if (rl.rlim_max < NOFILE_WANT) {
+		struct rlimit want = { NOFILE_WANT, NOFILE_WANT };
+
+		if (setrlimit(RLIMIT_NOFILE, &want) == 0)
+			rl = want;
+		else
+			log_info("descriptor limit: hard limit %llu, not "
+				 "raised to %d: %s",
+				 (unsigned long long)rl.rlim_max, NOFILE_WANT,
+				 strerror(errno));
+	}
+	if (rl.rlim_cur < rl.rlim_max && rl.rlim_cur < NOFILE_WANT) {
+		rl.rlim_cur = rl.rlim_max < NOFILE_WANT ? rl.rlim_max
+							: NOFILE_WANT;
+		if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+			log_warn("descriptor limit: soft limit not raised to "
+				 "%llu: %s", (unsigned long long)rl.rlim_cur,
+				 strerror(errno));
 	}
 	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
 		return 1024;

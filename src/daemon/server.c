@@ -135,6 +135,26 @@ static bool ident_gate(void *ctx, uint32_t uid, int delta)
 }
 
 /*
+ * Say at start how many sockets the descriptor limit allows, so that an
+ * administrator sees the bound before a user meets it (EMFILE).  "About":
+ * each client process's connection takes one from the same budget.
+ */
+static void log_room(unsigned long lim, unsigned budget)
+{
+	if (FDS_RELAY == FDS_BROKER)
+		log_info("descriptor limit %lu: room for about %u sockets "
+			 "(%u descriptor%s each) and their connections", lim,
+			 budget / FDS_RELAY, FDS_RELAY,
+			 FDS_RELAY == 1 ? "" : "s");
+	else
+		log_info("descriptor limit %lu: room for about %u relayed "
+			 "sockets (%u descriptors each) or %u broker sockets "
+			 "(%u each), and their connections", lim,
+			 budget / FDS_RELAY, FDS_RELAY, budget / FDS_BROKER,
+			 FDS_BROKER);
+}
+
+/*
  * What keeps one client from harming others: no descriptor accepted from
  * any (closer.h), clients of this namespace only, a budget of
  * descriptors shared fairly, identifiers shared fairly.
@@ -160,10 +180,7 @@ static int setup_guards(struct server *s)
 		lim = UINT32_MAX / 2;
 	s->fd_budget = lim > 2ul * FD_RESERVE ? (unsigned)lim - FD_RESERVE
 					      : (unsigned)lim / 2;
-	log_info("descriptor limit %lu: room for %u relayed sockets or %u "
-		 "broker sockets (and a connection each)", lim,
-		 s->fd_budget / (FDS_RELAY + FDS_CONN),
-		 s->fd_budget / (FDS_BROKER + FDS_CONN));
+	log_room(lim, s->fd_budget);
 	pstab_set_gate(s->tab, ident_gate, s);
 	closer_charge(fd_charge, s);
 	s->brover[0] = (uint16_t)(getpid() * 7919u ^ (unsigned)time(NULL));
