@@ -9,7 +9,8 @@
  * is a sequence of operations on up to MAX_CLIENTS clients, each followed
  * by one turn of the daemon's loop and the reading of every answer:
  * connect (a socketpair, the listening socket, as another uid, from
- * another network namespace), well-formed requests built with
+ * another network namespace), HELLO with the process's arena token,
+ * another's, none or a forged one, well-formed requests built with
  * wire_encode_req(), raw frames, frames with descriptors, proofs written
  * on data descriptors, packets from the network (answers to what the
  * daemon sent, forged ones), closing clients and descriptors, the clock,
@@ -17,22 +18,38 @@
  * server torn down.
  *
  * Invariants (abort when one breaks):
- *  - each answer's type is the request's, in order, with a zero pad;
+ *  - each answer's type is the request's, in order, with a zero pad, and
+ *    it passes the library's own check (wire_check_answer()), its
+ *    descriptors of the kinds that check names;
  *  - a malformed request, one not allowed in the client's state and one
  *    that came with descriptors are never answered: the client is
  *    disconnected; every other request is answered, once its time came;
- *  - descriptors come only with a successful OPEN (3 relayed, 2 broker),
- *    ATTACH (2) or BROKER_BIND (1); ATTACH and BROKER_BIND succeed only
- *    with a proof this harness wrote on that socket's own descriptor,
- *    each proof once; a failed request carries no body;
+ *  - descriptors come only with a successful HELLO that made a new state
+ *    arena (1: a sealed memfd of WIRE_ARENA_SIZE bytes that nobody can
+ *    write or map writable), OPEN (1 relayed, 2 broker) or BROKER_BIND
+ *    (1); ATTACH and BROKER_BIND succeed only with a proof this harness
+ *    wrote on that socket's own descriptor, each proof once; a failed
+ *    request carries no body;
+ *  - HELLO with the token of an arena that a connection or socket still
+ *    holds gets that arena back (no descriptor); with no token, a forged
+ *    one or that of an arena gone, a new one, never another process's;
+ *    a socket's slot in an arena is never another live socket's there,
+ *    a second connection of the arena gets the same slot for it, and
+ *    every arena that mirrors a socket holds the same plausible state;
  *  - a socket is served only to a connection that opened or attached it
  *    (others get WIRE_R_UNATTACHED, or EBADF once it is gone);
- *  - a reply or error record reaches a socket only for a request that
- *    socket sent (its sequence number);
+ *  - a reply or error record (WIRE_ERRQ's) reaches a socket only for a
+ *    request that socket sent (its sequence number), and is well formed
+ *    (wire_decode_dgram()); the data descriptor carries replies and
+ *    wake-ups only;
  *  - where the kernel refuses descriptors (SO_PASSRIGHTS), a descriptor
  *    sent to the daemon fails with EPERM;
- *  - nothing leaks: ASan's leak check, and the process holds the same
- *    descriptors after each input as before it.
+ *  - nothing leaks: at the end of the session, closing a relayed
+ *    socket's data descriptor makes the daemon close exactly one
+ *    (FDS_RELAY), and once every client and descriptor is closed the
+ *    daemon holds what it held before the first client came; ASan's
+ *    leak check, and the process holds the same descriptors after each
+ *    input as before it.
  *
  * Run as build/fuzz/fuzz_dispatch_thread (a link to the same binary),
  * the daemon closes client-reachable descriptors with its closing thread
@@ -52,6 +69,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -63,6 +81,7 @@
 #include "engine/icmp.h"
 #include "fake_host.h"
 #include "fuzz_dispatch.h"
+#include "wire/decode.h"
 #include "wire/wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -77,10 +96,28 @@ void __wrap_closer_stop(void);
 #define MAX_SEQS 48		/* sequence numbers remembered per socket */
 #define NPROOF 4		/* proofs remembered per socket */
 #define ANSWER_MAX (WIRE_RESP_HDR + WIRE_RESP_BODY_MAX + 64)
-#define DGRAM_MAX (WIRE_DGRAM_HDR + 4096)
+#define DGRAM_MAX (WIRE_DGRAM_HDR + WIRE_DATA_MAX + 64)
+#define MAX_ARENAS 40		/* more than the HELLOs of a session */
+/* What a relayed socket costs the daemon: its end of the data pair. */
+#define FDS_RELAY 1
+/* The most records an error queue can hold (a record weighs more than
+ * 512 bytes against the uid's 4 MiB): a plausible count in a slot. */
+#define ERRQ_PLAUSIBLE 8192u
+#define CM_KNOWN (WIRE_CM_TIMESTAMP | WIRE_CM_TIMESTAMPNS | \
+		  WIRE_CM_TSTAMP_NEW | WIRE_CM_TTL | WIRE_CM_TOS | \
+		  WIRE_CM_PKTINFO | WIRE_CM_RECVOPTS | WIRE_CM_RETOPTS | \
+		  WIRE_CM_RXQ_OVFL | WIRE_CM_TSTAMPING_NEW | \
+		  WIRE_CM_PKTINFO6 | WIRE_CM_HOPLIMIT | WIRE_CM_TCLASS | \
+		  WIRE_CM_FLOWINFO | WIRE_CM_SNDFLOW | WIRE_CM_PKTINFO2292 | \
+		  WIRE_CM_HOPLIMIT2292)
+#ifndef F_SEAL_FUTURE_WRITE
+#define F_SEAL_FUTURE_WRITE 0x0010
+#endif
+#define SEALS_WANTED (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL | \
+		      F_SEAL_FUTURE_WRITE)
 
 /* The descriptors the harness may hold of a socket. */
-enum fdkind { K_DATA, K_SHM, K_ERR, K_KSOCK, K_KOLD, K_LIVE, K_END };
+enum fdkind { K_DATA, K_KSOCK, K_KOLD, K_LIVE, K_END };
 
 struct hsock {
 	uint32_t handle;
@@ -94,18 +131,26 @@ struct hsock {
 	unsigned nproofs;
 	uint16_t seqs[MAX_SEQS];
 	unsigned nseqs;
+	uint32_t slot[MAX_ARENAS];	/* its state's slot in each arena, or 0 */
+};
+
+/* A state arena the daemon handed out (HELLO), mapped read-only. */
+struct harena {
+	uint8_t token[WIRE_NONCE_LEN];
+	int fd;
+	const struct wire_shm *map;
 };
 
 /* What a request sent is waiting for. */
 struct expect {
-	uint16_t type;
+	struct wire_req req;	/* as the daemon decodes it (no data) */
 	bool disconnect;	/* it must not be answered */
-	uint32_t handle;
-	int32_t domain, stype, proto;	/* OPEN */
-	uint32_t flags;		/* BROKER_BIND */
-	uint32_t version;	/* HELLO */
-	uint32_t len;		/* SEND: the message; GETOPT: the buffer */
-	uint8_t nonce[WIRE_NONCE_LEN];
+	/* HELLO: the arena its token names (-1: none this harness knows),
+	 * and whether that arena is sure to be alive when the daemon reads
+	 * the request (a holder that lets go meanwhile: H.drops moves). */
+	int arena;
+	bool alive;
+	unsigned drops;
 };
 
 struct fclient {
@@ -120,6 +165,7 @@ struct fclient {
 	bool guarded;		/* the daemon's end refuses descriptors
 				 * (SO_PASSRIGHTS off; all do, if the kernel
 				 * has it) */
+	int arena;		/* its process's arena (H.a), -1: none yet */
 	struct expect out[MAX_OUT];
 	unsigned head, nout;
 };
@@ -141,6 +187,13 @@ struct harness {
 	uint32_t nonces;
 	uint16_t seq;
 	struct fin in;
+	/* The arena token of the process in each client slot (a client
+	 * there later is that process again), and the arenas seen. */
+	uint8_t tok[MAX_CLIENTS][WIRE_NONCE_LEN];
+	struct harena a[MAX_ARENAS];
+	unsigned na;
+	unsigned drops;		/* holders of arenas let go: clients, sockets */
+	int fds_base;		/* the process's, with the daemon set up */
 };
 
 static struct harness H;
@@ -275,6 +328,195 @@ static void hs_close_all(void)
 	for (unsigned i = 0; i < H.nh; i++)
 		for (int k = 0; k < K_END; k++)
 			close_fd(&H.h[i].fd[k]);
+}
+
+/* ---- state arenas ---- */
+
+static int arena_find(const uint8_t *token)
+{
+	for (unsigned i = 0; i < H.na; i++)
+		if (memcmp(H.a[i].token, token, WIRE_NONCE_LEN) == 0)
+			return (int)i;
+	return -1;
+}
+
+/*
+ * Is arena a sure to be alive?  A connection that uses it is open (and
+ * sent nothing it is disconnected for), or a relayed socket with a slot
+ * in it lives (this harness holds its data descriptor).
+ */
+static bool arena_held(int a)
+{
+	if (a < 0)
+		return false;
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		if (H.c[i].fd >= 0 && !H.c[i].doomed && H.c[i].arena == a)
+			return true;
+	for (unsigned i = 0; i < H.nh; i++)
+		if (!H.h[i].broker && !H.h[i].gone && H.h[i].slot[a])
+			return true;
+	return false;
+}
+
+_Static_assert(sizeof(struct wire_shm) == 8 * sizeof(uint32_t),
+	       "struct wire_shm: 8 words");
+#define W(field) (offsetof(struct wire_shm, field) / sizeof(uint32_t))
+
+/* A slot's words, as the daemon last wrote them. */
+static void slot_read(const struct harena *a, uint32_t slot, uint32_t *w)
+{
+	memcpy(w, (const uint8_t *)a->map + (size_t)slot * sizeof(struct wire_shm),
+	       sizeof(struct wire_shm));
+}
+
+/* What a client can do with its arena: map it read-only, nothing else. */
+static void arena_unwritable(int fd)
+{
+	uint32_t v = 0;
+	int seals = fcntl(fd, F_GET_SEALS);
+	void *p;
+
+	if (seals < 0 || (seals & SEALS_WANTED) != SEALS_WANTED)
+		fuzz_fail("HELLO: the arena is not sealed");
+	if (pwrite(fd, &v, sizeof(v), 0) >= 0)
+		fuzz_fail("HELLO: the arena can be written");
+	if (ftruncate(fd, 0) == 0 ||
+	    ftruncate(fd, 2 * (off_t)WIRE_ARENA_SIZE) == 0)
+		fuzz_fail("HELLO: the arena can be resized");
+	p = mmap(NULL, WIRE_ARENA_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 fd, 0);
+	if (p != MAP_FAILED)
+		fuzz_fail("HELLO: the arena can be mapped writable");
+}
+
+/*
+ * A new arena handed out with HELLO's answer: checked and kept (its
+ * descriptor, a read-only mapping).  Its index in H.a, or -1 when the
+ * table is full (then it is closed).
+ */
+static int arena_new(const uint8_t *token, int fd)
+{
+	uint32_t w[8];
+	struct stat st;
+	void *p;
+
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size != (off_t)WIRE_ARENA_SIZE)
+		fuzz_fail("HELLO: the arena is no file of WIRE_ARENA_SIZE bytes");
+	arena_unwritable(fd);
+	p = mmap(NULL, WIRE_ARENA_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		fuzz_fail("HELLO: the arena cannot be mapped read-only");
+	if (mprotect(p, WIRE_ARENA_SIZE, PROT_READ | PROT_WRITE) == 0)
+		fuzz_fail("HELLO: the arena's mapping can be made writable");
+	if (H.na == MAX_ARENAS) {
+		munmap(p, WIRE_ARENA_SIZE);
+		close(fd);
+		return -1;
+	}
+	H.a[H.na] = (struct harena){ .fd = fd, .map = p };
+	memcpy(H.a[H.na].token, token, WIRE_NONCE_LEN);
+	slot_read(&H.a[H.na], 0, w);
+	if (w[0] != WIRE_ARENA_MAGIC || w[1] || w[2] || w[3] || w[4] ||
+	    w[5] || w[6] || w[7])
+		fuzz_fail("HELLO: the arena's header is not its magic alone");
+	return (int)H.na++;
+}
+
+static void arenas_close(void)
+{
+	for (unsigned i = 0; i < H.na; i++)
+		close_fd(&H.a[i].fd);
+}
+
+static void arenas_unmap(void)
+{
+	for (unsigned i = 0; i < H.na; i++)
+		munmap((void *)H.a[i].map, WIRE_ARENA_SIZE);
+	H.na = 0;
+}
+
+/*
+ * The daemon keeps no arena open (it maps them, and hands each out once):
+ * every regular file of an arena's size open in this process is one
+ * that this harness holds.
+ */
+static void check_arena_fds(void)
+{
+	for (int fd = 0; fd < FD_SPAN; fd++) {
+		struct stat st;
+		bool ours = false;
+
+		if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+		    st.st_size != (off_t)WIRE_ARENA_SIZE)
+			continue;
+		for (unsigned i = 0; i < H.na && !ours; i++)
+			ours = H.a[i].fd == fd;
+		if (!ours)
+			fuzz_fail("the daemon keeps a state arena open");
+	}
+}
+
+/* A slot as the daemon may write it: flags of options, an errno. */
+static void slot_plausible(const uint32_t *w)
+{
+	int32_t err = (int32_t)w[W(err)];
+
+	if ((w[W(cmsg)] & ~CM_KNOWN) ||
+	    (w[W(shutdown)] & ~(WIRE_SHUT_RD | WIRE_SHUT_WR)) ||
+	    (w[W(tsflags)] & ~WIRE_TS_MASK))
+		fuzz_fail("a state slot with flags that no option sets");
+	if (err < 0 || err > WIRE_ERRNO_MAX)
+		fuzz_fail("a state slot's pending error is no errno");
+	if (w[W(errq)] > ERRQ_PLAUSIBLE)
+		fuzz_fail("a state slot counts more records than can be queued");
+	if (w[W(pad)] || w[W(pad) + 1])
+		fuzz_fail("a state slot's padding is not zero");
+}
+
+/* Every arena that mirrors a live relayed socket holds one plausible
+ * state of it (the daemon copies it into each). */
+static void check_slots(const struct hsock *hs)
+{
+	uint32_t first[8], w[8];
+	bool seen = false;
+
+	if (hs->broker || hs->gone)
+		return;
+	for (unsigned i = 0; i < H.na; i++) {
+		if (!hs->slot[i])
+			continue;
+		slot_read(&H.a[i], hs->slot[i], w);
+		slot_plausible(w);
+		if (seen && memcmp(first, w, sizeof(w)) != 0)
+			fuzz_fail("arenas that mirror one socket hold different "
+				  "states of it");
+		memcpy(first, w, sizeof(w));
+		seen = true;
+	}
+}
+
+/*
+ * OPEN or ATTACH gave hs slot in arena a (-1: one not kept): never a
+ * slot another live socket has there, and the one hs has there already
+ * if it has one (another connection of the process opened or attached
+ * it).
+ */
+static void slot_given(struct hsock *hs, int a, uint32_t slot)
+{
+	if (!hs || a < 0)
+		return;
+	if (hs->slot[a] && !hs->gone && hs->slot[a] != slot)
+		fuzz_fail("a second slot for a socket in an arena that "
+			  "mirrors it already");
+	for (unsigned i = 0; i < H.nh; i++) {
+		const struct hsock *o = &H.h[i];
+
+		if (o != hs && !o->broker && !o->gone && o->slot[a] == slot)
+			fuzz_fail("one slot of an arena for two live sockets");
+	}
+	trace("  socket %#x: slot %u of arena %d", hs->handle, slot, a);
+	hs->slot[a] = slot;
 }
 
 /* ---- the closing thread ----
@@ -447,7 +689,10 @@ static void client_gone(int ci)
 {
 	struct fclient *c = &H.c[ci];
 
+	if (c->fd >= 0)
+		H.drops++;
 	close_fd(&c->fd);
+	c->arena = -1;
 	for (unsigned i = 0; i < H.nh; i++)
 		H.h[i].attached &= ~(1u << ci);
 }
@@ -472,6 +717,7 @@ static void op_connect(void)
 		ns = ns_other;
 	memset(c, 0, sizeof(*c));
 	c->fd = -1;
+	c->arena = -1;
 	c->uid = uid ? uid : geteuid();	/* SO_PEERCRED's */
 	c->gid = uid ? uid : getegid();
 	c->foreign = ns >= 0;
@@ -562,30 +808,18 @@ static void note_send(const struct wire_req *req)
 	hs->seqs[hs->nseqs++ % MAX_SEQS] = (uint16_t)(m[6] << 8 | m[7]);
 }
 
-static void expect_fields(const struct wire_req *req, struct expect *e)
+/* What req will be answered with needs to be known of it: itself (without
+ * its data, which the frame held), and for HELLO its token's arena. */
+static void expect_req(const struct wire_req *req, struct expect *e)
 {
-	e->type = req->type;
-	e->handle = req->handle;
-	memcpy(e->nonce, req->nonce, sizeof(e->nonce));
-	e->flags = req->flags;
-	switch (req->type) {
-	case WIRE_HELLO:
-		e->version = req->u.version;
-		break;
-	case WIRE_OPEN:
-		e->domain = req->u.open.domain;
-		e->stype = req->u.open.type;
-		e->proto = req->u.open.protocol;
-		break;
-	case WIRE_SEND:
-		e->len = req->u.send.len;
-		break;
-	case WIRE_GETOPT:
-		e->len = req->u.opt.len;
-		break;
-	default:
-		break;
+	e->req = *req;
+	if (req->type == WIRE_SEND) {
+		e->req.u.send.ctl = NULL;
+		e->req.u.send.data = NULL;
 	}
+	e->arena = req->type == WIRE_HELLO ? arena_find(req->nonce) : -1;
+	e->alive = arena_held(e->arena);
+	e->drops = H.drops;
 }
 
 /*
@@ -600,8 +834,9 @@ static void classify(struct fclient *c, const uint8_t *frame, size_t len,
 	bool ok = wire_decode_req(frame, len, &req) == 0;
 
 	memset(e, 0, sizeof(*e));
+	e->arena = -1;
 	if (ok)
-		expect_fields(&req, e);
+		expect_req(&req, e);
 	if (!ok || passed) {
 		e->disconnect = true;
 	} else if (req.type == WIRE_HELLO) {
@@ -613,6 +848,8 @@ static void classify(struct fclient *c, const uint8_t *frame, size_t len,
 		e->disconnect = true;	/* a foreign one is told at HELLO */
 	}
 	c->doomed = e->disconnect;
+	if (e->disconnect)
+		H.drops++;	/* it may hold an arena: not for long */
 	if (!e->disconnect && req.type == WIRE_SEND)
 		note_send(&req);
 }
@@ -691,8 +928,8 @@ static void send_frame(int ci, const uint8_t *frame, size_t flen,
 		memcpy(whole + flen, data, dlen);
 	classify(c, whole, flen + dlen, pass, &c->out[(c->head + c->nout) % MAX_OUT]);
 	trace("  client %d: frame of %zu bytes, type %u, handle %#x: %s", ci,
-	      flen + dlen, c->out[(c->head + c->nout) % MAX_OUT].type,
-	      c->out[(c->head + c->nout) % MAX_OUT].handle,
+	      flen + dlen, c->out[(c->head + c->nout) % MAX_OUT].req.type,
+	      c->out[(c->head + c->nout) % MAX_OUT].req.handle,
 	      c->out[(c->head + c->nout) % MAX_OUT].disconnect ? "refuse" : "answer");
 	c->nout++;
 }
@@ -723,30 +960,31 @@ static void proof_use(struct hsock *hs, const uint8_t *nonce)
 		  "descriptor (or with one used before)");
 }
 
-static bool brokered(const struct fclient *c, const struct expect *e)
+static bool brokered(const struct fclient *c, const struct wire_req *req)
 {
-	if ((e->stype & ~(SOCK_NONBLOCK | SOCK_CLOEXEC)) != SOCK_DGRAM ||
-	    (H.cfg.relay_1000 && c->uid == 1000))
+	int type = req->u.open.type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+	if (type != SOCK_DGRAM || (H.cfg.relay_1000 && c->uid == 1000))
 		return false;
-	if (e->domain == AF_INET)
-		return H.cfg.broker4 && e->proto == IPPROTO_ICMP;
-	return e->domain == AF_INET6 && H.cfg.broker6 &&
-	       e->proto == IPPROTO_ICMPV6;
+	if (req->u.open.domain == AF_INET)
+		return H.cfg.broker4 && req->u.open.protocol == IPPROTO_ICMP;
+	return req->u.open.domain == AF_INET6 && H.cfg.broker6 &&
+	       req->u.open.protocol == IPPROTO_ICMPV6;
 }
 
 /* What the configuration says of an OPEN that succeeded. */
-static void open_allowed(const struct fclient *c, const struct expect *e,
+static void open_allowed(const struct fclient *c, const struct wire_req *req,
 			 bool broker)
 {
 	if (!H.cfg.stable)
 		return;		/* a reload may have changed the policy */
-	if (broker != brokered(c, e))
+	if (broker != brokered(c, req))
 		fuzz_fail("broker mode where relay was due, or the reverse");
 	if (H.cfg.groups_1000 && c->gid != 1000 && !in_group_1000)
 		fuzz_fail("a socket for a client of no allowed group");
-	if (!broker && e->domain == AF_INET6 && !H.cfg.raw6)
+	if (!broker && req->u.open.domain == AF_INET6 && !H.cfg.raw6)
 		fuzz_fail("an IPv6 socket on a host without IPv6");
-	if ((e->stype & 0xf) == SOCK_RAW && !H.cfg.raw_compat)
+	if ((req->u.open.type & 0xf) == SOCK_RAW && !H.cfg.raw_compat)
 		fuzz_fail("a raw socket without raw_compat");
 }
 
@@ -758,31 +996,128 @@ static void fd_is(int fd, mode_t type, const char *what)
 		fuzz_fail(what);
 }
 
+static int sockopt_int(int fd, int name)
+{
+	int v = -1;
+	socklen_t len = sizeof(v);
+
+	if (getsockopt(fd, SOL_SOCKET, name, &v, &len) != 0)
+		return -1;
+	return v;
+}
+
+/* A descriptor of an answer is of the kind the library's check wants. */
+static void fd_kind_ok(int fd, uint8_t kind)
+{
+	switch (kind) {
+	case WIRE_FD_SEQPACKET:
+		fd_is(fd, S_IFSOCK, "an answer's descriptor is no socket");
+		if (sockopt_int(fd, SO_DOMAIN) != AF_UNIX ||
+		    sockopt_int(fd, SO_TYPE) != SOCK_SEQPACKET)
+			fuzz_fail("an answer's descriptor is no AF_UNIX "
+				  "SOCK_SEQPACKET socket");
+		break;
+	case WIRE_FD_ARENA:
+		fd_is(fd, S_IFREG, "HELLO: the arena is no file");
+		break;
+	case WIRE_FD_ICMP:
+		/* The fake kernel's ping socket: a socketpair's end. */
+		fd_is(fd, S_IFSOCK, "a kernel socket that is no socket");
+		break;
+	default:
+		fuzz_fail("the library's check wants a descriptor of no kind");
+	}
+}
+
+/* The answer passes the library's own check of it (wire/types.c's row
+ * of the request), with the descriptors that check wants. */
+static void check_lib(const struct expect *e, const uint8_t *msg, size_t n,
+		      const int *fds, int nfds)
+{
+	struct wire_answer ans;
+
+	if (wire_check_answer(&e->req, msg, n, &ans) != 0)
+		fuzz_fail("an answer the library refuses (wire_check_answer)");
+	if ((int)ans.nfds != nfds)
+		fuzz_fail("an answer with other descriptors than its check wants");
+	for (int i = 0; i < nfds; i++)
+		fd_kind_ok(fds[i], ans.fd_kind[i]);
+}
+
+static bool all_zero(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+/*
+ * HELLO: the result its version and the client's namespace give; then
+ * the arena's token: the arena the request's token names, without a
+ * descriptor (certainly when that arena is sure to be alive), or a new
+ * one with its descriptor, never one handed out before.
+ */
+static void ans_hello(int ci, const struct expect *e, int32_t result,
+		      const uint8_t *body, size_t len, const int *fds, int nfds)
+{
+	struct fclient *c = &H.c[ci];
+	int known;
+
+	if (result != (e->req.u.version != WIRE_VERSION ? -EPROTO
+		       : c->foreign ? WIRE_R_FOREIGN_NS : 0))
+		fuzz_fail("HELLO: a wrong result");
+	if (result)
+		return;
+	if (len != WIRE_NONCE_LEN || all_zero(body, len))
+		fuzz_fail("HELLO: no token");
+	known = arena_find(body);
+	if (memcmp(body, e->req.nonce, WIRE_NONCE_LEN) == 0) {
+		if (nfds || known < 0)
+			fuzz_fail("HELLO: an arena for a token never given out");
+		c->arena = known;
+	} else {
+		if (e->alive && e->drops == H.drops)
+			fuzz_fail("HELLO: a new arena for the token of one "
+				  "that is alive");
+		if (known >= 0)
+			fuzz_fail("HELLO: an arena handed out before (another "
+				  "process's)");
+		if (nfds != 1)
+			fuzz_fail("HELLO: a new arena without its descriptor");
+		c->arena = arena_new(body, fds[0]);
+	}
+	trace("  client %d: arena %d (%s)", ci, c->arena,
+	      nfds ? "new" : "joined");
+	memcpy(H.tok[ci], body, WIRE_NONCE_LEN);
+}
+
 static void ans_open(int ci, const struct expect *e, const uint8_t *body,
 		     size_t len, const int *fds, int nfds)
 {
-	uint32_t hk[2];
+	uint32_t b[3];		/* handle, kind, slot */
 	struct hsock *hs;
 	bool broker;
 
-	if (len != sizeof(hk))
-		fuzz_fail("OPEN's answer is not a handle and a kind");
-	memcpy(hk, body, sizeof(hk));
-	broker = hk[1] == WIRE_OPEN_BROKER;
-	if (!hk[0] || (hk[1] && !broker))
+	if (len != sizeof(b))
+		fuzz_fail("OPEN's answer is not a handle, a kind and a slot");
+	memcpy(b, body, sizeof(b));
+	broker = b[1] == WIRE_OPEN_BROKER;
+	if (!b[0] || (b[1] && !broker))
 		fuzz_fail("OPEN: handle 0 or an unknown kind");
-	if (nfds != (broker ? 2 : 3))
+	if (nfds != (broker ? 2 : 1))
 		fuzz_fail("OPEN: not the descriptors of its kind");
-	if (hs_find(hk[0]))
+	if (broker ? b[2] != 0 : b[2] == 0 || b[2] >= WIRE_ARENA_SLOTS)
+		fuzz_fail("OPEN: a slot out of the arena, or one for a "
+			  "broker socket");
+	if (hs_find(b[0]))
 		fuzz_fail("OPEN: a handle given out before");
-	open_allowed(&H.c[ci], e, broker);
+	open_allowed(&H.c[ci], &e->req, broker);
 	fd_is(fds[0], S_IFSOCK, "OPEN: the first descriptor is no socket");
-	if (!broker)
-		fd_is(fds[1], S_IFREG, "OPEN: no shared page");
-	hs = hs_new(hk[0], e->domain);
+	hs = hs_new(b[0], e->req.u.open.domain);
 	if (hs) {
 		hs->broker = broker;
-		hs->raw = (e->stype & 0xf) == SOCK_RAW;
+		hs->raw = (e->req.u.open.type & 0xf) == SOCK_RAW;
 		hs->attached = broker ? 0 : 1u << ci;
 	}
 	if (broker) {
@@ -790,32 +1125,33 @@ static void ans_open(int ci, const struct expect *e, const uint8_t *body,
 		hs_keep(hs, K_LIVE, fds[1]);
 		return;
 	}
+	slot_given(hs, H.c[ci].arena, b[2]);
 	hs_keep(hs, K_DATA, fds[0]);
-	hs_keep(hs, K_SHM, fds[1]);
-	hs_keep(hs, K_ERR, fds[2]);
 }
 
 static void ans_attach(int ci, const struct expect *e, const uint8_t *body,
-		       size_t len, const int *fds, int nfds)
+		       size_t len, int nfds)
 {
-	struct hsock *hs = hs_find(e->handle);
-	uint32_t b[2];
+	struct hsock *hs = hs_find(e->req.handle);
+	uint32_t b[3];		/* handle, family, slot */
 
-	if (len != sizeof(b) || nfds != 2)
-		fuzz_fail("ATTACH: not a handle, a family and two descriptors");
+	if (len != sizeof(b) || nfds)
+		fuzz_fail("ATTACH: not a handle, a family and a slot alone");
 	memcpy(b, body, sizeof(b));
-	if (!hs || hs->broker || b[0] != e->handle || (int)b[1] != hs->family)
+	if (!hs || hs->broker || b[0] != e->req.handle ||
+	    (int)b[1] != hs->family)
 		fuzz_fail("ATTACH: to a socket this harness did not open");
-	proof_use(hs, e->nonce);
+	if (b[2] == 0 || b[2] >= WIRE_ARENA_SLOTS)
+		fuzz_fail("ATTACH: a slot out of the arena");
+	proof_use(hs, e->req.nonce);
 	hs->attached |= 1u << ci;
-	hs_keep(hs, K_SHM, fds[0]);
-	hs_keep(hs, K_ERR, fds[1]);
+	slot_given(hs, H.c[ci].arena, b[2]);
 }
 
 static void ans_broker_bind(const struct expect *e, size_t len,
 			    const int *fds, int nfds)
 {
-	struct hsock *hs = hs_find(e->handle);
+	struct hsock *hs = hs_find(e->req.handle);
 
 	if (len || nfds != 1)
 		fuzz_fail("BROKER_BIND: not one descriptor alone");
@@ -823,9 +1159,10 @@ static void ans_broker_bind(const struct expect *e, size_t len,
 		fuzz_fail("BROKER_BIND: for a socket not in broker mode");
 	if (hs->rebound)
 		fuzz_fail("BROKER_BIND: a second time for one socket");
-	if (H.cfg.stable && (e->flags & WIRE_BB_KEEPID) && !H.cfg.ident_keep)
+	if (H.cfg.stable && (e->req.flags & WIRE_BB_KEEPID) &&
+	    !H.cfg.ident_keep)
 		fuzz_fail("BROKER_BIND: keepid where the policy forbids it");
-	proof_use(hs, e->nonce);
+	proof_use(hs, e->req.nonce);
 	hs->rebound = true;
 	close_fd(&hs->fd[K_KOLD]);
 	hs->fd[K_KOLD] = hs->fd[K_KSOCK];
@@ -839,13 +1176,14 @@ static bool needs_sock(uint16_t type)
 	       type == WIRE_CONNECT || type == WIRE_SEND ||
 	       type == WIRE_SETOPT || type == WIRE_GETOPT ||
 	       type == WIRE_GETNAME || type == WIRE_GETPEER ||
-	       type == WIRE_SHUTDOWN || type == WIRE_KEEPID;
+	       type == WIRE_SHUTDOWN || type == WIRE_KEEPID ||
+	       type == WIRE_ERRQ;
 }
 
 /* Only a connection that opened or attached a socket may use it. */
 static void check_access(int ci, const struct expect *e, int32_t result)
 {
-	struct hsock *hs = hs_find(e->handle);
+	struct hsock *hs = hs_find(e->req.handle);
 
 	if (!hs || !(hs->attached & (1u << ci))) {
 		if (result != WIRE_R_UNATTACHED && result != -EBADF)
@@ -858,55 +1196,129 @@ static void check_access(int ci, const struct expect *e, int32_t result)
 	}
 	if (!hs->gone && result == WIRE_R_UNATTACHED)
 		fuzz_fail("a socket refused to a connection attached to it");
-	if (e->type == WIRE_DETACH && result == 0)
+	if (e->req.type == WIRE_DETACH && result == 0)
 		hs->attached &= ~(1u << ci);
+}
+
+/*
+ * WIRE_ERRQ's record: its data's whole length, then a well-formed error
+ * record of the socket's family (as the library decodes it), then as
+ * much of its data as fits; about a request that socket sent.
+ */
+static void ans_errq(const struct expect *e, const uint8_t *body, size_t len)
+{
+	const struct hsock *hs = hs_find(e->req.handle);
+	struct wire_dgram dg;
+	uint32_t full;
+	size_t data;
+
+	if (!hs || len < 4 + WIRE_DGRAM_HDR)
+		fuzz_fail("ERRQ: a record shorter than its header");
+	memcpy(&full, body, 4);
+	data = len - 4 - WIRE_DGRAM_HDR;
+	if (data != (full < WIRE_ERRQ_DATA_MAX ? full : WIRE_ERRQ_DATA_MAX))
+		fuzz_fail("ERRQ: not as much of the record's data as fits");
+	if (wire_decode_dgram(body + 4, len - 4, WIRE_DGRAM_HDR + (size_t)full,
+			      WIRE_CHAN_ERR, hs->family, &dg) != 0 ||
+	    dg.kind != WIRE_DG_ERROR)
+		fuzz_fail("ERRQ: a malformed record");
+	trace("  socket %#x: error record, errno %u, origin %u, %u bytes",
+	      hs->handle, dg.ee_errno, dg.ee_origin, full);
+	if (dg.ee_origin != SO_EE_ORIGIN_LOCAL && data >= ICMP_HDR_LEN &&
+	    !seq_known(hs, body + 4 + WIRE_DGRAM_HDR))
+		fuzz_fail("an error about a request its socket did not send");
+}
+
+/* GETOPT: within the caller's buffer; SO_ERROR (the daemon's own,
+ * taking the pending error) an errno or 0. */
+static void ans_getopt(const struct expect *e, int32_t result,
+		       const uint8_t *body, size_t len)
+{
+	int v;
+
+	if (len > e->req.u.opt.len || (uint32_t)result > e->req.u.opt.len)
+		fuzz_fail("GETOPT: more than the caller's buffer");
+	if (e->req.u.opt.level != SOL_SOCKET || e->req.u.opt.name != SO_ERROR ||
+	    len < sizeof(v))
+		return;
+	memcpy(&v, body, sizeof(v));
+	if (v < 0 || v > WIRE_ERRNO_MAX)
+		fuzz_fail("GETOPT SO_ERROR: no errno");
+}
+
+static void ans_table(int ci, const uint8_t *body, size_t len)
+{
+	struct wire_table_hdr th;
+
+	if (wire_table_check(body, len, &th) != 0 ||
+	    !(th.flags & WIRE_TABLE_ALL) != (H.c[ci].uid != 0))
+		fuzz_fail("TABLE: a malformed page");
+	for (size_t i = 0; i < th.count; i++) {
+		struct wire_table_entry te;
+
+		wire_table_entry_at(body, i, &te);
+		if (H.c[ci].uid && te.uid != H.c[ci].uid)
+			fuzz_fail("TABLE: another user's socket");
+	}
 }
 
 static void ans_other(int ci, const struct expect *e, int32_t result,
 		      const uint8_t *body, size_t len)
 {
-	struct wire_table_hdr th;
-
-	if (needs_sock(e->type))
+	if (needs_sock(e->req.type))
 		check_access(ci, e, result);
-	if (e->type == WIRE_HELLO &&
-	    result != (e->version != WIRE_VERSION ? -EPROTO
-		       : H.c[ci].foreign ? WIRE_R_FOREIGN_NS : 0))
-		fuzz_fail("HELLO: a wrong result");
+	if (e->req.type == WIRE_ERRQ && result < 0 && result != -EAGAIN &&
+	    result != WIRE_R_UNATTACHED && result != -EBADF)
+		fuzz_fail("ERRQ: neither a record nor EAGAIN");
 	if (result < 0)
 		return;
-	switch (e->type) {
+	switch (e->req.type) {
 	case WIRE_STATS:
 		if (len != sizeof(struct wire_stats))
 			fuzz_fail("STATS: not a struct wire_stats");
 		break;
 	case WIRE_TABLE:
-		if (wire_table_check(body, len, &th) != 0 ||
-		    !(th.flags & WIRE_TABLE_ALL) != (H.c[ci].uid != 0))
-			fuzz_fail("TABLE: a malformed page");
-		for (size_t i = 0; i < th.count; i++) {
-			struct wire_table_entry te;
-
-			wire_table_entry_at(body, i, &te);
-			if (H.c[ci].uid && te.uid != H.c[ci].uid)
-				fuzz_fail("TABLE: another user's socket");
-		}
+		ans_table(ci, body, len);
 		break;
 	case WIRE_SEND:
-		if ((uint32_t)result != e->len)
+		if ((uint32_t)result != e->req.u.send.len)
 			fuzz_fail("SEND: not the length sent");
 		break;
 	case WIRE_GETOPT:
-		if (len > e->len || (uint32_t)result > e->len)
-			fuzz_fail("GETOPT: more than the caller's buffer");
+		ans_getopt(e, result, body, len);
 		break;
 	case WIRE_GETNAME:
 	case WIRE_GETPEER:
 		if (len > 28)
 			fuzz_fail("GETNAME: longer than a sockaddr_in6");
 		break;
+	case WIRE_ERRQ:
+		ans_errq(e, body, len);
+		break;
 	default:
 		break;
+	}
+}
+
+/* A checked answer to what it answers: its own check. */
+static void ans_route(int ci, const struct expect *e, int32_t result,
+		      const uint8_t *body, size_t len, const int *fds, int nfds)
+{
+	uint16_t t = e->req.type;
+
+	if (t == WIRE_HELLO) {
+		ans_hello(ci, e, result, body, len, fds, nfds);
+	} else if (result < 0 || (t != WIRE_OPEN && t != WIRE_ATTACH &&
+				  t != WIRE_BROKER_BIND)) {
+		if (nfds)
+			fuzz_fail("descriptors with an answer that has none");
+		ans_other(ci, e, result, body, len);
+	} else if (t == WIRE_OPEN) {
+		ans_open(ci, e, body, len, fds, nfds);
+	} else if (t == WIRE_ATTACH) {
+		ans_attach(ci, e, body, len, nfds);
+	} else {
+		ans_broker_bind(e, len, fds, nfds);
 	}
 }
 
@@ -934,24 +1346,13 @@ static void on_answer(int ci, const uint8_t *buf, size_t n, const int *fds,
 	memcpy(&result, buf + 4, 4);
 	trace("  client %d: answer type %u result %d, %zu bytes, %d fds", ci,
 	      type, result, n - WIRE_RESP_HDR, nfds);
-	if (type != e.type || pad)
+	if (type != e.req.type || pad)
 		fuzz_fail("an answer of another type than its request");
-	n -= WIRE_RESP_HDR;
-	buf += WIRE_RESP_HDR;
-	if (result < 0 && (n || nfds))
+	if (result < 0 && (n > WIRE_RESP_HDR || nfds))
 		fuzz_fail("a failed request answered with a body or descriptors");
-	if (result < 0 || (e.type != WIRE_OPEN && e.type != WIRE_ATTACH &&
-			   e.type != WIRE_BROKER_BIND)) {
-		if (nfds)
-			fuzz_fail("descriptors with an answer that has none");
-		ans_other(ci, &e, result, buf, n);
-	} else if (e.type == WIRE_OPEN) {
-		ans_open(ci, &e, buf, n, fds, nfds);
-	} else if (e.type == WIRE_ATTACH) {
-		ans_attach(ci, &e, buf, n, fds, nfds);
-	} else {
-		ans_broker_bind(&e, n, fds, nfds);
-	}
+	check_lib(&e, buf, n, fds, nfds);
+	ans_route(ci, &e, result, buf + WIRE_RESP_HDR, n - WIRE_RESP_HDR, fds,
+		  nfds);
 }
 
 /* The daemon hung up on client ci: only for a request it must refuse,
@@ -1246,6 +1647,32 @@ static int req_family(uint32_t handle)
 	return hs ? hs->family : AF_INET;
 }
 
+/*
+ * The arena token of a HELLO from client ci: its process's (zeros if it
+ * has none yet), another process's (a forked child of it), none (a new
+ * process), or a forged one (from the input, never zero).
+ */
+static void hello_token(int ci, uint8_t *token)
+{
+	uint8_t how = fin_u8(&H.in);
+
+	switch (how & 3) {
+	case 0:
+		memcpy(token, H.tok[ci], WIRE_NONCE_LEN);
+		break;
+	case 1:
+		memcpy(token, H.tok[(how >> 2) % MAX_CLIENTS], WIRE_NONCE_LEN);
+		break;
+	case 2:
+		memset(token, 0, WIRE_NONCE_LEN);
+		break;
+	default:
+		fin_bytes(&H.in, token, WIRE_NONCE_LEN);
+		token[0] |= 0x80;
+		break;
+	}
+}
+
 static void op_hello(void)
 {
 	struct wire_req req;
@@ -1256,6 +1683,7 @@ static void op_hello(void)
 		return;
 	v = fin_u8(&H.in);
 	req.u.version = v < 0xf0 ? WIRE_VERSION : v & 7;
+	hello_token(ci, req.nonce);
 	send_req(ci, &req, NULL, 0, false);
 }
 
@@ -1421,25 +1849,44 @@ static void op_broker_bind(void)
 	send_req(ci, &req, NULL, 0, false);
 }
 
-/* Proof of holding a socket: written on its descriptor, or elsewhere,
- * or not quite a proof. */
+/* Another socket than hs whose own descriptor is open, or NULL. */
+static struct hsock *other_hsock(const struct hsock *hs)
+{
+	for (unsigned i = 1; i < H.nh; i++) {
+		struct hsock *o = &H.h[((unsigned)(hs - H.h) + i) % H.nh];
+
+		if (*hs_own(o) >= 0)
+			return o;
+	}
+	return NULL;
+}
+
+/* A nonce written on hs's descriptor (good once), or not (never). */
+static void proof_note(struct hsock *hs, const uint8_t *nonce, bool good)
+{
+	memcpy(hs->proof[hs->nproofs % NPROOF], nonce, WIRE_NONCE_LEN);
+	hs->proof_used[hs->nproofs % NPROOF] = !good;
+	hs->nproofs++;
+}
+
+/* Proof of holding a socket: written on its descriptor, or another's
+ * (which it proves, and not this one), or not quite a proof. */
 static void op_proof(void)
 {
-	struct hsock *hs = pick_hsock();
+	struct hsock *hs = pick_hsock(), *on = hs;
 	struct wire_proof pf = { .magic = WIRE_PROOF_MAGIC };
 	uint8_t how = fin_u8(&H.in);
 	struct iovec iov = { &pf, sizeof(pf) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	int fd, passfd = -1;
+	int passfd = -1;
 	bool counts = true;
 
 	if (!hs)
 		return;
 	make_nonce(pf.nonce, true);
-	fd = *hs_own(hs);
-	if (how % 6 == 1 && hs->fd[K_ERR] >= 0) {
-		fd = hs->fd[K_ERR];	/* never read: no proof */
-		counts = false;
+	if (how % 6 == 1 && other_hsock(hs)) {
+		on = other_hsock(hs);
+		proof_note(hs, pf.nonce, false);
 	} else if (how % 6 == 2) {
 		pf.magic ^= 1u << (how >> 5);
 		counts = false;
@@ -1449,14 +1896,12 @@ static void op_proof(void)
 	} else if (how % 6 == 4) {
 		passfd = passable();
 	}
-	if (fd < 0 || send_rights(fd, &mh, passfd, closer_kernel_refuses()) < 0)
+	if (*hs_own(on) < 0 ||
+	    send_rights(*hs_own(on), &mh, passfd, closer_kernel_refuses()) < 0)
 		counts = false;
 	close_fd(&passfd);
-	if (!counts)
-		return;
-	memcpy(hs->proof[hs->nproofs % NPROOF], pf.nonce, WIRE_NONCE_LEN);
-	hs->proof_used[hs->nproofs % NPROOF] = false;
-	hs->nproofs++;
+	if (counts)
+		proof_note(on, pf.nonce, true);
 }
 
 /* The requests with no or a small argument. */
@@ -1464,7 +1909,7 @@ static void op_simple(void)
 {
 	static const uint16_t types[] = {
 		WIRE_DETACH, WIRE_GETNAME, WIRE_GETPEER, WIRE_SHUTDOWN,
-		WIRE_STATS, WIRE_TABLE,
+		WIRE_STATS, WIRE_TABLE, WIRE_ERRQ,
 	};
 	struct wire_req req;
 	uint8_t how;
@@ -1473,7 +1918,7 @@ static void op_simple(void)
 	if (!req_start(&ci, &req, 0))
 		return;
 	how = fin_u8(&H.in);
-	req.type = types[how % 6];
+	req.type = types[how % 7];
 	if (req.type == WIRE_TABLE)
 		req.u.cursor = how & 0x80 ? fin_u8(&H.in) : 0;
 	else if (req.type == WIRE_SHUTDOWN)
@@ -1542,8 +1987,10 @@ static void op_close_fd(void)
 	if (!hs || hs->fd[k] < 0)
 		return;
 	close_fd(&hs->fd[k]);
-	if (&hs->fd[k] == hs_own(hs))
+	if (&hs->fd[k] == hs_own(hs)) {
 		hs->gone = true;	/* the daemon lets go of it */
+		H.drops++;		/* and of its slots */
+	}
 }
 
 static void op_clock(void)
@@ -1556,9 +2003,12 @@ static void op_clock(void)
 	fake_clock_advance(ns[fin_u8(&H.in) % 6]);
 }
 
-/* Write into a socket's shared page, which the daemon must not trust:
- * a pending error mostly. */
-static void op_shm(void)
+/*
+ * A socket's state in the arenas that mirror it (plausible, and the same
+ * in each), and an attempt to write an arena as a client would (the old
+ * shared page's pending error, mostly): it must fail.
+ */
+static void op_arena(void)
 {
 	static const int32_t errs[] = { EHOSTUNREACH, ECONNREFUSED, EMSGSIZE,
 					-1, 5000, 0 };
@@ -1566,15 +2016,21 @@ static void op_shm(void)
 	uint8_t how = fin_u8(&H.in);
 	int32_t v = errs[how % 6];
 	off_t at = offsetof(struct wire_shm, err);
+	int a = H.na ? (int)((how >> 3) % H.na) : -1;
 
-	if (!hs || hs->fd[K_SHM] < 0)
-		return;
-	if (how >= 0xc0) {
-		v = (int32_t)fin_u32(&H.in);
-		at = (how & 7) * 4;
+	for (unsigned i = 0; hs && i < H.na; i++) {
+		if (hs->slot[i]) {
+			a = (int)i;
+			at += (off_t)(hs->slot[i] * sizeof(struct wire_shm));
+			break;
+		}
 	}
-	if (pwrite(hs->fd[K_SHM], &v, sizeof(v), at) != sizeof(v))
-		fuzz_fail("the shared page cannot be written");
+	if (a >= 0 && H.a[a].fd >= 0 &&
+	    pwrite(H.a[a].fd, &v, sizeof(v), at) >= 0)
+		fuzz_fail("a client wrote its state arena");
+	if (hs)
+		check_slots(hs);
+	check_arena_fds();
 }
 
 /* What the fake kernel does next. */
@@ -1653,55 +2109,45 @@ static bool reply_type(uint8_t type)
 	return type == 0 || type == 43 || type == 129 || type == 161;
 }
 
-/* One datagram from a socket's data or error descriptor. */
-static void check_dgram(const struct hsock *hs, const uint8_t *m, size_t n,
-			bool errq)
+/* One datagram from a socket's data descriptor: a reply (to a request
+ * that socket sent) or a wake-up, well formed as the library decodes it. */
+static void check_dgram(const struct hsock *hs, const uint8_t *m, size_t n)
 {
 	const uint8_t *icmp = m + WIRE_DGRAM_HDR;
 	struct wire_dgram dg;
 
-	if (n < WIRE_DGRAM_HDR)
-		fuzz_fail("a datagram shorter than its header");
-	memcpy(&dg, m, sizeof(dg));
-	n -= WIRE_DGRAM_HDR;
-	if (!errq) {
-		if (dg.kind != WIRE_DG_REPLY || dg.family != hs->family)
-			fuzz_fail("a data descriptor's datagram of another kind");
-		if (n >= ICMP_HDR_LEN && reply_type(icmp[0]) &&
-		    !seq_known(hs, icmp))
-			fuzz_fail("a reply to a request its socket did not send");
-		return;
-	}
+	if (wire_decode_dgram(m, n, n, WIRE_CHAN_DATA, hs->family, &dg) != 0)
+		fuzz_fail("a data descriptor's datagram the library refuses");
 	if (dg.kind == WIRE_DG_WAKE)
 		return;
-	if (dg.kind != WIRE_DG_ERROR)
-		fuzz_fail("an error queue's datagram of another kind");
-	if (dg.ee_origin != SO_EE_ORIGIN_LOCAL && n >= ICMP_HDR_LEN &&
-	    !seq_known(hs, icmp))
-		fuzz_fail("an error about a request its socket did not send");
+	if (dg.kind != WIRE_DG_REPLY)
+		fuzz_fail("a data descriptor's datagram of another kind");
+	n -= WIRE_DGRAM_HDR;
+	if (n >= ICMP_HDR_LEN && reply_type(icmp[0]) && !seq_known(hs, icmp))
+		fuzz_fail("a reply to a request its socket did not send");
 }
 
-/* Read what a socket's descriptors have queued, as its program would. */
+/* Read what a socket's data descriptor has queued, as its program
+ * would (its error queue is WIRE_ERRQ's); then look at its state. */
 static void op_read(void)
 {
 	static uint8_t buf[DGRAM_MAX];
 	struct hsock *hs = pick_hsock();
+	int fd;
 
 	if (!hs || hs->broker)
 		return;
-	for (int k = 0; k < 2; k++) {
-		int fd = hs->fd[k ? K_ERR : K_DATA];
+	fd = hs->fd[K_DATA];
+	for (int i = 0; fd >= 0 && i < 16; i++) {
+		ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
 
-		for (int i = 0; fd >= 0 && i < 16; i++) {
-			ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
-
-			if (n <= 0)
-				break;
-			trace("  socket %#x: %s datagram of %zd bytes", hs->handle,
-			      k ? "error queue" : "data", n);
-			check_dgram(hs, buf, (size_t)n, k == 1);
-		}
+		if (n <= 0)
+			break;
+		trace("  socket %#x: datagram of %zd bytes (kind %u)",
+		      hs->handle, n, buf[0]);
+		check_dgram(hs, buf, (size_t)n);
 	}
+	check_slots(hs);
 }
 
 /* ---- a session ---- */
@@ -1710,11 +2156,12 @@ enum op {
 	OP_CONNECT, OP_HELLO, OP_OPEN, OP_BIND, OP_CONNECT_SOCK, OP_SEND,
 	OP_SETOPT, OP_GETOPT, OP_KEEPID, OP_ATTACH, OP_PROOF, OP_BROKER_BIND,
 	OP_SIMPLE, OP_RAWFRAME, OP_PASSFD, OP_ANSWER4, OP_ANSWER6, OP_FORGE,
-	OP_CLOSE_CLIENT, OP_CLOSE_FD, OP_CLOCK, OP_SHM, OP_KNOB, OP_RELOAD,
+	OP_CLOSE_CLIENT, OP_CLOSE_FD, OP_CLOCK, OP_ARENA, OP_KNOB, OP_RELOAD,
 	OP_READ, OP_END
 };
 
 #define MAX_OPS 32
+_Static_assert(MAX_OPS < MAX_ARENAS, "an arena for each HELLO");
 
 static void run_op(void)
 {
@@ -1745,16 +2192,16 @@ static void run_op(void)
 	case OP_CLOSE_CLIENT: op_close_client(); break;
 	case OP_CLOSE_FD: op_close_fd(); break;
 	case OP_CLOCK: op_clock(); break;
-	case OP_SHM: op_shm(); break;
+	case OP_ARENA: op_arena(); break;
 	case OP_KNOB: op_knob(); break;
 	case OP_RELOAD: op_reload(); break;
 	default: op_read(); break;
 	}
 	/* A turn, unless the input says the next operation comes first,
 	 * or this one gave the daemon nothing to see (the fake kernel's
-	 * next answers, the shared page, reading datagrams). */
+	 * next answers, the arenas, reading datagrams). */
 	op = (b & 0x1f) % OP_END;
-	if (b < 0xe0 && op != OP_KNOB && op != OP_SHM && op != OP_READ)
+	if (b < 0xe0 && op != OP_KNOB && op != OP_ARENA && op != OP_READ)
 		turn();
 }
 
@@ -1814,6 +2261,63 @@ static bool waiting(void)
 	return false;
 }
 
+/* Let the daemon see what was closed: a turn, and what it gave its
+ * closing thread closed. */
+static void settle(void)
+{
+	server_fuzz_turn(H.s);
+	closer_drain();
+}
+
+/*
+ * A relayed socket costs the daemon FDS_RELAY descriptors (its end of
+ * the data pair) and nothing more: closing the harness's data descriptor
+ * of one, its only one, lets the daemon free it, which closes exactly
+ * those.  A socket kept as more, or one that outlives its descriptor,
+ * shows here; an arena's memfd kept open, in check_arena_fds().
+ */
+static void check_relay_fds(void)
+{
+	settle();
+	settle();
+	check_arena_fds();
+	for (unsigned i = 0; i < H.nh; i++) {
+		struct hsock *hs = &H.h[i];
+		int before, closed;
+
+		if (hs->broker || hs->gone || hs->fd[K_DATA] < 0)
+			continue;
+		before = count_fds();
+		close_fd(&hs->fd[K_DATA]);
+		hs->gone = true;
+		settle();
+		closed = before - count_fds() - 1;
+		trace("  socket %#x closed: the daemon closed %d descriptors",
+		      hs->handle, closed);
+		if (closed != FDS_RELAY)
+			fuzz_fail("the daemon did not close exactly FDS_RELAY "
+				  "descriptors with a relayed socket");
+	}
+}
+
+/*
+ * Once every client and descriptor of the harness is closed, the daemon
+ * holds what it held before the first client came (a broker socket goes
+ * at its next look at the kernel's table: the clock moves for that).
+ */
+static void check_daemon_fds(void)
+{
+	for (int i = 0; i < 16; i++) {
+		settle();
+		if (count_fds() == H.fds_base)
+			return;
+		fake_clock_advance(1000000000ull);
+	}
+	trace("  %d descriptors, %d with no client", count_fds(), H.fds_base);
+	fuzz_fail("the daemon holds other descriptors with all its clients "
+		  "and sockets gone than before the first came");
+}
+
 /* Let every request come to its end (parked ones: their time comes),
  * then close everything and tear the daemon down. */
 static void finish(void)
@@ -1835,13 +2339,17 @@ static void finish(void)
 	}
 	if (waiting())
 		fuzz_fail("a request neither answered nor refused");
-	for (int i = 0; i < MAX_CLIENTS; i++) {
+	for (int i = 0; i < MAX_CLIENTS; i++)
 		read_answers(i, true);
+	check_relay_fds();
+	for (int i = 0; i < MAX_CLIENTS; i++)
 		client_gone(i);
-	}
 	hs_close_all();
+	arenas_close();
+	check_daemon_fds();
 	server_fuzz_free(H.s);
 	H.s = NULL;
+	arenas_unmap();
 	fake_reset();
 	/* A SIGHUP the daemon did not read is not for the next one. */
 	sigemptyset(&hup);
@@ -1860,8 +2368,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fds_before = count_fds();
 	fake_reset();
 	memset(&H, 0, sizeof(H));
-	for (int i = 0; i < MAX_CLIENTS; i++)
+	for (int i = 0; i < MAX_CLIENTS; i++) {
 		H.c[i].fd = -1;
+		H.c[i].arena = -1;
+	}
 	H.in = (struct fin){ data, size, 0 };
 	configure(&conf);
 	if (H.cfg.loopback)
@@ -1869,6 +2379,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	H.s = server_fuzz_new(&conf);
 	if (!H.s)
 		fuzz_fail("server_fuzz_new failed");
+	H.fds_base = count_fds();
 	for (int i = 0; i < MAX_OPS && H.in.off < H.in.n; i++)
 		run_op();
 	finish();

@@ -5,8 +5,10 @@
 
 Each seed reaches a path the fuzzer would take long to find by itself:
 a datagram sent and answered, a send that waits for its time, an error
-queued for IP_RECVERR, a socket attached with a proof, a broker socket
-bound again, a reload, descriptors passed, raw frames.  The format is
+queued for IP_RECVERR and taken with WIRE_ERRQ, a socket attached with a
+proof, a process's state arena named again by its token (or a forged
+one), a broker socket bound again, a reload, descriptors passed, raw
+frames.  The format is
 fuzz_dispatch.c's: 4 bytes of configuration, then operations (an opcode
 byte, its arguments); keep the two in step.
 """
@@ -17,10 +19,16 @@ import sys
 OPS = ["connect", "hello", "open", "bind", "connect_sock", "send", "setopt",
        "getopt", "keepid", "attach", "proof", "broker_bind", "simple",
        "rawframe", "passfd", "answer4", "answer6", "forge", "close_client",
-       "close_fd", "clock", "shm", "knob", "reload", "read"]
+       "close_fd", "clock", "arena", "knob", "reload", "read"]
 NOTURN = 0xE0           # added to an opcode: no turn of the loop after it
 IP_RECVERR, IPV6_RECVERR, SO_BROADCAST = 10, 18, 1   # in fuzz_dispatch's opts[]
-K_DATA, K_SHM, K_ERR, K_KSOCK, K_KOLD, K_LIVE = range(6)
+SO_ERROR, SO_TIMESTAMP = 8, 3
+K_DATA, K_KSOCK, K_KOLD, K_LIVE = range(4)
+# op_simple's requests
+DETACH, GETNAME, GETPEER, SHUTDOWN, STATS, TABLE, ERRQ = range(7)
+# HELLO's arena token: the process's own, another's (+ its slot << 2),
+# none, forged (16 bytes follow)
+TOK_OWN, TOK_OF, TOK_NONE, TOK_FORGED = range(4)
 
 
 def config(raw_compat=False, no_keep=False, relay_1000=False, groups_1000=False,
@@ -48,8 +56,11 @@ def client(how=0, who=0):
     return op("connect", how, who)
 
 
-def hello(c=0, turn=True):
-    return op("hello", c, 0, turn=turn)
+def hello(c=0, turn=True, tok=TOK_OWN, of=0, forged=None):
+    out = op("hello", c, 0, tok | (of << 2 if tok == TOK_OF else 0),
+             turn=turn)
+    return out + ((forged or list(range(100, 116))) if tok == TOK_FORGED
+                  else [])
 
 
 def open_(c=0, v6=False, raw=False):
@@ -108,7 +119,7 @@ def seeds():
         op("read", 0)
     s["connected_err"] = config() + client() + hello() + open_() + \
         op("connect_sock", 0, 0, 0, 2) + send(noname=True) + \
-        answer(error=True, code=3) + send(noname=True) + op("shm", 0, 0) + \
+        answer(error=True, code=3) + send(noname=True) + op("arena", 0, 0) + \
         send(noname=True)
     s["local_err"] = config() + client() + hello() + open_() + \
         setopt(0, 0, IP_RECVERR, 1) + op("knob", 0) + send() + op("read", 0)
@@ -156,6 +167,48 @@ def seeds():
     s["queued"] = config() + client() + hello(turn=False) + \
         op("open", 0, 0, turn=False) + op("simple", 0, 4, turn=False) + \
         op("simple", 0, 5)
+    s["errq4"] = config() + client() + hello() + open_() + \
+        setopt(0, 0, IP_RECVERR, 1) + send() + answer(error=True) + \
+        op("read", 0) + op("arena", 0, 0) + op("simple", 0, ERRQ, 0) + \
+        op("simple", 0, ERRQ, 0) + op("getopt", 0, 0, SO_ERROR, 0)
+    s["errq6"] = config() + client() + hello() + open_(v6=True) + \
+        setopt(0, 0, IPV6_RECVERR, 1) + send() + answer(v6=True, error=True) + \
+        send() + answer(v6=True, error=True, code=4) + \
+        op("simple", 0, ERRQ, 0) + op("getopt", 0, 0, SO_ERROR, 0) + \
+        op("simple", 0, ERRQ, 0) + op("simple", 0, ERRQ, 0)
+    s["errq_local"] = config() + client() + hello() + open_() + \
+        setopt(0, 0, IP_RECVERR, 1) + op("knob", 0) + send() + \
+        op("simple", 0, ERRQ, 0) + setopt(0, 0, IP_RECVERR, 0) + \
+        op("simple", 0, ERRQ, 0)
+    s["err_wake"] = config() + client() + hello() + open_() + \
+        op("connect_sock", 0, 0, 0, 2) + send(noname=True) + \
+        answer(error=True, code=3) + op("read", 0) + op("arena", 0, 0) + \
+        op("getopt", 0, 0, SO_ERROR, 0) + op("simple", 0, ERRQ, 0) + \
+        op("arena", 0, 0)
+    s["arena_join"] = config() + client() + hello() + open_() + \
+        op("proof", 0, 0) + nonce() + client() + hello(1, tok=TOK_OF, of=0) + \
+        op("attach", 1, 0, 0) + open_(1) + send(c=1) + \
+        setopt(1, 0, IP_RECVERR, 1) + op("arena", 0, 0) + \
+        op("arena", 1, 0) + op("close_client", 0) + client() + \
+        hello(0, tok=TOK_OF, of=1) + op("proof", 1, 0) + nonce() + \
+        op("attach", 0, 1, 0) + op("arena", 1, 0)
+    s["arena_mirrors"] = config() + client() + hello() + open_() + \
+        op("proof", 0, 0) + nonce() + client() + hello(1) + \
+        op("attach", 1, 0, 0) + setopt(0, 0, SO_TIMESTAMP, 1) + \
+        setopt(1, 0, IP_RECVERR, 1) + op("arena", 0, 0) + send(c=1) + \
+        answer(error=True) + \
+        op("read", 0) + op("arena", 0, 0) + op("simple", 1, ERRQ, 0) + \
+        op("getopt", 1, 0, SO_ERROR, 0) + op("arena", 0, 0) + \
+        op("simple", 0, SHUTDOWN, 0) + op("arena", 0, 0)
+    s["arena_forged"] = config() + client() + hello(tok=TOK_FORGED) + \
+        open_() + client() + hello(1, tok=TOK_NONE) + open_(1) + \
+        client() + hello(2, tok=TOK_OF, of=1) + op("arena", 0, 8)
+    s["arena_gone"] = config() + client() + hello() + open_() + \
+        op("close_fd", 0, K_DATA) + op("close_client", 0) + client() + \
+        hello() + open_() + op("arena", 0, 0)
+    s["arena_kept"] = config() + client() + hello() + open_() + \
+        op("close_client", 0) + client() + hello() + open_() + \
+        op("arena", 1, 0)
     return s
 
 
