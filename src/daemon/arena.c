@@ -14,6 +14,7 @@
 
 struct arena {
 	uint8_t token[WIRE_NONCE_LEN];
+	uid_t uid;		/* whose it is */
 	struct wire_shm *base;
 	unsigned refs;
 	uint32_t next;		/* slots below it have been handed out */
@@ -53,12 +54,13 @@ static int arena_map(struct arena *a)
 	return fd;
 }
 
-static struct arena *arena_new(struct arena **head, int *fd)
+static struct arena *arena_new(struct arena **head, uid_t uid, int *fd)
 {
 	struct arena *a = calloc(1, sizeof(*a));
 
 	if (!a)
 		return NULL;
+	a->uid = uid;
 	if (getrandom(a->token, sizeof(a->token), 0) != sizeof(a->token) ||
 	    (*fd = arena_map(a)) < 0) {
 		int err = errno;
@@ -81,7 +83,8 @@ static bool token_zero(const uint8_t *t)
 	return true;
 }
 
-struct arena *arena_get(struct arena **head, const uint8_t *token, int *fd)
+struct arena *arena_get(struct arena **head, const uint8_t *token, uid_t uid,
+			int *fd)
 {
 	struct arena *a = NULL;
 
@@ -94,11 +97,11 @@ struct arena *arena_get(struct arena **head, const uint8_t *token, int *fd)
 
 		for (size_t i = 0; i < WIRE_NONCE_LEN; i++)
 			diff |= x->token[i] ^ token[i];
-		if (!diff)
+		if (!diff && x->uid == uid)
 			a = x;
 	}
 	if (!a)
-		a = arena_new(head, fd);
+		a = arena_new(head, uid, fd);
 	if (a)
 		a->refs++;
 	return a;

@@ -11,18 +11,21 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "wire/wire.h"
 
 struct arena;
 
 /*
- * The arena whose token is token (WIRE_NONCE_LEN bytes), or a new one if
- * there is none such (*fd: its memfd, to hand out and close; -1 when it
- * is not new); a reference taken.  *head is the list of them all.  NULL
- * with errno on failure (EMFILE, ENOMEM...).
+ * The arena of uid's whose token is token (WIRE_NONCE_LEN bytes), or a
+ * new one of uid's if there is none such (*fd: its memfd, to hand out and
+ * close; -1 when it is not new); a reference taken.  Another user's token
+ * names nothing: a leaked one lets no one fill its owner's slots.  *head
+ * is the list of them all.  NULL with errno on failure (EMFILE, ENOMEM...).
  */
-struct arena *arena_get(struct arena **head, const uint8_t *token, int *fd);
+struct arena *arena_get(struct arena **head, const uint8_t *token, uid_t uid,
+			int *fd);
 /* A reference given back; the last one unmaps and frees it. */
 void arena_put(struct arena **head, struct arena *a);
 const uint8_t *arena_token(const struct arena *a);

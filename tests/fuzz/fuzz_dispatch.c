@@ -137,6 +137,7 @@ struct hsock {
 /* A state arena the daemon handed out (HELLO), mapped read-only. */
 struct harena {
 	uint8_t token[WIRE_NONCE_LEN];
+	uid_t uid;		/* whose: only its user's HELLO joins it */
 	int fd;
 	const struct wire_shm *map;
 };
@@ -394,7 +395,7 @@ static void arena_unwritable(int fd)
  * descriptor, a read-only mapping).  Its index in H.a, or -1 when the
  * table is full (then it is closed).
  */
-static int arena_new(const uint8_t *token, int fd)
+static int arena_new(const uint8_t *token, uid_t uid, int fd)
 {
 	uint32_t w[8];
 	struct stat st;
@@ -414,7 +415,7 @@ static int arena_new(const uint8_t *token, int fd)
 		close(fd);
 		return -1;
 	}
-	H.a[H.na] = (struct harena){ .fd = fd, .map = p };
+	H.a[H.na] = (struct harena){ .uid = uid, .fd = fd, .map = p };
 	memcpy(H.a[H.na].token, token, WIRE_NONCE_LEN);
 	slot_read(&H.a[H.na], 0, w);
 	if (w[0] != WIRE_ARENA_MAGIC || w[1] || w[2] || w[3] || w[4] ||
@@ -1075,9 +1076,12 @@ static void ans_hello(int ci, const struct expect *e, int32_t result,
 	if (memcmp(body, e->req.nonce, WIRE_NONCE_LEN) == 0) {
 		if (nfds || known < 0)
 			fuzz_fail("HELLO: an arena for a token never given out");
+		if (H.a[known].uid != c->uid)
+			fuzz_fail("HELLO: another user's arena joined");
 		c->arena = known;
 	} else {
-		if (e->alive && e->drops == H.drops)
+		if (e->alive && e->drops == H.drops &&
+		    H.a[e->arena].uid == c->uid)
 			fuzz_fail("HELLO: a new arena for the token of one "
 				  "that is alive");
 		if (known >= 0)
@@ -1085,7 +1089,7 @@ static void ans_hello(int ci, const struct expect *e, int32_t result,
 				  "process's)");
 		if (nfds != 1)
 			fuzz_fail("HELLO: a new arena without its descriptor");
-		c->arena = arena_new(body, fds[0]);
+		c->arena = arena_new(body, c->uid, fds[0]);
 	}
 	trace("  client %d: arena %d (%s)", ci, c->arena,
 	      nfds ? "new" : "joined");

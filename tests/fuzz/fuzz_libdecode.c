@@ -41,7 +41,7 @@ static void check_dgram(const struct wire_dgram *dg, size_t full, int chan,
 	if (full < WIRE_DGRAM_HDR)
 		abort();
 	if (dg->kind == WIRE_DG_WAKE) {
-		if (chan != WIRE_CHAN_ERR || full != WIRE_DGRAM_HDR)
+		if (chan != WIRE_CHAN_DATA || full != WIRE_DGRAM_HDR)
 			abort();
 		return;
 	}
@@ -129,6 +129,9 @@ static void make_req(const uint8_t *p, struct wire_req *req)
 	memset(req, 0, sizeof(*req));
 	req->type = (uint16_t)(p[0] % (WIRE_TYPE_END + 1));
 	switch (req->type) {
+	case WIRE_HELLO:	/* a token half given, half zeros */
+		memcpy(req->nonce, p + 8, 8);
+		break;
 	case WIRE_OPEN:
 		req->u.open.domain = p[1] & 1 ? AF_INET6 : AF_INET;
 		req->u.open.type = p[2] & 1 ? SOCK_RAW : SOCK_DGRAM;
@@ -172,7 +175,16 @@ static void check_answer(const struct wire_req *req,
 	    r >= 0 && a->len != sizeof(struct sockaddr_in) &&
 	    a->len != sizeof(struct sockaddr_in6))
 		abort();
-	if (req->type == WIRE_HELLO && (a->len || a->nfds))
+	/* HELLO: the arena's token, and the arena only if the token is a
+	 * new one. */
+	if (req->type == WIRE_HELLO && r >= 0 &&
+	    (a->len != WIRE_NONCE_LEN ||
+	     a->nfds != (memcmp(a->body, req->nonce, WIRE_NONCE_LEN) ? 1u : 0u) ||
+	     (a->nfds && a->fd_kind[0] != WIRE_FD_ARENA)))
+		abort();
+	/* WIRE_ERRQ: the record's whole length, the record, its data. */
+	if (req->type == WIRE_ERRQ && r >= 0 &&
+	    a->len < 4 + WIRE_DGRAM_HDR)
 		abort();
 	for (unsigned i = 0; i < a->nfds; i++)
 		if (a->fd_kind[i] < WIRE_FD_SEQPACKET ||
