@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # pingsock - build, test, install.
 #
 #   make                 build everything into build/

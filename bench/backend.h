@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * backend.h - the name the bench programs print for a socket's backend
  * ("backend=..."), which bench/run checks against the one it asked for.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * holdsocks - hold many ping sockets open (the "10,000 sockets" load).
  *

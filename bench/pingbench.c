@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * pingbench - load generator for ping sockets (kernel or pingsockd).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * shimcost - what libpingsock-preload.so costs the descriptors it does not
  * serve.  Each loop makes one kind of libc call the shim interposes on a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * pingsock.h - unprivileged ICMP Echo ("ping") sockets, everywhere.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * pingsockctl - ask a running pingsockd how it is doing.
  *

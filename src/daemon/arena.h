@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * arena - the state arenas: one per client process (wire.h: struct
  * wire_shm), a sealed memfd the daemon maps, hands out once and does not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * audit - what the daemon counts of each socket and says of it: one
  * record when it opens and one when it closes, with its identifier,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "daemon/broker.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * broker - broker mode: pingsockd makes real kernel ping sockets and
  * hands them to its clients (SCM_RIGHTS), so that every call after

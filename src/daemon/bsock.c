@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * bsock - broker sockets: a kernel ping socket the daemon made, bound and
  * handed out (broker.h), and the record it keeps of it.  Every kernel

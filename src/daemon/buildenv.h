@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * buildenv - what kind of build, and what runs it: the sandbox gives way
  * where a test harness shares the process.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * client - the control connections, one per client process: accepting
  * them (credentials, network namespace, the user's share), reading one

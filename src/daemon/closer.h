@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * closer - descriptors that clients can reach are never closed where the
  * close could block the event loop.

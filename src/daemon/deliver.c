@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * deliver - what the raw sockets receive, to the socket it answers: an
  * Echo Reply (or PROBE reply) onto its data descriptor, an ICMP error

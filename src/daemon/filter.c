@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "daemon/filter.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * filter - the seccomp filter the daemon runs under after its privilege
  * drop: only the system calls of the event loop, checked by their

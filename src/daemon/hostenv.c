@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "daemon/hostenv.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * hostenv - what the engine asks of the host (struct ps_env): address
  * types from the kernel's FIB over rtnetlink, the route and source address

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "daemon/listener.h"
 
 #include <errno.h>

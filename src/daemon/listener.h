@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * listener - the daemon's AF_UNIX SOCK_SEQPACKET socket.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * log - the daemon's messages: stderr ("pingsockd: ...") in the
  * foreground and until start-up is complete, syslog once daemonised; or,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * loop - the daemon's event loop: descriptors watched with epoll, each
  * with a handler (a procedure and its data, as Redis's ae has them), and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * pingsockd - serve unprivileged ping sockets.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * ops - the requests (wire.h), one procedure each, run as their type's
  * row in the protocol's table allows (wire/types.c, as OpenSSH's monitor

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "daemon/privdrop.h"
 
 #include <ctype.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * privdrop - give up everything after start-up: supplementary groups,
  * the real/effective/saved ids, every capability (effective, permitted,

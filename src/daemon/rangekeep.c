@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "daemon/rangekeep.h"
 
 #include <errno.h>

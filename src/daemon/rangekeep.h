@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rangekeep - broker mode's claim on net.ipv4.ping_group_range.
  *

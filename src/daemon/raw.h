@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * raw - the daemon's raw ICMP sockets: the only network privilege it has,
  * opened at start-up and kept.

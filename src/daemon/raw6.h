@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * raw6 - the daemon's raw ICMPv6 socket, as raw.h is for ICMP: one
  * socket (ICMP6_FILTER passes Echo Replies, Extended Echo Replies and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* rawio - the parts of raw.c and raw6.c that are the same (rawio.h). */
 #include "daemon/rawio.h"
 

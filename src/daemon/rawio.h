@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rawio - what the daemon's raw ICMP and ICMPv6 sockets (raw.h, raw6.h)
  * do alike: integer options and large queues, the control messages of a

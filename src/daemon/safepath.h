@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * safepath - files that root opens at start-up, reached without following
  * anything an unprivileged user can change.

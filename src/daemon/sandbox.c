@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "daemon/sandbox.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sandbox - what a compromised pingsockd is left with after start-up.
  *

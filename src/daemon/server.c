@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * server - the daemon's running part: set-up (the loop and what it
  * watches, the shares, the namespace of its own), signals (SIGHUP

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * server - pingsockd's event loop: the listener, one connection per client
  * process, one data socketpair per ping socket, the raw ICMP socket, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * serverconf - what main.c hands the server (server.h): everything opened
  * and decided at start-up, while still root.

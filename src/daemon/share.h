@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * share - each user's share of the event loop: the connections of one
  * user are watched in one loop group (loop.h), so that the loop serves

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * srv - the objects of the server (server.h) and what its modules say to
  * each other.  Internal to src/daemon: the modules, from the bottom up,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * ssock - the sockets the daemon serves: their handles (a slot and its
  * generation), the connections that may use each, and relayed sockets

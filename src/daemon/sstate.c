@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sstate - a relayed socket's state that its holders read without asking
  * (the pending error, the count of records, the receive options, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * trap - what the daemon says when its seccomp filter (filter.h) refuses
  * a call: a SIGSYS handler that names the call on stderr, in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "engine/addr.h"
 
 #include <arpa/inet.h>

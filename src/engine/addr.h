@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * addr - one address type for both families, so that the engine's tables
  * and matching rules are written once.

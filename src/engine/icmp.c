@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "engine/icmp.h"
 
 #include <netinet/in.h>

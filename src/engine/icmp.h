@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * icmp - ICMP message checks, rewriting and parsing.  Pure: byte arrays in,
  * results out.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "engine/icmperr.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * icmperr - what an ICMP error means to the ping socket it quotes: the
  * errno, whether it is "hard" (reported on a connected socket even

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "engine/ipopt.h"
 
 #include <errno.h>

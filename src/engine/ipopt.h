@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * ipopt - IPv4 options a ping socket's user sets with IP_OPTIONS (or per
  * packet with an IP_RETOPTS control message): checked as the kernel's

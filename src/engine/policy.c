@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "engine/policy.h"
 
 #include <arpa/inet.h>

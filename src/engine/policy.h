@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * policy - the daemon's configuration file, parsed from text.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "engine/pscmsg.h"
 
 #include <errno.h>

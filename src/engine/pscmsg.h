@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * pscmsg - a sender's control messages, walked as for_each_cmsghdr() and
  * CMSG_OK() walk them, and the SOL_SOCKET ones checked as

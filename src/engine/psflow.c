@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "engine/psflow.h"
 
 #include <errno.h>

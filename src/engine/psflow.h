@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * psflow - IPv6 flow label leases (IPV6_FLOWLABEL_MGR), as the kernel's
  * ip6_flowlabel.c keeps them: one table for the daemon (the kernel's is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * psock - the engine (see psock.h and psock_int.h): the table of sockets
  * and their identifiers, and the calls as every socket makes them, with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * psock - the ping-socket protocol engine: the table of sockets and their
  * identifiers, and the semantics of each call (bind, connect, send,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * psock4 - the IPv4 halves of bind, connect and send, as the kernel's
  * IPv4 ping socket has them: ping_check_bind_addr(),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * psock4 - the IPv4 family's operations of the engine (psock_int.h):
  * what an IPv4 ping socket does where IPv6 differs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * psock6 - the IPv6 halves of bind, connect and send, as the kernel's
  * IPv6 ping socket has them: ping_check_bind_addr(),

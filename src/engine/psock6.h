@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * psock6 - the IPv6 family's operations of the engine (psock_int.h):
  * what an IPv6 ping socket does where IPv4 differs (its options are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * psock_int - the engine's socket and the operations its variants plug
  * in, shared by the engine's modules.  Not for use outside src/engine.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * psopen - socket(): the checks of __sys_socket() and inet_create(), and
  * the operations a new socket gets: its family's (psock4.c, psock6.c)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * psopt - socket options of a ping socket, as the kernel's
  * sk_setsockopt()/sk_getsockopt() (net/core/sock.c) and

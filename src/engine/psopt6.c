@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * psopt6 - SOL_IPV6 options of an IPv6 ping socket, as the kernel's
  * do_ipv6_setsockopt()/do_ipv6_getsockopt() (net/ipv6/ipv6_sockglue.c)

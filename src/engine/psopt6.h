@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * psopt6 - SOL_IPV6 socket options of an IPv6 ping socket: the IPv6
  * family's option hooks (psock6.c puts them in its operations; psopt.c

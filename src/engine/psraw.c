@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * psraw - the Echo-only emulation of a raw ICMP socket (see psraw.h):
  * a kind of socket for the engine (psock_int.h), with its state, its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * psraw - an Echo-only emulation of the raw ICMP socket, for programs
  * that know no other way to ping (busybox ping, liboping/oping):

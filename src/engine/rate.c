@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "engine/rate.h"
 
 #define NS 1000000000ull

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rate - a token bucket, as the generic cell rate algorithm keeps it: one
  * time stamp, the "theoretical arrival time" of the next request.  Pure:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rawhdr - the IPv4 header a raw ICMP socket shows in front of each
  * datagram (raw_rcv() queues the packet from its IP header on), rebuilt

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "engine/reqlog.h"
 
 #include <stdlib.h>

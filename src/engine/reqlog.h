@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * reqlog - the recent Echo Requests of one socket, so that a reply or an
  * error is delivered only if it answers a request the socket really sent

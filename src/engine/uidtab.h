@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * uidtab - what the daemon counts per user, and the rules that keep one
  * user from starving another:

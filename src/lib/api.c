@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * api - the public calls (include/pingsock.h) on a socket: each one looks
  * the descriptor up once and calls its backend's operation (backend.h).

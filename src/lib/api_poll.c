@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * api_poll - pingsock_poll(): poll() that also reports what a relayed
  * socket's data descriptor cannot show by itself (its state slot), and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "lib/backend.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * backend - which code serves a descriptor, chosen once.
  *

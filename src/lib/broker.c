@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "lib/broker.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * broker (library side) - sockets that pingsockd made in broker mode: real
  * kernel ping sockets, so every call is the kernel's but these (the

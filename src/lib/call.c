@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "lib/call.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * call - the request client: one request and its answer on a control
  * connection to pingsockd, and making such a connection.  libpingsock's

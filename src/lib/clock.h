@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * clock - the library's one reading of CLOCK_MONOTONIC, in nanoseconds:
  * for its spins and pauses, which must not jump with the wall clock.

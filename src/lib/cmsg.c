@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "lib/cmsg.h"
 
 #include "engine/addr.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * cmsg - write control messages into a caller's msghdr exactly as the
  * kernel's put_cmsg() does: truncation sets MSG_CTRUNC, each message

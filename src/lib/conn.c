@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "lib/conn.h"
 #include "lib/shimapi.h"
 

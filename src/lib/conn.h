@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * conn - the process's control connections to pingsockd: a small pool.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "lib/env.h"
 
 #include <stdbool.h>

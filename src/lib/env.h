@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * env - the PINGSOCK_* variables the library obeys.  The library reads
  * them when it needs them (a program may set them before its first

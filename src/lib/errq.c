@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "lib/errq.h"
 
 #include <errno.h>

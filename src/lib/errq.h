@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * errq - a daemon socket's error queue and pending error, as the kernel's
  * ip_recv_error() and sock_error() present them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "lib/fdcheck.h"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * fdcheck - is a descriptor that came with a daemon's answer the kind
  * of descriptor the answer promised (wire/decode.h: WIRE_FD_*)?  An

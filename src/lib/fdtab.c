@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "lib/fdtab.h"
 #include "lib/lock.h"
 #include "lib/shimapi.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * fdtab - the client's one descriptor table: what the library knows about
  * each descriptor it handed out, for libpingsock and the preload alike.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "lib/ident.h"
 
 #include <netinet/icmp6.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * ident - the identifier a program wrote into its Echo Request, for
  * PINGSOCK_IDENT=keep (a relayed socket asks the daemon to bind it, a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * iov - the bytes an iovec array holds, saturating at SIZE_MAX (a
  * caller's lengths may sum past it): the room a receive has, the length

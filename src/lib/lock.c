@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "lib/lock.h"
 
 #include <pthread.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * lock - the client's locks (the library's and the preload's), in one
  * place so that fork() can take them all.

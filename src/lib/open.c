@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * open - pingsock_socket(): the kernel's ping socket when it gives one,
  * else one from pingsockd (relayed, a raw socket's emulation, or a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "lib/rawcompat.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rawcompat - the library's half of the raw-socket emulation
  * (PINGSOCK_RAW=echo; the daemon's half is engine/psraw.h).

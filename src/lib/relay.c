@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "lib/relay.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * relay - a socket relayed by pingsockd: every call is a request on the
  * control connection (or, for a receive, a read of the socket's data

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * relay_io - sending and receiving on a relayed socket (backend.h).
  *

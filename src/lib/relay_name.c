@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * relay_name - naming, shutdown and the end of a relayed socket
  * (backend.h): each a request to the daemon, with the system call

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * relay_opt - socket options and ioctls of a relayed socket (backend.h).
  *

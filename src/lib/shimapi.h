@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * shimapi - the few library internals the LD_PRELOAD shim (src/shim)
  * needs beyond include/pingsock.h, fdtab.h, backend.h, broker.h and

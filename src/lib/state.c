@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "lib/state.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * state - the process's state arena (wire.h: struct wire_shm): the slots
  * in which pingsockd shows the state of each relayed socket the process

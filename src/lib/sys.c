@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "lib/sys.h"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sys - the system calls the library makes, each by its own name here
  * (sys_close(), sys_recvmsg(), ...), never by libc's bare name.

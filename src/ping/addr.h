@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * addr - a socket address of either family, the one type ping keeps
  * its destination, its source and the addresses it hears from in.

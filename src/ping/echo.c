@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * echo - see echo.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * echo - ICMP Echo Request and Reply bytes, as a ping socket carries
  * them (no IP header).  Pure code.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * errq - see errq.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * errq - the ping socket's error queue (IP_RECVERR, IPV6_RECVERR): ICMP
  * and ICMPv6 errors about our requests, and local errors, reported and

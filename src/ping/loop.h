@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * loop - the run: send a request every interval, read what comes back,
  * stop on -c, -w, -W or SIGINT, print the statistics.  SIGQUIT prints

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * ping - a setuid-less ping on libpingsock, output-compatible with
  * iputils ping 20221126.

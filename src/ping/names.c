@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * names - see names.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * names - how ping prints an address it heard from: "a.b.c.d", or
  * "name (a.b.c.d)" after a reverse lookup, as iputils' pr_addr(); an

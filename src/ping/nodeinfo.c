@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * nodeinfo - see nodeinfo.h.
  *

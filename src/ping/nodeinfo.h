@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * nodeinfo - ping -N: the ICMPv6 node information query (RFC 4620)
  * options of iputils 20221126, parsed with its rules, messages and exit

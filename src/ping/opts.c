@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * opts - the command line.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * opts - ping's command line, parsed with iputils 20221126's rules and
  * error messages (ping/ping.c and iputils_common.c of that release).

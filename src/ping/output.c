@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * output - see output.h.  Formats are iputils 20221126's, read off its
  * binary and checked against its output line by line.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * output - every line ping prints, one function per kind of line, with
  * the formats of iputils 20221126 (pinned: later releases change some,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * output6 - the lines that differ for IPv6 (see output.h): the header
  * and the ICMPv6 error texts, iputils 20221126's print_icmp() wording

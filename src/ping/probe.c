@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * probe - see probe.h.
  *

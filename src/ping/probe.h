@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * probe - RFC 8335 PROBE for ping -X: Extended Echo Requests (ICMP type
  * 42, ICMPv6 type 160) asking the destination about one of its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rrts - see rrts.h.
  *

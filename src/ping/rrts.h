@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rrts - the IPv4 options of -R (record route) and -T (timestamps):
  * the bytes given to IP_OPTIONS, and the "RR:" / "TS:" lines printed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rx - see rx.h.
  *

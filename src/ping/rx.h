@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rx - what comes back on the ping socket: Echo Replies (with their
  * control messages: TTL or hop limit, receive stamp); errq.h reads the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * setup - see setup.h.
  */

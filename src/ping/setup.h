@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * setup - iputils' setup(): what ping does once its header is out, in
  * that order: the interval checks, -d and -r, receive stamps, -m, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sock - see sock.h (IPv4; sock6.c does IPv6).
  *

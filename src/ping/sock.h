@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sock - the IPv4 ping socket and its target, set up in iputils' order
  * (which decides which complaint a user sees first), and what IPv6

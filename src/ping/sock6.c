@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sock6 - see sock6.h.
  *

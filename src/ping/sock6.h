@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sock6 - the IPv6 ping socket and its target, set up in the order of
  * iputils 20221126's ping6_run(), with its messages; every failure it

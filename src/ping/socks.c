@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * socks - see socks.h.
  */

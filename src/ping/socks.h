@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * socks - the ping sockets of both families, opened as iputils 20221126
  * opens them: before the destination is resolved, an IPv4 one unless -6

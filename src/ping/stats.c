@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * stats - see stats.h.
  *

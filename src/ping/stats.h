@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * stats - counters and round-trip statistics of one ping run, with
  * iputils' integer arithmetic (microseconds, truncating divisions), so

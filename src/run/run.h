@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * pingsock-run - runs a program, and every process and thread it starts,
  * so that its ping sockets come from pingsockd's broker mode, whatever

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "run/sock.h"
 
 #include <errno.h>

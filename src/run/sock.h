@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sock (pingsock-run) - the sockets handed to the supervised program:
  * made by the daemon through the library, installed in the caller, and

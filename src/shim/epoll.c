@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * epoll - epoll_ctl and the epoll_wait family for pingsockd's sockets.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * fds - close_range and closefrom.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * io - the interposed socket calls.  Each one: bind the real functions,
  * then, for a descriptor the library does not serve (shim_kind), the

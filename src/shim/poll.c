@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * poll - poll, ppoll, select and pselect.  When any descriptor in the
  * set is one of pingsockd's sockets, the wait is pingsock_poll(), which

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* real - the libc functions behind the shim, the debug log. */
 #include <dlfcn.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * shim - libpingsock-preload.so: the libc calls an unmodified program
  * makes on a ping socket, served by libpingsock when the socket is one of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "wire/buf.h"
 
 #include <string.h>

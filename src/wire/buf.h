@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * buf - bounds-checked reading and writing of byte arrays.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * decode - the client's checks of what the daemon sends: datagrams and
  * records on a socket's descriptors, and answers on the control channel

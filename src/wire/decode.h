@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * decode - the client side's strict decoders: what libpingsock accepts
  * from the daemon, which it trusts no more than the daemon trusts it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * in6ext - the IPv6 socket options of <linux/in6.h> that glibc's
  * <netinet/in.h> does not name, named once for every part (the two

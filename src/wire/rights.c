@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "wire/rights.h"
 
 #include <string.h>

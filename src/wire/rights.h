@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rights - descriptors in a message's control data (SCM_RIGHTS), both
  * ways, written once: the daemon packs an answer's descriptors, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * types - every request type of the protocol, one row each (struct
  * wire_req_type in wire.h): its fields both ways, who may send it when,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * wire - framing requests (the header, then the fields their type's row
  * in types.c says), and the socket table's pages.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * wire - the protocol between libpingsock and pingsockd.
  *

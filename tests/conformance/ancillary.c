@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * ancillary: the control messages a reply carries (IP_RECVTTL,
  * IP_RECVTOS, IP_PKTINFO, SO_TIMESTAMP, SO_TIMESTAMPNS), msg_controllen,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * bind: every row of the bind table, then the identifier's life cycle.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * bind6: every row of the IPv6 bind table (lengths, families, address
  * kinds, scope ids), the identifier's life cycle, and what the bound

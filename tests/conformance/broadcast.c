@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * broadcast: Echo Requests to the subnet's broadcast address and to the
  * all-hosts group 224.0.0.1, answered by this host and by the peer (both

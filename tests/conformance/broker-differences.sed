@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # Broker mode's deliberate differences from the kernel's ping socket,
 # applied to the kernel's output before it is compared (run.sh).  Each is
 # listed in pingsockd(8), BROKER MODE.

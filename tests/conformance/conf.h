@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * conf.h - helpers shared by the differential conformance cases.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * connect: default destination, names before and after, disconnect.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * connect6: an IPv6 socket's default destination, names before and after,
  * link-local destinations and the device they bind, disconnect.

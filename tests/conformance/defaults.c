@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * defaults: what a fresh ping socket reports before anything is done
  * with it.

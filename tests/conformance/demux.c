@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * demux: replies reach the socket whose identifier they carry, and only
  * that one.  (Two sockets sharing one identifier are left out on purpose:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * demux6: IPv6 replies reach the socket whose identifier they carry, and
  * only that one; an IPv4 and an IPv6 socket with the same identifier are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * errors: every ICMPv4 error of the reference table (Destination
  * Unreachable codes 0-16, Time Exceeded 0 and 1, Parameter Problem 0,

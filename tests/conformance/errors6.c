@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * errors6: ICMPv6 errors that a real router sends: Time Exceeded for hop
  * limit 1 (from IPV6_UNICAST_HOPS and from an IPV6_HOPLIMIT control

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * errors_queue: the error queue and the pending error as such (issue 5),
  * with errors forged by tests/lib/icmpforge: a reply and an error queued

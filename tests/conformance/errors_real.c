@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * errors_real: ICMP errors that a real router sends (issue 5): Destination
  * Unreachable from "unreachable" and "prohibit" routes, Time Exceeded for

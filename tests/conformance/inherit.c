@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * inherit: the descriptor is real — a forked child can use the socket
  * it inherited, a dup shares it (file status flags, readiness, queue),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * ioctl: SIOCGSTAMP/SIOCGSTAMPNS, the queue ioctls the kernel does not
  * have for ping sockets, FIONBIO, and interface ioctls on the socket.

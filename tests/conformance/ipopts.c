@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * ipopts: IP_OPTIONS (record route, timestamp, bad options), their
  * getsockopt, the reply's options as IP_RECVOPTS and IP_RETOPTS, and a

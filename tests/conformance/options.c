@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * options: setsockopt/getsockopt round trips, limits, errors, optlen
  * handling.

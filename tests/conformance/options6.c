@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * options6: setsockopt/getsockopt round trips of the SOL_IPV6 options of
  * an IPv6 ping socket (limits, errors, optlen handling), the SOL_IP level

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * options_router: IP options through a router: record route shows the
  * router on the way out and back, timestamps only shows one stamp per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * peer: Echo to the peer namespace over the veth pair (MTU 1500):
  * replies, fragmentation and reassembly, a connected socket.  (Path MTU

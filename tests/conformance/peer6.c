@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * peer6: Echo to the peer namespace over the veth pair (MTU 1500) by
  * IPv6: its global and its link-local address, sizes up to fragmentation

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * plain.h - the pingsock_* calls of the conformance cases as plain libc
  * calls (conf.h includes it instead of pingsock.h under -DCONF_PLAIN).

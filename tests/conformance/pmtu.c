@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * pmtu: path MTU discovery modes to the peer over the veth pair (MTU
  * 1500) and the local EMSGSIZE error they give (issue 5).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * probe: RFC 8335 PROBE (Extended Echo, ICMP type 42 / ICMPv6 type 160)
  * on ping sockets of both families, to this host's loopback interface,

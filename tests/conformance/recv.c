@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * recv / recvfrom / recvmsg: the reply as returned, short buffers, PEEK
  * and TRUNC, waiting (nonblocking, SO_RCVTIMEO), poll readiness.

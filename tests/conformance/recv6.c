@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * recv6: the IPv6 reply as returned (type 129, the sockaddr_in6 of its
  * source), short name and data buffers, PEEK and TRUNC, waiting

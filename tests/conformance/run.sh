@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # tests/conformance/run.sh - differential conformance tests.
 #
 # Every case program build/tests/conformance/NAME (from tests/conformance/

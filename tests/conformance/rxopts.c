@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rxopts: SO_TIMESTAMPING receive stamps (flags, both option names, the
  * control message), SO_RXQ_OVFL (which ping sockets do not report), and

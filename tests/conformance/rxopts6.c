@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rxopts6: the receive options of an IPv6 ping socket and the control
  * messages they give, alone and together, from lo and from the peer:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sendto / sendmsg: every IPv4 row of the sendto table that needs no ICMP
  * error, each on a fresh socket, with the socket's name afterwards (the

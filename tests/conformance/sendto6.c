@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sendto6 / sendmsg on IPv6 ping sockets: sizes, the header checks, the
  * destination address (lengths, families, v4-mapped, scope ids), flags,

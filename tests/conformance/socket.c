@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * socket: creating ping sockets (types, protocols, flags) and what the
  * new socket says about itself.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * socket6: creating IPv6 ping sockets (types, protocols, flags) and what
  * the new socket says about itself: its kind and the defaults of its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * dispatch_net - the network of fuzz_dispatch: packets for the daemon's
  * raw sockets.  An answer is built from the request the daemon really

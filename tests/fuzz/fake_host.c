@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * fake_host - the host as pingsockd sees it, for fuzz_dispatch.c: every
  * function the daemon's server.c calls that needs privilege, the host's

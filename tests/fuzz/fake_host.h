@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * fake_host - what pingsockd needs root or the host for, faked for the
  * in-process harness of its dispatch (fuzz_dispatch.c): the raw ICMP

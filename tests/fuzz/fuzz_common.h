@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * fuzz_common - what several fuzzers share: the reader of their input,
  * and the devices of the fake host they give the engine (lo is 1, eth0

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * fuzz_dispatch - libFuzzer target for pingsockd's event loop and request
  * dispatch, in process: the daemon's own server.c (built with -DPSD_FUZZ),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * fuzz_dispatch.h - what fuzz_dispatch.c shares with the packets it makes
  * for the network (dispatch_net.c).

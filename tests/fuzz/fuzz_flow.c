@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * fuzz_flow - libFuzzer target for IPv6 flow label leases
  * (IPV6_FLOWLABEL_MGR, engine/psflow.c through ps_flowlabel_opt() and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * fuzz_icmp - libFuzzer target for the packet parsers: icmp4_parse() on
  * whatever a raw ICMP socket could deliver, with checks of what it

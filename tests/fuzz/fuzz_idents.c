@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * fuzz_idents - libFuzzer target for who holds which identifier: the
  * raw-socket emulation (engine/psraw.c: Echo-only SOCK_RAW sockets whose

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * fuzz_libdecode - libFuzzer target for what libpingsock takes from the
  * daemon (src/wire/decode.c), and for the library code that then uses

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * fuzz_wire - libFuzzer target for the daemon's request decoder, and for
  * the engine calls the daemon makes with what it decoded.

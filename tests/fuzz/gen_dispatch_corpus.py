@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """Seed corpus of fuzz_dispatch: sessions written in its input format.
 
     tests/fuzz/gen_dispatch_corpus.py [DIR]   (default: corpus/fuzz_dispatch)

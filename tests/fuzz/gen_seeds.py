@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """gen_seeds.py - write the seed corpora of the engine fuzz targets
 fuzz_idents and fuzz_flow (tests/fuzz/corpus/NAME/), hand-made sessions
 in the targets' own operation encoding (see step() in each .c file; the

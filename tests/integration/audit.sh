@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # audit - pingsockd's audit records and pingsockctl (issue 8, item 3):
 # with --log-file, one "event=open" and one "event=close" record per
 # socket, each an ISO 8601 UTC line of key=value fields, the close record

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # broker - pingsockd's broker mode (issue 9): it sets ping_group_range to
 # a group of its own, hands out real kernel ping sockets, and restores
 # the range when it ends.  Checked here: what the daemon and its range

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # conformance_shim - the differential conformance cases, built as plain
 # libc programs (tests/conformance/plain.h), must give the same output on
 # the kernel's ping socket and, unmodified, under libpingsock-preload.so

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # pingsockd end to end: served pings, policy, identifiers, robustness,
 # privileges, start-up failures, signals.  Clients run as uid 65534 in a
 # namespace whose kernel ping sockets are closed (ping_group_range 1 0).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # defaults - the 2010 patch's own test, in short, under pingsockd's
 # defaults (no configuration at all): one user's 200 concurrent pings,
 # 25 echoes each 0.2 s apart (5 s), to a peer over a veth pair, in relay

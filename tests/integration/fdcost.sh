@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # fdcost - what a socket costs pingsockd (issue 17, item 2): one
 # descriptor a socket, relayed or broker, plus one a client connection;
 # 10,000 sockets held by 100 processes under a descriptor limit of 20,000

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # fuzz - the libFuzzer targets (tests/fuzz), built with clang, ASan and
 # UBSan, each run for FUZZ_RUNS inputs (default 200000) from its seed
 # corpus.  They sanitize themselves, so the suite's second pass (the ASan

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # pingsockd under attack (issue 8: "Bad clients", "Bad packets", "Daemon
 # killed with SIGKILL while 50 clients ping").
 #

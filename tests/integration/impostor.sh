@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # impostor - the library against a daemon that lies (issue 15, finding 8:
 # "The library trusts nothing the daemon sends").  An impostor at the
 # socket path (anyone who binds it while pingsockd is down) or a

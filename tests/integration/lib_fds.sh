@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # lib_fds - the library's descriptor table, through include/pingsock.h
 # (tests/lib/fdcopy.c): a dup() of a socket is the same socket (issue 16:
 # it used to be unknown to the table, so pingsock_sendto() on it sent

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # limits - pingsockd's per-user limits (issue 8): max_sockets (EMFILE),
 # rate/burst (a token bucket: EAGAIN with MSG_DONTWAIT, a wait
 # otherwise), deny/allow networks (EACCES), max_request (EMSGSIZE), and a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # ping6_output - our ping against iputils' ping 20221126 over IPv6.
 #
 # As ping_output.sh (tests/lib/pingout.sh): both run as uid 65534 with

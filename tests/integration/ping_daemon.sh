@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # The setuid-less ping through pingsockd, as uid 65534, with the kernel's
 # ping sockets closed: replies, iputils' output, exit codes, and a clear
 # word on why when it cannot work.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # ping_output - our ping against iputils' ping 20221126, line by line.
 #
 # Both run as uid 65534 with the same arguments; stdout and stderr are

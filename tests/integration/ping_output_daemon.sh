@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # ping_output through pingsockd: the same comparison with iputils' ping,
 # our ping served by the daemon in a namespace with the kernel's ping
 # sockets closed.

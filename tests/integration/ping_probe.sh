@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # ping_probe - ping -X: RFC 8335 PROBE (Extended Echo) requests for an
 # interface of the destination, by name, index and address, both
 # families, on both backends.

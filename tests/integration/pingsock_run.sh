@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # run - pingsock-run (issue 18, item 1): programs that LD_PRELOAD does not
 # reach get their ping sockets from pingsockd's broker mode all the same.
 # As uid 65534 in a namespace whose ping_group_range is closed:

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # raw_compat - programs that know only raw ICMP sockets (busybox ping,
 # liboping's oping), unprivileged, through the shim's Echo-only emulation
 # of the raw socket (PINGSOCK_RAW=echo, pingsockd's raw_compat = yes).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # sandbox - pingsockd after start-up (issue 8, item 1; src/daemon/sandbox.h):
 # the seccomp filter is in force (Seccomp: 2) with no_new_privs and no
 # capabilities, in the foreground and daemonised; its / is an empty,

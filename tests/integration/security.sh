@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # security - the attacks of issue 15's audit, each made again as the
 # audit made it, and shown to do no harm now.  One section per finding
 # (the numbers are the issue's); each prints PASS/FAIL lines named

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # shim_clients - real unmodified clients of ping sockets through
 # libpingsock-preload.so: traceroute -I, iputils ping on a fresh daemon,
 # Python's icmplib and fping 5.1 (shared/reference/real-clients.md).

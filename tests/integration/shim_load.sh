@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # shim_load - 100 concurrent unmodified iputils pings through the shim.
 #
 # SHIM_LOAD_N (100) capability-free copies of ping, each `-i 0.2 -c 50`,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # shim_ping - an unmodified iputils ping through libpingsock-preload.so.
 #
 # A capability-free copy of /usr/bin/ping runs as uid 65534 with only

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # shim_ping6 - unmodified iputils ping -6, fping -6 and traceroute -6 -I
 # through libpingsock-preload.so, on pingsockd's IPv6 ping sockets.
 #

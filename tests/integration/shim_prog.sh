@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # shim_prog - poll, select, epoll, non-blocking sockets, fork, dup, exec,
 # sendmmsg/recvmmsg, close_range and threads on ping sockets, through
 # libpingsock-preload.so, compared with the kernel's own ping socket.

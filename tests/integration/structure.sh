@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # structure - the shape docs/architecture.md describes, held against the
 # tree (tests/lib/structure.py): the modules include only downwards (no
 # cycle), no function over 80 lines, no daemon file of 700 lines or

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # pingsockd as systemd runs it.
 #
 #   - make install (into a temporary PREFIX) writes the units for that

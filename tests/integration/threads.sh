@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # threads - the calls of one process's threads do not wait on each other
 # (issue 16, item 7): while the daemon parks one thread's send (the
 # socket's min_interval), the other threads of the process go on making

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # pingsockd under valgrind: no memory errors and no leaks over a session
 # with pings, a malformed client, a reload and a clean stop.  Valgrind and
 # ASan cannot share a process, so this runs in the plain build's pass only

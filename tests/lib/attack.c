@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * attack - the attacks of issue 15's audit, as a local user would make
  * them, for tests/integration/security.sh.  Each prints what it got, one

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # shellcheck shell=bash
 # tests/lib/compare.sh - compare a program's output with a reference run
 # (source it; netns.sh's pass/fail must be defined by the time it is used).

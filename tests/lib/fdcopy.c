@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * fdcopy - the library's descriptor table as a program sees it through
  * include/pingsock.h: copies of a socket made behind the library's back

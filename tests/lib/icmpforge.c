@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * icmpforge - answer Echo Requests for 10.78.T.C with ICMP error T/C.
  *

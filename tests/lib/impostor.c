@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * impostor - a fake pingsockd for tests/integration/impostor.sh: what a
  * process that bound the socket path while the real daemon was down (or

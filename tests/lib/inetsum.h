@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * inetsum.h - the Internet checksum (RFC 1071) of a byte array, for the
  * test programs that write ICMP messages themselves; the value to store

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # tests/lib/netns.sh - shared set-up for integration tests (source it).
 #
 #   . "$(dirname "$0")/../lib/netns.sh"

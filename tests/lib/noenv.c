@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * noenv - a program that clears its environment (environ = NULL, as some
  * daemons and sandboxes do) and only then makes its ping socket, for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * parked - threads of one process do not wait on each other's calls
  * (issue 16, item 7), for tests/integration/threads.sh.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # shellcheck shell=bash
 # tests/lib/pingout.sh - what ping_output.sh and ping6_output.sh share:
 # our ping against iputils' ping 20221126, each run as uid 65534 in a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * pstool - small client used by the integration tests.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rawinject - put forged ICMP and ICMPv6 datagrams on a link, byte for
  * byte as described, for tests/integration/hostile.sh.

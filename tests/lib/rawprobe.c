@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rawprobe - a plain libc program on a raw ICMP socket, for
  * tests/integration/raw_compat.sh: run as root it uses the kernel's raw

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # shellcheck shell=bash
 # tests/lib/shimlib.sh - set-up shared by the tests of unmodified programs
 # through libpingsock-preload.so (source it).

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: ISC
 """structure - the shape docs/architecture.md promises, checked on the tree.
 
   layers     every #include "mod/..." goes down the module layering below

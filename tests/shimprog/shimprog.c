@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * shimprog - an unmodified program's use of ping sockets, for the
  * LD_PRELOAD shim (issue 6).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rawsys - a statically linked program that makes its ping socket with
  * raw system calls (syscall(SYS_socket, ...)), as Go and other runtimes

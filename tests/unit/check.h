@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * check.h - the unit tests' harness.  Each TEST() prints one result line
  * for tests/run: "PASS: name" or "FAIL: name: file:line: what".

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test_buf - the bounds-checked reader and writer (src/wire/buf.c).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test_decode - the client side's strict decoders (src/wire/decode.c):
  * what libpingsock accepts from the daemon, on byte arrays.

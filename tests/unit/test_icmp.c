@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test_icmp - checksums, the type check, ident rewriting and the IPv4
  * parser (src/engine/icmp.c), on hand-built datagrams.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test_icmp6 - the ICMPv6 half of src/engine/icmp.c (icmp6_parse,
  * icmp6_set_ident) and of src/engine/icmperr.c (icmp6_error_verdict), on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The daemon's event loop groups (loop.h) and users' shares (share.h):
  * a group of one is watched as a plain descriptor, the second member

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test_policy - the configuration parser and the gid check
  * (src/engine/policy.c).

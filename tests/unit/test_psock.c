@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test_psock - the ping-socket engine (src/engine/psock.c) against a fake
  * host, call by call, with the kernel's answers from

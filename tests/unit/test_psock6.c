@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test_psock6 - the IPv6 ping socket of the engine (src/engine/psock6.c,
  * psopt6.c, through the public calls of psock.h) against a fake host, as

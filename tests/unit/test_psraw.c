@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test_psraw - the raw-socket emulation of the engine (src/engine/psraw.c)
  * and the IPv4 header the library rebuilds (src/engine/rawhdr.c), on byte

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test_rate - the token bucket (src/engine/rate.c): a burst goes at once,
  * then one request per interval; an idle bucket fills up again; rate 0 is

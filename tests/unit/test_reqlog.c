@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test_reqlog - the per-socket log of recent requests
  * (src/engine/reqlog.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test_types - the protocol's table of request types (wire/types.c) and
  * the result space (wire.h: enum wire_result): every type has one whole

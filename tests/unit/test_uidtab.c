@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test_uidtab - per-user counts and the rationing of shares that run
  * short for everyone (engine/uidtab.h).

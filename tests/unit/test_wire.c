@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test_wire - the request encoder and the strict decoder (src/wire/wire.c).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * steps/bind.h - the steps of bind.c and bind6.c, for either family:
  * rows of the bind table (each on a fresh socket, with the name it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * steps/connect.h - the steps of connect.c and connect6.c, for either
  * family: the default destination, names before and after, disconnect,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * steps/demux.h - the steps of demux.c and demux6.c, for either family:
  * replies reach the socket whose identifier they carry, and only that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * steps/errors_real.h - the steps of errors_real.c and errors6.c, for
  * either family: the errors a real router sends (the router topology):

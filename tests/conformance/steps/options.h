@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * steps/options.h - the steps of options.c and options6.c, for either
  * family: the hop limit option (IP_TTL, IPV6_UNICAST_HOPS) round trips,

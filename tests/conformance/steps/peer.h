@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * steps/peer.h - the steps of peer.c and peer6.c, for either family:
  * echoes to the peer namespace over the veth pair (MTU 1500), up to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * steps/recv.h - the steps of recv.c and recv6.c, for either family:
  * the reply as returned, short buffers, PEEK and TRUNC, waiting

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * steps/sendto.h - the steps of sendto.c and sendto6.c, for either
  * family: rows of the sendto table (each on a fresh socket, with the

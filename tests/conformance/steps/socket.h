@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * steps/socket.h - the steps of socket.c and socket6.c, for either
  * family: creating ping sockets (types, protocols, flags) and what the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: ISC
 // goping - a Go program that pings as Go programs do (golang.org/x/net/icmp
 // on an unprivileged "udp4"/"udp6" ICMP socket: socket(), then bind() to
 // the wildcard address, from many threads; the runtime preempts with
