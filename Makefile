@@ -243,7 +243,7 @@ build/fuzz/%: tests/fuzz/%.c $(CORE_SRC)
 FUZZ_DISPATCH_SRC := tests/fuzz/fuzz_dispatch.c tests/fuzz/dispatch_net.c \
 	tests/fuzz/fake_host.c $(addprefix src/daemon/,server.c loop.c \
 	client.c ops.c ssock.c bsock.c deliver.c audit.c closer.c log.c \
-	share.c arena.c sstate.c) \
+	share.c arena.c sstate.c notify.c) \
 	$(CORE_SRC)
 FUZZ_DISPATCH_OBJ := $(patsubst %.c,build/fuzz/obj/%.o,$(FUZZ_DISPATCH_SRC))
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Wno-unused-parameter \

@@ -4,10 +4,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <paths.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -16,6 +21,61 @@ static int detached;
 static int debug;
 static int file_fd = -1;
 static pid_t file_pid;
+static bool journal;	/* stderr is the journal's stream */
+
+/*
+ * JOURNAL_STREAM ("DEV:INO") is set by systemd when it connects stdout or
+ * stderr to the journal.  Only if it names the very stream fd 2 is (not
+ * one a parent had, inherited through a redirection) are "<N>" prefixes
+ * understood there: the journal then takes N as the line's priority and
+ * adds the identifier and time itself.
+ */
+void log_detect_journal(void)
+{
+	const char *v = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+	int n = 0;
+
+	journal = v && sscanf(v, "%llu:%llu%n", &dev, &ino, &n) == 2 &&
+		  v[n] == '\0' && fstat(2, &st) == 0 &&
+		  (unsigned long long)st.st_dev == dev &&
+		  (unsigned long long)st.st_ino == ino;
+}
+
+bool log_journal(void)
+{
+	return journal;
+}
+
+/* Is the syslog socket there to take records?  A datagram socket
+ * connected to it, as syslog(3) will try. */
+static int syslog_reachable(void)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc, e;
+
+	if (fd < 0)
+		return errno;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", _PATH_LOG);
+	rc = connect(fd, (struct sockaddr *)&sun, sizeof(sun));
+	e = errno;
+	close(fd);
+	return rc == 0 ? 0 : e;
+}
+
+void log_open_syslog(void)
+{
+	int e = syslog_reachable();
+
+	/* syslog(3) drops records it cannot deliver without a word: say it
+	 * once, while stderr is still where the administrator looks. */
+	if (e)
+		fprintf(stderr, "pingsockd: warning: syslog (%s): %s: the "
+			"daemon's messages will be lost (use --foreground, or "
+			"--log-file)\n", _PATH_LOG, strerror(e));
+	openlog("pingsockd", LOG_PID | LOG_NDELAY, LOG_DAEMON);
+}
 
 void log_to_syslog(void)
 {
@@ -113,7 +173,10 @@ void log_msg(int prio, const char *fmt, ...)
 		if (detached || prio > LOG_WARNING)
 			return;
 	}
-	fprintf(stderr, "pingsockd: %s\n", line);
+	if (journal)
+		fprintf(stderr, "<%d>%s\n", prio, line);
+	else
+		fprintf(stderr, "pingsockd: %s\n", line);
 }
 
 static const char *const class_names[LOGC_END] = {

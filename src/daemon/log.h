@@ -12,6 +12,10 @@
  * not open it again once unprivileged and sandboxed.  Rotate it with
  * logrotate's copytruncate (O_APPEND writes follow the truncation).
  * In the foreground, warnings and errors also go to stderr.
+ *
+ * Under systemd (JOURNAL_STREAM naming stderr), each stderr line is
+ * "<N>message": N the syslog priority, which the journal keeps; no
+ * "pingsockd:" prefix and no time, which the journal adds itself.
  */
 #ifndef PSD_LOG_H
 #define PSD_LOG_H
@@ -19,7 +23,15 @@
 #include <stddef.h>
 #include <syslog.h>
 
+#include <stdbool.h>
+
 void log_to_syslog(void);
+/* Connect to syslog now (before the chroot), warning once on stderr if
+ * nothing listens there. */
+void log_open_syslog(void);
+/* Read JOURNAL_STREAM (at start, before anything is logged). */
+void log_detect_journal(void);
+bool log_journal(void);
 void log_set_debug(int on);
 /* --log-file: every message to fd (opened as main.c's open_log_file()
  * says), from now on. */

@@ -14,6 +14,10 @@
  *   3. chroot into an empty directory (sandbox.h), drop to --user, clear
  *      groups, drop every capability, no_new_privs, the seccomp filter;
  *   4. daemonise (unless --foreground) and run the event loop.
+ * Started without root but with CAP_NET_RAW (systemd's User= and
+ * AmbientCapabilities=), relay mode runs the same steps as that user:
+ * no uid change, no chroot (Landlock closes the file system instead).
+ * The service manager hears of each state (notify.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +38,8 @@
 #include "daemon/hostenv.h"
 #include "daemon/listener.h"
 #include "daemon/log.h"
+#include "daemon/notify.h"
+#include "daemon/pidfile.h"
 #include "daemon/privdrop.h"
 #include "daemon/raw.h"
 #include "daemon/raw6.h"
@@ -48,6 +54,11 @@
 #define PINGSOCK_VERSION "unknown"	/* the Makefile defines it */
 #endif
 #define PSD_VERSION PINGSOCK_VERSION
+/* Read when it exists and no --config is given (the Makefile passes the
+ * installed path). */
+#ifndef PSD_CONFIG_DEFAULT
+#define PSD_CONFIG_DEFAULT "/etc/pingsock/pingsockd.conf"
+#endif
 #define NOFILE_WANT 1048576
 
 struct opts {
@@ -62,11 +73,13 @@ struct opts {
 	const char *mode;	/* --mode: overrides the config's */
 	const char *broker_group;
 	bool allow_shared_user;	/* --allow-shared-user */
+	bool no_config;		/* --no-config: built-in defaults */
+	const char *pidfile;	/* --pidfile */
 };
 
 /* long-only options */
 enum { OPT_CHECK_CONFIG = 0x100, OPT_LOG_FILE, OPT_MODE, OPT_BROKER_GROUP,
-       OPT_ALLOW_SHARED };
+       OPT_ALLOW_SHARED, OPT_NO_CONFIG, OPT_PIDFILE };
 
 static void usage(FILE *f)
 {
@@ -79,11 +92,15 @@ static void usage(FILE *f)
 		"      --allow-shared-user\n"
 		"                      run as a USER that others share (nobody,\n"
 		"                      an account with a home or processes)\n"
-		"  -c, --config FILE   read policy from FILE (see pingsockd(8))\n"
-		"      --check-config  check the --config FILE and exit: prints\n"
+		"  -c, --config FILE   read policy from FILE (see pingsockd(8));\n"
+		"                      default %s, if it exists\n"
+		"      --no-config     read no file: the built-in defaults\n"
+		"      --check-config  check the configuration file and exit:\n"
 		"                      \"FILE: ok\" or \"FILE:LINE: reason\"\n"
 		"  -f, --foreground    stay in the foreground, log to stderr\n"
 		"  -d, --debug         log debug messages too\n"
+		"      --pidfile PATH  write the daemon's pid to PATH (emptied\n"
+		"                      at exit)\n"
 		"      --log-file PATH append every message (the audit records\n"
 		"                      too) to PATH instead of syslog/stderr\n"
 		"      --mode MODE     relay (default), broker or auto: carry\n"
@@ -96,7 +113,23 @@ static void usage(FILE *f)
 		"  -V, --version       show the version\n"
 		"A listening socket passed by systemd (socket activation,\n"
 		"LISTEN_PID/LISTEN_FDS) is used instead of --socket.\n",
-		PINGSOCK_DEFAULT_SOCKET);
+		PINGSOCK_DEFAULT_SOCKET, PSD_CONFIG_DEFAULT);
+}
+
+/*
+ * No --config: the installed file, if there is one (--check-config
+ * checks it even when missing, and says so).  A file that exists but
+ * cannot be read safely stops start-up, as a --config would.
+ */
+static void default_config(struct opts *o)
+{
+	struct stat st;
+
+	if (o->config || o->no_config)
+		return;
+	if (o->check_config || lstat(PSD_CONFIG_DEFAULT, &st) == 0 ||
+	    errno != ENOENT)
+		o->config = PSD_CONFIG_DEFAULT;
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o)
@@ -112,6 +145,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "mode", required_argument, NULL, OPT_MODE },
 		{ "broker-group", required_argument, NULL, OPT_BROKER_GROUP },
 		{ "allow-shared-user", no_argument, NULL, OPT_ALLOW_SHARED },
+		{ "no-config", no_argument, NULL, OPT_NO_CONFIG },
+		{ "pidfile", required_argument, NULL, OPT_PIDFILE },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -135,6 +170,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case OPT_MODE: o->mode = optarg; break;
 		case OPT_BROKER_GROUP: o->broker_group = optarg; break;
 		case OPT_ALLOW_SHARED: o->allow_shared_user = true; break;
+		case OPT_NO_CONFIG: o->no_config = true; break;
+		case OPT_PIDFILE: o->pidfile = optarg; break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("pingsockd %s\n", PSD_VERSION); exit(0);
 		default: usage(stderr); exit(2);
@@ -151,11 +188,16 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			"or auto\n", o->mode);
 		exit(2);
 	}
-	if (o->check_config && !o->config) {
-		fprintf(stderr, "pingsockd: --check-config needs --config "
-			"FILE\n");
+	if (o->config && o->no_config) {
+		fprintf(stderr, "pingsockd: --config and --no-config\n");
 		exit(2);
 	}
+	if (o->check_config && o->no_config) {
+		fprintf(stderr, "pingsockd: --check-config needs a file, not "
+			"--no-config\n");
+		exit(2);
+	}
+	default_config(o);
 	return 0;
 }
 
@@ -346,7 +388,40 @@ static int apply_filter(const struct server_conf *conf, int sock_dir,
 static void fatal(const char *msg)
 {
 	log_err("%s", msg);
+	pidfile_clear();
 	exit(1);
+}
+
+/*
+ * Root, or relay mode with CAP_NET_RAW: a start without root cannot
+ * claim ping_group_range (broker mode) nor change its ids.
+ */
+static void check_start(struct policy *p)
+{
+	if (geteuid() == 0)
+		return;
+	if (!privdrop_has_net_raw())
+		fatal("must be started as root, or with CAP_NET_RAW for relay "
+		      "mode (it opens raw sockets, then drops every "
+		      "privilege)");
+	if (p->mode == POLICY_BROKER)
+		fatal("mode broker: needs a start as root (it claims "
+		      "net.ipv4.ping_group_range); started without root, "
+		      "only relay mode is served");
+	if (p->mode == POLICY_AUTO) {
+		log_info("mode auto: relay, as started without root");
+		p->mode = POLICY_RELAY;
+	}
+}
+
+/* Before any fork: the daemon's messages and states go where its
+ * service manager says. */
+static void early_setup(void)
+{
+	char err[512];
+
+	if (notify_init(err, sizeof(err)))
+		fatal(err);
 }
 
 /* A socket passed by the service manager, if any, in place of --socket
@@ -445,22 +520,24 @@ int main(int argc, char **argv)
 	struct opts o;
 	static char config_abs[PATH_MAX];
 	char err[512];
-	int ready_fd = -1;
+	int ready_fd = -1, status;
 
 	close_inherited();
+	log_detect_journal();
 	parse_opts(argc, argv, &o);
 	log_set_debug(o.debug);
 	if (o.check_config)
 		return check_config(o.config);
 	umask(022);
+	early_setup();
 	policy_default(&conf.policy);
-	if (geteuid() != 0)
-		fatal("must be started as root (it opens raw sockets, then "
-		      "drops every privilege)");
+	if (geteuid() != 0 && !privdrop_has_net_raw())
+		check_start(&conf.policy);	/* says why, before any file */
 	if (o.config &&
 	    server_load_config(o.config, true, &conf.policy, err, sizeof(err)))
 		fatal(err);
 	apply_overrides(&o, &conf.policy);
+	check_start(&conf.policy);
 	if (privdrop_resolve(o.user, o.allow_shared_user, &target, err,
 			     sizeof(err)))
 		fatal(err);
@@ -470,6 +547,8 @@ int main(int argc, char **argv)
 	/* As root, in the daemon's own process; kept after the drop. */
 	if (o.log_file && open_log_file(o.log_file, err, sizeof(err)))
 		fatal(err);
+	if (o.pidfile && pidfile_write(o.pidfile, err, sizeof(err)))
+		fatal(err);
 	open_privileged(&o, &target, &conf);
 	/* SIGHUP re-reads it after chdir("/"). */
 	conf.config_path = o.config ? realpath(o.config, config_abs) : NULL;
@@ -478,5 +557,7 @@ int main(int argc, char **argv)
 		 target.name, (unsigned)target.uid);
 	if (ready_fd >= 0)
 		detach_stdio(ready_fd);
-	return server_run(&conf);
+	status = server_run(&conf);
+	pidfile_clear();
+	return status;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 #include "daemon/privdrop.h"
+#include "daemon/log.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -140,30 +141,64 @@ static int user_is_shared(const struct passwd *pw, char *err, size_t errlen)
 				    "the daemon's group", err, errlen);
 }
 
-int privdrop_resolve(const char *user, bool allow_shared,
-		     struct drop_target *t, char *err, size_t errlen)
+/* Started without root: the user it was started as, which --user, if
+ * given, must name. */
+static const struct passwd *self_user(const char *user, char *err,
+				      size_t errlen)
+{
+	const struct passwd *pw = getpwuid(geteuid());
+
+	if (!pw) {
+		snprintf(err, errlen, "uid %u has no passwd entry",
+			 (unsigned)geteuid());
+		return NULL;
+	}
+	if (user && strcmp(user, pw->pw_name) != 0) {
+		const struct passwd *want = getpwnam(user);
+
+		if (!want || want->pw_uid != pw->pw_uid) {
+			snprintf(err, errlen, "--user %s: started as %s "
+				 "without root, the daemon stays %s", user,
+				 pw->pw_name, pw->pw_name);
+			return NULL;
+		}
+	}
+	return pw;
+}
+
+static const struct passwd *named_user(const char *user, char *err,
+				       size_t errlen)
 {
 	const struct passwd *pw = getpwnam(user ? user : DEFAULT_USER);
-	char why[400];
 
-	if (!pw && !user) {
+	if (!pw && !user)
 		snprintf(err, errlen, "no user " DEFAULT_USER ": create it "
 			 "(useradd --system --no-create-home --home-dir "
 			 "/nonexistent --shell /usr/sbin/nologin " DEFAULT_USER
 			 ") or name another with --user");
-		return -1;
-	}
-	if (!pw) {
+	else if (!pw)
 		snprintf(err, errlen, "--user %s: no such user", user);
+	return pw;
+}
+
+int privdrop_resolve(const char *user, bool allow_shared,
+		     struct drop_target *t, char *err, size_t errlen)
+{
+	bool root = geteuid() == 0;
+	const struct passwd *pw = root ? named_user(user, err, errlen)
+				       : self_user(user, err, errlen);
+	char why[400];
+
+	if (!pw)
 		return -1;
-	}
 	if (pw->pw_uid == 0) {
 		snprintf(err, errlen, "--user %s: refusing to run as uid 0",
 			 pw->pw_name);
 		return -1;
 	}
 	t->uid = pw->pw_uid;
-	t->gid = pw->pw_gid;
+	/* Without root, the group the service manager gave. */
+	t->gid = root ? pw->pw_gid : getegid();
 	snprintf(t->name, sizeof(t->name), "%s", pw->pw_name);
 	if (user_is_shared(pw, why, sizeof(why)) == 0)
 		return 0;
@@ -173,8 +208,19 @@ int privdrop_resolve(const char *user, bool allow_shared,
 			 why);
 		return -1;
 	}
-	fprintf(stderr, "pingsockd: warning: %s (--allow-shared-user)\n", why);
+	log_warn("warning: %s (--allow-shared-user)", why);
 	return 0;
+}
+
+bool privdrop_has_net_raw(void)
+{
+	cap_t now = cap_get_proc();
+	cap_flag_value_t v = CAP_CLEAR;
+
+	if (now)
+		cap_get_flag(now, CAP_NET_RAW, CAP_EFFECTIVE, &v);
+	cap_free(now);
+	return v == CAP_SET;
 }
 
 /* In a user's range of subordinate group ids (/etc/subgid)? */
@@ -263,11 +309,44 @@ static int drop_bounding(char *err, size_t errlen)
 	}
 	return 0;
 }
+/*
+ * Started without root, the ids are already the daemon's and cannot be
+ * changed: check them, and that no supplementary group but its own is
+ * held (systemd's User= gives the user's groups).
+ */
+static int check_ids(const struct drop_target *t, char *err, size_t errlen)
+{
+	gid_t groups[64];
+	int n = getgroups(64, groups);
+	uid_t r, e, s;
+	gid_t rg, eg, sg;
+
+	if (getresuid(&r, &e, &s) || r != t->uid || e != t->uid ||
+	    s != t->uid || getresgid(&rg, &eg, &sg) || rg != t->gid ||
+	    eg != t->gid || sg != t->gid || n < 0) {
+		snprintf(err, errlen, "started without root: the real, "
+			 "effective and saved ids must all be %s's", t->name);
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		if (groups[i] != t->gid) {
+			snprintf(err, errlen, "started without root and in "
+				 "group %u, which it cannot leave: start it "
+				 "without supplementary groups",
+				 (unsigned)groups[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int drop_ids(const struct drop_target *t, char *err, size_t errlen)
 {
 	uid_t r, e, s;
 	gid_t rg, eg, sg;
 
+	if (geteuid() != 0)
+		return check_ids(t, err, errlen);
 	if (prctl(PR_SET_KEEPCAPS, 0) != 0 || setgroups(0, NULL) != 0 ||
 	    setresgid(t->gid, t->gid, t->gid) != 0 ||
 	    setresuid(t->uid, t->uid, t->uid) != 0) {
@@ -309,7 +388,12 @@ static int drop_caps(char *err, size_t errlen)
 
 int privdrop_apply(const struct drop_target *t, char *err, size_t errlen)
 {
-	if (drop_bounding(err, errlen) || drop_ids(t, err, errlen) ||
+	/* Emptying the bounding set needs CAP_SETPCAP, which a start
+	 * without root lacks: its set stays as the service manager made it
+	 * (CAP_NET_RAW alone, in the unit), out of reach once no_new_privs
+	 * and the filter (no execve) are in force. */
+	if ((geteuid() == 0 && drop_bounding(err, errlen)) ||
+	    drop_ids(t, err, errlen) ||
 	    drop_caps(err, errlen))
 		return -1;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {

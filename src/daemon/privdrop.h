@@ -24,6 +24,8 @@ struct drop_target {
  * user (nobody), one that owns its home directory, one that other
  * processes run as (pingsockd instances aside), one whose primary group
  * is not its own alone (privdrop_group_alone()).
+ * Started without root (relay mode with CAP_NET_RAW alone), the user is
+ * the one it runs as, and user, if given, must name it.
  */
 int privdrop_resolve(const char *user, bool allow_shared,
 		     struct drop_target *t, char *err, size_t errlen);
@@ -36,5 +38,8 @@ int privdrop_resolve(const char *user, bool allow_shared,
 int privdrop_group_alone(gid_t gid, uid_t user_uid, const char *user_name,
 			 const char *what, char *err, size_t errlen);
 int privdrop_apply(const struct drop_target *t, char *err, size_t errlen);
+
+/* Is CAP_NET_RAW effective (a start without root may serve relay mode)? */
+bool privdrop_has_net_raw(void);
 
 #endif

@@ -110,11 +110,13 @@ static int keeper_drop(gid_t gid)
 }
 
 /* head, value, tail on stderr: no stdio, the filter allows write(2). */
+/* The journal takes "<3>" for the priority and names the sender itself. */
 static void say(const char *head, const char *value, const char *tail)
 {
-	const char *parts[3] = { head, value, tail };
+	const char *parts[4] = { log_journal() ? "<3>" : "pingsockd: ", head,
+				 value, tail };
 
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		(void)!write(2, parts[i], strlen(parts[i]));
 }
 
@@ -147,7 +149,7 @@ keeper(int wait_fd, int sys_fd, gid_t gid, const char *prev)
 	prctl(PR_SET_NAME, "pingsockd-range", 0, 0, 0);
 	close_others(wait_fd, sys_fd);
 	if (keeper_drop(gid)) {
-		say("pingsockd: range keeper: dropping privileges failed; ",
+		say("range keeper: dropping privileges failed; ",
 		    "the range stays as it is", "\n");
 		_exit(1);
 	}
@@ -156,11 +158,11 @@ keeper(int wait_fd, int sys_fd, gid_t gid, const char *prev)
 	while (n > 0 || (n < 0 && errno == EINTR));
 	if (read_fd(sys_fd, cur, sizeof(cur)) == 0 && is_only(cur, gid)) {
 		if (write_range(sys_fd, prev))
-			say("pingsockd: restoring net.ipv4.ping_group_range "
+			say("restoring net.ipv4.ping_group_range "
 			    "to \"", prev, "\" failed\n");
 		_exit(0);
 	}
-	say("pingsockd: net.ipv4.ping_group_range was changed to \"", cur,
+	say("net.ipv4.ping_group_range was changed to \"", cur,
 	    "\" while the daemon ran: left as it is\n");
 	_exit(0);
 }

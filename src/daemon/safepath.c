@@ -15,10 +15,20 @@
 
 #define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
+/*
+ * Root's or, started without root (relay mode, CAP_NET_RAW only), the
+ * daemon's own: what nobody else can change.  Root-started, that is root
+ * alone, as before the drop the process is root.
+ */
+static bool owner_ok(uid_t uid)
+{
+	return uid == 0 || uid == geteuid();
+}
+
 /* Root's, and nobody else may rename or replace what it holds. */
 static bool dir_safe(const struct stat *st)
 {
-	if (!S_ISDIR(st->st_mode) || st->st_uid != 0)
+	if (!S_ISDIR(st->st_mode) || !owner_ok(st->st_uid))
 		return false;
 	return !(st->st_mode & (S_IWGRP | S_IWOTH)) ||
 	       (st->st_mode & S_ISVTX);
@@ -124,7 +134,9 @@ int safepath_parent(const char *path, char *base, size_t baselen,
 static int make_ours(int fd, gid_t group, const char *dir, char *err,
 		     size_t errlen)
 {
-	if (fchown(fd, 0, group) != 0 || fchmod(fd, 0775) != 0) {
+	/* Without root: the daemon's own directory, 0755. */
+	if (geteuid() != 0 ? fchmod(fd, 0755) != 0
+			   : fchown(fd, 0, group) != 0 || fchmod(fd, 0775) != 0) {
 		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
 		return -1;
 	}
@@ -157,6 +169,12 @@ static int check_leaf(int fd, const char *dir, const struct safepath_owner *o,
 	if (fstat(fd, &st) != 0) {
 		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
 		return -1;
+	}
+	if (geteuid() != 0) {	/* root's or its own (RuntimeDirectory=) */
+		if (!dir_safe(&st))
+			return dir_refused(dir, &st, err, errlen);
+		*writable = st.st_uid == geteuid();
+		return 0;
 	}
 	if (earlier_ours(&st, o)) {
 		log_info("%s: was uid %u's, group %u; now root's, group %u, "
@@ -220,7 +238,7 @@ int safepath_open_file(int dirfd, const char *base, int flags, mode_t mode,
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		snprintf(err, errlen, "%s: not a regular file", what);
-	} else if (st.st_uid != 0 || st.st_nlink != 1 ||
+	} else if (!owner_ok(st.st_uid) || st.st_nlink != 1 ||
 		   (st.st_mode & (S_IWGRP | S_IWOTH))) {
 		snprintf(err, errlen, "%s: owned by uid %u, mode %04o, %lu "
 			 "links: it must be root's, writable by root only, "

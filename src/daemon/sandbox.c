@@ -29,6 +29,7 @@ struct kept {
 
 static struct kept cfg = { .dir = -1 };
 static int sock_dir = -1;	/* the socket's directory (listener.h) */
+static bool chrooted;
 static int devnull = -1;
 
 /* ---- paths kept across the chroot ---- */
@@ -147,6 +148,7 @@ static int chroot_empty(char *err, size_t errlen)
 					O_CLOEXEC);
 		if (fd >= 0 && empty_and_safe(fd) && enter(fd) == 0) {
 			close(fd);
+			chrooted = true;
 			return 0;
 		}
 		if (fd >= 0)
@@ -170,6 +172,7 @@ static int chroot_empty(char *err, size_t errlen)
 		return -1;
 	}
 	close(fd);
+	chrooted = true;
 	if (unlinkat(sock_dir, name, AT_REMOVEDIR) != 0)
 		log_warn("sandbox: removing the empty directory %s: %s", name,
 			 strerror(errno));
@@ -188,7 +191,7 @@ int sandbox_enter(int socket_dir, const char *config_path, bool daemonised,
 		devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (daemonised && log_file_fd() < 0) {
 		/* log_to_syslog() later finds it connected and keeps it. */
-		openlog("pingsockd", LOG_PID | LOG_NDELAY, LOG_DAEMON);
+		log_open_syslog();
 		trap_open_syslog();
 	}
 	if (SANITIZED) {
@@ -197,36 +200,86 @@ int sandbox_enter(int socket_dir, const char *config_path, bool daemonised,
 		return 0;
 	}
 	if (!have_chroot_cap()) {
-		log_warn("sandbox: no CAP_SYS_CHROOT, so no chroot: the file "
-			 "system stays visible (read-only for the filter)");
+		log_info("sandbox: no CAP_SYS_CHROOT, so no chroot: Landlock "
+			 "closes the file system instead");
 		return 0;
 	}
 	return chroot_empty(err, errlen);
 }
 
-/* ---- Landlock scopes (Linux 6.12, ABI 6) ---- */
+/* ---- Landlock: scopes (Linux 6.12, ABI 6) and the file system ---- */
 
 /* <linux/landlock.h> of this kernel: newer than the build's headers. */
 struct psd_landlock_attr {
-	uint64_t handled_access_fs;
-	uint64_t handled_access_net;
-	uint64_t scoped;
+	uint64_t handled_access_fs;	/* ABI 1 */
+	uint64_t handled_access_net;	/* ABI 4 */
+	uint64_t scoped;		/* ABI 6 */
 };
+struct psd_landlock_beneath {
+	uint64_t allowed_access;
+	int32_t parent_fd;
+} __attribute__((packed));
 #define PSD_LANDLOCK_VERSION 1u		/* LANDLOCK_CREATE_RULESET_VERSION */
+#define PSD_RULE_PATH_BENEATH 1		/* LANDLOCK_RULE_PATH_BENEATH */
+#define PSD_FS_READ_FILE (1ull << 2)	/* LANDLOCK_ACCESS_FS_READ_FILE */
+#define PSD_FS_REMOVE_FILE (1ull << 5)	/* LANDLOCK_ACCESS_FS_REMOVE_FILE */
 #define PSD_SCOPE_ABSTRACT_UNIX 1ull	/* LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET */
 #define PSD_SCOPE_SIGNAL 2ull		/* LANDLOCK_SCOPE_SIGNAL */
 #ifndef SYS_landlock_create_ruleset
 #define SYS_landlock_create_ruleset 444
+#define SYS_landlock_add_rule 445
 #define SYS_landlock_restrict_self 446
 #endif
 
+/* Every file system right the ABI knows: 13 in ABI 1, then REFER (2),
+ * TRUNCATE (3), IOCTL_DEV (5). */
+static uint64_t fs_rights(long abi)
+{
+	unsigned bits = abi >= 5 ? 16 : abi >= 3 ? 15 : abi >= 2 ? 14 : 13;
+
+	return (1ull << bits) - 1;
+}
+
+/* What the daemon still reaches by name once the file system is closed:
+ * the config file's directory to read (SIGHUP), the socket's to remove
+ * the socket from.  Everything else was opened before. */
+static int add_rules(int ruleset)
+{
+	struct psd_landlock_beneath r[2] = {
+		{ PSD_FS_READ_FILE, cfg.dir }, { PSD_FS_REMOVE_FILE, sock_dir },
+	};
+
+	for (size_t i = 0; i < 2; i++)
+		if (r[i].parent_fd >= 0 &&
+		    syscall(SYS_landlock_add_rule, ruleset,
+			    PSD_RULE_PATH_BENEATH, &r[i], 0) != 0)
+			return -1;
+	return 0;
+}
+
+/* The ruleset: attr's size is that of the ABI's own struct. */
+static int restrict_self(struct psd_landlock_attr *attr, long abi)
+{
+	size_t size = abi >= 6 ? sizeof(*attr) : abi >= 4 ? 16 : 8;
+	int fd = (int)syscall(SYS_landlock_create_ruleset, attr, size, 0), e;
+
+	if (fd < 0)
+		return -1;
+	if ((attr->handled_access_fs && add_rules(fd)) ||
+	    syscall(SYS_landlock_restrict_self, fd, 0) != 0) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
 int sandbox_landlock(char *err, size_t errlen)
 {
-	struct psd_landlock_attr attr = {
-		.scoped = PSD_SCOPE_ABSTRACT_UNIX | PSD_SCOPE_SIGNAL,
-	};
+	struct psd_landlock_attr attr = { 0 };
 	long abi;
-	int fd;
 
 	/* Valgrind 3.19 knows no Landlock call (and says so in its log). */
 	if (RUNNING_ON_VALGRIND) {
@@ -235,21 +288,26 @@ int sandbox_landlock(char *err, size_t errlen)
 	}
 	abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
 		      PSD_LANDLOCK_VERSION);
-
-	if (abi < 6) {
+	if (abi >= 6)
+		attr.scoped = PSD_SCOPE_ABSTRACT_UNIX | PSD_SCOPE_SIGNAL;
+	else
 		log_info("sandbox: no Landlock scopes (%s): connecting to "
 			 "abstract unix sockets is not refused",
 			 abi < 0 ? strerror(errno) : "ABI older than 6");
+	/* Chrooted too: the kept directories' ".." leads out of the empty
+	 * root, and Landlock keeps each to what lies beneath it.  The
+	 * sanitizer build keeps the file system (LeakSanitizer). */
+	if (!SANITIZED && abi >= 1)
+		attr.handled_access_fs = fs_rights(abi);
+	else if (!chrooted && !SANITIZED)
+		log_warn("sandbox: neither chroot nor Landlock: the file "
+			 "system stays visible (read-only for the filter)");
+	if (!attr.scoped && !attr.handled_access_fs)
 		return 0;
-	}
-	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
-	if (fd < 0 || syscall(SYS_landlock_restrict_self, fd, 0) != 0) {
+	if (restrict_self(&attr, abi) != 0) {
 		snprintf(err, errlen, "sandbox: Landlock: %s", strerror(errno));
-		if (fd >= 0)
-			close(fd);
 		return -1;
 	}
-	close(fd);
 	return 0;
 }
 

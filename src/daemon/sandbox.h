@@ -12,7 +12,13 @@
  *                      if daemonising, then chroot into a new empty
  *                      directory (root-owned, not writable, already
  *                      deleted).
- *   sandbox_landlock() after privdrop_apply(): Landlock scopes.
+ *                      Without CAP_SYS_CHROOT (a start without root), no
+ *                      chroot:
+ *   sandbox_landlock() after privdrop_apply(): Landlock scopes and a
+ *                      file system closed but for reading beneath the
+ *                      config file's directory and removing beneath the
+ *                      socket's (with or without the chroot: the kept
+ *                      handles' ".." would lead out of it).
  *   filter_apply()     last (filter.h): the seccomp filter.
  *
  * Code that touches the file system after start-up goes through the kept
@@ -36,7 +42,8 @@ int sandbox_config_dir(void);
 
 /*
  * Landlock scopes, where the kernel has them (6.12): no connect to an
- * abstract unix socket and no signal outside the daemon's own domain.
+ * abstract unix socket and no signal outside the daemon's own domain;
+ * and the file system rules above (Landlock ABI 1, Linux 5.13).
  * After privdrop_apply() (no_new_privs), before the closing thread.
  */
 int sandbox_landlock(char *err, size_t errlen);

@@ -22,6 +22,7 @@
 #include "daemon/closer.h"
 #include "daemon/listener.h"
 #include "daemon/log.h"
+#include "daemon/notify.h"
 #include "daemon/sandbox.h"
 #include "daemon/share.h"
 
@@ -70,18 +71,25 @@ static void reload(struct server *s)
 	struct policy p;
 	char err[512];
 
+	/* The manager waits for READY=1 again, whatever the outcome. */
+	notify_reloading();
 	if (!s->conf.config_path) {
-		log_info("SIGHUP: no --config, nothing to reload");
+		log_info("SIGHUP: no configuration file, nothing to reload");
+		notify_send("READY=1");
 		return;
 	}
 	if (server_load_config(s->conf.config_path, true, &p, err,
 			       sizeof(err))) {
 		log_err("reload refused, keeping the old policy: %s", err);
+		notify_send("READY=1\nSTATUS=reload refused, old policy kept: "
+			    "%s", err);
 		return;
 	}
 	s->conf.policy = p;
 	pstab_allow_raw(s->tab, p.raw_compat);
 	log_info("reloaded %s", s->conf.config_path);
+	notify_send("READY=1\nSTATUS=serving on %s, reloaded %s",
+		    s->conf.socket_path, s->conf.config_path);
 }
 
 static void on_signal(void *data, uint32_t events)
@@ -96,6 +104,21 @@ static void on_signal(void *data, uint32_t events)
 		else
 			s->stop = true;
 	}
+}
+
+/*
+ * WATCHDOG=1 at half the manager's interval, from the loop itself: a
+ * loop stuck in a handler misses it and the manager restarts the
+ * service (WatchdogSec=).
+ */
+static void watchdog(void *data)
+{
+	struct server *s = data;
+	uint64_t ns = notify_watchdog_ns();
+
+	notify_send("WATCHDOG=1");
+	if (ns)
+		loop_at(s->loop, &s->watchdog_timer, loop_now_ns() + ns / 2);
 }
 
 /* Once a second: forget idle users, read /proc/net/icmp(6) (bsock.h),
@@ -203,10 +226,13 @@ static int setup_loop(struct server *s)
 					     .data = s };
 	s->listen_timer = (struct loop_timer){ .proc = client_listen_timer,
 					       .data = s };
+	s->watchdog_timer = (struct loop_timer){ .proc = watchdog, .data = s };
 	if (!s->loop || !s->shares || s->sig_fd < 0 ||
 	    loop_watch(s->loop, s->listen_fd, EPOLLIN, &s->listen_h) ||
 	    loop_watch(s->loop, s->sig_fd, EPOLLIN, &s->sig_h) ||
-	    loop_at(s->loop, &s->tick_timer, loop_now_ns()))
+	    loop_at(s->loop, &s->tick_timer, loop_now_ns()) ||
+	    (notify_watchdog_ns() &&
+	     loop_at(s->loop, &s->watchdog_timer, loop_now_ns())))
 		return -1;
 	s->listen_on = true;
 	deliver_watch(s);	/* the raw sockets, if wanted */
@@ -284,6 +310,8 @@ int server_run(struct server_conf *conf)
 		return 1;
 	}
 	log_info("ready on %s", conf->socket_path);
+	notify_send("READY=1\nSTATUS=serving on %s (%s)", conf->socket_path,
+		    conf->broker.v4 || conf->broker.v6 ? "broker" : "relay");
 	while (!s.stop) {
 		if (loop_turn(s.loop, 1000) != 0) {
 			log_err("epoll_wait: %s", strerror(errno));
@@ -292,6 +320,7 @@ int server_run(struct server_conf *conf)
 		}
 	}
 	log_info("stopping");
+	notify_send("STOPPING=1\nSTATUS=stopping");
 	teardown(&s);
 	return status;
 }

@@ -174,6 +174,7 @@ struct server {
 	uint16_t brover[2];	/* broker identifiers, by family */
 	struct rate_bucket scans;	/* bsock_scan_allowed() */
 	struct loop_timer tick_timer;	/* once a second */
+	struct loop_timer watchdog_timer; /* WATCHDOG=1 (notify.h) */
 	struct server_conf conf;
 	struct pstab *tab;
 	struct uidtab *uids;	/* per-user limits */

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "daemon/log.h"
+#include "daemon/sandbox.h"
 
 #ifndef SYS_SECCOMP
 #define SYS_SECCOMP 1		/* si_code of a SIGSYS from seccomp */
@@ -184,7 +185,7 @@ static void on_sigsys(int sig, siginfo_t *si, void *uc)
 	}
 	n = put(msg, n, sizeof(msg), "), stopping");
 
-	m = put(line, 0, sizeof(line), "pingsockd: ");
+	m = put(line, 0, sizeof(line), log_journal() ? "<2>" : "pingsockd: ");
 	memcpy(line + m, msg, n);
 	line[m + n] = '\n';
 	say(STDERR_FILENO, line, m + n + 1);
@@ -216,9 +217,14 @@ static void on_sigsys(int sig, siginfo_t *si, void *uc)
  * PINGSOCKD_TEST_TRY chooses what SIGUSR1 tries instead of the open:
  * "hdrincl" (IP_HDRINCL on a raw socket: the filter kills), "abstract" (a
  * connect to the abstract socket @pingsockd-test: Landlock refuses it,
- * EPERM, said on stderr).
+ * EPERM, said on stderr), "absolute" (openat() of /etc/passwd for
+ * reading, on the config file's kept directory: the filter lets it
+ * through, as it looks at the descriptor only; an absolute path ignores
+ * that, and the empty root, or Landlock without one, must refuse it),
+ * "dotdot" (the same through "..": out of the empty root by the kept
+ * handle, which Landlock must refuse).
  */
-enum { TRY_OPEN, TRY_HDRINCL, TRY_ABSTRACT };
+enum { TRY_OPEN, TRY_HDRINCL, TRY_ABSTRACT, TRY_ABSOLUTE, TRY_DOTDOT };
 static int test_try;
 static int test_raw_fd = -1;
 static const int one = 1;
@@ -241,13 +247,30 @@ static void try_abstract(void)
 	close(fd);
 }
 
+static void try_path(const char *path)
+{
+	static const char ok[] = "pingsockd: sandbox test: path open "
+				 "succeeded\n";
+	static const char no[] = "pingsockd: sandbox test: path open "
+				 "refused\n";
+	int fd = openat(sandbox_config_dir(), path, O_RDONLY | O_CLOEXEC);
+
+	if (write(STDERR_FILENO, fd >= 0 ? ok : no,
+		  fd >= 0 ? sizeof(ok) - 1 : sizeof(no) - 1) < 0 && fd >= 0)
+		fd = -2;
+	if (fd >= 0)
+		close(fd);
+}
+
 void trap_test_raw(int fd)
 {
 	const char *t = getenv("PINGSOCKD_TEST_TRY");
 
 	test_raw_fd = fd;
 	test_try = !t ? TRY_OPEN : strcmp(t, "hdrincl") == 0 ? TRY_HDRINCL
-		 : strcmp(t, "abstract") == 0 ? TRY_ABSTRACT : TRY_OPEN;
+		 : strcmp(t, "abstract") == 0 ? TRY_ABSTRACT
+		 : strcmp(t, "absolute") == 0 ? TRY_ABSOLUTE
+		 : strcmp(t, "dotdot") == 0 ? TRY_DOTDOT : TRY_OPEN;
 }
 
 static void test_forbidden(int sig)
@@ -264,6 +287,10 @@ static void test_forbidden(int sig)
 		setsockopt(test_raw_fd, SOL_IP, IP_HDRINCL, &one, sizeof(one));
 	} else if (sig == SIGUSR1 && test_try == TRY_ABSTRACT) {
 		try_abstract();
+	} else if (sig == SIGUSR1 && test_try == TRY_ABSOLUTE) {
+		try_path("/etc/passwd");
+	} else if (sig == SIGUSR1 && test_try == TRY_DOTDOT) {
+		try_path("../../../../../../../../../../etc/passwd");
 	} else if (sig == SIGUSR1) {
 		fd = open("/etc/passwd", O_WRONLY | O_APPEND | O_CLOEXEC);
 		if (fd >= 0)

@@ -5,18 +5,24 @@
 #   - make install (into a temporary PREFIX) writes the units for that
 #     PREFIX and systemd-analyze verify accepts them; make uninstall removes
 #     everything it installed;
+#   - the unit: systemd-analyze security --offline scores it 2.0 or less
+#     (exposure), and its SystemCallFilter= allows every call the daemon
+#     makes from its execve to its exit (strace);
 #   - socket activation: systemd's own systemd-socket-activate passes a
 #     listening SEQPACKET socket as fd 3 (LISTEN_PID, LISTEN_FDS) and starts
-#     pingsockd on the first connection, under the unit's capability
-#     bounding set and no_new_privs; uid 65534 pings through it; the daemon
-#     neither chowns nor removes systemd's socket file;
+#     pingsockd on the first connection, as the unit does: as the daemon's
+#     user, with CAP_NET_RAW alone (ambient), its bounding set and
+#     no_new_privs; uid 65534 pings through it; the daemon neither chowns
+#     nor removes systemd's socket file;
 #   - a passed socket that is not a listening SEQPACKET socket, two sockets,
 #     or a --socket naming another path: refused with one line, exit 1;
 #     LISTEN_PID naming another process: ignored;
 #   - --check-config: "FILE: ok" / "FILE:LINE: reason", exit 0 / 1, as an
-#     unprivileged user, opening nothing but the file.
+#     unprivileged user, opening nothing but the file; without --config it
+#     checks the default file; the shipped etc/pingsockd.conf is ok.
 . "$(dirname "$0")/../lib/netns.sh"
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
+PS_DAEMON_GID=$(id -g "$PS_DAEMON_USER")
 
 for tool in systemd-analyze systemd-socket-activate; do
 	if ! command -v "$tool" >/dev/null; then
@@ -79,13 +85,36 @@ grep -qx 'ListenSequentialPacket=/run/pingsock/socket' <<<"$sock_unit" &&
 	pass systemd/socket_unit_path_and_modes ||
 	fail systemd/socket_unit_path_and_modes "$sock_unit"
 
-# The unit's capability bounding set, as setpriv(1) takes it.
-caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$UNITDIR/pingsockd.service" 2>/dev/null)
-bset=-all
-for c in $caps; do
-	c=${c#CAP_}
-	bset="$bset,+${c,,}"
-done
+# The unit's capability bounding set and ambient set, as setpriv(1)
+# takes them.
+capset() {	# key
+	local c out=
+	for c in $(sed -n "s/^$1=//p" "$UNITDIR/pingsockd.service" 2>/dev/null); do
+		c=${c#CAP_}
+		out="$out,+${c,,}"
+	done
+	echo "${out#,}"
+}
+bset=-all,$(capset CapabilityBoundingSet)
+ambient=$(capset AmbientCapabilities)
+unit_user=$(sed -n 's/^User=//p' "$UNITDIR/pingsockd.service" 2>/dev/null)
+[ "$ambient" = +net_raw ] && [ "$bset" = -all,+net_raw ] &&
+	[ "$unit_user" = pingsock ] &&
+	grep -qx 'Type=notify' "$UNITDIR/pingsockd.service" &&
+	grep -qx 'WatchdogSec=30s' "$UNITDIR/pingsockd.service" &&
+	grep -qx 'RuntimeDirectory=pingsock' "$UNITDIR/pingsockd.service" &&
+	pass systemd/unit_relay_without_root ||
+	fail systemd/unit_relay_without_root "User=$unit_user, ambient $ambient, bounding $bset"
+
+# The exposure score, offline (no running systemd needed): 2.0 or less
+# (systemd-resolved scores 2.2, chrony more).
+sec=$(systemd-analyze security --offline=yes "$UNITDIR/pingsockd.service" 2>&1)
+score=$(sed -n 's/.*Overall exposure level for pingsockd.service: \([0-9.]*\).*/\1/p' <<<"$sec")
+if [ -n "$score" ] && awk -v s="$score" 'BEGIN { exit !(s <= 2.0) }'; then
+	pass "systemd/unit_security_score_${score}_at_most_2.0"
+else
+	fail systemd/unit_security_score "score '${score}': $(tail -3 <<<"$sec")"
+fi
 
 if env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$SRC" uninstall \
 	BUILD="$PS_BUILD" PREFIX="$PFX" >>"$T/install.log" 2>&1 &&
@@ -107,12 +136,17 @@ chmod 755 "$(dirname "$SOCK")"
 # tool opens the socket(s), waits for the first connection, then execs
 # pingsockd with the socket as fd 3.  Sets DAEMON_PID (the same process
 # throughout: setpriv and the tool exec).
+# The tool (root, as systemd) makes the socket, then becomes the unit's
+# process: its user and group, no other group, CAP_NET_RAW inheritable
+# and ambient, its bounding set, no_new_privs.
 activate() {
 	local log=$1; shift
 	local sa=() ; while [ $# -gt 0 ] && [ "$1" != -- ]; do sa+=("$1"); shift; done
 	shift
-	ip netns exec "$(ns_name d)" setpriv --no-new-privs --bounding-set="$bset" \
-		systemd-socket-activate "${sa[@]}" \
+	ip netns exec "$(ns_name d)" systemd-socket-activate "${sa[@]}" \
+		setpriv --reuid="$PS_DAEMON_USER" --regid="$PS_DAEMON_GID" \
+		--clear-groups --inh-caps="$ambient" --ambient-caps="$ambient" \
+		--bounding-set="$bset" --no-new-privs \
 		"$T/pingsockd" --foreground --user "$PS_DAEMON_USER" "$@" 2>>"$T/$log" &
 	DAEMON_PID=$!
 	DAEMON_PIDS+=("$DAEMON_PID")
@@ -173,7 +207,10 @@ grep -qF "listening on $SOCK, passed by the service manager" "$T/act.log" &&
 	fail systemd/activated_uses_passed_socket "$(cat "$T/act.log")"
 
 # fd 3 is the listening socket, now O_NONBLOCK (04000) and O_CLOEXEC
-# (02000000); the process runs as its user with no capabilities left.
+# (02000000); the process runs as its user with no capabilities left
+# (its bounding set is the unit's, CAP_NET_RAW: emptying it takes
+# CAP_SETPCAP, and no_new_privs and the filter, no execve, leave it
+# nothing to give).
 flags=$(sed -n 's/^flags:[[:space:]]*//p' "/proc/$DAEMON_PID/fdinfo/3" 2>/dev/null)
 if [ -n "$flags" ] && (( (8#$flags & 8#4000) && (8#$flags & 8#2000000) )); then
 	pass systemd/passed_fd_nonblock_cloexec
@@ -182,21 +219,22 @@ else
 fi
 st=$(cat "/proc/$DAEMON_PID/status" 2>/dev/null)
 grep -qP "^Uid:\t$PS_DAEMON_UID\t$PS_DAEMON_UID\t$PS_DAEMON_UID\t$PS_DAEMON_UID\$" <<<"$st" &&
-	grep -qP '^CapEff:\t0+$' <<<"$st" && grep -qP '^CapBnd:\t0+$' <<<"$st" &&
-	grep -qP '^NoNewPrivs:\t1$' <<<"$st" &&
+	grep -qP '^CapEff:\t0+$' <<<"$st" && grep -qP '^CapPrm:\t0+$' <<<"$st" &&
+	grep -qP '^CapAmb:\t0+$' <<<"$st" && grep -qP '^CapBnd:\t0+2000$' <<<"$st" &&
+	grep -qP '^NoNewPrivs:\t1$' <<<"$st" && grep -qP '^Seccomp:\t2$' <<<"$st" &&
 	pass systemd/activated_privileges_dropped ||
 	fail systemd/activated_privileges_dropped "$(grep -E '^(Uid|Cap|NoNew|Seccomp)' <<<"$st")"
 
-# The unit's bounding set has what the sandbox's chroot needs.  (The
-# sanitizer build keeps the file system: LeakSanitizer reads /proc at
-# exit; sandbox.sh says so for that build.)
-root=$(readlink "/proc/$DAEMON_PID/root" 2>/dev/null)
+# Without CAP_SYS_CHROOT the unit's daemon closes the file system with
+# Landlock instead (notify.sh checks that it does).  (The sanitizer build
+# keeps the file system: LeakSanitizer reads /proc at exit; sandbox.sh
+# says so for that build.)
 case $PS_BUILD in
 *build-asan) ;;
-*)	[ -n "$root" ] && [ "$root" != / ] &&
-		! grep -q 'no CAP_SYS_CHROOT' "$T/act.log" &&
-		pass systemd/unit_caps_allow_chroot ||
-		fail systemd/unit_caps_allow_chroot "root '$root'; $(cat "$T/act.log")" ;;
+*)	grep -q 'no chroot: Landlock closes the file system instead' "$T/act.log" &&
+		! grep -q 'neither chroot nor Landlock' "$T/act.log" &&
+		pass systemd/unit_sandbox_landlock ||
+		fail systemd/unit_sandbox_landlock "$(cat "$T/act.log")" ;;
 esac
 
 # systemd owns the file: not chowned to the daemon's user, not removed.
@@ -274,6 +312,51 @@ daemon_stop
 [ ! -e "$SOCK" ] && pass systemd/own_socket_still_removed ||
 	fail systemd/own_socket_still_removed "$(ls -la "$SOCK")"
 
+# --- the unit's system call filter ---
+
+# Every call the daemon makes, started as the unit starts it (on a socket
+# of its own, in a directory of its own: its RuntimeDirectory=), serving
+# a ping, reloading and stopping, is in the unit's SystemCallFilter=.
+# (The sanitizer build makes calls of its own.)
+if ! command -v strace >/dev/null; then
+	skip systemd/unit_syscall_filter "no strace"
+elif [[ $PS_BUILD == *build-asan ]]; then
+	skip systemd/unit_syscall_filter "sanitizer build"
+else
+	install -d -m 0755 -o "$PS_DAEMON_USER" "$T/rt"
+	printf 'rate = 0\n' >"$T/rt.conf"
+	chmod 644 "$T/rt.conf"
+	in_ns d strace -qq -f -o "$T/filter.strace" \
+		setpriv --reuid="$PS_DAEMON_USER" --regid="$PS_DAEMON_GID" \
+		--clear-groups --inh-caps="$ambient" --ambient-caps="$ambient" \
+		--bounding-set="$bset" --no-new-privs \
+		"$T/pingsockd" --foreground --user "$PS_DAEMON_USER" \
+		--socket "$T/rt/socket" --config "$T/rt.conf" 2>"$T/filter.log" &
+	spid=$!
+	wait_file "$T/rt/socket"
+	in_ns d setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env PINGSOCK_SOCKET="$T/rt/socket" "$T/ping" -c 1 127.0.0.1 >/dev/null 2>&1
+	dpid=
+	for p in $(pgrep -f -- "--socket $T/rt/socket"); do
+		[ "$(cat "/proc/$p/comm" 2>/dev/null)" = pingsockd ] && dpid=$p
+	done
+	if [ -n "$dpid" ]; then
+		kill -HUP "$dpid"; sleep 0.3; kill -TERM "$dpid"
+		exited "$spid"
+	else
+		kill "$spid"
+	fi
+	calls=$(awk -v d="execve(\"$T/pingsockd\"" 'index($0, d) { on = 1 } on' \
+		"$T/filter.strace" | sed -n 's/^[0-9]* \([a-z_0-9]*\)(.*/\1/p' | sort -u)
+	refused=$("$SRC/tests/lib/sysfilter.py" "$UNITDIR/pingsockd.service" $calls)
+	if [ -n "$calls" ] && [ -z "$refused" ] && grep -q 'reloaded' "$T/filter.log"; then
+		pass systemd/unit_syscall_filter_allows_the_daemon
+	else
+		fail systemd/unit_syscall_filter_allows_the_daemon \
+			"refused: $refused; calls: $(wc -w <<<"$calls"); $(tail -3 "$T/filter.log")"
+	fi
+fi
+
 # --- --check-config ---
 
 printf '# ok\ngroups = 0 2147483647\nmin_interval = 0\n' >"$T/good.conf"
@@ -299,11 +382,35 @@ rc=$?
 	pass systemd/check_config_missing ||
 	fail systemd/check_config_missing "exit $rc: $out"
 
+# Without --config: the default file (its path from --help), missing or
+# not; --no-config has no file to check.
+default=$("$T/pingsockd" --help | sed -n 's/^ *default \(\/.*\), if it exists$/\1/p')
 out=$(nob "$T/pingsockd" --check-config 2>&1)
 rc=$?
-[ $rc = 2 ] && grep -q -- '--check-config needs --config' <<<"$out" &&
+if [ -n "$default" ] && { { [ -e "$default" ] && [ $rc = 0 ] &&
+	[ "$out" = "$default: ok" ]; } || { [ ! -e "$default" ] && [ $rc = 1 ] &&
+	grep -q 'No such file or directory' <<<"$out"; }; }; then
+	pass systemd/check_config_default_file
+else
+	fail systemd/check_config_default_file "default '$default', exit $rc: $out"
+fi
+out=$(nob "$T/pingsockd" --check-config --no-config 2>&1)
+rc=$?
+[ $rc = 2 ] && grep -q -- '--check-config needs a file' <<<"$out" &&
 	pass systemd/check_config_needs_file ||
 	fail systemd/check_config_needs_file "exit $rc: $out"
+
+# The shipped file: ok, as root (the daemon's own checks of its owner and
+# directories: a copy in a root-owned directory) and as anyone.
+install -d -m 0755 "$T/etc"
+install -m 0644 "$SRC/etc/pingsockd.conf" "$T/etc/pingsockd.conf"
+out=$("$T/pingsockd" --check-config --config "$T/etc/pingsockd.conf" 2>&1)
+rc=$?
+out2=$(nob "$T/pingsockd" --check-config --config "$T/etc/pingsockd.conf" 2>&1)
+rc2=$?
+[ $rc = 0 ] && [ "$out" = "$T/etc/pingsockd.conf: ok" ] && [ $rc2 = 0 ] &&
+	pass systemd/shipped_config_ok ||
+	fail systemd/shipped_config_ok "exit $rc: $out / exit $rc2: $out2"
 
 # Nothing but the file: no socket, no write, no directory made.
 if command -v strace >/dev/null; then
