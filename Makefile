@@ -3,7 +3,9 @@
 #
 #   make                 build everything into build/
 #   make check           unit, integration and conformance tests, then the
-#                        same suite again built with ASan+UBSan (build-asan/)
+#                        same suite again built with ASan+UBSan (build-asan/);
+#                        as root it first installs what the tests need
+#                        (tests/deps: .ci/test-packages)
 #   make bench           pingsock against the kernel's own ping socket
 #   make install PREFIX=/usr/local DESTDIR=
 #                        also the systemd units (SYSTEMDUNITDIR) and, run as
@@ -195,11 +197,13 @@ $(BUILD)/systemd/pingsockd.socket: systemd/pingsockd.socket
 # The whole suite, then again under ASan+UBSan.  tests/run prints the
 # closing "N passed, N failed" line over both passes.
 check: all
+	tests/deps
 	$(MAKE) --no-print-directory BUILD=build-asan SAN=1 CFLAGS="-O1 -g" all
 	tests/run build build-asan
 
 # One pass, normal build only (for quick iteration).
 check-fast: all
+	tests/deps
 	tests/run build
 
 bench: all
