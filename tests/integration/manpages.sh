@@ -33,13 +33,15 @@ section() {
 plain() { sed -e 's/\\-/-/g' -e 's/\\f[BIRP]//g' -e 's/\\%//g'; }
 
 # ---- the pages as installed ----
-# Sample values, with hyphens in paths, written as the Makefile must
-# write them: \- (a plain - is a hyphen to groff, not a minus).
+# Sample values, a path's hyphens written \- (groff may print a plain -
+# as a hyphen, U+2010, which does not paste into a shell).
 M=$T/man
 mkdir -p "$M/man1" "$M/man3" "$M/man8"
 esc() { echo "${1//-/'\\-'}"; }
 subst() {
-	sed -e "s|@BINDIR@|/usr/bin|g" -e "s|@SBINDIR@|/usr/sbin|g" \
+	sed -e "s|@PREFIX@|/usr|g" -e "s|@BINDIR@|/usr/bin|g" \
+	    -e "s|@SBINDIR@|/usr/sbin|g" -e "s|@INCLUDEDIR@|/usr/include|g" \
+	    -e "s|@MANDIR@|/usr/share/man|g" -e "s|@DAEMON_USER@|pingsock|g" \
 	    -e "s|@LIBDIR@|$(esc /usr/lib/x86_64-linux-gnu)|g" \
 	    -e "s|@PKGLIBDIR@|$(esc /usr/lib/x86_64-linux-gnu/pingsock)|g" \
 	    -e "s|@SYSCONFDIR@|/etc|g" \
@@ -103,10 +105,18 @@ else
 	fail "$LABEL/no_usr_local" "$hard"
 fi
 
-# Every reference to a pingsock page resolves to a page.
+# Every reference to a pingsock page resolves to a page: a file, or a
+# name in a page's NAME line (a link made at install).
+known=$(cd "$M" && for p in "${pages[@]}"; do
+	sec=${p##*.}
+	echo "${p##*/}"
+	section "$p" NAME | plain | tr '\n' ' ' | sed 's/ - .*//' |
+		tr ',' '\n' | sed -e 's/^ *//' -e 's/ *$//' -e "s/\$/.$sec/"
+	echo
+done)
 bad=""
 while read -r name sec; do
-	[ -e "$M/man$sec/$name.$sec" ] || bad+=" $name($sec)"
+	grep -q -x -F "$name.$sec" <<<"$known" || bad+=" $name($sec)"
 done < <(cat man/*.[138] | plain |
 	grep -o -E '^\.(BR|RB|IR|RI|B|I)( \()? *pingsock[a-z_-]* \([1-8]\)' |
 	sed -E 's/.* *(pingsock[a-z_-]*) \(([1-8])\)$/\1 \2/' | sort -u)
@@ -267,6 +277,24 @@ else
 			pass "$LABEL/example_runs/daemon"
 		else
 			fail "$LABEL/example_runs/daemon" "$out"
+		fi
+		# What pingsockctl prints is what pingsockctl(1) lists: every
+		# key of status, every metric family.
+		ctext=$(section man/pingsockctl.1 COMMANDS | plain)
+		miss=""
+		for k in $(in_ns d "$T/pingsockctl" --socket "$(ns_sock d)" status |
+			   awk '$1 != "uid" && $1 != "user" { print $1 }'); do
+			grep -q -w -- "$k" <<<"$ctext" || miss+=" $k"
+		done
+		for k in $(in_ns d "$T/pingsockctl" --socket "$(ns_sock d)" metrics |
+			   awk '$1 == "#" && $2 == "TYPE" { print $3 }'); do
+			grep -q -w -- "$k" <<<"$ctext" || miss+=" $k"
+		done
+		if [ -z "$miss" ]; then
+			pass "$LABEL/pingsockctl.1_status_and_metrics"
+		else
+			fail "$LABEL/pingsockctl.1_status_and_metrics" \
+				"printed but not in pingsockctl(1):$miss"
 		fi
 		daemon_stop
 	else
