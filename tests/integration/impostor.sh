@@ -6,7 +6,7 @@
 # compromised daemon may deny service, but never corrupts a client's
 # memory (design.md, "Security model").
 #
-# tests/lib/impostor.c answers like pingsockd (protocol 7) but for one
+# tests/lib/impostor.c answers like pingsockd (protocol 8) but for one
 # malformation per run (impostor list): control answers with a result
 # out of range, the wrong type, a body of the wrong length, a slot out of
 # the arena, descriptors too many, too few or of the wrong kind; a state
@@ -143,7 +143,7 @@ done
 # ---- pingsockctl: the library's request client, its checks ----
 # (issue 16: it had a reader of its own, which took an answer with
 # header flags set or with descriptors.)  Against "none" it works.
-for mode in none ctl-stats-flags ctl-stats-fds; do
+for mode in none ctl-stats-flags ctl-stats-fds ctl-stats-version ctl-users-loop; do
 	impostor_start "$mode" || { fail "impostor/ctl/$mode" "did not start"; continue; }
 	out=$(timeout -k 2 20 setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$T/pingsockctl" --socket "$SOCK" status 2>&1)
