@@ -137,7 +137,12 @@ CONFS    := $(patsubst tests/conformance/%.c,$(BUILD)/tests/conformance/%,$(CONF
 CONFS   += $(patsubst tests/conformance/%.c,$(BUILD)/tests/conformance-plain/%,$(CONF_SRC))
 BENCHES  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 PCFILE   := $(BUILD)/pingsock.pc
-SDUNITS  := $(BUILD)/systemd/pingsockd.service $(BUILD)/systemd/pingsockd.socket
+# The systemd units: systemd/NAME.in (substituted) or systemd/NAME, for
+# each .service and .socket there.
+UNIT_IN    := $(wildcard systemd/*.service.in systemd/*.socket.in)
+UNIT_PLAIN := $(wildcard systemd/*.service systemd/*.socket)
+UNIT_NAMES := $(notdir $(UNIT_IN:.in=) $(UNIT_PLAIN))
+SDUNITS  := $(addprefix $(BUILD)/systemd/,$(UNIT_NAMES))
 
 SHIM_SO  := $(if $(SHIM_SRC),$(BUILD)/libpingsock-preload.so)
 PROGRAMS := $(DAEMON) $(PING) $(PING_DYN) $(CTL) $(RUN)
@@ -275,7 +280,7 @@ $(PCFILE): pingsock.pc.in
 $(BUILD)/systemd/%: systemd/%.in
 	@mkdir -p $(dir $@)
 	$(SUBST) $< > $@
-$(BUILD)/systemd/pingsockd.socket: systemd/pingsockd.socket
+$(BUILD)/systemd/%: systemd/%
 	@mkdir -p $(dir $@)
 	cp $< $@
 $(BUILD)/man/%: man/%
@@ -406,9 +411,11 @@ install: programs
 	  s=$${m##*.}; $(SUBST) $$m >$(DESTDIR)$(MANDIR)/man$$s/$${m#man/} && \
 	  chmod 0644 $(DESTDIR)$(MANDIR)/man$$s/$${m#man/} || exit 1; done
 	ln -sf pingsock-ping.8 $(DESTDIR)$(MANDIR)/man8/pingsock-ping-divert.8
-	$(SUBST) systemd/pingsockd.service.in >$(DESTDIR)$(SYSTEMDUNITDIR)/pingsockd.service
-	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/pingsockd.service
-	$(INSTALL) -m 0644 systemd/pingsockd.socket $(DESTDIR)$(SYSTEMDUNITDIR)/
+	for u in $(UNIT_IN); do n=$${u#systemd/}; n=$${n%.in}; \
+	  $(SUBST) $$u >$(DESTDIR)$(SYSTEMDUNITDIR)/$$n && \
+	  chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/$$n || exit 1; done
+	for u in $(UNIT_PLAIN); do \
+	  $(INSTALL) -m 0644 $$u $(DESTDIR)$(SYSTEMDUNITDIR)/ || exit 1; done
 	$(SUBST) systemd/pingsockd.sysusers.in >$(DESTDIR)$(SYSUSERSDIR)/pingsockd.conf
 	$(SUBST) systemd/pingsockd.tmpfiles.in >$(DESTDIR)$(TMPFILESDIR)/pingsockd.conf
 	chmod 0644 $(DESTDIR)$(SYSUSERSDIR)/pingsockd.conf $(DESTDIR)$(TMPFILESDIR)/pingsockd.conf
@@ -447,8 +454,7 @@ uninstall:
 	  $(DESTDIR)$(PKGLIBDIR)/libpingsock-preload.so \
 	  $(DESTDIR)$(INCLUDEDIR)/pingsock.h \
 	  $(DESTDIR)$(PKGCONFIGDIR)/pingsock.pc \
-	  $(DESTDIR)$(SYSTEMDUNITDIR)/pingsockd.service \
-	  $(DESTDIR)$(SYSTEMDUNITDIR)/pingsockd.socket \
+	  $(addprefix $(DESTDIR)$(SYSTEMDUNITDIR)/,$(UNIT_NAMES)) \
 	  $(DESTDIR)$(SYSUSERSDIR)/pingsockd.conf \
 	  $(DESTDIR)$(TMPFILESDIR)/pingsockd.conf \
 	  $(DESTDIR)$(SYSCONFDIR)/logrotate.d/pingsockd
