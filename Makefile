@@ -386,7 +386,25 @@ DIRLOG = $(DESTDIR)$(PKGLIBDIR)/installed-dirs
 LIBSO_REAL := libpingsock.so.$(VERSION)
 LIBSO_SONAME := libpingsock.so.$(SOVERSION)
 
+# Files of pingsock before 0.1.0 that this layout has no more: its ping as
+# BINDIR/ping (before /usr/bin in PATH, it shadows iputils' ping) and
+# ping.8, the shim in LIBDIR.  Removed when they are pingsock's, unless a
+# package owns the path (make install PREFIX=/usr wrote over iputils' ping:
+# reinstalling iputils-ping is then the way back).
+STALE_CLEAN = for f in $(BINDIR)/ping $(MANDIR)/man8/ping.8; do p=$(DESTDIR)$$f; \
+	  [ -f "$$p" ] && grep -q pingsock "$$p" 2>/dev/null || continue; \
+	  if [ -z "$(DESTDIR)" ] && command -v dpkg-query >/dev/null && \
+	    { dpkg-query -S "$$f" || dpkg-query -S "$${f\#/usr}"; } >/dev/null 2>&1; then \
+	    echo "note: $$f is an older pingsock's, over a package's file:" \
+	      "apt-get install --reinstall the package (iputils-ping)"; \
+	  else echo "rm -f $$p (an older pingsock's)"; rm -f "$$p"; fi; \
+	done; \
+	if [ -f $(DESTDIR)$(LIBDIR)/libpingsock-preload.so ]; then \
+	  echo "rm -f $(DESTDIR)$(LIBDIR)/libpingsock-preload.so (now in $(PKGLIBDIR))"; \
+	  rm -f $(DESTDIR)$(LIBDIR)/libpingsock-preload.so; fi
+
 install: programs
+	@$(STALE_CLEAN)
 	@made=; for d in $(INST_DIRS); do \
 	  p=$$d; while [ -n "$$p" ] && [ "$$p" != / ] && [ ! -d "$(DESTDIR)$$p" ]; do \
 	    made="$$made $$p"; p=$$(dirname "$$p"); done; \
@@ -446,6 +464,7 @@ install: programs
 
 # The configuration file goes only if it is still the one shipped.
 uninstall:
+	@$(STALE_CLEAN)
 	rm -f $(DESTDIR)$(BINDIR)/pingsock-ping $(DESTDIR)$(BINDIR)/pingsockctl \
 	  $(DESTDIR)$(BINDIR)/pingsock-run \
 	  $(DESTDIR)$(SBINDIR)/pingsockd $(DESTDIR)$(SBINDIR)/pingsock-ping-divert \

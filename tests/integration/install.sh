@@ -19,7 +19,8 @@
 #     ping and a dpkg database: ping becomes pingsock-ping, iputils' ping
 #     stays as ping.distrib (capabilities kept), --undo restores all, a
 #     diversion of someone else's is left alone;
-#   - ldconfig runs after an install without DESTDIR, not with one;
+#   - ldconfig runs after an install without DESTDIR, not with one; an
+#     older install's bin/ping, ping.8 and lib/libpingsock-preload.so go;
 #   - make uninstall leaves nothing: no file, no directory it made.
 set -u
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -332,17 +333,36 @@ rc=$?
 
 # --- ldconfig without DESTDIR (as root) ---
 
+# The prefix holds what an older make install left: its ping as bin/ping
+# (which shadows iputils' in PATH), ping.8, the shim in lib/: make
+# install removes them; a bin/ping of someone else's stays.
 if [ "$(id -u)" = 0 ]; then
+	P=$T/pfx
+	mkdir -p "$P/bin" "$P/lib" "$P/share/man/man8"
+	printf '#!/bin/sh\necho "ping from pingsock 0.0"\n' >"$P/bin/ping"
+	printf '.TH PING 8 "" "pingsock 0.0"\n' >"$P/share/man/man8/ping.8"
+	cp "$PS_BUILD/libpingsock-preload.so" "$P/lib/"
 	rm -f "$T/ldconfig.ran"
-	if mk install PREFIX="$T/pfx" BUILD="$PS_BUILD" CREATE_USER=no \
+	if mk install PREFIX="$P" BUILD="$PS_BUILD" CREATE_USER=no \
 		LDCONFIG="$T/ldconfig" >"$T/install2.log" 2>&1 && [ -e "$T/ldconfig.ran" ]; then
 		pass ldconfig_after_install
 	else
 		fail ldconfig_after_install "$(tail -5 "$T/install2.log")"
 	fi
-	mk uninstall PREFIX="$T/pfx" BUILD="$PS_BUILD" >>"$T/install2.log" 2>&1
-	[ ! -e "$T/pfx" ] && pass uninstall_prefix_leaves_nothing ||
-		fail uninstall_prefix_leaves_nothing "$(cd "$T/pfx" && find . | head)"
+	[ ! -e "$P/bin/ping" ] && [ ! -e "$P/share/man/man8/ping.8" ] &&
+		[ ! -e "$P/lib/libpingsock-preload.so" ] && [ -e "$P/lib/pingsock/libpingsock-preload.so" ] &&
+		pass older_layout_removed || fail older_layout_removed "$(cat "$T/install2.log")"
+	mk uninstall PREFIX="$P" BUILD="$PS_BUILD" >>"$T/install2.log" 2>&1
+	left=$(cd "$P" && find . ! -type d)
+	[ -z "$left" ] && pass uninstall_prefix_leaves_nothing_of_ours ||
+		fail uninstall_prefix_leaves_nothing_of_ours "$left"
+	cp /bin/true "$P/bin/ping"
+	mk install PREFIX="$P" BUILD="$PS_BUILD" CREATE_USER=no LDCONFIG=true \
+		>>"$T/install2.log" 2>&1
+	mk uninstall PREFIX="$P" BUILD="$PS_BUILD" >>"$T/install2.log" 2>&1
+	left=$(cd "$P" && find . ! -type d)
+	[ "$left" = ./bin/ping ] && cmp -s "$P/bin/ping" /bin/true &&
+		pass others_ping_kept || fail others_ping_kept "$left"
 fi
 
 # --- uninstall ---
