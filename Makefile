@@ -462,9 +462,14 @@ install: programs
 	    "--user-group --no-create-home --shell /usr/sbin/nologin $(DAEMON_USER))"; \
 	fi
 
-# The configuration file goes only if it is still the one shipped.
+# The configuration file goes only if it is still the one shipped.  If
+# pingsock-ping-divert made pingsock-ping the host's ping, that is undone
+# first (as the package's prerm does).
 uninstall:
 	@$(STALE_CLEAN)
+	@d=$(SBINDIR)/pingsock-ping-divert; \
+	if [ -z "$(DESTDIR)" ] && [ -x "$$d" ] && "$$d" --status >/dev/null 2>&1; then \
+	  echo "$$d --undo"; "$$d" --undo; fi
 	rm -f $(DESTDIR)$(BINDIR)/pingsock-ping $(DESTDIR)$(BINDIR)/pingsockctl \
 	  $(DESTDIR)$(BINDIR)/pingsock-run \
 	  $(DESTDIR)$(SBINDIR)/pingsockd $(DESTDIR)$(SBINDIR)/pingsock-ping-divert \
