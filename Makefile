@@ -4,7 +4,9 @@
 #   make                 build everything into build/
 #   make programs        only what make install installs (packagers)
 #   make check           unit, integration and conformance tests, then the
-#                        same suite again built with ASan+UBSan (build-asan/)
+#                        same suite again built with ASan+UBSan (build-asan/);
+#                        as root it first installs what the tests need
+#                        (tests/deps: .ci/test-packages)
 #   make bench           pingsock against the kernel's own ping socket
 #   make install PREFIX=/usr/local DESTDIR=
 #                        the directory variables below; also the systemd
@@ -295,11 +297,13 @@ all: $(SDUNITS) $(BUILD)/pingsock-ping-divert
 # The whole suite, then again under ASan+UBSan.  tests/run prints the
 # closing "N passed, N failed" line over both passes.
 check: all
+	tests/deps
 	$(MAKE) --no-print-directory BUILD=build-asan SAN=1 CFLAGS="-O1 -g" all
 	tests/run build build-asan
 
 # One pass, normal build only (for quick iteration).
 check-fast: all
+	tests/deps
 	tests/run build
 
 bench: all

@@ -55,6 +55,9 @@ expect() {
 	# The setopt answer ends the connection; the next dial (bind's) is
 	# sent an arena with the client's own token, the one after works.
 	hello-arena-own) echo "setopt=EPROTO bind=ECONNRESET send=64 peek=64 recv1=64" ;;
+	# A daemon out of descriptors says so; any other errno at HELLO is
+	# not one socket() can mean.
+	hello-emfile) echo "socket=EMFILE" ;;
 	hello-*|open-*|broker-*) echo "socket=EPROTO" ;;
 	bbind-*|bind-*) echo "bind=EPROTO" ;;
 	send-*) echo "send=EPROTO" ;;

@@ -372,7 +372,8 @@ static void queue_record(const struct wire_dgram *dg, uint32_t len)
 /* ---- the malformations ---- */
 
 enum spoil {
-	SP_NONE, SP_RESULT_POS, SP_RESULT_ERRNO, SP_TYPE, SP_HDR_FLAGS,
+	SP_NONE, SP_RESULT_POS, SP_RESULT_ERRNO, SP_RESULT_EMFILE,
+	SP_RESULT_EPERM, SP_TYPE, SP_HDR_FLAGS,
 	SP_BODY_SHORT, SP_BODY_LONG, SP_BODY_TRUNC, SP_OPEN_FLAGS,
 	SP_HANDLE0, SP_FDS_FEW, SP_FDS_EXTRA, SP_FDS_MANY, SP_FAIL_FDS,
 	SP_FD0_PIPE, SP_FD0_STREAM, SP_FD0_UDP, SP_FD0_RAW, SP_FD0_FAMILY,
@@ -413,6 +414,8 @@ static const struct mode modes[] = {
 	{ "none", 0, SP_NONE, 0, SP_NONE, IN_NONE, false },
 	{ "broker-none", 0, SP_NONE, 0, SP_NONE, IN_NONE, true },
 	{ "hello-result", WIRE_HELLO, SP_RESULT_POS, 0, 0, 0, false },
+	{ "hello-emfile", WIRE_HELLO, SP_RESULT_EMFILE, 0, 0, 0, false },
+	{ "hello-eperm", WIRE_HELLO, SP_RESULT_EPERM, 0, 0, 0, false },
 	{ "hello-type", WIRE_HELLO, SP_TYPE, 0, 0, 0, false },
 	{ "hello-flags", WIRE_HELLO, SP_HDR_FLAGS, 0, 0, 0, false },
 	{ "hello-fds", WIRE_HELLO, SP_FDS_EXTRA, 0, 0, 0, false },
@@ -676,11 +679,24 @@ static void spoil_fields(struct ans *a, enum spoil s)
 	}
 }
 
+/* A well-formed refusal: the errno, no body, no descriptor. */
+static void error_only(struct ans *a, int32_t err)
+{
+	for (int i = 0; i < a->nfds; i++)
+		if (a->own[i])
+			close(a->fds[i]);
+	a->nfds = 0;
+	a->len = 0;
+	a->result = err;
+}
+
 static void spoil(struct ans *a, const struct wire_req *req, enum spoil s)
 {
 	switch (s) {
 	case SP_RESULT_POS: a->result = 3; break;
 	case SP_RESULT_ERRNO: a->result = -70000; break;
+	case SP_RESULT_EMFILE: error_only(a, -EMFILE); break;
+	case SP_RESULT_EPERM: error_only(a, -EPERM); break;
 	case SP_TYPE: a->type = a->type == WIRE_HELLO ? WIRE_OPEN : WIRE_HELLO; break;
 	case SP_HDR_FLAGS: a->flags = 1; break;
 	case SP_BODY_SHORT: a->len = a->len > 4 ? 4 : 2; break;
