@@ -2,51 +2,104 @@
 # pingsock - build, test, install.
 #
 #   make                 build everything into build/
+#   make programs        only what make install installs (packagers)
 #   make check           unit, integration and conformance tests, then the
-#                        same suite again built with ASan+UBSan (build-asan/)
+#                        same suite again built with ASan+UBSan (build-asan/);
+#                        as root it first installs what the tests need
+#                        (tests/deps: .ci/test-packages)
 #   make bench           pingsock against the kernel's own ping socket
 #   make install PREFIX=/usr/local DESTDIR=
-#                        also the systemd units (SYSTEMDUNITDIR) and, run as
+#                        the directory variables below; also the systemd
+#                        units, sysusers.d and tmpfiles.d files and, run as
 #                        root without DESTDIR, the system user DAEMON_USER
+#                        and ldconfig
+#   make uninstall       the same variables: removes what install wrote
+#
+# CFLAGS, CPPFLAGS, LDFLAGS, CC, AR, OBJCOPY: the builder's, from the command
+# line or the environment; WERROR= builds without -Werror.
 #
 # Sources are found by directory, so a new file needs no Makefile change:
 #   src/engine, src/wire  pure code (libpscore.a), no I/O
 #   src/lib               libpingsock (+ core)
 #   src/daemon            pingsockd
-#   src/ping              ping
+#   src/ping              ping (build/ping) and pingsock-ping, its installed
+#                         name (linked with libpingsock.so)
 #   src/ctl               pingsockctl (+ libpingsock's request client)
+#   src/divert            pingsock-ping-divert (a shell script, substituted)
 #   tests/unit/test_*.c   one binary each, linked with the core
-#   tests/lib/*.c         test helper programs, linked with libpingsock.a
-#   tests/conformance/*.c conformance case programs, linked with libpingsock.a
-#   bench/*.c             benchmark programs, linked with libpingsock.a
+#   tests/lib/*.c         test helper programs, linked with libpingsock-internal.a
+#   tests/conformance/*.c conformance case programs, linked with
+#                         libpingsock-internal.a
+#   bench/*.c             benchmark programs, linked with libpingsock-internal.a
 
-PREFIX  ?= /usr/local
-DESTDIR ?=
+VERSION := 0.1.0
+SOVERSION := 0
+
+# Where make install puts things.  Every variable can be given on the
+# command line or in the environment; DESTDIR is prepended to each.
+#   Debian: PREFIX=/usr LIBDIR=/usr/lib/$(DEB_HOST_MULTIARCH) (debian/rules).
+# SYSCONFDIR follows PREFIX as GNU's sysconfdir does ($(PREFIX)/etc), but
+# is /etc for PREFIX=/usr: a build for /usr/local reads
+# /usr/local/etc/pingsock/pingsockd.conf, never the packaged daemon's
+# /etc/pingsock/pingsockd.conf (pass SYSCONFDIR=/etc for that).  The daemon's
+# default configuration file is compiled in: give the same SYSCONFDIR to
+# make and to make install.
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+BINDIR     ?= $(PREFIX)/bin
+SBINDIR    ?= $(PREFIX)/sbin
+LIBDIR     ?= $(PREFIX)/lib
+# pingsock's private directory: libpingsock-preload.so, never on the
+# loader's path (LD_PRELOAD names it in full).
+PKGLIBDIR  ?= $(LIBDIR)/pingsock
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+INCLUDEDIR ?= $(PREFIX)/include
+DATADIR    ?= $(PREFIX)/share
+MANDIR     ?= $(DATADIR)/man
+SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 # systemd looks in /usr/local/lib/systemd/system and /usr/lib/systemd/system
-# (and /etc/systemd/system): $(PREFIX)/lib/systemd/system suits both
-# prefixes; another PREFIX needs SYSTEMDUNITDIR=/etc/systemd/system.
+# (and /etc/systemd/system), and so for sysusers.d and tmpfiles.d:
+# $(PREFIX)/lib/... suits both prefixes; another PREFIX needs
+# SYSTEMDUNITDIR=/etc/systemd/system (Debian bookworm: /lib/systemd/system).
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
-# The unit's --user.  CREATE_USER=auto creates it (useradd --system) when
-# make install runs as root without DESTDIR and it is missing; no: never.
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
+# The unit's --user.  CREATE_USER=auto creates it when make install runs as
+# root without DESTDIR and it is missing (systemd-sysusers with the
+# installed sysusers.d file, else useradd --system); no: never.
 DAEMON_USER ?= pingsock
 CREATE_USER ?= auto
+LDCONFIG ?= ldconfig
+INSTALL  ?= install
+OBJCOPY  ?= objcopy
 BUILD   ?= build
 SAN     ?=
 
+# CFLAGS, CPPFLAGS and LDFLAGS are the builder's (dpkg-buildflags'
+# hardening, say): the project's own flags are kept apart (PS_*) and put
+# before them, never replaced by them.  -Werror is the developer's and
+# CI's: packagers build with WERROR= (debian/rules does).
 CC      ?= cc
 CFLAGS  ?= -O2 -g
-WARN    := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
+CPPFLAGS ?=
+LDFLAGS ?=
+WERROR  ?= -Werror
+WARN    := -Wall -Wextra $(WERROR) -Wshadow -Wformat=2 -Wstrict-prototypes \
            -Wmissing-prototypes -Wno-unused-parameter
-VERSION := 0.1.0
-CPPFLAGS += -D_GNU_SOURCE -Iinclude -Isrc -DPINGSOCK_VERSION=\"$(VERSION)\"
-ALLCFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden \
-           -MMD -MP
+PS_CPPFLAGS := -D_GNU_SOURCE -Iinclude -Isrc -DPINGSOCK_VERSION=\"$(VERSION)\" \
+           -DPSD_CONFIG_DEFAULT=\"$(SYSCONFDIR)/pingsock/pingsockd.conf\"
+PS_CFLAGS := -std=gnu11 $(WARN)
+PS_LDFLAGS :=
+ALLCPPFLAGS = $(PS_CPPFLAGS) $(CPPFLAGS)
+ALLCFLAGS = $(PS_CFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -MMD -MP
+ALLLDFLAGS = $(PS_LDFLAGS) $(LDFLAGS)
 LDLIBS_D := -lcap -lseccomp
 
 ifeq ($(SAN),1)
-ALLCFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
+PS_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
              -fno-sanitize-recover=undefined
-LDFLAGS   += -fsanitize=address,undefined
+PS_LDFLAGS += -fsanitize=address,undefined
 endif
 
 CORE_SRC   := $(wildcard src/engine/*.c src/wire/*.c)
@@ -65,10 +118,19 @@ BENCH_SRC  := $(wildcard bench/*.c)
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
 CORE_A   := $(BUILD)/libpscore.a
+# The programs and tests of the tree link the library's objects as they
+# are (libpingsock-internal.a: pingsockctl and pingsock-run call its
+# internal functions); libpingsock.a, the one installed, exports only the
+# API (pingsock_*), so that a program's own names never clash with ours.
+LIB_INT_A := $(BUILD)/libpingsock-internal.a
 LIB_A    := $(BUILD)/libpingsock.a
 LIB_SO   := $(BUILD)/libpingsock.so
 DAEMON   := $(BUILD)/pingsockd
+# ping: the build's, linked with the library's objects (the tests run
+# it from a copy); pingsock-ping: the installed one, the same program
+# linked with libpingsock.so.0.
 PING     := $(BUILD)/ping
+PING_DYN := $(BUILD)/pingsock-ping
 CTL      := $(BUILD)/pingsockctl
 RUN      := $(BUILD)/pingsock-run
 UNITS    := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRC))
@@ -77,45 +139,70 @@ CONFS    := $(patsubst tests/conformance/%.c,$(BUILD)/tests/conformance/%,$(CONF
 CONFS   += $(patsubst tests/conformance/%.c,$(BUILD)/tests/conformance-plain/%,$(CONF_SRC))
 BENCHES  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 PCFILE   := $(BUILD)/pingsock.pc
-SDUNITS  := $(BUILD)/systemd/pingsockd.service $(BUILD)/systemd/pingsockd.socket
+# The systemd units: systemd/NAME.in (substituted) or systemd/NAME, for
+# each .service and .socket there.
+UNIT_IN    := $(wildcard systemd/*.service.in systemd/*.socket.in)
+UNIT_PLAIN := $(wildcard systemd/*.service systemd/*.socket)
+UNIT_NAMES := $(notdir $(UNIT_IN:.in=) $(UNIT_PLAIN))
+SDUNITS  := $(addprefix $(BUILD)/systemd/,$(UNIT_NAMES))
 
 SHIM_SO  := $(if $(SHIM_SRC),$(BUILD)/libpingsock-preload.so)
-PROGRAMS := $(DAEMON) $(PING) $(CTL) $(RUN)
-ALL := $(CORE_A) $(LIB_A) $(LIB_SO) $(SHIM_SO) $(PROGRAMS) $(PCFILE) $(SDUNITS) \
+PROGRAMS := $(DAEMON) $(PING) $(PING_DYN) $(CTL) $(RUN)
+# What make install installs (and debian/rules builds: make programs).
+INSTALLED := $(LIB_A) $(LIB_SO) $(SHIM_SO) $(DAEMON) $(PING_DYN) $(CTL) $(RUN)
+MANPAGES := $(patsubst man/%,$(BUILD)/man/%,$(wildcard man/*.[138]))
+ALL := $(CORE_A) $(LIB_INT_A) $(LIB_A) $(LIB_SO) $(SHIM_SO) $(PROGRAMS) \
+       $(PCFILE) $(SDUNITS) $(MANPAGES) \
        $(UNITS) $(TLIBS) $(CONFS) $(BENCHES)
 
-.PHONY: all check check-fast bench install uninstall clean lint fuzz fuzz-build
+.PHONY: all programs check check-fast bench install uninstall clean lint \
+	fuzz fuzz-build
 all: $(ALL)
+programs: $(INSTALLED)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALLCFLAGS) -c -o $@ $<
+	$(CC) $(ALLCPPFLAGS) $(ALLCFLAGS) -c -o $@ $<
 
 $(CORE_A): $(call obj,$(CORE_SRC))
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
+$(LIB_INT_A): $(call obj,$(LIB_SRC) $(CORE_SRC))
+	rm -f $@ && $(AR) rcs $@ $^
+
+# The installed static library: the objects linked into one (ld -r), every
+# symbol but pingsock_* made local to it (the internal ones are hidden:
+# -fvisibility=hidden), in an archive of that one member.
 $(LIB_A): $(call obj,$(LIB_SRC) $(CORE_SRC))
-	rm -f $@ && ar rcs $@ $^
+	@mkdir -p $(BUILD)/pub
+	$(CC) -nostdlib -r -o $(BUILD)/pub/libpingsock.o $^
+	$(OBJCOPY) --localize-hidden --wildcard --keep-global-symbol='pingsock_*' \
+	  $(BUILD)/pub/libpingsock.o
+	rm -f $@ && $(AR) rcs $@ $(BUILD)/pub/libpingsock.o
 
 $(LIB_SO): $(call obj,$(LIB_SRC) $(CORE_SRC)) src/lib/libpingsock.map
-	$(CC) -shared $(LDFLAGS) -Wl,--version-script=src/lib/libpingsock.map \
-	  -Wl,-soname,libpingsock.so.0 -o $@ $(call obj,$(LIB_SRC) $(CORE_SRC))
+	$(CC) -shared $(ALLLDFLAGS) -Wl,--version-script=src/lib/libpingsock.map \
+	  -Wl,-soname,libpingsock.so.$(SOVERSION) -o $@ $(call obj,$(LIB_SRC) $(CORE_SRC))
 
 # The LD_PRELOAD shim: the library plus the interposed libc calls; it
 # exports those calls (its own version script) and nothing of the API.
 $(BUILD)/libpingsock-preload.so: $(call obj,$(SHIM_SRC) $(LIB_SRC) $(CORE_SRC)) src/shim/shim.map
-	$(CC) -shared $(LDFLAGS) -Wl,--version-script=src/shim/shim.map \
+	$(CC) -shared $(ALLLDFLAGS) -Wl,--version-script=src/shim/shim.map \
 	  -o $@ $(call obj,$(SHIM_SRC) $(LIB_SRC) $(CORE_SRC)) -ldl -lpthread
 
 $(DAEMON): $(call obj,$(DAEMON_SRC)) $(CORE_A)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_D)
+	$(CC) $(ALLLDFLAGS) -o $@ $^ $(LDLIBS_D)
 
-$(PING): $(call obj,$(PING_SRC)) $(LIB_A)
-	$(CC) $(LDFLAGS) -o $@ $^ -lm
+$(PING): $(call obj,$(PING_SRC)) $(LIB_INT_A)
+	$(CC) $(ALLLDFLAGS) -o $@ $^ -lm
 
-$(RUN): $(call obj,$(RUN_SRC)) $(LIB_A)
-	$(CC) $(LDFLAGS) -o $@ $^ -lseccomp -lpthread
+# Linked with the file: its DT_NEEDED is the soname, libpingsock.so.0.
+$(PING_DYN): $(call obj,$(PING_SRC)) $(LIB_SO)
+	$(CC) $(ALLLDFLAGS) -o $@ $(call obj,$(PING_SRC)) $(LIB_SO) -lm
+
+$(RUN): $(call obj,$(RUN_SRC)) $(LIB_INT_A)
+	$(CC) $(ALLLDFLAGS) -o $@ $^ -lseccomp -lpthread
 
 # A statically linked program making raw system calls, for
 # tests/integration/run.sh: never with the sanitizers (no static ASan).
@@ -123,7 +210,7 @@ STATIC_T := $(BUILD)/tests/static/rawsys
 all: $(STATIC_T)
 $(STATIC_T): tests/static/rawsys.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -std=gnu11 $(WARN) -O2 -static -o $@ $<
+	$(CC) $(ALLCPPFLAGS) -std=gnu11 $(WARN) -O2 -static -o $@ $<
 
 # The daemon again with the sandbox's test trigger (-DPSD_TESTING: SIGUSR1
 # or SIGUSR2 make it try a forbidden system call), for
@@ -132,74 +219,91 @@ SBTEST := $(BUILD)/tests/lib/pingsockd-sandboxtest
 all: $(SBTEST)
 $(BUILD)/obj/testing/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -DPSD_TESTING $(ALLCFLAGS) -c -o $@ $<
+	$(CC) $(ALLCPPFLAGS) -DPSD_TESTING $(ALLCFLAGS) -c -o $@ $<
 $(SBTEST): $(patsubst %.c,$(BUILD)/obj/testing/%.o,$(DAEMON_SRC)) $(CORE_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_D)
+	$(CC) $(ALLLDFLAGS) -o $@ $^ $(LDLIBS_D)
 
 # pingsockctl calls through the library's request client (lib/call.h):
 # from the static library, only that and what it needs is linked in.
-$(CTL): $(call obj,$(CTL_SRC)) $(LIB_A)
-	$(CC) $(LDFLAGS) -o $@ $^
+$(CTL): $(call obj,$(CTL_SRC)) $(LIB_INT_A)
+	$(CC) $(ALLLDFLAGS) -o $@ $^
 
 $(BUILD)/tests/unit/%: $(BUILD)/obj/tests/unit/%.o $(call obj,$(UNITLIB_SRC)) $(CORE_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^
+	$(CC) $(ALLLDFLAGS) -o $@ $^
 
 # The daemon's event loop and users' shares are tested on their own.
 $(BUILD)/tests/unit/test_loop: $(call obj,src/daemon/loop.c src/daemon/share.c)
 
-$(BUILD)/tests/lib/%: $(BUILD)/obj/tests/lib/%.o $(LIB_A)
+$(BUILD)/tests/lib/%: $(BUILD)/obj/tests/lib/%.o $(LIB_INT_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ -lm
+	$(CC) $(ALLLDFLAGS) -o $@ $^ -lm
 
-$(BUILD)/tests/conformance/%: $(BUILD)/obj/tests/conformance/%.o $(LIB_A)
+$(BUILD)/tests/conformance/%: $(BUILD)/obj/tests/conformance/%.o $(LIB_INT_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ -lm
+	$(CC) $(ALLLDFLAGS) -o $@ $^ -lm
 
 # The same cases as plain libc programs (-DCONF_PLAIN, plain.h), without
 # libpingsock: run.sh runs them under the shim (CONF_SHIM=1).
 $(BUILD)/obj/tests/conformance-plain/%.o: tests/conformance/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -DCONF_PLAIN $(ALLCFLAGS) -c -o $@ $<
+	$(CC) $(ALLCPPFLAGS) -DCONF_PLAIN $(ALLCFLAGS) -c -o $@ $<
 
 $(BUILD)/tests/conformance-plain/%: $(BUILD)/obj/tests/conformance-plain/%.o
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ -lm
+	$(CC) $(ALLLDFLAGS) -o $@ $^ -lm
 
 # A plain libc program (no libpingsock) for tests/integration/shim_prog.sh.
 SHIMPROG := $(BUILD)/tests/shimprog/shimprog
 all: $(SHIMPROG)
 $(SHIMPROG): $(BUILD)/obj/tests/shimprog/shimprog.o
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ -lpthread
+	$(CC) $(ALLLDFLAGS) -o $@ $^ -lpthread
 
-$(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(LIB_A)
+$(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(LIB_INT_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ -lm
+	$(CC) $(ALLLDFLAGS) -o $@ $^ -lm
+
+# Files made from templates: every @NAME@ below replaced by the value of
+# that variable.  The build's copies (for this build's variables) are for
+# reading and checking (mandoc -T lint $(BUILD)/man/*); make install
+# substitutes again with its own, as given to it.
+SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@BINDIR@|$(BINDIR)|g' \
+	-e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+	-e 's|@PKGLIBDIR@|$(PKGLIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
+	-e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' -e 's|@MANDIR@|$(MANDIR)|g' \
+	-e 's|@SYSTEMDUNITDIR@|$(SYSTEMDUNITDIR)|g' \
+	-e 's|@DAEMON_USER@|$(DAEMON_USER)|g' -e 's|@VERSION@|$(VERSION)|g'
 
 $(PCFILE): pingsock.pc.in
 	@mkdir -p $(dir $@)
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
-
-# The systemd units for this PREFIX (make install writes them again for its
-# own PREFIX, as it does the .pc file).
-UNIT_SED = sed -e 's|@SBINDIR@|$(PREFIX)/sbin|g' -e 's|@DAEMON_USER@|$(DAEMON_USER)|g'
-$(BUILD)/systemd/pingsockd.service: systemd/pingsockd.service.in
+	$(SUBST) $< > $@
+$(BUILD)/systemd/%: systemd/%.in
 	@mkdir -p $(dir $@)
-	$(UNIT_SED) $< > $@
-$(BUILD)/systemd/pingsockd.socket: systemd/pingsockd.socket
+	$(SUBST) $< > $@
+$(BUILD)/systemd/%: systemd/%
 	@mkdir -p $(dir $@)
 	cp $< $@
+$(BUILD)/man/%: man/%
+	@mkdir -p $(dir $@)
+	$(SUBST) $< > $@
+$(BUILD)/pingsock-ping-divert: src/divert/pingsock-ping-divert.in
+	@mkdir -p $(dir $@)
+	$(SUBST) $< > $@ && chmod 0755 $@
+SDUNITS += $(BUILD)/systemd/pingsockd.sysusers $(BUILD)/systemd/pingsockd.tmpfiles
+all: $(SDUNITS) $(BUILD)/pingsock-ping-divert
 
 # The whole suite, then again under ASan+UBSan.  tests/run prints the
 # closing "N passed, N failed" line over both passes.
 check: all
+	tests/deps
 	$(MAKE) --no-print-directory BUILD=build-asan SAN=1 CFLAGS="-O1 -g" all
 	tests/run build build-asan
 
 # One pass, normal build only (for quick iteration).
 check-fast: all
+	tests/deps
 	tests/run build
 
 bench: all
@@ -209,7 +313,7 @@ lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 	  --inline-suppr -D_GNU_SOURCE -Iinclude -Isrc src
 	clang-tidy --quiet $(CORE_SRC) $(LIB_SRC) $(DAEMON_SRC) $(PING_SRC) $(CTL_SRC) $(RUN_SRC) $(SHIM_SRC) \
-	  -- $(CPPFLAGS) -std=gnu11
+	  -- $(ALLCPPFLAGS) -std=gnu11
 
 # libFuzzer targets for the decoders, the engine and the daemon's dispatch
 # (clang, ASan+UBSan): `make fuzz` builds them and runs each for FUZZ_RUNS
@@ -228,7 +332,7 @@ FUZZ_LIB_fuzz_libdecode := src/lib/cmsg.c
 build/fuzz/fuzz_libdecode: $(FUZZ_LIB_fuzz_libdecode)
 build/fuzz/%: tests/fuzz/%.c $(CORE_SRC)
 	@mkdir -p $(dir $@)
-	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined $(CPPFLAGS) \
+	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined $(ALLCPPFLAGS) \
 	  -o $@ $< $(CORE_SRC) $(FUZZ_LIB_$*)
 # fuzz_dispatch: the daemon's event loop and dispatch in process
 # (its modules built with -DPSD_FUZZ) around fakes of the host
@@ -247,7 +351,7 @@ FUZZ_DISPATCH_SRC := tests/fuzz/fuzz_dispatch.c tests/fuzz/dispatch_net.c \
 	$(CORE_SRC)
 FUZZ_DISPATCH_OBJ := $(patsubst %.c,build/fuzz/obj/%.o,$(FUZZ_DISPATCH_SRC))
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Wno-unused-parameter \
-	$(CPPFLAGS) -DPSD_FUZZ -fsanitize=address,undefined
+	$(ALLCPPFLAGS) -DPSD_FUZZ -fsanitize=address,undefined
 FUZZ_LIGHT := -fno-sanitize=alignment,null,pointer-overflow \
 	-mllvm -asan-instrument-reads=0 \
 	-fsanitize-coverage=inline-8bit-counters,pc-table
@@ -263,51 +367,138 @@ build/fuzz/fuzz_dispatch: $(FUZZ_DISPATCH_OBJ)
 build/fuzz/fuzz_dispatch_thread: build/fuzz/fuzz_dispatch
 	ln -f $< $@
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/sbin \
-	  $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include \
-	  $(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(PREFIX)/share/man/man3 \
-	  $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 0755 $(PING) $(CTL) $(RUN) $(DESTDIR)$(PREFIX)/bin/
-	install -m 0755 $(DAEMON) $(DESTDIR)$(PREFIX)/sbin/
-	install -m 0644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
-	install -m 0755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/libpingsock.so.0
-	[ -z "$(SHIM_SO)" ] || install -m 0755 $(SHIM_SO) $(DESTDIR)$(PREFIX)/lib/
-	ln -sf libpingsock.so.0 $(DESTDIR)$(PREFIX)/lib/libpingsock.so
-	install -m 0644 include/pingsock.h $(DESTDIR)$(PREFIX)/include/
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
-	  pingsock.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/pingsock.pc
-	chmod 0644 $(DESTDIR)$(PREFIX)/lib/pkgconfig/pingsock.pc
-	for m in man/*.8; do install -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man8/; done
-	for m in man/*.3; do [ -e "$$m" ] || continue; \
-	  install -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man3/; done
-	for m in man/*.1; do install -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man1/; done
-	install -d $(DESTDIR)$(SYSTEMDUNITDIR)
-	$(UNIT_SED) systemd/pingsockd.service.in > $(DESTDIR)$(SYSTEMDUNITDIR)/pingsockd.service
-	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/pingsockd.service
-	install -m 0644 systemd/pingsockd.socket $(DESTDIR)$(SYSTEMDUNITDIR)/
+# --- make install, make uninstall ---
+#
+# Everything lands under the directory variables above (and DESTDIR);
+# nothing under another package's name: ping is installed as
+# pingsock-ping (pingsock-ping-divert makes it the host's ping, on
+# request), the shim in PKGLIBDIR.  Files made by other parts of the tree
+# are installed when they are there: etc/pingsockd.conf (never over an
+# existing one), etc/pingsockd.logrotate, completion/*.
+# make install notes each directory it creates in $(PKGLIBDIR)/installed-dirs
+# and make uninstall removes those (when empty) and nothing else.
+CONF_SRC_F   := $(wildcard etc/pingsockd.conf)
+LOGROT_SRC_F := $(wildcard etc/pingsockd.logrotate)
+COMPL_SRC_F  := $(wildcard completion/*)
+INST_DIRS = $(BINDIR) $(SBINDIR) $(LIBDIR) $(PKGLIBDIR) $(PKGCONFIGDIR) \
+	$(INCLUDEDIR) $(MANDIR)/man1 $(MANDIR)/man3 $(MANDIR)/man8 \
+	$(SYSTEMDUNITDIR) $(SYSUSERSDIR) $(TMPFILESDIR) \
+	$(if $(CONF_SRC_F),$(SYSCONFDIR)/pingsock) \
+	$(if $(LOGROT_SRC_F),$(SYSCONFDIR)/logrotate.d) \
+	$(if $(COMPL_SRC_F),$(BASHCOMPDIR))
+DIRLOG = $(DESTDIR)$(PKGLIBDIR)/installed-dirs
+LIBSO_REAL := libpingsock.so.$(VERSION)
+LIBSO_SONAME := libpingsock.so.$(SOVERSION)
+
+# Files of pingsock before 0.1.0 that this layout has no more: its ping as
+# BINDIR/ping (before /usr/bin in PATH, it shadows iputils' ping) and
+# ping.8, the shim in LIBDIR.  Removed when they are pingsock's, unless a
+# package owns the path (make install PREFIX=/usr wrote over iputils' ping:
+# reinstalling iputils-ping is then the way back).
+STALE_CLEAN = for f in $(BINDIR)/ping $(MANDIR)/man8/ping.8; do p=$(DESTDIR)$$f; \
+	  [ -f "$$p" ] && grep -q pingsock "$$p" 2>/dev/null || continue; \
+	  if [ -z "$(DESTDIR)" ] && command -v dpkg-query >/dev/null && \
+	    { dpkg-query -S "$$f" || dpkg-query -S "$${f\#/usr}"; } >/dev/null 2>&1; then \
+	    echo "note: $$f is an older pingsock's, over a package's file:" \
+	      "apt-get install --reinstall the package (iputils-ping)"; \
+	  else echo "rm -f $$p (an older pingsock's)"; rm -f "$$p"; fi; \
+	done; \
+	if [ -f $(DESTDIR)$(LIBDIR)/libpingsock-preload.so ]; then \
+	  echo "rm -f $(DESTDIR)$(LIBDIR)/libpingsock-preload.so (now in $(PKGLIBDIR))"; \
+	  rm -f $(DESTDIR)$(LIBDIR)/libpingsock-preload.so; fi
+
+install: programs
+	@$(STALE_CLEAN)
+	@made=; for d in $(INST_DIRS); do \
+	  p=$$d; while [ -n "$$p" ] && [ "$$p" != / ] && [ ! -d "$(DESTDIR)$$p" ]; do \
+	    made="$$made $$p"; p=$$(dirname "$$p"); done; \
+	done; \
+	$(INSTALL) -d $(addprefix $(DESTDIR),$(INST_DIRS)) && \
+	for p in $$made; do echo "$$p"; done >>$(DIRLOG).new && \
+	{ cat $(DIRLOG) 2>/dev/null; cat $(DIRLOG).new; } | sort -u >$(DIRLOG).tmp && \
+	rm -f $(DIRLOG).new && mv $(DIRLOG).tmp $(DIRLOG) && chmod 0644 $(DIRLOG)
+	$(INSTALL) -m 0755 $(PING_DYN) $(CTL) $(RUN) $(DESTDIR)$(BINDIR)/
+	$(INSTALL) -m 0755 $(DAEMON) $(DESTDIR)$(SBINDIR)/
+	$(SUBST) src/divert/pingsock-ping-divert.in >$(DESTDIR)$(SBINDIR)/pingsock-ping-divert
+	chmod 0755 $(DESTDIR)$(SBINDIR)/pingsock-ping-divert
+	$(INSTALL) -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libpingsock.a
+	$(INSTALL) -m 0644 $(LIB_SO) $(DESTDIR)$(LIBDIR)/$(LIBSO_REAL)
+	ln -sf $(LIBSO_REAL) $(DESTDIR)$(LIBDIR)/$(LIBSO_SONAME)
+	ln -sf $(LIBSO_SONAME) $(DESTDIR)$(LIBDIR)/libpingsock.so
+	[ -z "$(SHIM_SO)" ] || $(INSTALL) -m 0644 $(SHIM_SO) $(DESTDIR)$(PKGLIBDIR)/
+	$(INSTALL) -m 0644 include/pingsock.h $(DESTDIR)$(INCLUDEDIR)/
+	$(SUBST) pingsock.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/pingsock.pc
+	chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/pingsock.pc
+	for m in man/*.[138]; do [ -e "$$m" ] || continue; \
+	  s=$${m##*.}; $(SUBST) $$m >$(DESTDIR)$(MANDIR)/man$$s/$${m#man/} && \
+	  chmod 0644 $(DESTDIR)$(MANDIR)/man$$s/$${m#man/} || exit 1; done
+	ln -sf pingsock-ping.8 $(DESTDIR)$(MANDIR)/man8/pingsock-ping-divert.8
+	for u in $(UNIT_IN); do n=$${u#systemd/}; n=$${n%.in}; \
+	  $(SUBST) $$u >$(DESTDIR)$(SYSTEMDUNITDIR)/$$n && \
+	  chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/$$n || exit 1; done
+	for u in $(UNIT_PLAIN); do \
+	  $(INSTALL) -m 0644 $$u $(DESTDIR)$(SYSTEMDUNITDIR)/ || exit 1; done
+	$(SUBST) systemd/pingsockd.sysusers.in >$(DESTDIR)$(SYSUSERSDIR)/pingsockd.conf
+	$(SUBST) systemd/pingsockd.tmpfiles.in >$(DESTDIR)$(TMPFILESDIR)/pingsockd.conf
+	chmod 0644 $(DESTDIR)$(SYSUSERSDIR)/pingsockd.conf $(DESTDIR)$(TMPFILESDIR)/pingsockd.conf
+	@for f in $(CONF_SRC_F); do t=$(DESTDIR)$(SYSCONFDIR)/pingsock/pingsockd.conf; \
+	  if [ -e "$$t" ]; then echo "note: $$t exists: kept (the shipped one is $$f)"; \
+	  else echo "$(INSTALL) -m 0644 $$f $$t"; $(INSTALL) -m 0644 $$f "$$t" || exit 1; fi; done
+	for f in $(LOGROT_SRC_F); do \
+	  $(INSTALL) -m 0644 $$f $(DESTDIR)$(SYSCONFDIR)/logrotate.d/pingsockd || exit 1; done
+	for f in $(COMPL_SRC_F); do \
+	  $(INSTALL) -m 0644 $$f $(DESTDIR)$(BASHCOMPDIR)/ || exit 1; done
+	@if [ -n "$(DESTDIR)" ] || [ "$$(id -u)" != 0 ]; then :; \
+	elif command -v $(LDCONFIG) >/dev/null; then echo "$(LDCONFIG)"; $(LDCONFIG); fi
 	@if getent passwd $(DAEMON_USER) >/dev/null; then :; \
 	elif [ "$(CREATE_USER)" = auto ] && [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then \
-	  echo "useradd --system $(DAEMON_USER)"; \
-	  useradd --system --no-create-home --home-dir /nonexistent \
-	    --shell /usr/sbin/nologin $(DAEMON_USER); \
+	  if command -v systemd-sysusers >/dev/null; then \
+	    echo "systemd-sysusers $(SYSUSERSDIR)/pingsockd.conf"; \
+	    systemd-sysusers $(SYSUSERSDIR)/pingsockd.conf; \
+	  else \
+	    echo "useradd --system $(DAEMON_USER)"; \
+	    useradd --system --user-group --no-create-home --home-dir /nonexistent \
+	      --shell /usr/sbin/nologin $(DAEMON_USER); \
+	  fi; \
 	else \
 	  echo "note: no user $(DAEMON_USER); pingsockd.service needs one:" \
-	    "useradd --system --no-create-home --shell /usr/sbin/nologin $(DAEMON_USER)"; \
+	    "systemd-sysusers $(SYSUSERSDIR)/pingsockd.conf (or useradd --system" \
+	    "--user-group --no-create-home --shell /usr/sbin/nologin $(DAEMON_USER))"; \
 	fi
 
+# The configuration file goes only if it is still the one shipped.  If
+# pingsock-ping-divert made pingsock-ping the host's ping, that is undone
+# first (as the package's prerm does).
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/ping $(DESTDIR)$(PREFIX)/bin/pingsockctl \
-	  $(DESTDIR)$(PREFIX)/bin/pingsock-run \
-	  $(DESTDIR)$(PREFIX)/sbin/pingsockd $(DESTDIR)$(PREFIX)/lib/libpingsock.* \
-	  $(DESTDIR)$(PREFIX)/lib/libpingsock-preload.so \
-	  $(DESTDIR)$(PREFIX)/include/pingsock.h \
-	  $(DESTDIR)$(PREFIX)/lib/pkgconfig/pingsock.pc
-	for m in man/*.8; do rm -f $(DESTDIR)$(PREFIX)/share/man/man8/$${m#man/}; done
-	for m in man/*.3; do rm -f $(DESTDIR)$(PREFIX)/share/man/man3/$${m#man/}; done
-	for m in man/*.1; do rm -f $(DESTDIR)$(PREFIX)/share/man/man1/$${m#man/}; done
-	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/pingsockd.service \
-	  $(DESTDIR)$(SYSTEMDUNITDIR)/pingsockd.socket
+	@$(STALE_CLEAN)
+	@d=$(SBINDIR)/pingsock-ping-divert; \
+	if [ -z "$(DESTDIR)" ] && [ -x "$$d" ] && "$$d" --status >/dev/null 2>&1; then \
+	  echo "$$d --undo"; "$$d" --undo; fi
+	rm -f $(DESTDIR)$(BINDIR)/pingsock-ping $(DESTDIR)$(BINDIR)/pingsockctl \
+	  $(DESTDIR)$(BINDIR)/pingsock-run \
+	  $(DESTDIR)$(SBINDIR)/pingsockd $(DESTDIR)$(SBINDIR)/pingsock-ping-divert \
+	  $(DESTDIR)$(LIBDIR)/libpingsock.a $(DESTDIR)$(LIBDIR)/libpingsock.so \
+	  $(DESTDIR)$(LIBDIR)/$(LIBSO_SONAME) $(DESTDIR)$(LIBDIR)/$(LIBSO_REAL) \
+	  $(DESTDIR)$(PKGLIBDIR)/libpingsock-preload.so \
+	  $(DESTDIR)$(INCLUDEDIR)/pingsock.h \
+	  $(DESTDIR)$(PKGCONFIGDIR)/pingsock.pc \
+	  $(addprefix $(DESTDIR)$(SYSTEMDUNITDIR)/,$(UNIT_NAMES)) \
+	  $(DESTDIR)$(SYSUSERSDIR)/pingsockd.conf \
+	  $(DESTDIR)$(TMPFILESDIR)/pingsockd.conf \
+	  $(DESTDIR)$(SYSCONFDIR)/logrotate.d/pingsockd
+	for m in man/*.[138]; do rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$${m#man/}; done
+	rm -f $(DESTDIR)$(MANDIR)/man8/pingsock-ping-divert.8
+	for f in $(COMPL_SRC_F); do rm -f $(DESTDIR)$(BASHCOMPDIR)/$${f#completion/}; done
+	@t=$(DESTDIR)$(SYSCONFDIR)/pingsock/pingsockd.conf; \
+	if [ -e "$$t" ] && [ -n "$(CONF_SRC_F)" ] && cmp -s "$$t" $(CONF_SRC_F); then \
+	  echo "rm -f $$t"; rm -f "$$t"; \
+	elif [ -e "$$t" ]; then echo "note: $$t was changed: kept"; fi
+	@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(SYSCONFDIR)/pingsock 2>/dev/null || true
+	@if [ -f $(DIRLOG) ]; then \
+	  dirs=$$(sort -r $(DIRLOG)); rm -f $(DIRLOG); \
+	  for d in $$dirs; do rmdir --ignore-fail-on-non-empty "$(DESTDIR)$$d" 2>/dev/null; done; \
+	fi; true
+	@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(PKGLIBDIR) 2>/dev/null || true
 	@! getent passwd $(DAEMON_USER) >/dev/null || [ -n "$(DESTDIR)" ] || \
 	  echo "note: the user $(DAEMON_USER) is kept (userdel $(DAEMON_USER) removes it)"
 

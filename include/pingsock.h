@@ -31,6 +31,23 @@
 extern "C" {
 #endif
 
+/*
+ * The version of this header, a literal so that the installed header
+ * needs nothing from the build (tests/integration/version.sh holds it
+ * equal to the Makefile's VERSION; the build's -DPINGSOCK_VERSION then
+ * redefines it identically, and a differing one fails the build).
+ * pingsock_version() is the library's, which may be newer than the
+ * header a program was built with.
+ */
+#define PINGSOCK_VERSION_MAJOR 0
+#define PINGSOCK_VERSION_MINOR 1
+#define PINGSOCK_VERSION_PATCH 0
+#define PINGSOCK_VERSION "0.1.0"
+/* One number to compare at compile time: 0.1.0 is 100, 1.2.3 is 10203. */
+#define PINGSOCK_VERSION_NUMBER (PINGSOCK_VERSION_MAJOR * 10000 + \
+				 PINGSOCK_VERSION_MINOR * 100 + \
+				 PINGSOCK_VERSION_PATCH)
+
 #define PINGSOCK_DEFAULT_SOCKET "/run/pingsock/socket"
 
 enum pingsock_backend_kind {
@@ -82,6 +99,10 @@ int pingsock_backend(int fd);
  * did not fail.
  */
 const char *pingsock_why(void);
+
+/* The library's version, "MAJOR.MINOR.PATCH" (PINGSOCK_VERSION of the
+ * build it came from); a static string. */
+const char *pingsock_version(void);
 
 #ifdef __cplusplus
 }

@@ -5,11 +5,12 @@
  *   pingsockctl [--socket PATH] status    counters, sockets per uid
  *   pingsockctl [--socket PATH] table     one line per open socket
  *   pingsockctl [--socket PATH] metrics   Prometheus text format 0.0.4
+ *   pingsockctl --version                 its own version
  *
  * Any user may run it, over the daemon's own control socket.  The daemon
  * answers WIRE_TABLE with every socket for root (SO_PEERCRED uid 0) and
- * with the caller's own uid's sockets for anyone else; the totals are
- * everyone's.
+ * with the caller's own uid's sockets for anyone else, and WIRE_USERS (the
+ * per-uid counters) likewise; the totals are everyone's.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -24,14 +25,27 @@
 #include "pingsock.h"
 #include "wire/wire.h"
 
+#ifndef PINGSOCK_VERSION
+#define PINGSOCK_VERSION "unknown"	/* pingsock.h and the Makefile */
+#endif
+
 /* More than any page count a real daemon has: a loop guard. */
 #define MAX_PAGES (1u << 20)
+/* More uids than a daemon keeps state for (each holds a connection, a
+ * socket or a recent send): what a hostile daemon can make us hold. */
+#define MAX_USERS (1u << 20)
 
 struct table {
 	struct wire_table_hdr hdr;	/* of the first page: the totals */
 	struct wire_table_entry *e;
 	size_t n, cap;
 	bool all;			/* every uid's sockets are listed */
+};
+
+struct users {
+	struct wire_user_entry *e;
+	size_t n, cap;
+	bool all;			/* every uid is listed */
 };
 
 struct uidsum {
@@ -113,6 +127,52 @@ static void get_stats(int fd, struct wire_stats *st)
 		die("stats", "malformed answer from the daemon");
 }
 
+/* Room for n more entries of size each in *v (cap of them now). */
+static void *grow(void *v, size_t *cap, size_t n, size_t size,
+		  const char *what)
+{
+	size_t nc = *cap ? *cap : 256;
+
+	if (n <= *cap)
+		return v;
+	while (nc < n)
+		nc *= 2;
+	v = realloc(v, nc * size);
+	if (!v)
+		die(what, strerror(ENOMEM));
+	*cap = nc;
+	return v;
+}
+
+/* Every page of the per-uid counters, ascending by uid (the check says
+ * so, and that each page moves the cursor on). */
+static void get_users(int fd, struct users *u)
+{
+	static uint8_t body[WIRE_RESP_BODY_MAX];
+	struct wire_req req = { .type = WIRE_USERS };
+	unsigned pages = 0;
+
+	memset(u, 0, sizeof(*u));
+	do {
+		struct wire_users_hdr h;
+		size_t len = sizeof(body);
+		int32_t rc = call(fd, &req, body, &len);
+
+		if (rc != 0)
+			die("users", strerror(-rc));
+		if (wire_users_check(body, len, req.u.cursor, &h) != 0 ||
+		    ++pages > MAX_PAGES || u->n + h.count > MAX_USERS)
+			die("users", "malformed answer from the daemon");
+		if (pages == 1)
+			u->all = (h.flags & WIRE_USERS_ALL) != 0;
+		u->e = grow(u->e, &u->cap, u->n + h.count, sizeof(*u->e),
+			    "users");
+		for (size_t i = 0; i < h.count; i++)
+			wire_user_entry_at(body, i, &u->e[u->n++]);
+		req.u.cursor = h.next;
+	} while (req.u.cursor);
+}
+
 /* Every page of the table, from cursor 0 until the daemon says no more. */
 static void get_table(int fd, struct table *t)
 {
@@ -135,18 +195,8 @@ static void get_table(int fd, struct table *t)
 			t->hdr = h;
 			t->all = (h.flags & WIRE_TABLE_ALL) != 0;
 		}
-		if (t->n + h.count > t->cap) {
-			size_t nc = t->cap ? t->cap * 2 : 256;
-			struct wire_table_entry *ne;
-
-			while (nc < t->n + h.count)
-				nc *= 2;
-			ne = realloc(t->e, nc * sizeof(*ne));
-			if (!ne)
-				die("table", strerror(ENOMEM));
-			t->e = ne;
-			t->cap = nc;
-		}
+		t->e = grow(t->e, &t->cap, t->n + h.count, sizeof(*t->e),
+			    "table");
 		for (size_t i = 0; i < h.count; i++)
 			wire_table_entry_at(body, i, &t->e[t->n++]);
 		req.u.cursor = h.next;
@@ -199,6 +249,7 @@ struct report {
 	struct table t;
 	struct uidsum *u;
 	size_t nu;
+	struct users users;
 };
 
 static void report_get(int fd, struct report *r)
@@ -206,12 +257,46 @@ static void report_get(int fd, struct report *r)
 	get_stats(fd, &r->st);
 	get_table(fd, &r->t);
 	r->nu = per_uid(&r->t, &r->u);
+	get_users(fd, &r->users);
 }
 
 static void report_free(struct report *r)
 {
 	free(r->u);
 	free(r->t.e);
+	free(r->users.e);
+}
+
+/* The daemon's mode as its statistics say (relay_uids aside). */
+static const char *mode_name(const struct wire_stats *st)
+{
+	return st->flags & WIRE_ST_ALL ? "broker" : "relay";
+}
+
+/* What status adds after its first lines: the daemon, its refusals and
+ * its rate limit, then the per-uid counters. */
+static void status_more(const struct report *r)
+{
+	const struct wire_stats *st = &r->st;
+
+	printf("version %s\nmode %s\nstart_time %llu.%03llu\nusers %llu\n",
+	       st->version, mode_name(st),
+	       (unsigned long long)(st->start_ms / 1000),
+	       (unsigned long long)(st->start_ms % 1000),
+	       (unsigned long long)st->users);
+	for (unsigned i = 0; i < WIRE_RF_END; i++)
+		printf("refused_sockets_%s %llu\n", wire_refusal_name(i),
+		       (unsigned long long)st->refused_open[i]);
+	printf("sends_delayed %llu\nsends_would_block %llu\n"
+	       "sends_rate_refused %llu\n",
+	       (unsigned long long)st->sends_delayed,
+	       (unsigned long long)st->sends_eagain,
+	       (unsigned long long)st->sends_refused);
+	for (size_t i = 0; i < r->users.n; i++)
+		printf("user %u requests %llu refused %llu\n",
+		       r->users.e[i].uid,
+		       (unsigned long long)r->users.e[i].requests,
+		       (unsigned long long)r->users.e[i].refused);
 }
 
 static int cmd_status(int fd)
@@ -234,6 +319,7 @@ static int cmd_status(int fd)
 	printf("refused %llu\nrefused_netns %llu\n",
 	       (unsigned long long)r.st.refused,
 	       (unsigned long long)r.st.refused_netns);
+	status_more(&r);
 	for (size_t i = 0; i < r.nu; i++)
 		printf("uid %u sockets %llu idents %llu requests %llu "
 		       "replies %llu errors %llu drops %llu\n", r.u[i].uid,
@@ -295,12 +381,94 @@ static void metric(const char *name, const char *type, const char *help,
 	       name, v);
 }
 
+/* A family with one sample per label value: HELP and TYPE, then them. */
+static void family(const char *name, const char *type, const char *help)
+{
+	printf("# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* The daemon itself: its build, when it started, how many users. */
+static void metrics_daemon(const struct wire_stats *st)
+{
+	family("pingsockd_build_info", "gauge",
+	       "pingsockd's version and mode (relay or broker); always 1.");
+	printf("pingsockd_build_info{version=\"%s\",mode=\"%s\"} 1\n",
+	       st->version, mode_name(st));
+	family("pingsockd_start_time_seconds", "gauge",
+	       "When pingsockd started, in seconds since the Unix epoch.");
+	printf("pingsockd_start_time_seconds %llu.%03llu\n",
+	       (unsigned long long)(st->start_ms / 1000),
+	       (unsigned long long)(st->start_ms % 1000));
+	metric("pingsockd_users", "gauge",
+	       "Users pingsockd keeps state for (connections, sockets, "
+	       "identifiers, sends waiting, a rate bucket refilling).",
+	       st->users);
+}
+
+/* Refusals by reason, and sends the rate held back. */
+static void metrics_limits(const struct wire_stats *st)
+{
+	static const char *const action[] = { "delayed", "would_block",
+					      "refused" };
+	const uint64_t sends[] = { st->sends_delayed, st->sends_eagain,
+				   st->sends_refused };
+
+	family("pingsockd_sockets_refused_total", "counter",
+	       "Sockets refused, by reason: group (the policy's group range), "
+	       "max_sockets (the user's limit), descriptors (the daemon's "
+	       "running short, this user holding the most), identifiers "
+	       "(broker mode: max_idents, or identifiers short), resources "
+	       "(the daemon's memory or descriptors).");
+	for (unsigned i = 0; i < WIRE_RF_END; i++)
+		printf("pingsockd_sockets_refused_total{reason=\"%s\"} %llu\n",
+		       wire_refusal_name(i),
+		       (unsigned long long)st->refused_open[i]);
+	family("pingsockd_sends_rate_limited_total", "counter",
+	       "Sends held back by rate or min_interval: delayed (waited for "
+	       "their turn), would_block (EAGAIN, MSG_DONTWAIT), refused "
+	       "(ENOBUFS: a wait past one burst, or the user's waiting "
+	       "bytes).");
+	for (size_t i = 0; i < sizeof(sends) / sizeof(sends[0]); i++)
+		printf("pingsockd_sends_rate_limited_total{action=\"%s\"} "
+		       "%llu\n", action[i], (unsigned long long)sends[i]);
+}
+
+/* Per uid: sockets and identifiers from the table, counters from
+ * WIRE_USERS. */
+static void metrics_per_uid(const struct report *r)
+{
+	const struct users *u = &r->users;
+
+	family("pingsockd_uid_sockets", "gauge", "Open ping sockets per user.");
+	for (size_t i = 0; i < r->nu; i++)
+		printf("pingsockd_uid_sockets{uid=\"%u\"} %llu\n", r->u[i].uid,
+		       (unsigned long long)r->u[i].sockets);
+	family("pingsockd_uid_idents", "gauge",
+	       "ICMP identifiers bound per user.");
+	for (size_t i = 0; i < r->nu; i++)
+		printf("pingsockd_uid_idents{uid=\"%u\"} %llu\n", r->u[i].uid,
+		       (unsigned long long)r->u[i].idents);
+	family("pingsockd_user_requests_total", "counter",
+	       "Echo requests sent per user, while pingsockd keeps state for "
+	       "the user (from 0 again after).");
+	for (size_t i = 0; i < u->n; i++)
+		printf("pingsockd_user_requests_total{uid=\"%u\"} %llu\n",
+		       u->e[i].uid, (unsigned long long)u->e[i].requests);
+	family("pingsockd_user_refused_total", "counter",
+	       "Connections, sockets and sends refused per user, while "
+	       "pingsockd keeps state for the user (from 0 again after).");
+	for (size_t i = 0; i < u->n; i++)
+		printf("pingsockd_user_refused_total{uid=\"%u\"} %llu\n",
+		       u->e[i].uid, (unsigned long long)u->e[i].refused);
+}
+
 /* Prometheus text exposition format 0.0.4. */
 static int cmd_metrics(int fd)
 {
 	struct report r;
 
 	report_get(fd, &r);
+	metrics_daemon(&r.st);
 	metric("pingsockd_clients", "gauge",
 	       "Client processes connected to pingsockd.", r.st.clients);
 	metric("pingsockd_sockets", "gauge", "Open ping sockets, all users.",
@@ -331,19 +499,11 @@ static int cmd_metrics(int fd)
 	metric("pingsockd_refused_netns_total", "counter",
 	       "Clients refused for being in another network namespace.",
 	       r.st.refused_netns);
+	metrics_limits(&r.st);
 	metric("pingsockd_view_all_uids", "gauge",
 	       "1 if the per-uid metrics cover every user (run as root), 0 if "
-	       "only the caller's own.", r.t.all);
-	printf("# HELP pingsockd_uid_sockets Open ping sockets per user.\n"
-	       "# TYPE pingsockd_uid_sockets gauge\n");
-	for (size_t i = 0; i < r.nu; i++)
-		printf("pingsockd_uid_sockets{uid=\"%u\"} %llu\n", r.u[i].uid,
-		       (unsigned long long)r.u[i].sockets);
-	printf("# HELP pingsockd_uid_idents ICMP identifiers bound per user.\n"
-	       "# TYPE pingsockd_uid_idents gauge\n");
-	for (size_t i = 0; i < r.nu; i++)
-		printf("pingsockd_uid_idents{uid=\"%u\"} %llu\n", r.u[i].uid,
-		       (unsigned long long)r.u[i].idents);
+	       "only the caller's own.", r.t.all && r.users.all);
+	metrics_per_uid(&r);
 	report_free(&r);
 	return 0;
 }
@@ -351,15 +511,21 @@ static int cmd_metrics(int fd)
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: pingsockctl [--socket PATH] status|table|metrics\n"
+		   "       pingsockctl --version\n"
 		   "Show a running pingsockd's counters and sockets.\n\n"
-		   "  status   counters, then one line per uid with open sockets\n"
+		   "  status   counters, then one line per user with state in "
+		   "the daemon\n"
+		   "           and one per uid with open sockets\n"
 		   "  table    one line per open socket\n"
 		   "  metrics  the counters in Prometheus text format\n\n"
 		   "  -s, --socket PATH  the daemon's socket (default: "
 		   "$PINGSOCK_SOCKET or %s)\n"
-		   "  -h, --help         show this help\n\n"
-		   "root sees every user's sockets, anyone else their own; "
-		   "the totals are everyone's.\n", PINGSOCK_DEFAULT_SOCKET);
+		   "  -h, --help         show this help\n"
+		   "  -V, --version      show pingsockctl's version (the "
+		   "daemon's: status)\n\n"
+		   "root sees every user's sockets and counters, anyone else "
+		   "their own; the totals are everyone's.\n",
+		PINGSOCK_DEFAULT_SOCKET);
 }
 
 int main(int argc, char **argv)
@@ -367,6 +533,7 @@ int main(int argc, char **argv)
 	static const struct option lo[] = {
 		{ "socket", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct {
@@ -383,9 +550,12 @@ int main(int argc, char **argv)
 	sock_path = getenv("PINGSOCK_SOCKET");
 	if (!sock_path || !*sock_path)
 		sock_path = PINGSOCK_DEFAULT_SOCKET;
-	while ((ch = getopt_long(argc, argv, "s:h", lo, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "s:hV", lo, NULL)) != -1) {
 		if (ch == 's') {
 			sock_path = optarg;
+		} else if (ch == 'V') {
+			printf("pingsockctl (pingsock) %s\n", PINGSOCK_VERSION);
+			return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
 		} else {
 			usage(ch == 'h' ? stdout : stderr);
 			return ch == 'h' ? 0 : 2;

@@ -3,7 +3,7 @@
  * audit - what the daemon counts of each socket and says of it: one
  * record when it opens and one when it closes, with its identifier,
  * requests, replies, errors, drops and distinct destinations (pingsockd(8),
- * AUDIT).
+ * AUDIT); and what it counts per user (WIRE_USERS).
  */
 #include "daemon/srv.h"
 
@@ -134,4 +134,38 @@ void audit_close(const struct ssock *ss)
 		 (unsigned long long)ss->errors,
 		 (unsigned long long)ss->drops,
 		 (unsigned long long)((loop_now_ns() - ss->opened_ns) / 1000000u));
+}
+
+/*
+ * What the daemon counts per uid, a page from the cursor (the least uid)
+ * on: every uid it keeps state for, for root, the caller's own for anyone
+ * else (as WIRE_TABLE).
+ */
+void audit_users(struct server *s, const struct client *c, uint32_t cursor,
+		 struct reply *r)
+{
+	static uint8_t page[WIRE_RESP_BODY_MAX];
+	static const struct uident *us[WIRE_USERS_PAGE];
+	struct wire_users_hdr h = { .flags = c->uid == 0 ? WIRE_USERS_ALL : 0 };
+	bool more = false;
+
+	us[0] = uidtab_get(s->uids, c->uid, false);
+	if (h.flags)
+		h.count = (uint32_t)uidtab_page(s->uids, cursor, us,
+						WIRE_USERS_PAGE, &more);
+	else
+		h.count = us[0] && us[0]->uid >= cursor;
+	if (more)
+		h.next = us[h.count - 1]->uid + 1;
+	for (uint32_t i = 0; i < h.count; i++) {
+		struct wire_user_entry e = { .uid = us[i]->uid,
+					     .requests = us[i]->requests,
+					     .refused = us[i]->refused };
+
+		memcpy(page + sizeof(h) + i * sizeof(e), &e, sizeof(e));
+	}
+	memcpy(page, &h, sizeof(h));
+	r->ext = page;
+	r->len = sizeof(h) + h.count * sizeof(struct wire_user_entry);
+	r->result = 0;
 }

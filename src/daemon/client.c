@@ -264,6 +264,8 @@ static bool conn_refused(struct server *s, const struct client *c)
 		return false;
 	}
 	s->stats.refused++;
+	if (u)
+		u->refused++;
 	log_limited(LOGC_REFUSED, LOG_INFO, "refused connection: uid=%u "
 		    "pid=%d: %s", (unsigned)c->uid, (int)c->pid,
 		    !u ? "no memory" : max && u->conns >= max

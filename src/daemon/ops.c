@@ -55,14 +55,27 @@ static void op_hello(struct server *s, struct client *c, struct ssock *ss,
 	r->len = WIRE_NONCE_LEN;
 }
 
-/* A refusal by a limit: counted, and said at a bounded rate. */
+/* A refusal by a limit: counted (for the user too), and said at a
+ * bounded rate. */
 int ops_refuse(struct server *s, const struct client *c, int err,
 		  const char *why)
 {
+	struct uident *u = uidtab_get(s->uids, c->uid, false);
+
 	s->stats.refused++;
+	if (u)
+		u->refused++;
 	log_limited(LOGC_REFUSED, LOG_INFO, "refused socket: uid=%u pid=%d: "
 		    "%s", (unsigned)c->uid, (int)c->pid, why);
 	return err;
+}
+
+/* A socket refused by a limit: counted by its reason (wire.h). */
+static int refuse_open(struct server *s, const struct client *c,
+		       enum wire_refusal why, int err, const char *text)
+{
+	s->stats.refused_open[why]++;
+	return ops_refuse(s, c, err, text);
 }
 
 /* The policy and the shares before a socket is made: 0 or -errno. */
@@ -73,17 +86,31 @@ static int open_allowed(struct server *s, const struct client *c,
 	unsigned need = broker ? FDS_BROKER : FDS_RELAY; // NOLINT(bugprone-branch-clone)
 
 	if (!gid_ok(s, c))
-		return ops_refuse(s, c, -EACCES, "no group in range");
+		return refuse_open(s, c, WIRE_RF_GROUP, -EACCES,
+				   "no group in range");
 	if (s->conf.policy.max_sockets &&
 	    bsock_at_limit(s, u, s->conf.policy.max_sockets))
-		return ops_refuse(s, c, -EMFILE, "max_sockets open");
+		return refuse_open(s, c, WIRE_RF_MAX_SOCKETS, -EMFILE,
+				   "max_sockets open");
 	if (!uidtab_may_take(s->uids, u, UID_FDS, need, s->fd_budget))
-		return ops_refuse(s, c, -EMFILE, "the daemon's descriptors are "
-			      "short and this user holds the most");
+		return refuse_open(s, c, WIRE_RF_FDS, -EMFILE, "the daemon's "
+				   "descriptors are short and this user holds "
+				   "the most");
 	if (broker && bsock_allowed(s, c->uid, false))
-		return ops_refuse(s, c, -EAGAIN, "max_idents held, or identifiers "
-			      "short and this user holds the most");
+		return refuse_open(s, c, WIRE_RF_IDENTS, -EAGAIN, "max_idents "
+				   "held, or identifiers short and this user "
+				   "holds the most");
 	return 0;
+}
+
+/* The daemon itself short of memory or descriptors for a socket it
+ * would have made: counted, not a limit of the user's. */
+static int open_failed(struct server *s, int err)
+{
+	if (err == -ENOMEM || err == -EMFILE || err == -ENFILE ||
+	    err == -ENOBUFS)
+		s->stats.refused_open[WIRE_RF_RESOURCES]++;
+	return err;
 }
 
 static void open_answer(struct reply *r, const struct ssock *nss,
@@ -104,18 +131,19 @@ static void op_open(struct server *s, struct client *c, struct ssock *ss,
 	uint32_t slot = 0;
 	int cfd = -1;
 
-	r->result = u ? open_allowed(s, c, broker, u) : -ENOMEM;
+	r->result = u ? open_allowed(s, c, broker, u) : open_failed(s, -ENOMEM);
 	if (r->result)
 		return;
 	if (broker) {
-		r->result = bsock_new(s, c, req, &cfd, &r->fd2, &nss);
+		r->result = open_failed(s, bsock_new(s, c, req, &cfd, &r->fd2,
+						     &nss));
 		if (r->result)
 			return;
 		open_answer(r, nss, WIRE_OPEN_BROKER, 0);
 		r->fd = cfd;
 		return;
 	}
-	r->result = ssock_new_relay(s, c, req, &cfd, &slot);
+	r->result = open_failed(s, ssock_new_relay(s, c, req, &cfd, &slot));
 	if (r->result)
 		return;
 	deliver_watch(s);
@@ -234,6 +262,7 @@ int32_t ops_finish_send(struct server *s, struct ssock *ss,
 	int err = info->dst.family == AF_INET6
 			  ? raw6_send(s->conf.raw6, info, pkt, len)
 			  : raw_send(s->conf.raw4, info, pkt, len);
+	struct uident *u;
 
 	deliver_local_error(s, ss, info, err);
 	if (err) {
@@ -244,6 +273,9 @@ int32_t ops_finish_send(struct server *s, struct ssock *ss,
 	audit_sent(ss, &info->dst);
 	ss->last_send_ns = loop_now_ns();
 	s->stats.sent++;
+	u = uidtab_get(s->uids, ss->uid, false);
+	if (u)
+		u->requests++;
 	/* On loopback the reply is usually queued already: hand it over
 	 * before answering, so the client wakes once, not twice. */
 	if (info->dst.family == AF_INET6)
@@ -365,10 +397,12 @@ static void op_send(struct server *s, struct client *c, struct ssock *ss,
 	now = loop_now_ns();
 	due = due_at(s, ss, u, now);
 	if (due && (q->u.send.flags & MSG_DONTWAIT)) {
+		s->stats.sends_eagain++;
 		r->result = -EAGAIN;
 		return;
 	}
 	if (due && due - now > wait_max(s)) {
+		s->stats.sends_refused++;
 		r->result = ops_refuse(s, c, -ENOBUFS, "sends waiting past one "
 				   "burst of the rate");
 		return;
@@ -379,9 +413,12 @@ static void op_send(struct server *s, struct client *c, struct ssock *ss,
 			  s->conf.policy.burst);
 	if (due) {
 		r->park = park(s, ss, &info, len, due);
-		if (!r->park)
-			r->result = ops_refuse(s, c, -ENOBUFS,
-					       "parked sends' bytes");
+		if (r->park) {
+			s->stats.sends_delayed++;
+			return;
+		}
+		s->stats.sends_refused++;
+		r->result = ops_refuse(s, c, -ENOBUFS, "parked sends' bytes");
 		return;
 	}
 	r->result = ops_finish_send(s, ss, &info, s->msgbuf, len);
@@ -483,6 +520,7 @@ static void op_stats(struct server *s, struct client *c, struct ssock *ss,
 	st.clients = n;
 	st.sockets = pstab_sockets(s->tab);
 	st.idents = pstab_idents(s->tab);
+	st.users = uidtab_count(s->uids);
 	memcpy(r->body, &st, sizeof(st));
 	r->len = sizeof(st);
 	r->result = 0;
@@ -542,6 +580,13 @@ static void op_table(struct server *s, struct client *c, struct ssock *ss,
 	r->result = 0;
 }
 
+/* What the daemon counts per uid, a page (audit.c). */
+static void op_users(struct server *s, struct client *c, struct ssock *ss,
+		     const struct wire_req *req, struct reply *r)
+{
+	audit_users(s, c, req->u.cursor, r);
+}
+
 /* bind() of a broker socket not used yet (bsock.c). */
 static void op_broker_bind(struct server *s, struct client *c,
 			   struct ssock *ss, const struct wire_req *req,
@@ -594,6 +639,7 @@ static const op_fn ops[WIRE_TYPE_END] = {
 	[WIRE_TABLE] = op_table,
 	[WIRE_BROKER_BIND] = op_broker_bind,
 	[WIRE_ERRQ] = op_errq,
+	[WIRE_USERS] = op_users,
 };
 
 int ops_run(struct server *s, struct client *c, const struct wire_req *req,

@@ -170,10 +170,17 @@ static int check_leaf(int fd, const char *dir, const struct safepath_owner *o,
 		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
 		return -1;
 	}
-	if (geteuid() != 0) {	/* root's or its own (RuntimeDirectory=) */
-		if (!dir_safe(&st))
+	if (geteuid() != 0) {
+		/* Root's or its own (RuntimeDirectory=); group-writable for
+		 * its own group alone, as a root start allows. */
+		bool own_group = st.st_gid == o->gid && o->gid != 0 &&
+				 !(st.st_mode & S_IWOTH);
+
+		if (!S_ISDIR(st.st_mode) || !owner_ok(st.st_uid) ||
+		    (!dir_safe(&st) && !own_group))
 			return dir_refused(dir, &st, err, errlen);
-		*writable = st.st_uid == geteuid();
+		*writable = st.st_uid == geteuid() ||
+			    (own_group && (st.st_mode & S_IWGRP));
 		return 0;
 	}
 	if (earlier_ours(&st, o)) {

@@ -25,6 +25,7 @@
 #include "daemon/notify.h"
 #include "daemon/sandbox.h"
 #include "daemon/share.h"
+#include "pingsock.h"
 
 #ifndef SO_NETNS_COOKIE
 #define SO_NETNS_COOKIE 71	/* Linux 5.14 */
@@ -239,12 +240,31 @@ static int setup_loop(struct server *s)
 	return 0;
 }
 
+/* What WIRE_STATS says of the daemon itself: its version, its mode, when
+ * it started (as process_start_time_seconds: taken at the server's
+ * set-up, after main.c's start-up work, before the first client; /proc's
+ * start time may be out of reach in the sandbox). */
+static void stats_init(struct server *s)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	s->stats.start_ms = (uint64_t)ts.tv_sec * 1000u +
+			    (uint64_t)ts.tv_nsec / 1000000u;
+	s->stats.flags = (s->conf.broker.v4 ? WIRE_ST_BROKER4 : 0) |
+			 (s->conf.broker.v6 ? WIRE_ST_BROKER6 : 0);
+	_Static_assert(sizeof(PINGSOCK_VERSION) <= WIRE_VERSION_STR,
+		       "the version fits the wire's");
+	memcpy(s->stats.version, PINGSOCK_VERSION, sizeof(PINGSOCK_VERSION));
+}
+
 static int setup(struct server *s, struct server_conf *conf)
 {
 	sigset_t set;
 
 	memset(s, 0, sizeof(*s));
 	s->conf = *conf;
+	stats_init(s);
 	s->env = hostenv_env(conf->host);
 	s->tab = pstab_new((uint16_t)(getpid() ^ time(NULL)));
 	if (s->tab)

@@ -222,6 +222,9 @@ void audit_error(struct server *s, struct ssock *ss);
 /* A send refused with err: EAGAIN is flow control, not counted. */
 void audit_send_failed(struct server *s, struct ssock *ss, int err);
 void audit_sent(struct ssock *ss, const struct ps_addr *dst);
+/* WIRE_USERS: a page of the per-uid counters from uid cursor on. */
+void audit_users(struct server *s, const struct client *c, uint32_t cursor,
+		 struct reply *r);
 
 /* ---- sstate.c ---- */
 /* The socket's slot in arena a (made and filled if it has none): 0, or

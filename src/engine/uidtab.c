@@ -77,6 +77,33 @@ unsigned uidtab_count(const struct uidtab *t)
 	return t->n;
 }
 
+size_t uidtab_page(const struct uidtab *t, uid_t from,
+		   const struct uident **out, size_t max, bool *more)
+{
+	size_t n = 0;
+
+	*more = false;
+	/* An insertion into the sorted page; one past it says "more". */
+	for (int i = 0; i < UID_BUCKETS; i++) {
+		for (const struct uident *e = t->b[i]; e; e = e->next) {
+			size_t j;
+
+			if (e->uid < from)
+				continue;
+			if (n == max && (!max || e->uid > out[n - 1]->uid)) {
+				*more = true;
+				continue;
+			}
+			*more |= n == max;
+			j = n < max ? n++ : n - 1;
+			for (; j > 0 && out[j - 1]->uid > e->uid; j--)
+				out[j] = out[j - 1];
+			out[j] = e;
+		}
+	}
+	return n;
+}
+
 static unsigned *field(struct uident *e, enum uid_share what)
 {
 	return what == UID_FDS ? &e->fds : &e->idents;

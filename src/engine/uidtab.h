@@ -30,6 +30,7 @@
 #define PS_UIDTAB_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -45,6 +46,10 @@ struct uident {
 	uint32_t parked;	/* bytes */
 	uint32_t errq;		/* bytes */
 	struct rate_bucket bucket;
+	/* Counted while the entry lives (WIRE_USERS): they keep nothing
+	 * alive, so that what is exported stays bounded by what is held. */
+	uint64_t requests;	/* echo requests sent */
+	uint64_t refused;	/* connections, sockets, sends refused */
 	struct uident *next;
 };
 
@@ -62,6 +67,12 @@ struct uident *uidtab_get(struct uidtab *t, uid_t uid, bool create);
 void uidtab_prune(struct uidtab *t, uint64_t now);
 /* Users with an entry, for the statistics. */
 unsigned uidtab_count(const struct uidtab *t);
+/*
+ * The entries of the least uids from uid from on, at most max of them,
+ * ascending, into out; *more: an entry past them exists.  The number put.
+ */
+size_t uidtab_page(const struct uidtab *t, uid_t from,
+		   const struct uident **out, size_t max, bool *more);
 
 /* Count n more (or fewer: negative) of a share for e, and in total. */
 void uidtab_add(struct uidtab *t, struct uident *e, enum uid_share what,

@@ -131,6 +131,29 @@ int conn_dial_error(void)
 	return dial_error;
 }
 
+/*
+ * What a failed HELLO means to the program.  A daemon short of descriptors
+ * or memory says so, and socket() says it as the kernel would (an
+ * impostor can say it too, and gains nothing by it); closed at once is a
+ * refusal; anything else (another protocol version, an answer that is not
+ * pingsockd's) is EPROTO.
+ */
+static int hello_error(int rc)
+{
+	switch (rc) {
+	case WIRE_R_FOREIGN_NS:
+	case -EMFILE:
+	case -ENFILE:
+	case -ENOMEM:
+	case -ENOBUFS:
+		return rc;
+	case WIRE_R_BROKEN:
+		return -ECONNREFUSED;
+	default:
+		return -EPROTO;
+	}
+}
+
 /* Connect and say hello: the descriptor, -errno or WIRE_R_FOREIGN_NS. */
 static int dial(void)
 {
@@ -141,11 +164,7 @@ static int dial(void)
 	rc = state_hello(fd);
 	if (rc < 0) {
 		sys_close(fd);
-		if (rc == WIRE_R_FOREIGN_NS)
-			return rc;
-		/* Closed at once (refused), not a pingsockd, or one of
-		 * another protocol version. */
-		return rc == WIRE_R_BROKEN ? -ECONNREFUSED : -EPROTO;
+		return hello_error(rc);
 	}
 	return conn_move_high(fd);
 }

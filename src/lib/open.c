@@ -90,6 +90,10 @@ static int apply_type_flags(int fd, int type)
 	return 0;
 }
 
+/* open_daemon() failed because the daemon serves another namespace; or
+ * because the connection to it failed (not a request it refused). */
+static __thread bool open_foreign, open_dial_failed;
+
 static void why_daemon(int rc)
 {
 	if (rc == WIRE_R_FOREIGN_NS)
@@ -101,6 +105,10 @@ static void why_daemon(int rc)
 		snprintf(why, sizeof(why),
 			 "pingsockd is not running (nothing listens on %s: %s)",
 			 conn_path(), strerror(-rc));
+	else if (rc == -EACCES && open_dial_failed)
+		snprintf(why, sizeof(why),
+			 "cannot reach pingsockd: %s is not open to you "
+			 "(connect: %s)", conn_path(), strerror(EACCES));
 	else if (rc == -EACCES)
 		snprintf(why, sizeof(why),
 			 "pingsockd refused: neither gid %u nor any of your "
@@ -153,9 +161,6 @@ static int adopt_broker(int domain, int type, bool keep, uint32_t handle,
 	return rc ? rc : fds[0];
 }
 
-/* open_daemon() failed because the daemon serves another namespace. */
-static __thread bool open_foreign;
-
 static int open_daemon(int domain, int type, int protocol, enum fdkind kind)
 {
 	struct wire_req req = { .type = WIRE_OPEN };
@@ -167,14 +172,16 @@ static int open_daemon(int domain, int type, int protocol, enum fdkind kind)
 
 	ent.keep_ident = ident && strcmp(ident, "keep") == 0;
 	open_foreign = false;
+	open_dial_failed = false;
 
 	req.u.open.domain = domain;
 	req.u.open.type = type;
 	req.u.open.protocol = protocol;
 	rc = relay_conn_call(&req, NULL, 0, body, &blen, fds);
-	if (rc == WIRE_R_NODAEMON)
+	if (rc == WIRE_R_NODAEMON) {
 		rc = conn_dial_error();
-	else if (rc == WIRE_R_BROKEN)
+		open_dial_failed = true;
+	} else if (rc == WIRE_R_BROKEN)
 		rc = -ECONNRESET;
 	if (rc >= 0 && (blen != sizeof(body) || fds[0] < 0))
 		rc = -ECONNRESET;

@@ -199,6 +199,7 @@ static int dec_keepid(struct rbuf *r, struct wire_req *req)
 	return rbuf_u32(r, &req->u.ident) || req->u.ident > 0xFFFF ? -1 : 0;
 }
 
+/* WIRE_TABLE's cursor (a slot), WIRE_USERS' (a uid). */
 static void enc_table(struct wbuf *w, const struct wire_req *req)
 {
 	wbuf_u32(w, req->u.cursor);
@@ -328,6 +329,22 @@ static int ans_table(const struct wire_req *req, struct wire_answer *ans)
 	return wire_table_check(ans->body, ans->len, &h);
 }
 
+static int ans_users(const struct wire_req *req, struct wire_answer *ans)
+{
+	struct wire_users_hdr h;
+
+	return wire_users_check(ans->body, ans->len, req->u.cursor, &h);
+}
+
+/* WIRE_STATS: a whole struct wire_stats (the row says its length). */
+static int ans_stats(const struct wire_req *req, struct wire_answer *ans)
+{
+	struct wire_stats st;
+
+	memcpy(&st, ans->body, sizeof(st));
+	return wire_stats_check(&st);
+}
+
 /* ---- the table ---- */
 
 #define SOCK WIRE_ACC_SOCKET
@@ -363,7 +380,7 @@ static const struct wire_req_type types[WIRE_TYPE_END] = {
 	[WIRE_SHUTDOWN] = { "shutdown", SOCK, enc_shutdown, dec_shutdown,
 		UNATT, WIRE_OK_ZERO, 0, { 0 }, NULL },
 	[WIRE_STATS] = { "stats", 0, NULL, NULL,
-		0, WIRE_OK_ZERO, sizeof(struct wire_stats), { 0 }, NULL },
+		0, WIRE_OK_ZERO, sizeof(struct wire_stats), { 0 }, ans_stats },
 	[WIRE_KEEPID] = { "keepid", SOCK, enc_keepid, dec_keepid,
 		UNATT, WIRE_OK_ZERO, 0, { 0 }, NULL },
 	[WIRE_TABLE] = { "table", 0, enc_table, dec_table,
@@ -373,6 +390,8 @@ static const struct wire_req_type types[WIRE_TYPE_END] = {
 		0, WIRE_OK_ZERO, 0, { WIRE_FD_ICMP }, NULL },
 	[WIRE_ERRQ] = { "errqueue", SOCK, NULL, NULL,
 		UNATT, WIRE_OK_ZERO, CHECKED, { 0 }, ans_errq },
+	[WIRE_USERS] = { "users", 0, enc_table, dec_table,
+		0, WIRE_OK_ZERO, CHECKED, { 0 }, ans_users },
 };
 
 const struct wire_req_type *wire_req_type(unsigned type)

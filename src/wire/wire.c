@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * wire - framing requests (the header, then the fields their type's row
- * in types.c says), and the socket table's pages.
+ * in types.c says), and the client's checks of the socket table's and
+ * the users' pages and of the statistics.
  */
 #include "wire/wire.h"
 
@@ -79,4 +80,79 @@ int wire_table_check(const uint8_t *body, size_t len,
 			return -1;
 	}
 	return 0;
+}
+
+void wire_user_entry_at(const uint8_t *body, size_t i,
+			struct wire_user_entry *e)
+{
+	memcpy(e, body + sizeof(struct wire_users_hdr) + i * sizeof(*e),
+	       sizeof(*e));
+}
+
+int wire_users_check(const uint8_t *body, size_t len, uint32_t cursor,
+		     struct wire_users_hdr *hdr)
+{
+	uint64_t least = cursor;	/* the next uid may be no less */
+	struct wire_user_entry e = { 0 };
+
+	memset(hdr, 0, sizeof(*hdr));
+	if (len < sizeof(*hdr))
+		return -1;
+	memcpy(hdr, body, sizeof(*hdr));
+	if (hdr->pad != 0 || (hdr->flags & ~WIRE_USERS_ALL) ||
+	    hdr->count > WIRE_USERS_PAGE ||
+	    len != sizeof(*hdr) + hdr->count * sizeof(struct wire_user_entry))
+		return -1;
+	for (size_t i = 0; i < hdr->count; i++) {
+		wire_user_entry_at(body, i, &e);
+		if (e.pad != 0 || e.uid < least)
+			return -1;
+		least = (uint64_t)e.uid + 1;
+	}
+	/* More only after a full page, from just past its last uid: each
+	 * page moves the cursor on, so that paging ends. */
+	if (hdr->next != 0 && (hdr->count != WIRE_USERS_PAGE ||
+			       hdr->next != least))
+		return -1;
+	return 0;
+}
+
+/* What a version string may hold: it becomes a Prometheus label value
+ * and a line of pingsockctl's output, so nothing to escape. */
+static bool version_char(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+	       (c >= 'A' && c <= 'Z') || c == '.' || c == '+' || c == '~' ||
+	       c == '_' || c == '-';
+}
+
+int wire_stats_check(const struct wire_stats *st)
+{
+	size_t n = 0;
+
+	if ((st->flags & ~WIRE_ST_ALL) || st->pad != 0)
+		return -1;
+	while (n < WIRE_VERSION_STR && st->version[n] &&
+	       version_char(st->version[n]))
+		n++;
+	if (n == WIRE_VERSION_STR)
+		return -1;	/* no NUL */
+	for (; n < WIRE_VERSION_STR; n++)
+		if (st->version[n])
+			return -1;	/* a character out of the set, or
+					 * bytes after the NUL */
+	return 0;
+}
+
+const char *wire_refusal_name(unsigned reason)
+{
+	static const char *const names[WIRE_RF_END] = {
+		[WIRE_RF_GROUP] = "group",
+		[WIRE_RF_MAX_SOCKETS] = "max_sockets",
+		[WIRE_RF_FDS] = "descriptors",
+		[WIRE_RF_IDENTS] = "identifiers",
+		[WIRE_RF_RESOURCES] = "resources",
+	};
+
+	return reason < WIRE_RF_END ? names[reason] : "unknown";
 }

@@ -48,7 +48,7 @@
 
 #include "wire/in6ext.h"
 
-#define WIRE_VERSION 7
+#define WIRE_VERSION 8
 
 /* Largest ICMP message a client may hand over (the kernel's 0xFFFF check). */
 #define WIRE_DATA_MAX 0xFFFF
@@ -89,6 +89,8 @@ enum wire_type {
 			 * the socket the handle names (once a socket) */
 	WIRE_ERRQ,	/* -> the error queue's next record: struct
 			 * wire_dgram then its data; -EAGAIN if none */
+	WIRE_USERS,	/* u32 cursor (the least uid) -> struct
+			 * wire_users_hdr, entries */
 	WIRE_TYPE_END
 };
 
@@ -213,6 +215,32 @@ static inline bool wire_setopt_answers_label(int32_t level, int32_t name)
 	return level == SOL_IPV6 && name == IPV6_FLOWLABEL_MGR;
 }
 
+/*
+ * Why the daemon refused a WIRE_OPEN (wire_stats.refused_open[]): the
+ * policy's group range, the user's max_sockets, the daemon's descriptors
+ * running short while this user holds the most, identifiers (broker
+ * mode: max_idents, or the identifiers short), the daemon's own memory or
+ * descriptors.  pingsockctl names each (wire_refusal_name()).
+ */
+enum wire_refusal {
+	WIRE_RF_GROUP,
+	WIRE_RF_MAX_SOCKETS,
+	WIRE_RF_FDS,
+	WIRE_RF_IDENTS,
+	WIRE_RF_RESOURCES,
+	WIRE_RF_END
+};
+
+/* The label of a refusal reason ("unknown" for none). */
+const char *wire_refusal_name(unsigned reason);
+
+#define WIRE_ST_BROKER4 1u	/* wire_stats.flags: broker mode serves IPv4 */
+#define WIRE_ST_BROKER6 2u	/* ... and IPv6 */
+#define WIRE_ST_ALL 3u
+/* The daemon's version: a NUL-terminated string of [0-9A-Za-z.+~_-],
+ * zeros after it (wire_stats_check()). */
+#define WIRE_VERSION_STR 32
+
 struct wire_stats {
 	uint64_t clients;
 	uint64_t sockets;
@@ -225,7 +253,55 @@ struct wire_stats {
 	uint64_t refused;	/* connections, sockets and sends refused by
 				 * a limit or a share (uidtab.h) */
 	uint64_t refused_netns;	/* clients of another network namespace */
+	uint64_t start_ms;	/* when the daemon started: Unix time, ms */
+	uint64_t refused_open[WIRE_RF_END];	/* OPENs refused, by reason */
+	/* Sends the policy's rate or min_interval held back: made to wait
+	 * (parked), refused with EAGAIN (MSG_DONTWAIT), refused with
+	 * ENOBUFS (a wait past one burst, or the user's parked bytes). */
+	uint64_t sends_delayed;
+	uint64_t sends_eagain;
+	uint64_t sends_refused;
+	uint64_t users;		/* uids the daemon keeps state for */
+	uint32_t flags;		/* WIRE_ST_* */
+	uint32_t pad;		/* 0 */
+	char version[WIRE_VERSION_STR];
 };
+
+_Static_assert(sizeof(struct wire_stats) == 200, "wire_stats layout");
+
+/* Check a WIRE_STATS answer's body (the client side): flags known, pad
+ * 0, the version as WIRE_VERSION_STR says.  0 or -1. */
+int wire_stats_check(const struct wire_stats *st);
+
+/*
+ * WIRE_USERS: what the daemon counts per uid, for the uids it keeps state
+ * for (a connection, a socket, an identifier, parked bytes, a bucket not
+ * yet full: engine/uidtab.h), so that what it answers is bounded by what
+ * the users hold; a uid's counters start again at 0 when its state goes.
+ * One page per request, in ascending uid order from the request's cursor
+ * (the least uid to list); hdr.next is the cursor of the next page (the
+ * last uid listed + 1), 0 after the last.  Root (SO_PEERCRED uid 0) sees
+ * every uid (hdr.flags has WIRE_USERS_ALL), anyone else only its own.
+ */
+#define WIRE_USERS_ALL 1u
+
+struct wire_users_hdr {
+	uint32_t next;		/* cursor of the next page; 0: no more */
+	uint32_t count;		/* entries that follow */
+	uint32_t flags;		/* WIRE_USERS_ALL */
+	uint32_t pad;		/* 0 */
+};
+
+struct wire_user_entry {
+	uint32_t uid;
+	uint32_t pad;		/* 0 */
+	uint64_t requests;	/* echo requests sent (relayed sockets) */
+	uint64_t refused;	/* connections, sockets, sends refused */
+};
+
+_Static_assert(sizeof(struct wire_users_hdr) == 16, "wire_users_hdr layout");
+_Static_assert(sizeof(struct wire_user_entry) == 24,
+	       "wire_user_entry layout");
 
 /*
  * WIRE_TABLE: the live socket table, one page per request.  The request
@@ -290,6 +366,22 @@ int wire_table_check(const uint8_t *body, size_t len,
 /* Entry i of a checked body (copied: the body need not be aligned). */
 void wire_table_entry_at(const uint8_t *body, size_t i,
 			 struct wire_table_entry *e);
+
+#define WIRE_USERS_PAGE ((WIRE_RESP_BODY_MAX - sizeof(struct wire_users_hdr)) \
+			 / sizeof(struct wire_user_entry))
+
+/*
+ * Check a WIRE_USERS answer's body of len bytes to the request with
+ * cursor (the client side): the header whole, count at most
+ * WIRE_USERS_PAGE and exactly count entries, pads and unknown flags 0,
+ * the uids ascending from cursor on, next 0 or the last uid + 1 (a page
+ * that lists none cannot say there is more).  Fills *hdr; 0 or -1.
+ */
+int wire_users_check(const uint8_t *body, size_t len, uint32_t cursor,
+		     struct wire_users_hdr *hdr);
+/* Entry i of a checked body. */
+void wire_user_entry_at(const uint8_t *body, size_t i,
+			struct wire_user_entry *e);
 
 /*
  * Encode a request into buf.  Returns its length, or -1 if cap is too

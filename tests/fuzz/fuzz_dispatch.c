@@ -1267,6 +1267,25 @@ static void ans_table(int ci, const uint8_t *body, size_t len)
 	}
 }
 
+/* USERS: a well-formed page, ascending from the cursor; root's lists
+ * anyone, anyone else's only its own uid. */
+static void ans_users(int ci, const struct expect *e, const uint8_t *body,
+		      size_t len)
+{
+	struct wire_users_hdr uh;
+
+	if (wire_users_check(body, len, e->req.u.cursor, &uh) != 0 ||
+	    !(uh.flags & WIRE_USERS_ALL) != (H.c[ci].uid != 0))
+		fuzz_fail("USERS: a malformed page");
+	for (size_t i = 0; i < uh.count; i++) {
+		struct wire_user_entry ue;
+
+		wire_user_entry_at(body, i, &ue);
+		if (H.c[ci].uid && ue.uid != H.c[ci].uid)
+			fuzz_fail("USERS: another user's counters");
+	}
+}
+
 static void ans_other(int ci, const struct expect *e, int32_t result,
 		      const uint8_t *body, size_t len)
 {
@@ -1278,12 +1297,21 @@ static void ans_other(int ci, const struct expect *e, int32_t result,
 	if (result < 0)
 		return;
 	switch (e->req.type) {
-	case WIRE_STATS:
-		if (len != sizeof(struct wire_stats))
+	case WIRE_STATS: {
+		struct wire_stats st;
+
+		if (len != sizeof(st))
 			fuzz_fail("STATS: not a struct wire_stats");
+		memcpy(&st, body, sizeof(st));
+		if (wire_stats_check(&st) != 0)
+			fuzz_fail("STATS: a malformed struct wire_stats");
 		break;
+	}
 	case WIRE_TABLE:
 		ans_table(ci, body, len);
+		break;
+	case WIRE_USERS:
+		ans_users(ci, e, body, len);
 		break;
 	case WIRE_SEND:
 		if ((uint32_t)result != e->req.u.send.len)
@@ -1914,7 +1942,7 @@ static void op_simple(void)
 {
 	static const uint16_t types[] = {
 		WIRE_DETACH, WIRE_GETNAME, WIRE_GETPEER, WIRE_SHUTDOWN,
-		WIRE_STATS, WIRE_TABLE, WIRE_ERRQ,
+		WIRE_STATS, WIRE_TABLE, WIRE_ERRQ, WIRE_USERS,
 	};
 	struct wire_req req;
 	uint8_t how;
@@ -1923,12 +1951,13 @@ static void op_simple(void)
 	if (!req_start(&ci, &req, 0))
 		return;
 	how = fin_u8(&H.in);
-	req.type = types[how % 7];
-	if (req.type == WIRE_TABLE)
+	req.type = types[how % (sizeof(types) / sizeof(types[0]))];
+	if (req.type == WIRE_TABLE || req.type == WIRE_USERS)
 		req.u.cursor = how & 0x80 ? fin_u8(&H.in) : 0;
 	else if (req.type == WIRE_SHUTDOWN)
 		req.u.how = how & 0x80 ? (int32_t)fin_u32(&H.in) : how >> 5;
-	if (req.type != WIRE_STATS && req.type != WIRE_TABLE)
+	if (req.type != WIRE_STATS && req.type != WIRE_TABLE &&
+	    req.type != WIRE_USERS)
 		req.handle = pick_handle();
 	send_req(ci, &req, NULL, 0, false);
 }

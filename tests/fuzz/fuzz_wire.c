@@ -12,7 +12,9 @@
  *    end every socket is closed and the table must be empty again.
  * 3. The input as a WIRE_TABLE answer body, as pingsockctl checks it:
  *    wire_table_check() must not read past it, and what it accepts must
- *    hold exactly the entries its header counts, each within range.
+ *    hold exactly the entries its header counts, each within range; the
+ *    same for a WIRE_USERS answer (wire_users_check(): uids ascending
+ *    from the cursor, paging that moves on) and a WIRE_STATS one.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -288,6 +290,44 @@ static void table_answer(const uint8_t *data, size_t size)
 	}
 }
 
+/* Part 3 too: a USERS answer to a cursor from the input's first bytes,
+ * and the input as a STATS answer. */
+static void users_answer(const uint8_t *data, size_t size)
+{
+	struct wire_users_hdr h;
+	struct wire_stats st;
+	uint32_t cursor = 0;
+	uint64_t least;
+
+	if (size >= sizeof(st)) {
+		memcpy(&st, data, sizeof(st));
+		if (wire_stats_check(&st) == 0 &&
+		    (!memchr(st.version, 0, sizeof(st.version)) ||
+		     strchr(st.version, '"') || strchr(st.version, '\\') ||
+		     (st.flags & ~WIRE_ST_ALL)))
+			abort();
+	}
+	if (size >= 4)
+		memcpy(&cursor, data + size - 4, 4);
+	if (wire_users_check(data, size, cursor, &h) != 0)
+		return;
+	if (h.count > WIRE_USERS_PAGE || h.pad ||
+	    size != sizeof(h) + h.count * sizeof(struct wire_user_entry) ||
+	    (h.next && h.count != WIRE_USERS_PAGE))
+		abort();
+	least = cursor;
+	for (size_t i = 0; i < h.count; i++) {
+		struct wire_user_entry e;
+
+		wire_user_entry_at(data, i, &e);
+		if (e.uid < least || e.pad)
+			abort();
+		least = (uint64_t)e.uid + 1;
+	}
+	if (h.next && h.next <= cursor)
+		abort();		/* paging would not end */
+}
+
 /* Part 2: a session of length-prefixed requests. */
 static void session(const uint8_t *data, size_t size)
 {
@@ -321,5 +361,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	one_message(data, size);
 	session(data, size);
 	table_answer(data, size);
+	users_answer(data, size);
 	return 0;
 }

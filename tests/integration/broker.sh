@@ -121,6 +121,15 @@ case "$a|$b" in
 	pass "$LABEL/max_sockets" ;;
 *)	fail "$LABEL/max_sockets" "first: $a, then: $b" ;;
 esac
+# pingsockctl metrics: the mode, and that refusal by its reason.
+m=$(in_ns b "$T/pingsockctl" --socket "$(ns_sock b)" metrics 2>&1)
+if grep -Eq '^pingsockd_build_info\{version="[^"]+",mode="broker"\} 1$' <<<"$m" &&
+	grep -q '^pingsockd_sockets_refused_total{reason="max_sockets"} 1$' <<<"$m" &&
+	grep -q '^pingsockd_sockets_refused_total{reason="identifiers"} 0$' <<<"$m"; then
+	pass "$LABEL/metrics_mode_and_refusal"
+else
+	fail "$LABEL/metrics_mode_and_refusal" "$(grep -E 'build_info|refused' <<<"$m" | tr '\n' '|')"
+fi
 
 # Audit records: open and close, with the identifier and the mode.
 if grep -Eq "event=open socket=[0-9]+ uid=65534 pid=[0-9]+ family=inet mode=broker$" "$T/b.log" &&

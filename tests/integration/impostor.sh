@@ -6,7 +6,7 @@
 # compromised daemon may deny service, but never corrupts a client's
 # memory (design.md, "Security model").
 #
-# tests/lib/impostor.c answers like pingsockd (protocol 7) but for one
+# tests/lib/impostor.c answers like pingsockd (protocol 8) but for one
 # malformation per run (impostor list): control answers with a result
 # out of range, the wrong type, a body of the wrong length, a slot out of
 # the arena, descriptors too many, too few or of the wrong kind; a state
@@ -55,6 +55,9 @@ expect() {
 	# The setopt answer ends the connection; the next dial (bind's) is
 	# sent an arena with the client's own token, the one after works.
 	hello-arena-own) echo "setopt=EPROTO bind=ECONNRESET send=64 peek=64 recv1=64" ;;
+	# A daemon out of descriptors says so; any other errno at HELLO is
+	# not one socket() can mean.
+	hello-emfile) echo "socket=EMFILE" ;;
 	hello-*|open-*|broker-*) echo "socket=EPROTO" ;;
 	bbind-*|bind-*) echo "bind=EPROTO" ;;
 	send-*) echo "send=EPROTO" ;;
@@ -140,7 +143,7 @@ done
 # ---- pingsockctl: the library's request client, its checks ----
 # (issue 16: it had a reader of its own, which took an answer with
 # header flags set or with descriptors.)  Against "none" it works.
-for mode in none ctl-stats-flags ctl-stats-fds; do
+for mode in none ctl-stats-flags ctl-stats-fds ctl-stats-version ctl-users-loop; do
 	impostor_start "$mode" || { fail "impostor/ctl/$mode" "did not start"; continue; }
 	out=$(timeout -k 2 20 setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$T/pingsockctl" --socket "$SOCK" status 2>&1)

@@ -368,20 +368,25 @@ rc=$?
 
 # --- the default configuration file --------------------------------------------
 
-# In a mount namespace whose /etc is a copy with the default file in it
+# In a mount namespace where the deepest existing directory above the
+# default file (its path from --help) is a copy with the file in it
 # ("groups = 1 0": nobody may ping): read without --config; --no-config
 # and an explicit --config win over it.
 default=$("$T/pingsockd" --help | sed -n 's/^ *default \(\/.*\), if it exists$/\1/p')
-case $default in
-/etc/*)
-	cp -a /etc "$T/etc"
-	mkdir -p "$(dirname "$T$default")"
-	printf 'groups = 1 0\n' >"$T$default"
-	chmod 644 "$T$default"
+top=$(dirname "$default")
+while [ -n "$default" ] && [ ! -d "$top" ]; do top=$(dirname "$top"); done
+if [ -z "$default" ] || [ -e "$default" ] || [ "$top" = / ]; then
+	skip notify/default_config_read "default '$default' (exists, or no directory to stand in for)"
+else
+	cp -a "$top" "$T/top"
+	rel=${default#"$top"/}
+	mkdir -p "$(dirname "$T/top/$rel")"
+	printf 'groups = 1 0\n' >"$T/top/$rel"
+	chmod 644 "$T/top/$rel"
 	cstart() {	# args...: start, one ping as nobody, stop; 0 if answered
 		: >"$T/c.log"
 		ip netns exec "$(ns_name d)" unshare -m sh -c 'mount --make-rprivate / &&
-			mount --rbind "$1/etc" /etc && shift && exec "$@"' sh "$T" \
+			mount --rbind "$1" "$2" && shift 2 && exec "$@"' sh "$T/top" "$top" \
 			"$T/pingsockd" --foreground --user "$PS_DAEMON_USER" \
 			--socket "$SOCK" "$@" 2>>"$T/c.log" &
 		local p=$!; DAEMON_PIDS+=("$p")
@@ -393,13 +398,11 @@ case $default in
 	printf 'rate = 0\n' >"$T/other.conf"; chmod 644 "$T/other.conf"
 	! cstart && grep -q 'refused socket: uid=65534' "$T/c.log" &&
 		pass notify/default_config_read ||
-		fail notify/default_config_read "$(tail -5 "$T/c.log")"
+		fail notify/default_config_read "$default: $(tail -5 "$T/c.log")"
 	cstart --no-config && pass notify/no_config_reads_none ||
 		fail notify/no_config_reads_none "$(tail -5 "$T/c.log")"
 	cstart --config "$T/other.conf" && pass notify/config_option_wins ||
 		fail notify/config_option_wins "$(tail -5 "$T/c.log")"
-	;;
-*)	skip notify/default_config_read "default '$default' not under /etc" ;;
-esac
+fi
 
 ns_done

@@ -42,6 +42,17 @@ rc=$?
 	pass ping_daemon/no_daemon_says_why ||
 	fail ping_daemon/no_daemon_says_why "exit $rc: $out"
 
+# The socket is there, but its directory is closed to the user: the
+# EACCES of connect() is said as such, not as the "groups" policy's.
+mkdir -m 700 "$T/closed" && ln "$(ns_sock d)" "$T/closed/socket"
+out=$(as_nobody d env PINGSOCK_SOCKET="$T/closed/socket" "$T/ping" -c 1 127.0.0.1 2>&1)
+rc=$?
+[ $rc = 2 ] && grep -q "$T/closed/socket is not open to you" <<<"$out" &&
+	! grep -q 'groups' <<<"$out" &&
+	pass ping_daemon/closed_socket_says_why ||
+	fail ping_daemon/closed_socket_says_why "exit $rc: $out"
+rm -rf "$T/closed"
+
 # Load: 100 concurrent pings, 20 echoes each 0.2 s apart (the 2010
 # patch's test at a twentieth of its size): no reply may be lost.
 pids=()

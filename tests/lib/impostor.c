@@ -7,7 +7,7 @@
  *   impostor PATH MODE
  *
  * It listens on PATH (mode 0666) and answers every request as pingsockd
- * does (protocol 7): HELLO with the token of its one state arena, and
+ * does (protocol 8): HELLO with the token of its one state arena, and
  * the arena itself (a sealed memfd) to a client that does not name it;
  * OPEN with the data descriptor and a slot of the arena; a socket's
  * request on a connection that does not know it with WIRE_R_UNATTACHED,
@@ -372,7 +372,8 @@ static void queue_record(const struct wire_dgram *dg, uint32_t len)
 /* ---- the malformations ---- */
 
 enum spoil {
-	SP_NONE, SP_RESULT_POS, SP_RESULT_ERRNO, SP_TYPE, SP_HDR_FLAGS,
+	SP_NONE, SP_RESULT_POS, SP_RESULT_ERRNO, SP_RESULT_EMFILE,
+	SP_RESULT_EPERM, SP_TYPE, SP_HDR_FLAGS,
 	SP_BODY_SHORT, SP_BODY_LONG, SP_BODY_TRUNC, SP_OPEN_FLAGS,
 	SP_HANDLE0, SP_FDS_FEW, SP_FDS_EXTRA, SP_FDS_MANY, SP_FAIL_FDS,
 	SP_FD0_PIPE, SP_FD0_STREAM, SP_FD0_UDP, SP_FD0_RAW, SP_FD0_FAMILY,
@@ -383,7 +384,7 @@ enum spoil {
 	SP_ARENA_SMALL, SP_ARENA_EMPTY, SP_ARENA_MAGIC, SP_ARENA_HUGETLB,
 	SP_ARENA_FILE, SP_TOKEN_OWN, SP_TOKEN_OWN_ARENA,
 	SP_ERRQ_SHORT, SP_ERRQ_NOLEN, SP_ERRQ_LEN_BIG, SP_ERRQ_LEN_SMALL,
-	SP_ERRQ_ERRNO_BODY,
+	SP_ERRQ_ERRNO_BODY, SP_STATS_VERSION, SP_USERS_LOOP,
 };
 
 /* What is put on the socket OPEN made, or in its slot; the records
@@ -413,6 +414,8 @@ static const struct mode modes[] = {
 	{ "none", 0, SP_NONE, 0, SP_NONE, IN_NONE, false },
 	{ "broker-none", 0, SP_NONE, 0, SP_NONE, IN_NONE, true },
 	{ "hello-result", WIRE_HELLO, SP_RESULT_POS, 0, 0, 0, false },
+	{ "hello-emfile", WIRE_HELLO, SP_RESULT_EMFILE, 0, 0, 0, false },
+	{ "hello-eperm", WIRE_HELLO, SP_RESULT_EPERM, 0, 0, 0, false },
 	{ "hello-type", WIRE_HELLO, SP_TYPE, 0, 0, 0, false },
 	{ "hello-flags", WIRE_HELLO, SP_HDR_FLAGS, 0, 0, 0, false },
 	{ "hello-fds", WIRE_HELLO, SP_FDS_EXTRA, 0, 0, 0, false },
@@ -488,6 +491,10 @@ static const struct mode modes[] = {
 	 * before it shared the library's checks. */
 	{ "ctl-stats-flags", WIRE_STATS, SP_HDR_FLAGS, 0, 0, 0, false },
 	{ "ctl-stats-fds", WIRE_STATS, SP_FDS_EXTRA, 0, 0, 0, false },
+	/* A version that would end its label value, a users page that
+	 * would make pingsockctl ask again and again. */
+	{ "ctl-stats-version", WIRE_STATS, SP_STATS_VERSION, 0, 0, 0, false },
+	{ "ctl-users-loop", WIRE_USERS, SP_USERS_LOOP, 0, 0, 0, false },
 	{ "dg-optlen", 0, 0, 0, 0, DG_OPTLEN, false },
 	{ "dg-short", 0, 0, 0, 0, DG_SHORT, false },
 	{ "dg-kind", 0, 0, 0, 0, DG_KIND, false },
@@ -672,8 +679,23 @@ static void spoil_fields(struct ans *a, enum spoil s)
 	case SP_ERRQ_LEN_BIG: put_u32(a, 0, full + 1); break;
 	case SP_ERRQ_LEN_SMALL: put_u32(a, 0, full - 1); break;
 	case SP_ERRQ_ERRNO_BODY: a->result = -EAGAIN; break;
+	case SP_STATS_VERSION:
+		memcpy(a->body + offsetof(struct wire_stats, version), "1\"", 2);
+		break;
+	case SP_USERS_LOOP: put_u32(a, 0, 1); break;	/* next, none listed */
 	default: break;
 	}
+}
+
+/* A well-formed refusal: the errno, no body, no descriptor. */
+static void error_only(struct ans *a, int32_t err)
+{
+	for (int i = 0; i < a->nfds; i++)
+		if (a->own[i])
+			close(a->fds[i]);
+	a->nfds = 0;
+	a->len = 0;
+	a->result = err;
 }
 
 static void spoil(struct ans *a, const struct wire_req *req, enum spoil s)
@@ -681,6 +703,8 @@ static void spoil(struct ans *a, const struct wire_req *req, enum spoil s)
 	switch (s) {
 	case SP_RESULT_POS: a->result = 3; break;
 	case SP_RESULT_ERRNO: a->result = -70000; break;
+	case SP_RESULT_EMFILE: error_only(a, -EMFILE); break;
+	case SP_RESULT_EPERM: error_only(a, -EPERM); break;
 	case SP_TYPE: a->type = a->type == WIRE_HELLO ? WIRE_OPEN : WIRE_HELLO; break;
 	case SP_HDR_FLAGS: a->flags = 1; break;
 	case SP_BODY_SHORT: a->len = a->len > 4 ? 4 : 2; break;
@@ -1066,6 +1090,7 @@ static void answer_normal(const struct wire_req *req, struct ans *a,
 	case WIRE_STATS: a->len = sizeof(struct wire_stats); break;
 	/* One page, no socket: a header of zeros. */
 	case WIRE_TABLE: a->len = sizeof(struct wire_table_hdr); break;
+	case WIRE_USERS: a->len = sizeof(struct wire_users_hdr); break;
 	case WIRE_BROKER_BIND: add_fd(a, ping_sock(sk->family), true); break;
 	default: break;		/* result 0, nothing else */
 	}

@@ -609,6 +609,110 @@ static void answer_others(void)
 	}
 }
 
+/* WIRE_STATS: the version a string of the allowed characters, NUL-ended
+ * and zero after; known flags; pad 0. */
+static void answer_stats(void)
+{
+	struct wire_req req = { .type = WIRE_STATS };
+	struct wire_stats st;
+
+	memset(&st, 0, sizeof(st));
+	CHECK_EQ(chk(&req, 0, &st, sizeof(st)), 0);	/* "" */
+	memcpy(st.version, "0.1.0+deb13u1~rc_2-x", 20);
+	st.flags = WIRE_ST_BROKER4 | WIRE_ST_BROKER6;
+	CHECK_EQ(chk(&req, 0, &st, sizeof(st)), 0);
+	st.flags = 4;
+	CHECK_EQ(chk(&req, 0, &st, sizeof(st)), -1);
+	st.flags = 0;
+	st.pad = 1;
+	CHECK_EQ(chk(&req, 0, &st, sizeof(st)), -1);
+	st.pad = 0;
+	st.version[3] = '"';		/* would end a label value */
+	CHECK_EQ(chk(&req, 0, &st, sizeof(st)), -1);
+	st.version[3] = '\n';		/* would end a line */
+	CHECK_EQ(chk(&req, 0, &st, sizeof(st)), -1);
+	st.version[3] = '1';
+	st.version[25] = 'x';		/* after the NUL */
+	CHECK_EQ(chk(&req, 0, &st, sizeof(st)), -1);
+	memset(st.version, 'a', sizeof(st.version));	/* no NUL */
+	CHECK_EQ(chk(&req, 0, &st, sizeof(st)), -1);
+	memset(st.version, 'a', sizeof(st.version) - 1);
+	st.version[sizeof(st.version) - 1] = 0;
+	CHECK_EQ(chk(&req, 0, &st, sizeof(st)), 0);
+	CHECK_EQ(chk(&req, 0, &st, sizeof(st) - 1), -1);
+	CHECK(strcmp(wire_refusal_name(WIRE_RF_MAX_SOCKETS), "max_sockets") == 0);
+	CHECK(strcmp(wire_refusal_name(WIRE_RF_END), "unknown") == 0);
+	for (unsigned i = 0; i < WIRE_RF_END; i++)
+		CHECK(strcmp(wire_refusal_name(i), "unknown") != 0);
+}
+
+/* A WIRE_USERS page: hdr, then count entries of uids ascending from
+ * the cursor. */
+static size_t users_page(uint8_t *b, uint32_t next, uint32_t count,
+			 const uint32_t *uids)
+{
+	struct wire_users_hdr h = { .next = next, .count = count,
+				    .flags = WIRE_USERS_ALL };
+
+	memcpy(b, &h, sizeof(h));
+	for (uint32_t i = 0; i < count; i++) {
+		struct wire_user_entry e = { .uid = uids[i], .requests = i };
+
+		memcpy(b + sizeof(h) + i * sizeof(e), &e, sizeof(e));
+	}
+	return sizeof(h) + count * sizeof(struct wire_user_entry);
+}
+
+static void answer_users(void)
+{
+	static uint8_t b[WIRE_RESP_BODY_MAX + 64];
+	static uint32_t uids[WIRE_USERS_PAGE + 1];
+	struct wire_req req = { .type = WIRE_USERS };
+	struct wire_user_entry e;
+	size_t n;
+
+	for (uint32_t i = 0; i <= WIRE_USERS_PAGE; i++)
+		uids[i] = 1000 + 2 * i;
+	CHECK_EQ(chk(&req, 0, b, users_page(b, 0, 0, uids)), 0);
+	n = users_page(b, 0, 3, uids);
+	CHECK_EQ(chk(&req, 0, b, n), 0);
+	wire_user_entry_at(b, 2, &e);
+	CHECK_EQ(e.uid, 1004);
+	CHECK_EQ(chk(&req, 0, b, n - 1), -1);		/* an entry cut */
+	CHECK_EQ(chk(&req, 0, b, 15), -1);		/* the header cut */
+	req.u.cursor = 1001;				/* below the cursor */
+	CHECK_EQ(chk(&req, 0, b, n), -1);
+	req.u.cursor = 1000;
+	uids[1] = 1000;					/* not ascending */
+	CHECK_EQ(chk(&req, 0, b, users_page(b, 0, 3, uids)), -1);
+	uids[1] = 1002;
+	/* More only after a full page, from its last uid + 1. */
+	n = users_page(b, 1000 + 2 * (WIRE_USERS_PAGE - 1) + 1,
+		       WIRE_USERS_PAGE, uids);
+	CHECK(n <= WIRE_RESP_BODY_MAX);
+	CHECK_EQ(chk(&req, 0, b, n), 0);
+	CHECK_EQ(chk(&req, 0, b, users_page(b, 1000 + 2 * WIRE_USERS_PAGE,
+					    WIRE_USERS_PAGE, uids)), -1);
+	CHECK_EQ(chk(&req, 0, b, users_page(b, 1005, 3, uids)), -1);
+	CHECK_EQ(chk(&req, 0, b, users_page(b, 5, 0, uids)), -1);
+	CHECK_EQ(chk(&req, 0, b, users_page(b, 0, WIRE_USERS_PAGE + 1,
+					    uids)), -1);
+	/* The last uid there is: nothing can follow it. */
+	uids[0] = UINT32_MAX;
+	CHECK_EQ(chk(&req, 0, b, users_page(b, 0, 1, uids)), 0);
+	uids[0] = 1000;
+	n = users_page(b, 0, 1, uids);
+	b[8] = 2;					/* unknown flag */
+	CHECK_EQ(chk(&req, 0, b, n), -1);
+	n = users_page(b, 0, 1, uids);
+	b[12] = 1;					/* pad */
+	CHECK_EQ(chk(&req, 0, b, n), -1);
+	n = users_page(b, 0, 1, uids);
+	b[16 + 4] = 1;					/* entry pad */
+	CHECK_EQ(chk(&req, 0, b, n), -1);
+	CHECK_EQ(chk(&req, -EPERM, NULL, 0), 0);
+}
+
 int main(void)
 {
 	TEST(dgram_valid_accepted);
@@ -633,5 +737,7 @@ int main(void)
 	TEST(answer_options);
 	TEST(answer_names);
 	TEST(answer_others);
+	TEST(answer_stats);
+	TEST(answer_users);
 	return CHECK_DONE();
 }

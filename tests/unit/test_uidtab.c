@@ -120,6 +120,58 @@ static void prune_keeps_what_is_used(void)
 	uidtab_free(t);
 }
 
+/* Pages of the entries, ascending by uid from a cursor, whatever the
+ * hash order; "more" only when one is left past the page. */
+static void pages_ascending(void)
+{
+	struct uidtab *t = uidtab_new();
+	const struct uident *out[8];
+	bool more;
+	uid_t from = 0, seen = 0;
+
+	/* 20 users, in buckets out of order (256 buckets: 300 wraps). */
+	for (uid_t i = 0; i < 20; i++)
+		CHECK(uidtab_get(t, (i * 7919u) % 20u * 300u + 5u, true));
+	for (int page = 0; page < 3; page++) {
+		size_t n = uidtab_page(t, from, out, 8, &more);
+
+		CHECK_EQ(n, page < 2 ? 8u : 4u);
+		CHECK_EQ(more, page < 2);
+		for (size_t i = 0; i < n; i++) {
+			CHECK_EQ(out[i]->uid, (seen + i) * 300u + 5u);
+			CHECK(out[i]->uid >= from);
+		}
+		seen += (uid_t)n;
+		from = out[n - 1]->uid + 1;
+	}
+	CHECK_EQ(seen, 20u);
+	CHECK_EQ(uidtab_page(t, from, out, 8, &more), 0u);
+	CHECK(!more);
+	/* Exactly a page: no more. */
+	CHECK_EQ(uidtab_page(t, 3605, out, 8, &more), 8u);
+	CHECK(!more);
+	CHECK_EQ(uidtab_page(t, 0, out, 0, &more), 0u);
+	CHECK(more);
+	uidtab_free(t);
+}
+
+/* The per-uid counters go with the entry: a user who comes back after
+ * it was forgotten starts from 0. */
+static void counters_go_with_the_entry(void)
+{
+	struct uidtab *t = uidtab_new();
+	struct uident *a = uidtab_get(t, 1000, true);
+
+	a->requests = 5;
+	a->refused = 2;
+	uidtab_prune(t, 0);
+	CHECK_EQ(uidtab_count(t), 0u);
+	a = uidtab_get(t, 1000, true);
+	CHECK_EQ(a->requests, 0u);
+	CHECK_EQ(a->refused, 0u);
+	uidtab_free(t);
+}
+
 int main(void)
 {
 	TEST(plenty_for_all);
@@ -128,5 +180,7 @@ int main(void)
 	TEST(one_after_another_cannot_drain);
 	TEST(never_negative);
 	TEST(prune_keeps_what_is_used);
+	TEST(pages_ascending);
+	TEST(counters_go_with_the_entry);
 	return CHECK_DONE();
 }

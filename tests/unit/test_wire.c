@@ -43,6 +43,8 @@ static void sockaddr4(uint8_t *out, uint32_t host_addr, uint16_t port)
 	memcpy(out, &s, sizeof(s));
 }
 
+#define NSAMPLES 40	/* room for samples()' */
+
 /* One or more valid messages of every request type. */
 static size_t samples(struct sample *s)
 {
@@ -52,7 +54,7 @@ static size_t samples(struct sample *s)
 		data[i] = (uint8_t)(i * 7 + 1);
 	for (size_t i = 0; i < sizeof(ctlbuf); i++)
 		ctlbuf[i] = (uint8_t)(i ^ 0x5a);
-	memset(s, 0, 32 * sizeof(*s));
+	memset(s, 0, NSAMPLES * sizeof(*s));
 
 	s[n].req.type = WIRE_HELLO;
 	s[n++].req.u.version = WIRE_VERSION;
@@ -176,6 +178,8 @@ static size_t samples(struct sample *s)
 	s[n].req.type = WIRE_TABLE;
 	s[n].req.handle = 11;
 	s[n++].req.u.cursor = 0xffffffffu;
+	s[n].req.type = WIRE_USERS;
+	s[n++].req.u.cursor = 65534;
 
 	s[n].req.type = WIRE_BROKER_BIND;
 	s[n].req.u.addr.len = 16;
@@ -188,6 +192,7 @@ static size_t samples(struct sample *s)
 	s[n].req.nonce[15] = 1;
 	s[n++].req.u.addr.len = 0;
 
+	CHECK(n <= NSAMPLES);	/* the callers' arrays */
 	return n;
 }
 
@@ -254,6 +259,7 @@ static int same_req(const struct wire_req *a, const struct wire_req *b,
 	case WIRE_KEEPID:
 		return a->u.ident == b->u.ident;
 	case WIRE_TABLE:
+	case WIRE_USERS:
 		return a->u.cursor == b->u.cursor;
 	default:
 		return 1;
@@ -283,7 +289,7 @@ static void header_layout(void)
 /* encode -> decode gives the same request, for every type. */
 static void round_trip_every_type(void)
 {
-	struct sample s[32];
+	struct sample s[NSAMPLES];
 	size_t n = samples(s);
 	unsigned seen = 0;
 
@@ -306,7 +312,7 @@ static void round_trip_every_type(void)
 static void reencode_is_identical(void)
 {
 	static uint8_t again[sizeof(msg)];
-	struct sample s[32];
+	struct sample s[NSAMPLES];
 	size_t n = samples(s);
 
 	for (size_t i = 0; i < n; i++) {
@@ -334,7 +340,7 @@ static void reencode_is_identical(void)
 /* Every proper prefix of every valid message is refused. */
 static void every_truncation_refused(void)
 {
-	struct sample s[32];
+	struct sample s[NSAMPLES];
 	size_t n = samples(s);
 
 	for (size_t i = 0; i < n; i++) {
@@ -355,7 +361,7 @@ static void every_truncation_refused(void)
 /* One (or more) extra bytes after a valid message: refused. */
 static void trailing_bytes_refused(void)
 {
-	struct sample s[32];
+	struct sample s[NSAMPLES];
 	size_t n = samples(s);
 
 	for (size_t i = 0; i < n; i++) {
@@ -399,7 +405,7 @@ static void unknown_type_refused(void)
 static void nonzero_flags_refused(void)
 {
 	static const uint16_t flags[] = { 1, 0x8000, 0xffff };
-	struct sample s[32];
+	struct sample s[NSAMPLES];
 	size_t n = samples(s);
 
 	for (size_t i = 0; i < n; i++) {
@@ -596,7 +602,7 @@ static void send_namelen_limit(void)
 /* The encoder reports a buffer too small at every size below the need. */
 static void encoder_small_buffer(void)
 {
-	struct sample s[32];
+	struct sample s[NSAMPLES];
 	size_t n = samples(s);
 	static uint8_t small[WIRE_MSG_MAX];
 
@@ -671,25 +677,28 @@ static void proof_requests(void)
 	CHECK_EQ(raw_decode(&w, &out), -1);
 }
 
-/* TABLE: exactly one u32 cursor. */
+/* TABLE and USERS: exactly one u32 cursor. */
 static void table_request(void)
 {
+	static const uint16_t types[] = { WIRE_TABLE, WIRE_USERS };
 	struct wire_req out;
 	struct wbuf w;
 
-	raw_hdr(&w, WIRE_TABLE);
-	wbuf_u32(&w, 1234);
-	CHECK_EQ(raw_decode(&w, &out), 0);
-	CHECK_EQ(out.u.cursor, 1234);
-	raw_hdr(&w, WIRE_TABLE);
-	CHECK_EQ(raw_decode(&w, &out), -1);
-	raw_hdr(&w, WIRE_TABLE);
-	wbuf_u16(&w, 1);
-	CHECK_EQ(raw_decode(&w, &out), -1);
-	raw_hdr(&w, WIRE_TABLE);
-	wbuf_u32(&w, 1);
-	wbuf_u32(&w, 2);
-	CHECK_EQ(raw_decode(&w, &out), -1);
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		raw_hdr(&w, types[i]);
+		wbuf_u32(&w, 1234);
+		CHECK_EQ(raw_decode(&w, &out), 0);
+		CHECK_EQ(out.u.cursor, 1234);
+		raw_hdr(&w, types[i]);
+		CHECK_EQ(raw_decode(&w, &out), -1);
+		raw_hdr(&w, types[i]);
+		wbuf_u16(&w, 1);
+		CHECK_EQ(raw_decode(&w, &out), -1);
+		raw_hdr(&w, types[i]);
+		wbuf_u32(&w, 1);
+		wbuf_u32(&w, 2);
+		CHECK_EQ(raw_decode(&w, &out), -1);
+	}
 }
 
 /* A TABLE answer as the daemon builds it: header, then count entries. */
@@ -777,6 +786,7 @@ static void type_names(void)
 	CHECK(strcmp(wire_type_name(WIRE_HELLO), "hello") == 0);
 	CHECK(strcmp(wire_type_name(WIRE_SEND), "send") == 0);
 	CHECK(strcmp(wire_type_name(WIRE_STATS), "stats") == 0);
+	CHECK(strcmp(wire_type_name(WIRE_USERS), "users") == 0);
 	CHECK(strcmp(wire_type_name(WIRE_KEEPID), "keepid") == 0);
 	CHECK(strcmp(wire_type_name(WIRE_TABLE), "table") == 0);
 	CHECK(strcmp(wire_type_name(0), "unknown") == 0);
