@@ -113,22 +113,33 @@ static int bind_in(int dirfd, int fd, const char *base)
 	return rc;
 }
 
-static int open_dir(const char *path, const struct safepath_owner *o,
-		    char *err, size_t errlen)
+/* The directory part of path into dir, its last name into base. */
+static int split_path(const char *path, char *dir, size_t dirlen,
+		      char *base, size_t baselen, char *err, size_t errlen)
 {
-	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	const char *slash = strrchr(path, '/');
-	bool writable;
-	int fd;
 
 	if (!slash || !slash[1]) {
 		snprintf(err, errlen, "--socket %s: an absolute path to a "
 			 "file is needed", path);
 		return -1;
 	}
-	snprintf(dir, sizeof(dir), "%.*s", (int)(slash == path ? 1 :
-					      slash - path), path);
-	snprintf(sock_base, sizeof(sock_base), "%s", slash + 1);
+	snprintf(dir, dirlen, "%.*s", (int)(slash == path ? 1 :
+					   slash - path), path);
+	snprintf(base, baselen, "%s", slash + 1);
+	return 0;
+}
+
+static int open_dir(const char *path, const struct safepath_owner *o,
+		    char *err, size_t errlen)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	bool writable;
+	int fd;
+
+	if (split_path(path, dir, sizeof(dir), sock_base, sizeof(sock_base),
+		       err, errlen))
+		return -1;
 	fd = safepath_socket_dir(dir, o, &writable, err, errlen);
 	if (fd >= 0 && !writable)
 		log_info("%s is not writable by the daemon's group: the "
@@ -170,14 +181,22 @@ fail:
 	return -1;
 }
 
-int listener_dir(const char *path, char *err, size_t errlen)
+int listener_dir(const char *path, const struct safepath_owner *o,
+		 char *err, size_t errlen)
 {
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	char base[sizeof(sock_base)];
+	bool writable;
 
 	if (sock_dir >= 0 && strcmp(path, created) == 0)
 		return sock_dir;
-	/* A passed socket: its directory, checked the same way. */
-	sock_dir = safepath_parent(path, base, sizeof(base), err, errlen);
+	/* A passed socket: its directory, held to the rule of one the
+	 * daemon listens in itself (safepath_socket_dir()), so that the
+	 * directory it makes, root's and its group's (tmpfiles.d makes the
+	 * same), serves a socket systemd made there too. */
+	if (split_path(path, dir, sizeof(dir), base, sizeof(base), err, errlen))
+		return -1;
+	sock_dir = safepath_socket_dir(dir, o, &writable, err, errlen);
 	return sock_dir;
 }
 

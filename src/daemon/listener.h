@@ -32,7 +32,8 @@ int listener_open(const char *path, const struct safepath_owner *o,
  * a passed socket's path, checked now), kept open: the sandbox makes its
  * empty root there and the socket is removed through it.  -1 with err.
  */
-int listener_dir(const char *path, char *err, size_t errlen);
+int listener_dir(const char *path, const struct safepath_owner *o,
+		 char *err, size_t errlen);
 
 /* Unlinks path only if listener_open created it (never a passed socket). */
 void listener_remove(const char *path);

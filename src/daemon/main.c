@@ -496,7 +496,8 @@ static void confine(const struct opts *o, const struct drop_target *target,
 		    struct server_conf *conf, bool daemonised)
 {
 	char err[512];
-	int sock_dir = listener_dir(o->socket_path, err, sizeof(err));
+	struct safepath_owner own = { target->uid, target->gid, target->name };
+	int sock_dir = listener_dir(o->socket_path, &own, err, sizeof(err));
 
 #ifdef PSD_TESTING
 	trap_test_raw(raw_fd(conf->raw4));

@@ -251,6 +251,27 @@ else
 fi
 rm -f "$SOCK"
 
+# Started as root (the broker drop-in of pingsockd(8), or an older unit),
+# the socket passed in a directory as pingsockd and the tmpfiles.d entry
+# make it: root's, the daemon's group, 0775.  It serves (it refused the
+# directory as group-writable once).
+SD=$(dirname "$SOCK")
+chown "root:$PS_DAEMON_GID" "$SD" && chmod 0775 "$SD"
+ip netns exec "$(ns_name d)" systemd-socket-activate --seqpacket -l "$SOCK" \
+	"$T/pingsockd" --foreground --no-config --user "$PS_DAEMON_USER" \
+	2>>"$T/actroot.log" &
+DAEMON_PID=$!
+DAEMON_PIDS+=("$DAEMON_PID")
+wait_file "$SOCK" && chmod 0666 "$SOCK"
+out=$(as_nobody d "$T/ping" -c 1 127.0.0.1 2>&1)
+rc=$?
+[ $rc = 0 ] && pass systemd/activated_root_group_dir ||
+	fail systemd/activated_root_group_dir "exit $rc: $out; log: $(cat "$T/actroot.log")"
+kill -TERM "$DAEMON_PID"
+exited "$DAEMON_PID"
+rm -f "$SOCK"
+chown root:root "$SD" && chmod 0755 "$SD"
+
 # Refusals: one line, exit 1.
 refused() {	# name, expected text, poke type, tool args... -- daemon args...
 	local name=$1 want=$2 type=$3; shift 3
