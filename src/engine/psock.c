@@ -292,7 +292,7 @@ struct psock *pstab_lookup(struct pstab *tab, const struct icmp_pkt *pkt,
 			continue;
 		if (sk->bound_dev && sk->bound_dev != ifindex)
 			continue;
-		if (!reqlog_match(sk->log, pkt->seq, answered))
+		if (!reqlog_match(sk->log, pkt->match, pkt->seq, answered))
 			continue;
 		/* A further identifier of another socket (psraw.c)
 		 * answers as that socket. */
@@ -502,7 +502,8 @@ void ps_sent(struct psock *sk, const struct ps_sendinfo *info,
 	     uint64_t now_s)
 {
 	sk = ps_sender(sk, info->ident);
-	reqlog_add(sk->log, info->seq, &info->dst, info->any_src, now_s);
+	reqlog_add(sk->log, icmp_is_probe(info->type), info->seq, &info->dst,
+		   info->any_src, now_s);
 }
 
 /* ---- receiving ---- */
