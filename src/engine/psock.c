@@ -27,6 +27,8 @@ struct pstab {
 	bool raw_allowed;		/* the raw-socket emulation (psraw.c) */
 	ps_ident_gate gate;		/* per-user identifiers (pstab_set_gate) */
 	void *gate_ctx;
+	ps_clock clock;			/* ms, for flow label lingering */
+	void *clock_ctx;
 };
 
 static int fam_idx(int family)
@@ -155,7 +157,7 @@ static void unhash(struct pstab *tab, struct psock *sk)
 void ps_release(struct pstab *tab, struct psock *sk)
 {
 	unhash(tab, sk);
-	psflow_release_all(tab->flows, sk);
+	psflow_release_all(tab->flows, sk, pstab_now_ms(tab));
 	reqlog_free(sk->log);
 	free(sk);
 }
@@ -199,6 +201,17 @@ bool pstab_ident_used(const struct pstab *tab, int family, uint16_t ident)
 struct psflow *pstab_flows(struct pstab *tab)
 {
 	return tab->flows;
+}
+
+void pstab_set_clock(struct pstab *tab, ps_clock clock, void *ctx)
+{
+	tab->clock = clock;
+	tab->clock_ctx = ctx;
+}
+
+uint64_t pstab_now_ms(const struct pstab *tab)
+{
+	return tab->clock ? tab->clock(tab->clock_ctx) : 0;
 }
 
 unsigned pstab_sockets(const struct pstab *tab)
