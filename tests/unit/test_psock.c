@@ -1399,7 +1399,8 @@ static void wire4(struct icmp_pkt *p, uint8_t *buf, uint32_t src,
 	memcpy(buf + 16, &d, 4);
 	buf[20] = type;
 	memcpy(buf + 24, &r, 4);
-	memcpy(buf + 28, data, dlen);
+	if (dlen)
+		memcpy(buf + 28, data, dlen);	/* data may be NULL */
 	sum = icmp_checksum(buf + 20, 8 + dlen);
 	memcpy(buf + 22, &sum, 2);
 	CHECK_EQ(icmp4_parse(buf, tot, p), ICMP_PARSE_OK);
