@@ -258,6 +258,13 @@ static void stats_init(struct server *s)
 	memcpy(s->stats.version, PINGSOCK_VERSION, sizeof(PINGSOCK_VERSION));
 }
 
+/* The engine's clock: a released flow label lingers by it. */
+static uint64_t mono_ms(void *ctx)
+{
+	(void)ctx;
+	return loop_now_ns() / 1000000u;
+}
+
 static int setup(struct server *s, struct server_conf *conf)
 {
 	sigset_t set;
@@ -267,8 +274,10 @@ static int setup(struct server *s, struct server_conf *conf)
 	stats_init(s);
 	s->env = hostenv_env(conf->host);
 	s->tab = pstab_new((uint16_t)(getpid() ^ time(NULL)));
-	if (s->tab)
+	if (s->tab) {
 		pstab_allow_raw(s->tab, conf->policy.raw_compat);
+		pstab_set_clock(s->tab, mono_ms, NULL);
+	}
 	s->uids = uidtab_new();
 	s->reqbuf = malloc(WIRE_MSG_MAX);
 	s->msgbuf = malloc(WIRE_DATA_MAX + 1);

@@ -62,14 +62,21 @@ static uint16_t get16(const uint8_t *p)
 
 uint16_t icmp_echo_seq(const uint8_t *msg)
 {
-	uint16_t seq = get16(msg + 6);
+	return get16(msg + 6);
+}
 
-	/* RFC 8335: an 8-bit sequence number, then bits that differ
-	 * between request (L) and reply (state). */
-	if (msg[0] == T_EXT_ECHO || msg[0] == T_EXT_ECHOREPLY ||
-	    msg[0] == T6_EXT_ECHO || msg[0] == T6_EXT_ECHOREPLY)
-		seq &= 0xff00;
-	return seq;
+bool icmp_is_probe(uint8_t type)
+{
+	return type == T_EXT_ECHO || type == T_EXT_ECHOREPLY ||
+	       type == T6_EXT_ECHO || type == T6_EXT_ECHOREPLY;
+}
+
+/* A reply repeats only a PROBE's sequence number; a quote is exact. */
+static enum icmp_match match_of(uint8_t type, bool reply)
+{
+	if (!icmp_is_probe(type))
+		return ICMP_M_ECHO;
+	return reply ? ICMP_M_PROBE_REPLY : ICMP_M_PROBE;
 }
 
 void icmp6_set_ident(uint8_t *msg, size_t len, uint16_t ident)
@@ -111,6 +118,7 @@ static void parse_quote(struct icmp_pkt *out)
 	memcpy(out->q_dst.a, q + 16, 4);
 	out->ident = get16(q + ihl + 4);
 	out->seq = icmp_echo_seq(q + ihl);
+	out->match = match_of(q[ihl], false);
 	out->q_icmp = q + ihl;
 	out->q_icmplen = qlen - ihl;
 	memcpy(&out->info, out->icmp + 4, 4);
@@ -153,6 +161,7 @@ enum icmp_parse_result icmp4_parse(const uint8_t *pkt, size_t len,
 		out->kind = ICMP_K_REPLY;
 		out->ident = get16(out->icmp + 4);
 		out->seq = icmp_echo_seq(out->icmp);
+		out->match = match_of(out->type, true);
 	} else if (is_error_type(out->type)) {
 		parse_quote(out);
 	}
@@ -236,6 +245,7 @@ static void parse_quote6(struct icmp_pkt *out)
 	memcpy(out->q_dst.a, q + 24, 16);
 	out->ident = get16(q + off + 4);
 	out->seq = icmp_echo_seq(q + off);
+	out->match = match_of(q[off], false);
 	out->q_icmp = q + off;
 	out->q_icmplen = qlen - (size_t)off;
 	memcpy(&out->info, out->icmp + 4, 4);
@@ -266,6 +276,7 @@ enum icmp_parse_result icmp6_parse(const uint8_t *msg, size_t len,
 		out->kind = ICMP_K_REPLY;
 		out->ident = get16(msg + 4);
 		out->seq = icmp_echo_seq(msg);
+		out->match = match_of(out->type, true);
 	} else if (out->type < 128) {
 		parse_quote6(out);	/* every type below 128 is an error */
 	}

@@ -6,6 +6,7 @@
 #ifndef PS_ICMP_H
 #define PS_ICMP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,13 +24,24 @@ uint16_t icmp_checksum(const void *data, size_t len);
  */
 int icmp_echo_type_ok(int family, uint8_t type, uint8_t code);
 
-/*
- * The sequence number a reply must repeat, of an echo message (request
- * or reply, either family, at least 8 bytes): all 16 bits, or for an
- * Extended Echo (RFC 8335) only its 8-bit sequence number (in the high
- * byte).
- */
+/* The 16-bit sequence field of an echo message (at least 8 bytes). */
 uint16_t icmp_echo_seq(const uint8_t *msg);
+
+/* An RFC 8335 Extended Echo (PROBE) type, request or reply, either family? */
+bool icmp_is_probe(uint8_t type);
+
+/*
+ * What a reply or an error must match among the requests a socket sent.
+ * RFC 8335 splits the sequence field of an Extended Echo: an 8-bit
+ * sequence number (high byte), then bits that differ between request
+ * (L) and reply (interface state), so a reply can repeat only the high
+ * byte; an error quotes the request itself, all 16 bits as sent.
+ */
+enum icmp_match {
+	ICMP_M_ECHO = 0,	/* an Echo Request, all 16 bits */
+	ICMP_M_PROBE,		/* a PROBE, all 16 bits (an error's quote) */
+	ICMP_M_PROBE_REPLY,	/* a PROBE, its 8-bit sequence number only */
+};
 
 /* Put ident into an ICMPv4 echo message and recompute its checksum. */
 void icmp4_set_ident(uint8_t *msg, size_t len, uint16_t ident);
@@ -51,7 +63,8 @@ struct icmp_pkt {
 	const uint8_t *opts;		/* IPv4 options, optlen bytes */
 	size_t optlen;
 	uint8_t type, code;
-	uint16_t ident, seq;		/* host order */
+	uint16_t ident, seq;		/* host order, seq all 16 bits */
+	enum icmp_match match;		/* what seq is matched against */
 	const uint8_t *icmp;		/* the ICMP message */
 	size_t icmplen;
 	/* ICMP_K_ERROR only: the quoted request. */

@@ -10,14 +10,26 @@
 #include "wire/in6ext.h"
 
 #define FL_LABEL_MASK htonl(0x000FFFFFu)
+#define FL_MIN_LINGER 6		/* seconds: what 0 (or less) asks for */
 #define FL_MAX_LINGER 150	/* seconds, without CAP_NET_ADMIN */
+#define FL_MAX_PER_SOCK 32
+#define FL_MAX_SIZE 4096	/* labels, held or lingering */
 
+/*
+ * A lease.  Like the kernel's, it outlives its last holder: released
+ * (users 0) it lingers until expires, and while it lingers a get with
+ * IPV6_FL_F_CREATE finds it (EEXIST with IPV6_FL_F_EXCL, EPERM for
+ * another share mode, else it is taken up again), a get without does
+ * not (ENOENT), and "any" never hands it out.
+ */
 struct flent {
 	uint32_t label;		/* network order */
 	uint8_t share;
 	uint32_t uid;
 	int32_t pid;
 	unsigned users;
+	uint32_t linger_ms;	/* kept this long after the last release */
+	uint64_t expires_ms;	/* and at least until then */
 };
 
 struct psflow {
@@ -50,12 +62,55 @@ static struct flent *lookup(struct psflow *f, uint32_t label)
 	return NULL;
 }
 
-static void drop_user(struct psflow *f, uint32_t label)
+/* ip6_fl_gc(): a lease nobody holds goes once it has expired. */
+static void expire(struct psflow *f, uint64_t now_ms)
+{
+	for (size_t i = 0; i < f->n;) {
+		if (f->v[i].users == 0 && now_ms >= f->v[i].expires_ms)
+			f->v[i] = f->v[--f->n];
+		else
+			i++;
+	}
+}
+
+/* fl_release(): the last holder gone, the lease lingers from now. */
+static void release(struct flent *e, uint64_t now_ms)
+{
+	if (--e->users == 0 && e->expires_ms < now_ms + e->linger_ms)
+		e->expires_ms = now_ms + e->linger_ms;
+}
+
+static void drop_user(struct psflow *f, uint32_t label, uint64_t now_ms)
 {
 	struct flent *e = lookup(f, label);
 
-	if (e && --e->users == 0)
-		*e = f->v[--f->n];
+	if (e)
+		release(e, now_ms);
+}
+
+/* check_linger(): seconds asked for into ms; 0 past FL_MAX_LINGER. */
+static uint32_t linger_of(uint16_t s)
+{
+	if (s < FL_MIN_LINGER)
+		return FL_MIN_LINGER * 1000u;
+	return s > FL_MAX_LINGER ? 0 : s * 1000u;
+}
+
+/* fl6_renew() on e: the longer linger, the later expiry. */
+static int renew(struct flent *e, uint16_t linger, uint16_t expires,
+		 uint64_t now_ms)
+{
+	uint32_t l = linger_of(linger), x = linger_of(expires);
+
+	if (!l || !x)
+		return -EPERM;
+	if (e->linger_ms < l)
+		e->linger_ms = l;
+	if (x < e->linger_ms)
+		x = e->linger_ms;
+	if (e->expires_ms < now_ms + x)
+		e->expires_ms = now_ms + x;
+	return 0;
 }
 
 bool psflow_held(const struct psock *sk, uint32_t label)
@@ -115,57 +170,113 @@ static bool may_share(const struct flent *e, const struct psock *sk,
 	return !(share == IN6EXT_FL_S_USER && e->uid != sk->uid);
 }
 
-static int fl_get(struct psflow *f, struct psock *sk, const struct in6ext_flreq *q,
+/* mem_check(): lingering leases count; unprivileged, room runs out
+ * well before FL_MAX_SIZE. */
+static int mem_check(const struct psflow *f, const struct psock *sk)
+{
+	long room = FL_MAX_SIZE - (long)f->n;
+
+	if (room > FL_MAX_SIZE - FL_MAX_PER_SOCK)
+		return 0;
+	if (room <= 0 || sk->nfl >= FL_MAX_PER_SOCK ||
+	    (sk->nfl > 0 && room < FL_MAX_SIZE / 2) || room < FL_MAX_SIZE / 4)
+		return -ENOBUFS;
+	return 0;
+}
+
+/*
+ * The request's own lease joins e (held, or lingering and found again
+ * by fl_intern()), in ipv6_flowlabel_get()'s order: EEXIST, EPERM,
+ * else linked with the longer linger and the later expiry.  A refused
+ * request releases e again (fl_release()), which for a lingering lease
+ * starts its linger anew.
+ */
+static int join(struct flent *e, struct psock *sk,
+		const struct in6ext_flreq *q, const struct flent *mine,
+		uint64_t now_ms)
+{
+	int err = 0;
+
+	e->users++;
+	if (q->flags & IN6EXT_FL_F_EXCL)
+		err = -EEXIST;
+	else if (!may_share(e, sk, q->share))
+		err = -EPERM;
+	else
+		err = link_label(sk, q->label);
+	if (err) {
+		release(e, now_ms);
+		return err;
+	}
+	if (e->linger_ms < mine->linger_ms)
+		e->linger_ms = mine->linger_ms;
+	if (e->expires_ms < mine->expires_ms)
+		e->expires_ms = mine->expires_ms;
+	return 0;
+}
+
+static struct flent *new_entry(struct psflow *f)
+{
+	if (f->n == f->cap) {
+		size_t cap = f->cap ? 2 * f->cap : 16;
+		struct flent *grown = realloc(f->v, cap * sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		f->v = grown;
+		f->cap = cap;
+	}
+	return &f->v[f->n++];
+}
+
+static int fl_get(struct psflow *f, struct psock *sk,
+		  const struct in6ext_flreq *q, uint64_t now_ms,
 		  uint32_t *label)
 {
-	struct flent *e, *grown;
+	struct flent mine = { 0 }, *e;
 	int err;
 
 	if (q->flags & IN6EXT_FL_F_REFLECT)
 		return -EPERM;	/* net.ipv6.flowlabel_consistency is on */
 	if (q->label & ~FL_LABEL_MASK)
 		return -EINVAL;
-	err = check_share(q->share);
+	/* fl_create(): the times, then the share mode. */
+	err = renew(&mine, q->linger, q->expires, now_ms);
+	if (!err)
+		err = check_share(q->share);
 	if (err)
 		return err;
-	if (q->label) {
+	*label = q->label;
+	e = q->label ? lookup(f, q->label) : NULL;
+	if (e && e->users) {
 		if (psflow_held(sk, q->label) && (q->flags & IN6EXT_FL_F_EXCL))
 			return -EEXIST;
-		e = lookup(f, q->label);
-		if (e) {
-			if (q->flags & IN6EXT_FL_F_EXCL)
-				return -EEXIST;
-			if (!may_share(e, sk, q->share))
-				return -EPERM;
-			err = link_label(sk, q->label);
-			if (!err)
-				e->users++;
-			*label = q->label;
-			return err;
-		}
+		return join(e, sk, q, &mine, now_ms);
 	}
 	if (!(q->flags & IN6EXT_FL_F_CREATE))
-		return -ENOENT;
-	if (sk->nfl >= PS_MAX_FLOWLABELS)
-		return -ENOBUFS;
-	if (f->n == f->cap) {
-		size_t cap = f->cap ? 2 * f->cap : 16;
-
-		grown = realloc(f->v, cap * sizeof(*grown));
-		if (!grown)
-			return -ENOMEM;
-		f->v = grown;
-		f->cap = cap;
-	}
-	e = &f->v[f->n++];
-	*e = (struct flent){ .label = q->label ? q->label : fresh_label(f),
-			     .share = q->share, .uid = sk->uid,
-			     .pid = sk->pid, .users = 1 };
+		return -ENOENT;	/* fl_lookup() skips a lingering lease */
+	err = mem_check(f, sk);
+	if (!err && sk->nfl >= PS_MAX_FLOWLABELS)
+		err = -ENOBUFS;
+	if (err)
+		return err;
+	if (e)
+		return join(e, sk, q, &mine, now_ms);
+	e = new_entry(f);
+	if (!e)
+		return -ENOMEM;
+	*e = mine;
+	e->label = q->label ? q->label : fresh_label(f);
+	e->share = q->share;
+	e->uid = sk->uid;
+	e->pid = sk->pid;
+	e->users = 1;
 	*label = e->label;
 	return link_label(sk, e->label);
 }
 
-static int fl_put(struct psflow *f, struct psock *sk, uint32_t label)
+static int fl_put(struct psflow *f, struct psock *sk, uint32_t label,
+		  uint64_t now_ms)
 {
 	for (unsigned i = 0; i < sk->nfl; i++) {
 		if (sk->fl[i] != label)
@@ -173,40 +284,45 @@ static int fl_put(struct psflow *f, struct psock *sk, uint32_t label)
 		if ((sk->flow_label & FL_LABEL_MASK) == label)
 			sk->flow_label &= ~FL_LABEL_MASK;
 		sk->fl[i] = sk->fl[--sk->nfl];
-		drop_user(f, label);
+		drop_user(f, label, now_ms);
 		return 0;
 	}
 	return -ESRCH;
 }
 
 int psflow_opt(struct psflow *f, struct psock *sk, const uint8_t *req,
-	       uint32_t len, uint32_t *label)
+	       uint32_t len, uint64_t now_ms, uint32_t *label)
 {
 	struct in6ext_flreq q;
+	struct flent *e;
 
 	*label = 0;
+	expire(f, now_ms);
 	if (len < sizeof(q))
 		return -EINVAL;
 	memcpy(&q, req, sizeof(q));
 	switch (q.action) {
 	case IN6EXT_FL_A_GET:
-		return fl_get(f, sk, &q, label);
+		return fl_get(f, sk, &q, now_ms, label);
 	case IN6EXT_FL_A_PUT:
 		if (q.flags & IN6EXT_FL_F_REFLECT)
 			return -ENOPROTOOPT;	/* not a TCP socket */
-		return fl_put(f, sk, q.label);
+		return fl_put(f, sk, q.label, now_ms);
 	case IN6EXT_FL_A_RENEW:
-		if (!psflow_held(sk, q.label))
-			return -ESRCH;
-		return q.linger > FL_MAX_LINGER || q.expires > FL_MAX_LINGER
-			       ? -EPERM : 0;
+		e = psflow_held(sk, q.label) ? lookup(f, q.label) : NULL;
+		return e ? renew(e, q.linger, q.expires, now_ms) : -ESRCH;
 	default:
 		return -EINVAL;
 	}
 }
 
-void psflow_release_all(struct psflow *f, struct psock *sk)
+void psflow_release_all(struct psflow *f, struct psock *sk, uint64_t now_ms)
 {
 	while (sk->nfl)
-		drop_user(f, sk->fl[--sk->nfl]);
+		drop_user(f, sk->fl[--sk->nfl], now_ms);
+}
+
+size_t psflow_count(const struct psflow *f)
+{
+	return f->n;
 }

@@ -4,12 +4,15 @@
  * ip6_flowlabel.c keeps them: one table for the daemon (the kernel's is
  * per network namespace), each label with its share mode and owner, and
  * the labels each socket holds.  A socket connected with
- * IPV6_FLOWINFO_SEND must hold the label it names.
+ * IPV6_FLOWINFO_SEND must hold the label it names.  A lease released by
+ * its last holder lingers for its linger time (at least 6 s) and until
+ * its expiry, as the kernel keeps it; now_ms is a monotonic clock in ms.
  */
 #ifndef PS_PSFLOW_H
 #define PS_PSFLOW_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct psflow;
@@ -26,10 +29,13 @@ void psflow_free(struct psflow *f);
  * any (0).
  */
 int psflow_opt(struct psflow *f, struct psock *sk, const uint8_t *req,
-	       uint32_t len, uint32_t *label);
+	       uint32_t len, uint64_t now_ms, uint32_t *label);
 /* Does sk hold label (network order, label bits only)? */
 bool psflow_held(const struct psock *sk, uint32_t label);
-/* The socket is closing: its leases go. */
-void psflow_release_all(struct psflow *f, struct psock *sk);
+/* The socket is closing: it gives up its leases (which linger). */
+void psflow_release_all(struct psflow *f, struct psock *sk, uint64_t now_ms);
+/* Leases in the table, held or lingering (expired ones go at the next
+ * request). */
+size_t psflow_count(const struct psflow *f);
 
 #endif

@@ -27,6 +27,8 @@ struct pstab {
 	bool raw_allowed;		/* the raw-socket emulation (psraw.c) */
 	ps_ident_gate gate;		/* per-user identifiers (pstab_set_gate) */
 	void *gate_ctx;
+	ps_clock clock;			/* ms, for flow label lingering */
+	void *clock_ctx;
 };
 
 static int fam_idx(int family)
@@ -155,7 +157,7 @@ static void unhash(struct pstab *tab, struct psock *sk)
 void ps_release(struct pstab *tab, struct psock *sk)
 {
 	unhash(tab, sk);
-	psflow_release_all(tab->flows, sk);
+	psflow_release_all(tab->flows, sk, pstab_now_ms(tab));
 	reqlog_free(sk->log);
 	free(sk);
 }
@@ -199,6 +201,17 @@ bool pstab_ident_used(const struct pstab *tab, int family, uint16_t ident)
 struct psflow *pstab_flows(struct pstab *tab)
 {
 	return tab->flows;
+}
+
+void pstab_set_clock(struct pstab *tab, ps_clock clock, void *ctx)
+{
+	tab->clock = clock;
+	tab->clock_ctx = ctx;
+}
+
+uint64_t pstab_now_ms(const struct pstab *tab)
+{
+	return tab->clock ? tab->clock(tab->clock_ctx) : 0;
 }
 
 unsigned pstab_sockets(const struct pstab *tab)
@@ -292,7 +305,7 @@ struct psock *pstab_lookup(struct pstab *tab, const struct icmp_pkt *pkt,
 			continue;
 		if (sk->bound_dev && sk->bound_dev != ifindex)
 			continue;
-		if (!reqlog_match(sk->log, pkt->seq, answered))
+		if (!reqlog_match(sk->log, pkt->match, pkt->seq, answered))
 			continue;
 		/* A further identifier of another socket (psraw.c)
 		 * answers as that socket. */
@@ -502,7 +515,8 @@ void ps_sent(struct psock *sk, const struct ps_sendinfo *info,
 	     uint64_t now_s)
 {
 	sk = ps_sender(sk, info->ident);
-	reqlog_add(sk->log, info->seq, &info->dst, info->any_src, now_s);
+	reqlog_add(sk->log, icmp_is_probe(info->type), info->seq, &info->dst,
+		   info->any_src, now_s);
 }
 
 /* ---- receiving ---- */

@@ -91,6 +91,13 @@ void pstab_free(struct pstab *tab);
 int pstab_open(struct pstab *tab, int domain, int type, int protocol,
 	       uint32_t uid, struct psock **out);
 void pstab_close(struct pstab *tab, struct psock *sk);
+/*
+ * The clock the table reads (monotonic, in ms) for what lasts a time of
+ * its own: a released flow label lingers (engine/psflow.h).  Without
+ * one, time stands still at 0 and nothing lingering ever expires.
+ */
+typedef uint64_t (*ps_clock)(void *ctx);
+void pstab_set_clock(struct pstab *tab, ps_clock clock, void *ctx);
 /* May pstab_open() create emulated raw sockets (policy raw_compat)? */
 void pstab_allow_raw(struct pstab *tab, bool allow);
 

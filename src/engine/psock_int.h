@@ -241,8 +241,9 @@ int ps_dgram_send_prepare(struct pstab *tab, struct psock *sk,
 			  const uint8_t *name, uint32_t namelen,
 			  const uint8_t *ctl, uint32_t ctllen, uint8_t *msg,
 			  uint32_t len, struct ps_sendinfo *info);
-/* The daemon's flow label leases. */
+/* The daemon's flow label leases, and the table's clock (ms). */
 struct psflow *pstab_flows(struct pstab *tab);
+uint64_t pstab_now_ms(const struct pstab *tab);
 /* The socket whose log keeps a request sent with ident (a raw socket's
  * further identifier has one of its own). */
 struct psock *ps_sender(struct psock *sk, uint16_t ident);

@@ -240,7 +240,8 @@ static int set_int_opt(struct psock *sk, int name, int v, uint32_t len)
 int ps6_flowlabel(struct psock *sk, const uint8_t *val, uint32_t len,
 		  uint32_t *label)
 {
-	return psflow_opt(pstab_flows(sk->tab), sk, val, len, label);
+	return psflow_opt(pstab_flows(sk->tab), sk, val, len,
+			  pstab_now_ms(sk->tab), label);
 }
 
 int ps6_setopt(struct psock *sk, const struct ps_env *env, int level,

@@ -10,21 +10,39 @@ struct req {
 	struct ps_addr dst;
 	uint64_t when;
 	int32_t next;		/* next entry in the same bucket, or -1 */
-	uint16_t seq;
+	uint16_t seq;		/* as sent */
+	bool probe;		/* an Extended Echo Request */
 	bool any_src;
 };
 
 struct reqlog {
 	struct req *ring;
-	int32_t *bucket;	/* cap * 2 heads, indexed by seq */
+	int32_t *bucket;	/* cap * 2 heads, indexed by key_of() */
 	uint32_t cap;		/* power of two */
 	uint32_t head;		/* oldest entry */
 	uint32_t count;
 };
 
-static uint32_t bucket_of(const struct reqlog *log, uint16_t seq)
+/*
+ * The bucket key: an Echo Request's whole sequence field; a PROBE's
+ * sequence number only (its reply changes the low byte), marked apart
+ * so that the two kinds do not share chains needlessly.
+ */
+static uint32_t key_of(bool probe, uint16_t seq)
 {
-	return ((uint32_t)seq * 2654435761u >> 8) & (log->cap * 2 - 1);
+	return probe ? 0x10000u | (uint32_t)(seq >> 8) : seq;
+}
+
+static uint32_t bucket_of(const struct reqlog *log, uint32_t key)
+{
+	return (key * 2654435761u >> 8) & (log->cap * 2 - 1);
+}
+
+static uint32_t bucket_of_entry(const struct reqlog *log, uint32_t idx)
+{
+	const struct req *r = &log->ring[idx];
+
+	return bucket_of(log, key_of(r->probe, r->seq));
 }
 
 static int alloc_arrays(struct reqlog *log, uint32_t cap)
@@ -63,7 +81,7 @@ void reqlog_free(struct reqlog *log)
 
 static void link_entry(struct reqlog *log, uint32_t idx)
 {
-	uint32_t b = bucket_of(log, log->ring[idx].seq);
+	uint32_t b = bucket_of_entry(log, idx);
 
 	log->ring[idx].next = log->bucket[b];
 	log->bucket[b] = (int32_t)idx;
@@ -71,7 +89,7 @@ static void link_entry(struct reqlog *log, uint32_t idx)
 
 static void unlink_entry(struct reqlog *log, uint32_t idx)
 {
-	int32_t *p = &log->bucket[bucket_of(log, log->ring[idx].seq)];
+	int32_t *p = &log->bucket[bucket_of_entry(log, idx)];
 
 	while (*p >= 0 && *p != (int32_t)idx)
 		p = &log->ring[*p].next;
@@ -99,8 +117,8 @@ static int grow(struct reqlog *log)
 	return 0;
 }
 
-int reqlog_add(struct reqlog *log, uint16_t seq, const struct ps_addr *dst,
-	       bool any_src, uint64_t now_s)
+int reqlog_add(struct reqlog *log, bool probe, uint16_t seq,
+	       const struct ps_addr *dst, bool any_src, uint64_t now_s)
 {
 	uint32_t idx;
 
@@ -118,6 +136,7 @@ int reqlog_add(struct reqlog *log, uint16_t seq, const struct ps_addr *dst,
 	}
 	idx = (log->head + log->count) & (log->cap - 1);
 	log->ring[idx].seq = seq;
+	log->ring[idx].probe = probe;
 	log->ring[idx].dst = *dst;
 	log->ring[idx].any_src = any_src;
 	log->ring[idx].when = now_s;
@@ -133,15 +152,30 @@ void reqlog_clear(struct reqlog *log)
 	log->count = 0;
 }
 
-bool reqlog_match(const struct reqlog *log, uint16_t seq,
+static bool answers(const struct req *r, enum icmp_match how, uint16_t seq)
+{
+	switch (how) {
+	case ICMP_M_ECHO:
+		return !r->probe && r->seq == seq;
+	case ICMP_M_PROBE:
+		return r->probe && r->seq == seq;
+	case ICMP_M_PROBE_REPLY:
+		return r->probe && (r->seq >> 8) == (seq >> 8);
+	}
+	return false;
+}
+
+bool reqlog_match(const struct reqlog *log, enum icmp_match how, uint16_t seq,
 		  const struct ps_addr *src)
 {
-	int32_t i = log->bucket[bucket_of(log, seq)];
+	int32_t i = log->bucket[bucket_of(log, key_of(how != ICMP_M_ECHO,
+						      seq))];
 
 	for (; i >= 0; i = log->ring[i].next) {
 		const struct req *r = &log->ring[i];
 
-		if (r->seq == seq && (r->any_src || ps_addr_eq(&r->dst, src)))
+		if (answers(r, how, seq) &&
+		    (r->any_src || ps_addr_eq(&r->dst, src)))
 			return true;
 	}
 	return false;

@@ -4,6 +4,10 @@
  * error is delivered only if it answers a request the socket really sent
  * (design.md: stricter than the kernel, which trusts the identifier alone).
  *
+ * Each entry keeps the request's sequence field as sent and whether it was
+ * an RFC 8335 PROBE (Extended Echo Request), so that an Echo Reply does
+ * not answer a PROBE, nor an Extended Echo Reply an Echo Request.
+ *
  * Entries are kept in sending order in a ring, indexed by sequence number.
  * The ring grows while its oldest entry is younger than REQLOG_KEEP_S (so a
  * fast sender with slow replies loses nothing) and otherwise recycles the
@@ -16,6 +20,7 @@
 #include <stdint.h>
 
 #include "engine/addr.h"
+#include "engine/icmp.h"
 
 #define REQLOG_KEEP_S 120
 #define REQLOG_MAX 65536
@@ -25,16 +30,22 @@ struct reqlog;
 struct reqlog *reqlog_new(void);
 void reqlog_free(struct reqlog *log);
 /*
- * Record a request.  any_src: a reply may come from any address (multicast,
- * broadcast).  Returns 0, or -1 when out of memory (the request is then
- * not recorded, and its replies will be dropped).
+ * Record a request: probe, an Extended Echo Request; seq, its 16-bit
+ * sequence field as sent.  any_src: a reply may come from any address
+ * (multicast, broadcast).  Returns 0, or -1 when out of memory (the
+ * request is then not recorded, and its replies will be dropped).
  */
-int reqlog_add(struct reqlog *log, uint16_t seq, const struct ps_addr *dst,
-	       bool any_src, uint64_t now_s);
+int reqlog_add(struct reqlog *log, bool probe, uint16_t seq,
+	       const struct ps_addr *dst, bool any_src, uint64_t now_s);
 /* Forget every request (they went with an identifier given up). */
 void reqlog_clear(struct reqlog *log);
-/* Did we send seq to src (or to a group src may answer for)? */
-bool reqlog_match(const struct reqlog *log, uint16_t seq,
+/*
+ * Did we send the request that seq names (as how says: an Echo Request
+ * with this sequence field, a PROBE with this one, or a PROBE with this
+ * sequence number, the field's high byte) to src, or to a group src may
+ * answer for?
+ */
+bool reqlog_match(const struct reqlog *log, enum icmp_match how, uint16_t seq,
 		  const struct ps_addr *src);
 unsigned reqlog_count(const struct reqlog *log);
 

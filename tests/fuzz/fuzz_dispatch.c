@@ -131,6 +131,7 @@ struct hsock {
 	bool proof_used[NPROOF];
 	unsigned nproofs;
 	uint16_t seqs[MAX_SEQS];
+	bool probes[MAX_SEQS];	/* seqs[i] was an Extended Echo Request's */
 	unsigned nseqs;
 	uint32_t slot[MAX_ARENAS];	/* its state's slot in each arena, or 0 */
 };
@@ -787,14 +788,18 @@ static bool ext_type(uint8_t type)
 }
 
 /* Did hs send the request this message (a reply, or the quote of an
- * error) answers?  Extended Echo: only the high byte counts. */
+ * error) answers?  Of the same kind, Echo or PROBE; an Extended Echo
+ * Reply repeats only the PROBE's sequence number (the high byte), a
+ * quote is the request whole. */
 static bool seq_known(const struct hsock *hs, const uint8_t *icmp)
 {
 	uint16_t seq = (uint16_t)(icmp[6] << 8 | icmp[7]);
-	uint16_t mask = ext_type(icmp[0]) ? 0xff00 : 0xffff;
+	bool probe = ext_type(icmp[0]);
+	uint16_t mask = icmp[0] == 43 || icmp[0] == 161 ? 0xff00 : 0xffff;
 
 	for (unsigned i = 0; i < hs->nseqs && i < MAX_SEQS; i++)
-		if (((hs->seqs[i] ^ seq) & mask) == 0)
+		if (hs->probes[i] == probe &&
+		    ((hs->seqs[i] ^ seq) & mask) == 0)
 			return true;
 	return false;
 }
@@ -807,6 +812,7 @@ static void note_send(const struct wire_req *req)
 
 	if (!hs || req->u.send.datalen < ICMP_HDR_LEN)
 		return;
+	hs->probes[hs->nseqs % MAX_SEQS] = ext_type(m[0]);
 	hs->seqs[hs->nseqs++ % MAX_SEQS] = (uint16_t)(m[6] << 8 | m[7]);
 }
 

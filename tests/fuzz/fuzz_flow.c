@@ -11,10 +11,14 @@
  * put / renew (any fields, any length, either way in), many gets at
  * once, IPV6_FLOWINFO_SEND and IPV6_V6ONLY, connect, send, getpeername,
  * disconnect, close.  A shadow keeps the leases (label, share mode,
- * creator's uid and pid) and which socket holds which label how often;
- * each request's result is what the kernel's ipv6_flowlabel_opt() rules
- * give on that state, and a lease lives exactly as long as a socket
- * holds it.  After each step, checks that abort when they fail:
+ * creator's uid and pid, linger and expiry) and which socket holds which
+ * label how often; each request's result is what the kernel's
+ * ipv6_flowlabel_opt() rules give on that state, and a lease lives as
+ * long as a socket holds it and then lingers (fl_release(): until the
+ * later of its expiry and its linger after the last release; a create
+ * finds a lingering lease, a plain get does not).  The table's clock is
+ * the input's: a lease request may move it on.  After each step, checks
+ * that abort when they fail:
  *  - psflow_held() agrees with the shadow for every socket and every
  *    label the input touched; no socket holds more than 32 labels;
  *  - a label leased exclusively is held once, one leased per user only
@@ -23,11 +27,12 @@
  *  - a connected socket's label (getpeername() with IPV6_FLOWINFO_SEND,
  *    and every send without a name) is 0 or one it holds; a send with a
  *    name carries that name's label only with IPV6_FLOWINFO_SEND;
- *  - closing a socket gives up its leases: a lease nobody holds is gone
- *    (a get without IPV6_FL_F_CREATE answers ENOENT).
+ *  - closing a socket gives up its leases: a lease nobody holds is not
+ *    found by a get without IPV6_FL_F_CREATE (ENOENT).
  *
  * The table is kept from input to input (a new one costs 2 ms): every
- * input closes what it opened, and the table must be empty again.
+ * input closes what it opened, and no lease may be held then; the clock
+ * moves on past every linger before the next input.
  *
  * Seeds: tests/fuzz/corpus/fuzz_flow/ (tests/fuzz/gen_seeds.py).
  *   build/fuzz/fuzz_flow -max_total_time=60 NEW tests/fuzz/corpus/fuzz_flow
@@ -56,6 +61,8 @@ enum { A_GET = 0, A_PUT = 1, A_RENEW = 2 };
 enum { F_CREATE = 1, F_EXCL = 2, F_REFLECT = 4 };
 enum { S_EXCL = 1, S_PROCESS = 2, S_USER = 3, S_ANY = 255 };
 #define MAX_LINGER 150
+#define MIN_LINGER 6
+#define MAX_SIZE 4096		/* FL_MAX_SIZE */
 
 #define NSLOT 6
 #define PER_SOCK 32		/* FL_MAX_PER_SOCK */
@@ -170,15 +177,24 @@ struct lease {
 	uint8_t share;
 	uint32_t uid;
 	int32_t pid;
+	unsigned users;		/* holders; 0: lingering */
+	uint64_t linger, expires;	/* ms */
 };
 
 static struct pstab *tab;
 static struct slot slots[NSLOT];
-static struct lease leases[NSLOT * PER_SOCK];
+static struct lease leases[MAX_SIZE];
 static unsigned nleases;
 static uint32_t seen[NSEEN];	/* labels this input touched */
 static unsigned nseen;
 static uint32_t fresh;		/* the last label handed out for "any" */
+static uint64_t now_ms;		/* the table's clock */
+
+static uint64_t clock_ms(void *ctx)
+{
+	(void)ctx;
+	return now_ms;
+}
 
 static unsigned count(const struct slot *s, uint32_t label)
 {
@@ -221,7 +237,7 @@ static void check_label(uint32_t label)
 	const struct lease *e = lease_of(label);
 	unsigned n = holders(label);
 
-	if ((e != NULL) != (n > 0))
+	if (e ? e->users != n : n > 0)
 		abort();	/* the shadow itself went wrong */
 	for (int i = 0; i < NSLOT; i++) {
 		const struct slot *s = &slots[i];
@@ -236,21 +252,67 @@ static void check_label(uint32_t label)
 		    s->pid != e->pid)
 			abort();	/* a process's label, elsewhere */
 	}
-	if (e && e->share == S_EXCL && n != 1)
+	if (e && e->share == S_EXCL && n > 1)
 		abort();	/* exclusive, held twice */
 }
 
-/* One less holder: a lease nobody holds is gone. */
+/* fl_release(): one less holder; the last one gone, it lingers. */
+static void release(struct lease *e)
+{
+	if (--e->users == 0 && e->expires < now_ms + e->linger)
+		e->expires = now_ms + e->linger;
+}
+
 static void drop_label(struct slot *s, unsigned i)
 {
 	uint32_t label = s->fl[i];
 
 	s->fl[i] = s->fl[--s->nfl];
-	if (holders(label) == 0) {
-		struct lease *e = lease_of(label);
+	release(lease_of(label));
+}
 
-		*e = leases[--nleases];
+/* ip6_fl_gc(): lingering leases past their time go (the engine looks
+ * at each request). */
+static void expire_leases(void)
+{
+	for (unsigned i = 0; i < nleases;) {
+		if (leases[i].users == 0 && now_ms >= leases[i].expires)
+			leases[i] = leases[--nleases];
+		else
+			i++;
 	}
+}
+
+/* check_linger(): seconds into ms, 0 (refused) past MAX_LINGER. */
+static uint64_t linger_ms(uint16_t sec)
+{
+	if (sec < MIN_LINGER)
+		return MIN_LINGER * 1000u;
+	return sec > MAX_LINGER ? 0 : sec * 1000u;
+}
+
+/* fl6_renew() on e. */
+static void renew(struct lease *e, const struct fl_req *q)
+{
+	uint64_t l = linger_ms(q->linger), x = linger_ms(q->expires);
+
+	if (e->linger < l)
+		e->linger = l;
+	if (x < e->linger)
+		x = e->linger;
+	if (e->expires < now_ms + x)
+		e->expires = now_ms + x;
+}
+
+/* mem_check(), unprivileged, lingering leases counted. */
+static bool no_room(const struct slot *s)
+{
+	long room = MAX_SIZE - (long)nleases;
+
+	if (room > MAX_SIZE - PER_SOCK)
+		return false;
+	return room <= 0 || s->nfl >= PER_SOCK ||
+	       (s->nfl > 0 && room < MAX_SIZE / 2) || room < MAX_SIZE / 4;
 }
 
 static struct slot *pick(uint8_t b)
@@ -313,6 +375,17 @@ static bool may_share(const struct lease *e, const struct slot *s,
 	return !(share == S_USER && e->uid != s->uid);
 }
 
+/* The lease e found, held or lingering: EEXIST, EPERM or taken. */
+static int expect_join(const struct slot *s, const struct fl_req *q,
+		       const struct lease *e)
+{
+	if (q->flags & F_EXCL)
+		return -EEXIST;
+	if (!may_share(e, s, q->share))
+		return -EPERM;
+	return s->nfl >= PER_SOCK ? -ENOBUFS : 0;
+}
+
 /* ipv6_flowlabel_get()'s answer on the shadow's state, in its order. */
 static int expect_get(const struct slot *s, const struct fl_req *q)
 {
@@ -320,20 +393,23 @@ static int expect_get(const struct slot *s, const struct fl_req *q)
 
 	if (q->flags & F_REFLECT)
 		return -EPERM;
-	if ((q->label & ~label_mask()) || !share_ok(q->share))
+	if (q->label & ~label_mask())
 		return -EINVAL;
-	if (q->label && count(s, q->label) && (q->flags & F_EXCL))
-		return -EEXIST;
-	if (e) {
-		if (q->flags & F_EXCL)
+	/* fl_create(): the times, then the share mode */
+	if (!linger_ms(q->linger) || !linger_ms(q->expires))
+		return -EPERM;
+	if (!share_ok(q->share))
+		return -EINVAL;
+	if (e && e->users) {
+		if (count(s, q->label) && (q->flags & F_EXCL))
 			return -EEXIST;
-		if (!may_share(e, s, q->share))
-			return -EPERM;
-		return s->nfl >= PER_SOCK ? -ENOBUFS : 0;
+		return expect_join(s, q, e);
 	}
 	if (!(q->flags & F_CREATE))
-		return -ENOENT;
-	return s->nfl >= PER_SOCK ? -ENOBUFS : 0;
+		return -ENOENT;	/* fl_lookup() skips a lingering lease */
+	if (no_room(s) || s->nfl >= PER_SOCK)
+		return -ENOBUFS;
+	return e ? expect_join(s, q, e) : 0;
 }
 
 static int expect(const struct slot *s, const struct fl_req *q,
@@ -353,7 +429,7 @@ static int expect(const struct slot *s, const struct fl_req *q,
 	case A_RENEW:
 		if (!count(s, q->label))
 			return -ESRCH;
-		return q->linger > MAX_LINGER || q->expires > MAX_LINGER
+		return !linger_ms(q->linger) || !linger_ms(q->expires)
 			       ? -EPERM : 0;
 	default:
 		return -EINVAL;
@@ -363,12 +439,18 @@ static int expect(const struct slot *s, const struct fl_req *q,
 /* The shadow after a request the engine granted. */
 static void granted(struct slot *s, const struct fl_req *q, uint32_t got)
 {
+	struct lease mine = { 0 }, *e;
+
 	if (q->action == A_PUT) {
 		for (unsigned i = 0; i < s->nfl; i++)
 			if (s->fl[i] == q->label) {
 				drop_label(s, i);
 				break;
 			}
+		return;
+	}
+	if (q->action == A_RENEW) {
+		renew(lease_of(q->label), q);
 		return;
 	}
 	if (q->action != A_GET)
@@ -380,13 +462,39 @@ static void granted(struct slot *s, const struct fl_req *q, uint32_t got)
 			abort();	/* "any" gave a label in use */
 		fresh = got;
 	}
-	if (!lease_of(got))
+	if (!lease_of(got)) {
+		if (nleases == MAX_SIZE)
+			abort();	/* past mem_check() */
 		leases[nleases++] = (struct lease){ .label = got,
 						    .share = q->share,
 						    .uid = s->uid,
 						    .pid = s->pid };
+	}
+	/* the request's own lease merged in (ipv6_flowlabel_get()) */
+	e = lease_of(got);
+	renew(&mine, q);
+	e->users++;
+	if (e->linger < mine.linger)
+		e->linger = mine.linger;
+	if (e->expires < mine.expires)
+		e->expires = mine.expires;
 	s->fl[s->nfl++] = got;
 	see(got);
+}
+
+/* A get refused after it found a lingering lease released it again. */
+static void refused(const struct fl_req *q, int rc)
+{
+	struct lease *e = q->label ? lease_of(q->label) : NULL;
+
+	if (q->action == A_GET && e && !e->users &&
+	    (rc == -EEXIST || rc == -EPERM) && (q->flags & F_CREATE) &&
+	    !(q->flags & F_REFLECT) &&
+	    linger_ms(q->linger) && linger_ms(q->expires) &&
+	    share_ok(q->share)) {
+		e->users++;
+		release(e);
+	}
 }
 
 /*
@@ -398,10 +506,12 @@ static void request(struct slot *s, const struct fl_req *q, uint32_t len,
 {
 	uint8_t *b = malloc(len ? len : 1);
 	uint32_t got = 0;
-	int want = expect(s, q, len), rc;
+	int want, rc;
 
 	if (!b)
 		abort();
+	expire_leases();
+	want = expect(s, q, len);
 	memset(b, 0, len);
 	memcpy(b, q, len < sizeof(*q) ? len : sizeof(*q));
 	if (q->action == A_GET && q->label == 0)
@@ -417,6 +527,8 @@ static void request(struct slot *s, const struct fl_req *q, uint32_t len,
 		abort();	/* not what the kernel's rules answer */
 	if (rc == 0)
 		granted(s, q, got);
+	else if (len >= sizeof(*q))
+		refused(q, rc);
 	see(q->label);
 	check_label(q->label);
 	if (rc == 0 && q->action == A_GET)
@@ -449,6 +561,8 @@ static void op_lease(struct rd *in)
 
 	if (!s)
 		return;
+	if (a & 0x10)
+		now_ms += (sh >> 3) * 500u;	/* time passes: 0 to 15.5 s */
 	memset(&q, 0, sizeof(q));
 	q.action = (a & 0x80) ? u8(in) : (uint8_t)((a & 0xf) % 3);
 	q.label = label_of(l, s);
@@ -665,7 +779,7 @@ static void close_slot(struct slot *s)
 		struct fl_req q = { .label = gone[i], .share = S_ANY };
 
 		check_label(gone[i]);
-		if (o && o->family == AF_INET6 && !lease_of(gone[i]))
+		if (o && o->family == AF_INET6 && !holders(gone[i]))
 			request(o, &q, sizeof(q), false);
 	}
 }
@@ -720,8 +834,11 @@ static void finish(void)
 	for (int i = 0; i < NSLOT; i++)
 		if (slots[i].sk)
 			close_slot(&slots[i]);
-	if (pstab_sockets(tab) != 0 || pstab_idents(tab) != 0 || nleases)
+	if (pstab_sockets(tab) != 0 || pstab_idents(tab) != 0)
 		abort();
+	for (unsigned i = 0; i < nleases; i++)
+		if (leases[i].users)
+			abort();	/* held by no socket, yet not lingering */
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -730,6 +847,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!tab && !(tab = pstab_new(7000)))
 		abort();
+	pstab_set_clock(tab, clock_ms, NULL);
+	now_ms += 1000u * (MAX_LINGER + 1);	/* what lingered has expired */
 	pstab_allow_raw(tab, true);
 	nseen = 0;
 	fresh = 0;

@@ -96,9 +96,12 @@ static void check_parsed(const uint8_t *pkt, size_t len,
 	case ICMP_K_REPLY:
 		if (p->type != 0 && p->type != 43)
 			abort();
-		/* RFC 8335: an Extended Echo's sequence number is 8 bits */
+		/* RFC 8335: an Extended Echo Reply matches by its 8-bit
+		 * sequence number (the high byte of the field) */
 		if (p->ident != (p->icmp[4] << 8 | p->icmp[5]) ||
-		    p->seq != icmp_echo_seq(p->icmp))
+		    p->seq != icmp_echo_seq(p->icmp) ||
+		    p->match != (p->type == 43 ? ICMP_M_PROBE_REPLY
+					       : ICMP_M_ECHO))
 			abort();
 		break;
 	case ICMP_K_ERROR:
@@ -106,6 +109,11 @@ static void check_parsed(const uint8_t *pkt, size_t len,
 		if (p->icmplen < ICMP_HDR_LEN + 20 + ICMP_HDR_LEN)
 			abort();
 		if (p->q_dst.family != AF_INET || p->q_src.family != AF_INET)
+			abort();
+		/* the quoted request whole, and what it was */
+		if (p->seq != icmp_echo_seq(p->q_icmp) ||
+		    p->match != (p->q_icmp[0] == 42 ? ICMP_M_PROBE
+						    : ICMP_M_ECHO))
 			abort();
 		break;
 	case ICMP_K_OTHER:
@@ -140,9 +148,12 @@ static void lookup(const struct icmp_pkt *p)
 		memcpy(sa, &sin, sizeof(sa));
 		req[6] = (uint8_t)(p->seq >> 8);
 		req[7] = (uint8_t)p->seq;
+		/* of the kind it answers: a PROBE for an Extended Echo
+		 * Reply or an error quoting one */
+		req[0] = p->match == ICMP_M_ECHO ? 8 : 42;
 		if (ps_send_prepare(tab, sk, &env, 0, sa, sizeof(sa), NULL, 0,
 				    req, sizeof(req), &info) != 0)
-			abort();	/* a plain Echo Request: must pass */
+			abort();	/* an Echo Request or PROBE: must pass */
 		if (icmp_checksum(req, sizeof(req)) != 0)
 			abort();
 		ps_sent(sk, &info, 0);
@@ -151,6 +162,16 @@ static void lookup(const struct icmp_pkt *p)
 		    p->ident != 0 && pstab_lookup(tab, p, 0) != sk)
 			abort();
 		pstab_lookup(tab, p, 1);
+		/* The other kind (an Echo Reply to a PROBE, an Extended
+		 * Echo Reply to an Echo Request) it must not find. */
+		if (p->kind == ICMP_K_REPLY || p->kind == ICMP_K_ERROR) {
+			struct icmp_pkt q = *p;
+
+			q.match = p->match == ICMP_M_ECHO ? ICMP_M_PROBE_REPLY
+							  : ICMP_M_ECHO;
+			if (pstab_lookup(tab, &q, 0) != NULL)
+				abort();
+		}
 	}
 	pstab_close(tab, sk);
 	if (pstab_sockets(tab) != 0 || pstab_idents(tab) != 0)
@@ -293,7 +314,9 @@ static void check_parsed6(const uint8_t *msg, size_t len,
 	case ICMP_K_REPLY:
 		if (p->type != 129 && p->type != 161)
 			abort();
-		if (p->ident != get16(msg + 4) || p->seq != icmp_echo_seq(msg))
+		if (p->ident != get16(msg + 4) || p->seq != icmp_echo_seq(msg) ||
+		    p->match != (p->type == 161 ? ICMP_M_PROBE_REPLY
+						: ICMP_M_ECHO))
 			abort();
 		break;
 	case ICMP_K_ERROR:
@@ -309,7 +332,7 @@ static void check_parsed6(const uint8_t *msg, size_t len,
 			abort();
 		if (p->ident != get16(p->q_icmp + 4) ||
 		    p->seq != icmp_echo_seq(p->q_icmp) ||
-		    p->info != get32(msg + 4))
+		    p->match != ICMP_M_ECHO || p->info != get32(msg + 4))
 			abort();
 		break;
 	case ICMP_K_OTHER:
@@ -351,6 +374,7 @@ static void lookup6(const struct icmp_pkt *p)
 		req[6] = (uint8_t)(p->seq >> 8);
 		req[7] = (uint8_t)p->seq;
 		req[2] = req[3] = 0x5a;
+		req[0] = p->match == ICMP_M_ECHO ? 128 : 160;
 		rc = ps_send_prepare(tab, sk, &env, 0, sa, sizeof(sa), NULL, 0,
 				     req, sizeof(req), &info);
 		if (memcmp(peer->a, mapped, sizeof(mapped)) == 0) {

@@ -365,6 +365,7 @@ struct rec {
 	uint16_t ident, seq;
 	struct ps_addr dst;
 	bool any_src;
+	bool probe;		/* an RFC 8335 Extended Echo Request */
 };
 
 static struct rec recs[NREC];
@@ -372,14 +373,22 @@ static int32_t bucket[NBUCKET];
 static unsigned nrec;
 static bool rec_full;
 
-static unsigned hash(unsigned slot, uint16_t ident, uint16_t seq)
+/* A PROBE's reply repeats only its sequence number, the high byte. */
+static uint32_t seq_key(bool probe, uint16_t seq)
 {
-	return ((slot * 40503u) ^ (ident * 2654435761u) ^ seq) % NBUCKET;
+	return probe ? 0x10000u | (uint32_t)(seq >> 8) : seq;
+}
+
+static unsigned hash(unsigned slot, uint16_t ident, uint32_t key)
+{
+	return ((slot * 40503u) ^ (ident * 2654435761u) ^ key) % NBUCKET;
 }
 
 static void record(const struct slot *s, const struct ps_sendinfo *info)
 {
-	unsigned i = (unsigned)(s - slots), h = hash(i, info->ident, info->seq);
+	bool probe = icmp_is_probe(info->type);
+	unsigned i = (unsigned)(s - slots),
+		 h = hash(i, info->ident, seq_key(probe, info->seq));
 	struct rec *r;
 
 	if (nrec == NREC) {
@@ -390,22 +399,36 @@ static void record(const struct slot *s, const struct ps_sendinfo *info)
 	*r = (struct rec){ .next = bucket[h], .slot = (uint8_t)i,
 			   .gen = s->gen, .ident = info->ident,
 			   .seq = info->seq, .dst = info->dst,
-			   .any_src = info->any_src };
+			   .any_src = info->any_src, .probe = probe };
 	bucket[h] = (int32_t)nrec++;
 }
 
-/* Did s send ident/seq to answered (or to a group or broadcast)? */
-static bool was_sent(const struct slot *s, uint16_t ident, uint16_t seq,
+/* Is r the request that seq names, as how says (icmp.h)? */
+static bool rec_answers(const struct rec *r, enum icmp_match how,
+			uint16_t seq)
+{
+	if (r->probe != (how != ICMP_M_ECHO))
+		return false;
+	if (how == ICMP_M_PROBE_REPLY)
+		return (r->seq >> 8) == (seq >> 8);
+	return r->seq == seq;
+}
+
+/* Did s send ident/seq, of the kind how names, to answered (or to a
+ * group or broadcast)? */
+static bool was_sent(const struct slot *s, uint16_t ident,
+		     enum icmp_match how, uint16_t seq,
 		     const struct ps_addr *answered)
 {
 	unsigned i = (unsigned)(s - slots);
+	uint32_t key = seq_key(how != ICMP_M_ECHO, seq);
 
-	for (int32_t k = bucket[hash(i, ident, seq)]; k >= 0;
+	for (int32_t k = bucket[hash(i, ident, key)]; k >= 0;
 	     k = recs[k].next) {
 		const struct rec *r = &recs[k];
 
 		if (r->slot == i && r->gen == s->gen && r->ident == ident &&
-		    r->seq == seq &&
+		    rec_answers(r, how, seq) &&
 		    (r->any_src || ps_addr_eq(&r->dst, answered)))
 			return true;
 	}
@@ -446,9 +469,9 @@ static void check_found(const struct icmp_pkt *p, struct psock *r)
 	    ps_error_action(r, false) != ps_error_action(s->sk, false) ||
 	    ps_error_action(r, true) != ps_error_action(s->sk, true))
 		abort();
-	/* Only an answer to a request of this socket: identifier and
-	 * sequence number, and the address unless a group's. */
-	if (!rec_full && !was_sent(s, p->ident, p->seq, answered))
+	/* Only an answer to a request of this socket: identifier, kind
+	 * and sequence number, and the address unless a group's. */
+	if (!rec_full && !was_sent(s, p->ident, p->match, p->seq, answered))
 		abort();
 }
 
@@ -513,15 +536,21 @@ static void must_find(const struct slot *s, const struct ps_sendinfo *info,
 	struct icmp_pkt p;
 	uint32_t dev = bound_dev(s);
 
+	bool probe = icmp_is_probe(type);
+
 	memset(&p, 0, sizeof(p));
 	p.kind = ICMP_K_REPLY;
 	p.type = reply_type(type);
 	p.src = info->dst;
 	local_addr(s, &p.dst);
 	p.ident = info->ident;
-	p.seq = info->seq;
+	/* A PROBE's reply has the interface state in the low byte. */
+	p.match = probe ? ICMP_M_PROBE_REPLY : ICMP_M_ECHO;
+	p.seq = probe ? (uint16_t)(info->seq ^ 0x5a) : info->seq;
 	if (!lookup(&p, dev))
 		abort();
+	p.seq = info->seq;
+	p.match = probe ? ICMP_M_PROBE : ICMP_M_ECHO;
 	p.kind = ICMP_K_ERROR;
 	p.type = s->family == AF_INET6 ? 1 : 3;
 	p.code = 1;
@@ -1126,6 +1155,11 @@ static void op_lookup(struct rd *in)
 	p.kind = (k & 3) == 3 ? ICMP_K_OTHER : (k & 1) ? ICMP_K_ERROR
 						      : ICMP_K_REPLY;
 	p.type = (t & 0x80) ? t : types[t & 7];
+	/* What the reply or the error's quote claims to answer. */
+	if (p.kind == ICMP_K_ERROR)
+		p.match = (t & 0x40) ? ICMP_M_PROBE : ICMP_M_ECHO;
+	else if (icmp_is_probe(p.type))
+		p.match = ICMP_M_PROBE_REPLY;
 	if (nrec && !(k & 4)) {
 		const struct rec *r = &recs[ri % nrec];
 		const struct slot *s = &slots[r->slot];

@@ -10,8 +10,9 @@
 #     RSS is within 10% of the baseline (taken after a warm-up, so that
 #     the allocator's high-water mark is in it), and its descriptors,
 #     clients and sockets are back where they were.
-#  2. Bad packets: forged Echo Replies and ICMP(v6) errors injected from a
-#     peer namespace with a packet socket.  The daemon counts them
+#  2. Bad packets: forged Echo Replies, RFC 8335 Extended Echo Replies
+#     and ICMP(v6) errors injected from a peer namespace with a packet
+#     socket.  The daemon counts them
 #     (bad_packets, dropped); sockets waiting in poll receive their own
 #     reply and nothing else; tcpdump shows the forgeries did arrive.
 #  3. SIGKILL while 50 clients ping: each one's next call fails with
@@ -315,8 +316,31 @@ as_uid 1000 d "$PST" victim $P4 4712 30000 "$T/victims.stop" >"$T/vb.out" 2>&1 &
 vb=$!
 as_nobody d "$PST" victim $P6 4713 30000 "$T/victims.stop" >"$T/vc.out" 2>&1 &
 vc=$!
-victims_ready() { [ "$(cat "$T"/v[abc].out | grep -c '^ready$')" = 3 ]; }
-wait_for 10 victims_ready || fail hostile/victims_ready "$(cat "$T"/v[abc].out | tr '\n' ' ')"
+# RFC 8335 (issue 21, item 6): D (ident 4714) sent an Echo Request with
+# sequence 256 (0x0100) to P4, F (4716) the same to P6; where p answers
+# PROBEs, E (4715) sent a PROBE with sequence 769 (0x0301: number 3, L
+# bit) to P4, G (4717) to P6.  An Extended Echo Reply answers a PROBE and
+# repeats its number (the high byte), an error quotes the PROBE whole.
+PROBE=0 NV=5
+if in_ns p sysctl -qw net.ipv4.icmp_echo_enable_probe=1 2>/dev/null; then
+	PROBE=1 NV=7
+else
+	skip hostile/forged_probe_replies "no net.ipv4.icmp_echo_enable_probe (kernel before 5.13)"
+fi
+as_nobody d "$PST" victim $P4 4714 30000 "$T/victims.stop" 8 256 >"$T/vd.out" 2>&1 &
+vd=$!
+as_nobody d "$PST" victim $P6 4716 30000 "$T/victims.stop" 128 256 >"$T/vf.out" 2>&1 &
+vf=$!
+VICTIMS="$va $vb $vc $vd $vf"
+if [ $PROBE = 1 ]; then
+	as_nobody d "$PST" victim $P4 4715 30000 "$T/victims.stop" 42 769 >"$T/ve.out" 2>&1 &
+	ve=$!
+	as_nobody d "$PST" victim $P6 4717 30000 "$T/victims.stop" 160 769 >"$T/vg.out" 2>&1 &
+	vg=$!
+	VICTIMS="$VICTIMS $ve $vg"
+fi
+victims_ready() { [ "$(cat "$T"/v[a-g].out | grep -c '^ready$')" = $NV ]; }
+wait_for 10 victims_ready || fail hostile/victims_ready "$(cat "$T"/v[a-g].out | tr '\n' ' ')"
 
 bad0=$(stat_of bad_packets) drop0=$(stat_of dropped)
 hdr0=$(kstat IpInHdrErrors) tr0=$(kstat IpExtInTruncatedPkts)
@@ -343,7 +367,24 @@ UNSOL=(v4,$E4,qdst=$P4,qid=4999,qseq=1		# an ident nobody has
 	v6,src=fd00:203::7,dst=$C6,id=4713,seq=1	# from an address not pinged
 	v6,$E6,qdst=$P6,qid=4999,qseq=1		# an ident nobody has
 	v6,$E6,qdst=$P6,qid=4712,qseq=1		# an ident of the other family
-	v6,$E6,qdst=$P6,qid=4713,qseq=2)	# seq not sent
+	v6,$E6,qdst=$P6,qid=4713,qseq=2	# seq not sent
+	v4,$R4,type=43,id=4714,seq=256		# D: Extended Echo Reply to an Echo Request
+	v4,$R4,type=43,id=4714,seq=263		#   with another state byte
+	v4,$E4,qdst=$P4,qtype=42,qid=4714,qseq=256 # D: quoting a PROBE never sent
+	v4,$E4,qdst=$P4,qtype=42,qid=4714,qseq=511 #   another
+	v6,$R6,type=161,id=4716,seq=256		# F: the same on IPv6
+	v6,$R6,type=161,id=4716,seq=263)
+# E's and G's: other PROBE numbers, Echo Replies with their sequence,
+# E's PROBE without its L bit, an Echo Request with E's sequence.
+[ $PROBE = 1 ] && UNSOL+=(v4,$R4,type=43,id=4715,seq=1031
+	v4,$R4,id=4715,seq=769
+	v4,$E4,qdst=$P4,qtype=42,qid=4715,qseq=768
+	v4,$E4,qdst=$P4,qid=4715,qseq=769
+	v6,$R6,type=161,id=4717,seq=1031
+	v6,$R6,id=4717,seq=769)
+# Real: an error about E's PROBE as it was sent reaches E.
+REAL=()
+[ $PROBE = 1 ] && REAL=(v4,$E4,qdst=$P4,qtype=42,qid=4715,qseq=769)
 # Quoting no Echo Request the parser can find: ignored, as errors about
 # other traffic are (not counted).
 QUOTE=(v4,$E4,qdst=$P4,qid=4711,qseq=1,qlen=24	# quote cut short
@@ -360,22 +401,24 @@ KERNEL=(v4,$R4,id=4711,seq=1,opts=0700		# Record Route, length 0
 	v6,$R6,id=4713,seq=1,badsum		# C's own reply, wrong sum
 	v6,$E6,qdst=$P6,qid=4713,qseq=1,badsum	# C's own error, wrong sum
 	v6,$R6,id=4713,seq=1,icmplen=4)		# below the ICMPv6 raw filter's 8
-ALL=("${BAD[@]}" "${UNSOL[@]}" "${QUOTE[@]}" "${KERNEL[@]}")
+ALL=("${BAD[@]}" "${UNSOL[@]}" "${QUOTE[@]}" "${KERNEL[@]}" "${REAL[@]}")
 out=$(in_ns p "$INJ" veth-d "$MAC" "${ALL[@]}" 2>&1)
 [ "$out" = "sent ${#ALL[@]}" ] || fail hostile/inject "$out"
-for v in $va $vb $vc; do
+for v in $VICTIMS; do
 	kill -0 $v 2>/dev/null || fail hostile/victims_still_waiting "a victim ended before the forgeries were sent"
 done
 sleep 0.3
 wait_for 2 '[ $(( $(stat_of dropped) - drop0 )) -ge ${#UNSOL[@]} ]'
 bad1=$(stat_of bad_packets) drop1=$(stat_of dropped)
-captured() { tcpdump -nr "$T/forged.pcap" 2>/dev/null | wc -l; }
+# One line a packet, but for the hex dump (indented) tcpdump adds to an
+# ICMPv6 type it does not know (161).
+captured() { tcpdump -nr "$T/forged.pcap" 2>/dev/null | grep -vc '^[[:space:]]'; }
 wait_for 3 '[ "$(captured)" -ge ${#ALL[@]} ]'
 kill -TERM $tcpd 2>/dev/null
 wait $tcpd 2>/dev/null
 sleep 0.2	# anything the daemon would wrongly hand on has arrived by now
 touch "$T/victims.stop"
-wait $va $vb $vc
+wait $VICTIMS
 got=$(captured)
 [ "$got" = ${#ALL[@]} ] && pass hostile/forged_arrived_tcpdump ||
 	fail hostile/forged_arrived_tcpdump "captured $got of ${#ALL[@]}"
@@ -396,6 +439,35 @@ if [ "$(cat "$T/va.out")" = "$want_a" ] && [ "$(cat "$T/vb.out")" = "$want_b" ] 
 	pass hostile/forged_never_delivered
 else
 	fail hostile/forged_never_delivered "A: $(tr '\n' ' ' <"$T/va.out") B: $(tr '\n' ' ' <"$T/vb.out") C: $(tr '\n' ' ' <"$T/vc.out")"
+fi
+# A PROBE's reply carries the interface's state in the low byte of the
+# sequence field: shown as its number (seq / 256) and "state".
+probe_seq() { awk '/^reply type=(43|161) / { sub(/seq=[0-9]+/, "seq=" int(substr($4, 5) / 256) "+state") } 1' "$1"; }
+want_d="reply type=0 id=4714 seq=256 from=$P4
+ready
+so_error=0 end"
+want_f="reply type=129 id=4716 seq=256 from=$P6
+ready
+so_error=0 end"
+if [ "$(cat "$T/vd.out")" = "$want_d" ] && [ "$(cat "$T/vf.out")" = "$want_f" ]; then
+	pass hostile/forged_probe_replies_to_echo_dropped
+else
+	fail hostile/forged_probe_replies_to_echo_dropped "D: $(tr '\n' ' ' <"$T/vd.out") F: $(tr '\n' ' ' <"$T/vf.out")"
+fi
+want_e="reply type=43 id=4715 seq=3+state from=$P4
+ready
+error-record type=42 id=4715 seq=769 from=$P4
+so_error=0 end"
+want_g="reply type=161 id=4717 seq=3+state from=$P6
+ready
+so_error=0 end"
+if [ $PROBE = 0 ]; then
+	:
+elif [ "$(probe_seq "$T/ve.out")" = "$want_e" ] &&
+	[ "$(probe_seq "$T/vg.out")" = "$want_g" ]; then
+	pass hostile/forged_probe_replies_dropped_real_delivered
+else
+	fail hostile/forged_probe_replies_dropped_real_delivered "E: $(tr '\n' ' ' <"$T/ve.out") G: $(tr '\n' ' ' <"$T/vg.out")"
 fi
 [ $((bad1 - bad0)) -ge ${#BAD[@]} ] && pass hostile/forged_malformed_counted ||
 	fail hostile/forged_malformed_counted "bad_packets $bad0 -> $bad1, want +${#BAD[@]}"

@@ -43,11 +43,14 @@
  *                                   the call, errno, ms since the last
  *                                   reply and the wall time (ms); with
  *                                   SILENT, wait for a reply from there
- *   pstool victim ADDR IDENT MS [STOPFILE]
+ *   pstool victim ADDR IDENT MS [STOPFILE [TYPE SEQ]]
  *                                   bound to IDENT, IP_RECVERR on, one
  *                                   echo to ADDR (v4 or v6); print its
  *                                   reply, then anything else for MS (or
- *                                   until STOPFILE exists)
+ *                                   until STOPFILE exists).  TYPE and
+ *                                   SEQ: the request's (default 8 or
+ *                                   128, seq 1); type 42 or 160 is an
+ *                                   RFC 8335 PROBE of interface index 1
  *   pstool untrusted                every call once on one socket, as a
  *                                   client of an impostor daemon
  *                                   (tests/lib/impostor.c); print
@@ -1333,6 +1336,39 @@ static int cmd_pingloop(int argc, char **argv)
  * or error queue), and finally its pending error.  The forged packets
  * must print nothing.
  */
+/*
+ * The victim's request into pkt (64 bytes): an Echo Request, or a PROBE
+ * (RFC 8335) asking for the replier's interface of index 1 (its
+ * loopback): an extension structure, version 2, holding one Interface
+ * Identification Object (class 3) of C-Type 2 (by index).
+ */
+static size_t victim_request(unsigned char *pkt, uint8_t type, uint16_t seq)
+{
+	static const unsigned char ext[12] = {
+		0x20, 0, 0, 0,		/* version 2, checksum below */
+		0, 8, 3, 2,		/* length 8, class 3, C-Type 2 */
+		0, 0, 0, 1,		/* ifindex 1 */
+	};
+	uint32_t sum = 0;
+
+	memset(pkt, 0, 64);
+	pkt[0] = type;
+	pkt[6] = (uint8_t)(seq >> 8);
+	pkt[7] = (uint8_t)seq;
+	if (type != 42 && type != 160) {
+		memcpy(pkt + 8, "pingsock-victim", 15);
+		return 64;
+	}
+	memcpy(pkt + 8, ext, sizeof(ext));
+	for (size_t i = 0; i < sizeof(ext); i += 2)
+		sum += (uint32_t)(ext[i] << 8 | ext[i + 1]);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	pkt[10] = (uint8_t)(~sum >> 8);
+	pkt[11] = (uint8_t)~sum;
+	return 8 + sizeof(ext);
+}
+
 static int cmd_victim(int argc, char **argv)
 {
 	bool v6 = strchr(argv[2], ':') != NULL;
@@ -1342,7 +1378,8 @@ static int cmd_victim(int argc, char **argv)
 	struct sockaddr_storage ss, me;
 	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
 	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
-	unsigned char pkt[64] = { v6 ? 128 : 8 };
+	unsigned char pkt[64];
+	size_t len;
 	uint16_t ident = (uint16_t)atoi(argv[3]);
 	socklen_t el = sizeof(err);
 	uint64_t end;
@@ -1369,9 +1406,10 @@ static int cmd_victim(int argc, char **argv)
 	if (v6 ? inet_pton(AF_INET6, argv[2], &sin6->sin6_addr) != 1
 	       : inet_pton(AF_INET, argv[2], &sin->sin_addr) != 1)
 		return 2;
-	pkt[7] = 1;
-	memcpy(pkt + 8, "pingsock-victim", 15);
-	if (pingsock_sendto(fd, pkt, sizeof(pkt), 0, (struct sockaddr *)&ss,
+	len = victim_request(pkt, (uint8_t)(argc > 7 ? atoi(argv[6])
+						     : v6 ? 128 : 8),
+			     (uint16_t)(argc > 7 ? atoi(argv[7]) : 1));
+	if (pingsock_sendto(fd, pkt, len, 0, (struct sockaddr *)&ss,
 			    v6 ? sizeof(*sin6) : sizeof(*sin)) < 0) {
 		printf("send=%s\n", ename(errno));
 		return 1;

@@ -17,6 +17,8 @@
  *   id=N seq=N         an echo message's identifier and sequence number
  *   qsrc=A qdst=A      an error quotes an Echo Request from qsrc to qdst
  *   qid=N qseq=N       with this identifier and sequence number
+ *   qtype=T            the quoted request's ICMP type (default 8; v6
+ *                      128): 42 (160) quotes an RFC 8335 PROBE
  *   qlen=N             cut the quote to N bytes
  *   qihl=N             the quoted IP header claims N 32-bit words (the
  *                      bytes stay those of a 20-byte header)
@@ -55,7 +57,7 @@
 struct spec {
 	bool v6, badsum, has_quote;
 	uint8_t src[16], dst[16], qsrc[16], qdst[16];
-	int type, code;
+	int type, code, qtype;
 	unsigned id, seq, qid, qseq;
 	long qlen, qihl, icmplen, plen, extra;
 	uint8_t opts[40];
@@ -123,6 +125,7 @@ static void parse(char *arg, struct spec *sp)
 		die("spec must start with v4 or v6", tok ? tok : "");
 	sp->v6 = tok[1] == '6';
 	sp->type = sp->v6 ? 129 : 0;
+	sp->qtype = sp->v6 ? 128 : 8;
 	while ((tok = strtok_r(NULL, ",", &save))) {
 		char *v = strchr(tok, '=');
 
@@ -150,6 +153,8 @@ static void parse(char *arg, struct spec *sp)
 			sp->seq = (unsigned)atoi(v);
 		else if (strcmp(tok, "qid") == 0)
 			sp->qid = (unsigned)atoi(v);
+		else if (strcmp(tok, "qtype") == 0)
+			sp->qtype = atoi(v);
 		else if (strcmp(tok, "qseq") == 0)
 			sp->qseq = (unsigned)atoi(v);
 		else if (strcmp(tok, "qlen") == 0)
@@ -182,7 +187,6 @@ static size_t quote(const struct spec *sp, uint8_t *q)
 		q[7] = 64;
 		memcpy(q + 8, sp->qsrc, 16);
 		memcpy(q + 24, sp->qdst, 16);
-		q[ih] = 128;
 	} else {
 		q[0] = 0x45;
 		put16(q + 2, 84);
@@ -193,8 +197,8 @@ static size_t quote(const struct spec *sp, uint8_t *q)
 		if (sp->qihl)
 			q[0] = (uint8_t)(0x40 | sp->qihl);
 		put16(q + 10, sum_fold(sum_add(0, q, 20)));
-		q[ih] = 8;
 	}
+	q[ih] = (uint8_t)sp->qtype;
 	put16(q + ih + 4, sp->qid);
 	put16(q + ih + 6, sp->qseq);
 	memcpy(q + ih + 8, "pingsock", 8);

@@ -236,7 +236,8 @@ static void parse_echo_reply(void)
 	CHECK(memcmp(p.icmp + 8, "abcdefgh", 8) == 0);
 
 	/* Extended Echo Reply (RFC 8335) is a reply too; its sequence
-	 * number is 8 bits, the byte after it the interface state. */
+	 * number is 8 bits, the byte after it the interface state: the
+	 * field is kept whole, and only its high byte is matched. */
 	il = build_icmp(icmp, 43, 0, 0x00050907, NULL, 0);
 	len = build_ip(5, IPPROTO_ICMP, ip4(127, 0, 0, 1), ip4(127, 0, 0, 1),
 		       icmp, il);
@@ -244,7 +245,8 @@ static void parse_echo_reply(void)
 	CHECK_EQ(p.kind, ICMP_K_REPLY);
 	CHECK_EQ(p.type, 43);
 	CHECK_EQ(p.ident, 5);
-	CHECK_EQ(p.seq, 0x0900);
+	CHECK_EQ(p.seq, 0x0907);
+	CHECK_EQ(p.match, ICMP_M_PROBE_REPLY);
 }
 
 /* Bytes after tot_len (link padding) are not part of the datagram. */
@@ -453,6 +455,37 @@ static void parse_error_minimal_quote(void)
 	CHECK_EQ(p.kind, ICMP_K_OTHER);
 }
 
+/* An error quoting a PROBE (RFC 8335, type 42) names it exactly: all 16
+ * bits of its sequence field, L bit included, as it was sent. */
+static void parse_error_quoting_probe(void)
+{
+	uint8_t req[8], body[64], icmp[96];
+	size_t rl = build_icmp(req, 42, 0, 0x01020301, NULL, 0);
+	size_t bl = quote(body, 5, IPPROTO_ICMP, ip4(10, 0, 0, 1),
+			  ip4(10, 99, 0, 1), req, rl);
+	size_t il = build_icmp(icmp, 11, 0, 0, body, bl);
+	size_t len = build_ip(5, IPPROTO_ICMP, ip4(10, 77, 1, 1),
+			      ip4(10, 0, 0, 1), icmp, il);
+	struct icmp_pkt p;
+
+	CHECK_EQ(icmp4_parse(pkt, len, &p), ICMP_PARSE_OK);
+	CHECK_EQ(p.kind, ICMP_K_ERROR);
+	CHECK_EQ(p.ident, 0x0102);
+	CHECK_EQ(p.seq, 0x0301);
+	CHECK_EQ(p.match, ICMP_M_PROBE);
+
+	/* The same quoting an Echo Request. */
+	rl = build_icmp(req, 8, 0, 0x01020301, NULL, 0);
+	bl = quote(body, 5, IPPROTO_ICMP, ip4(10, 0, 0, 1), ip4(10, 99, 0, 1),
+		   req, rl);
+	il = build_icmp(icmp, 11, 0, 0, body, bl);
+	len = build_ip(5, IPPROTO_ICMP, ip4(10, 77, 1, 1), ip4(10, 0, 0, 1),
+		       icmp, il);
+	CHECK_EQ(icmp4_parse(pkt, len, &p), ICMP_PARSE_OK);
+	CHECK_EQ(p.seq, 0x0301);
+	CHECK_EQ(p.match, ICMP_M_ECHO);
+}
+
 /* Every error type, each with an Echo Request quoted, is an error. */
 static void parse_error_types(void)
 {
@@ -564,6 +597,7 @@ int main(void)
 	TEST(parse_not_icmp);
 	TEST(parse_time_exceeded);
 	TEST(parse_error_minimal_quote);
+	TEST(parse_error_quoting_probe);
 	TEST(parse_error_types);
 	TEST(parse_error_quoting_non_echo);
 	return CHECK_DONE();

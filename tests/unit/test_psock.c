@@ -1377,6 +1377,137 @@ static void lookup_error_by_quoted_request(void)
 	pstab_free(tab);
 }
 
+/*
+ * An IPv4 datagram src -> dst carrying an ICMP message: type, code, the
+ * 32 bits after the checksum, then data.  Parsed by icmp4_parse() into
+ * *p, as the daemon reads it off its raw socket.
+ */
+static void wire4(struct icmp_pkt *p, uint8_t *buf, uint32_t src,
+		  uint32_t dst, uint8_t type, uint32_t rest,
+		  const uint8_t *data, size_t dlen)
+{
+	uint32_t s = htonl(src), d = htonl(dst), r = htonl(rest);
+	uint16_t sum, tot = (uint16_t)(20 + 8 + dlen);
+
+	memset(buf, 0, 28);
+	buf[0] = 0x45;
+	buf[2] = (uint8_t)(tot >> 8);
+	buf[3] = (uint8_t)tot;
+	buf[8] = 64;
+	buf[9] = IPPROTO_ICMP;
+	memcpy(buf + 12, &s, 4);
+	memcpy(buf + 16, &d, 4);
+	buf[20] = type;
+	memcpy(buf + 24, &r, 4);
+	if (dlen)
+		memcpy(buf + 28, data, dlen);	/* data may be NULL */
+	sum = icmp_checksum(buf + 20, 8 + dlen);
+	memcpy(buf + 22, &sum, 2);
+	CHECK_EQ(icmp4_parse(buf, tot, p), ICMP_PARSE_OK);
+}
+
+/* Host Unreachable from router, quoting a request qtype LO1 -> qdst. */
+static void error4(struct icmp_pkt *p, uint8_t *buf, uint32_t router,
+		   uint32_t qdst, uint8_t qtype, uint16_t id, uint16_t seq)
+{
+	uint8_t q[28];
+	uint32_t s = htonl(LO1), d = htonl(qdst);
+
+	memset(q, 0, sizeof(q));
+	q[0] = 0x45;
+	q[3] = 84;
+	q[8] = 64;
+	q[9] = IPPROTO_ICMP;
+	memcpy(q + 12, &s, 4);
+	memcpy(q + 16, &d, 4);
+	q[20] = qtype;
+	q[24] = (uint8_t)(id >> 8);
+	q[25] = (uint8_t)id;
+	q[26] = (uint8_t)(seq >> 8);
+	q[27] = (uint8_t)seq;
+	wire4(p, buf, router, LO1, 3, 0, q, sizeof(q));
+}
+
+/* A sent request of type 8 or 42 (PROBE) with this sequence field. */
+static void sent4_type(struct pstab *tab, struct psock *sk, uint32_t host,
+		       uint8_t type, uint16_t seq)
+{
+	uint32_t nl = sa4(AF_INET, host, 0);
+
+	echo(type, 0, seq, 64);
+	CHECK_EQ(ps_send_prepare(tab, sk, &env, 0, sabuf, nl, NULL, 0, mbuf,
+				 64, &info), 0);
+	ps_sent(sk, &info, 1000);
+}
+
+/*
+ * RFC 8335 (issue 21, item 6).  An Extended Echo Reply answers a PROBE
+ * only, and repeats its 8-bit sequence number (the field's high byte;
+ * the low byte is the interface's state); an Echo Reply answers an Echo
+ * Request only; an error quoting a PROBE names it exactly, all 16 bits
+ * as sent.  Before, an Echo Request with a sequence ending in 0x00 let
+ * 256 forged Extended Echo Replies, and errors quoting 256 PROBEs never
+ * sent, through.
+ */
+static void lookup_probe_by_type_and_seq(void)
+{
+	struct pstab *tab = pstab_new(1000);
+	struct psock *sk = open4(tab, 1000);
+	uint8_t buf[128];
+	struct icmp_pkt p;
+	uint16_t id;
+	unsigned leaks = 0;
+
+	CHECK_EQ(bind4(tab, sk, 0, 40003), 0);
+	id = ps_ident(sk);
+	sent4_type(tab, sk, LO2, 8, 0x0500);	/* an Echo Request */
+	for (unsigned lo = 0; lo < 256; lo++) {
+		uint16_t seq = (uint16_t)(0x0500 | lo);
+
+		wire4(&p, buf, LO2, LO1, 43, (uint32_t)id << 16 | seq,
+		      NULL, 0);
+		leaks += pstab_lookup(tab, &p, 1) != NULL;
+		error4(&p, buf, LO2, LO2, 42, id, seq);
+		CHECK_EQ(p.kind, ICMP_K_ERROR);
+		leaks += pstab_lookup(tab, &p, 1) != NULL;
+	}
+	CHECK_EQ(leaks, 0);
+	/* The Echo Request itself is still answered. */
+	wire4(&p, buf, LO2, LO1, 0, (uint32_t)id << 16 | 0x0500, NULL, 0);
+	CHECK(pstab_lookup(tab, &p, 1) == sk);
+	error4(&p, buf, LO2, LO2, 8, id, 0x0500);
+	CHECK(pstab_lookup(tab, &p, 1) == sk);
+
+	/* A PROBE, L bit set: its replies carry any state in the low byte. */
+	sent4_type(tab, sk, LO2, 42, 0x0701);
+	CHECK_EQ(info.seq, 0x0701);
+	for (unsigned st = 0; st < 256; st += 5) {
+		wire4(&p, buf, LO2, LO1, 43, (uint32_t)id << 16 | 0x0700 | st,
+		      NULL, 0);
+		CHECK(pstab_lookup(tab, &p, 1) == sk);
+	}
+	wire4(&p, buf, LO2, LO1, 43, (uint32_t)id << 16 | 0x0601, NULL, 0);
+	CHECK(pstab_lookup(tab, &p, 1) == NULL);	/* other seq */
+	wire4(&p, buf, 0x7f000003u, LO1, 43, (uint32_t)id << 16 | 0x0707,
+	      NULL, 0);
+	CHECK(pstab_lookup(tab, &p, 1) == NULL);	/* other replier */
+	wire4(&p, buf, LO2, LO1, 0, (uint32_t)id << 16 | 0x0701, NULL, 0);
+	CHECK(pstab_lookup(tab, &p, 1) == NULL);	/* an Echo Reply */
+	wire4(&p, buf, LO2, LO1, 0, (uint32_t)id << 16 | 0x0700, NULL, 0);
+	CHECK(pstab_lookup(tab, &p, 1) == NULL);
+	/* Errors: the PROBE as sent, and nothing else. */
+	error4(&p, buf, LO2, LO2, 42, id, 0x0701);
+	CHECK(pstab_lookup(tab, &p, 1) == sk);
+	error4(&p, buf, LO2, LO2, 42, id, 0x0700);
+	CHECK(pstab_lookup(tab, &p, 1) == NULL);	/* L bit differs */
+	error4(&p, buf, LO2, LO2, 8, id, 0x0701);
+	CHECK(pstab_lookup(tab, &p, 1) == NULL);	/* an Echo Request */
+	error4(&p, buf, LO2, 0x7f000009u, 42, id, 0x0701);
+	CHECK(pstab_lookup(tab, &p, 1) == NULL);	/* sent elsewhere */
+	pstab_close(tab, sk);
+	pstab_free(tab);
+}
+
 /* Multicast and broadcast requests: any replier will do. */
 static void lookup_group_requests(void)
 {
@@ -1858,6 +1989,7 @@ int main(void)
 	TEST(lookup_only_after_sent);
 	TEST(lookup_needs_the_identifier_sent);
 	TEST(lookup_error_by_quoted_request);
+	TEST(lookup_probe_by_type_and_seq);
 	TEST(lookup_group_requests);
 	TEST(lookup_bound_address);
 	TEST(lookup_bound_device);

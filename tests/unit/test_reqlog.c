@@ -32,7 +32,7 @@ static void empty_matches_nothing(void)
 	CHECK(log != NULL);
 	CHECK_EQ(reqlog_count(log), 0);
 	for (unsigned s = 0; s < 65536; s += 97)
-		CHECK(!reqlog_match(log, (uint16_t)s, &a));
+		CHECK(!reqlog_match(log, ICMP_M_ECHO, (uint16_t)s, &a));
 	reqlog_free(log);
 	reqlog_free(NULL);
 }
@@ -44,22 +44,22 @@ static void match_by_seq_and_address(void)
 	struct ps_addr a = v4(0x7f000001), b = v4(0x7f000002);
 	struct ps_addr a6;
 
-	CHECK_EQ(reqlog_add(log, 1, &a, false, 1000), 0);
-	CHECK_EQ(reqlog_add(log, 2, &b, false, 1000), 0);
+	CHECK_EQ(reqlog_add(log, false, 1, &a, false, 1000), 0);
+	CHECK_EQ(reqlog_add(log, false, 2, &b, false, 1000), 0);
 	CHECK_EQ(reqlog_count(log), 2);
-	CHECK(reqlog_match(log, 1, &a));
-	CHECK(reqlog_match(log, 2, &b));
-	CHECK(!reqlog_match(log, 1, &b));	/* seq 1 went to a */
-	CHECK(!reqlog_match(log, 2, &a));
-	CHECK(!reqlog_match(log, 3, &a));	/* never sent */
-	CHECK(!reqlog_match(log, 0, &a));
-	CHECK(!reqlog_match(log, 0x0100, &a));	/* byte-swapped seq 1 */
+	CHECK(reqlog_match(log, ICMP_M_ECHO, 1, &a));
+	CHECK(reqlog_match(log, ICMP_M_ECHO, 2, &b));
+	CHECK(!reqlog_match(log, ICMP_M_ECHO, 1, &b));	/* seq 1 went to a */
+	CHECK(!reqlog_match(log, ICMP_M_ECHO, 2, &a));
+	CHECK(!reqlog_match(log, ICMP_M_ECHO, 3, &a));	/* never sent */
+	CHECK(!reqlog_match(log, ICMP_M_ECHO, 0, &a));
+	CHECK(!reqlog_match(log, ICMP_M_ECHO, 0x0100, &a));	/* byte-swapped seq 1 */
 
 	/* Same bytes, other family: not the same address. */
 	memset(&a6, 0, sizeof(a6));
 	a6.family = AF_INET6;
 	memcpy(a6.a, a.a, 4);
-	CHECK(!reqlog_match(log, 1, &a6));
+	CHECK(!reqlog_match(log, ICMP_M_ECHO, 1, &a6));
 	reqlog_free(log);
 }
 
@@ -70,14 +70,14 @@ static void any_src_matches_every_address(void)
 	struct ps_addr grp = v4(0xe0000001), x = v4(0x0a000005);
 	struct ps_addr y = v4(0xc0a80001), uni = v4(0x0a000009);
 
-	reqlog_add(log, 5, &grp, true, 0);
-	reqlog_add(log, 6, &uni, false, 0);
-	CHECK(reqlog_match(log, 5, &x));
-	CHECK(reqlog_match(log, 5, &y));
-	CHECK(reqlog_match(log, 5, &grp));
-	CHECK(!reqlog_match(log, 4, &x));	/* still by seq */
-	CHECK(reqlog_match(log, 6, &uni));
-	CHECK(!reqlog_match(log, 6, &x));	/* unicast stays strict */
+	reqlog_add(log, false, 5, &grp, true, 0);
+	reqlog_add(log, false, 6, &uni, false, 0);
+	CHECK(reqlog_match(log, ICMP_M_ECHO, 5, &x));
+	CHECK(reqlog_match(log, ICMP_M_ECHO, 5, &y));
+	CHECK(reqlog_match(log, ICMP_M_ECHO, 5, &grp));
+	CHECK(!reqlog_match(log, ICMP_M_ECHO, 4, &x));	/* still by seq */
+	CHECK(reqlog_match(log, ICMP_M_ECHO, 6, &uni));
+	CHECK(!reqlog_match(log, ICMP_M_ECHO, 6, &x));	/* unicast stays strict */
 	reqlog_free(log);
 }
 
@@ -88,20 +88,20 @@ static void duplicate_seqs(void)
 	struct ps_addr a = v4(0x0a000001), b = v4(0x0a000002);
 	struct ps_addr c = v4(0x0a000003);
 
-	reqlog_add(log, 7, &a, false, 10);
-	reqlog_add(log, 7, &b, false, 10);
-	reqlog_add(log, 7, &a, false, 11);
+	reqlog_add(log, false, 7, &a, false, 10);
+	reqlog_add(log, false, 7, &b, false, 10);
+	reqlog_add(log, false, 7, &a, false, 11);
 	CHECK_EQ(reqlog_count(log), 3);
-	CHECK(reqlog_match(log, 7, &a));
-	CHECK(reqlog_match(log, 7, &b));
-	CHECK(!reqlog_match(log, 7, &c));
+	CHECK(reqlog_match(log, ICMP_M_ECHO, 7, &a));
+	CHECK(reqlog_match(log, ICMP_M_ECHO, 7, &b));
+	CHECK(!reqlog_match(log, ICMP_M_ECHO, 7, &c));
 
 	/* Many requests with one seq (seq wrapped many times). */
 	for (uint32_t i = 0; i < 1000; i++)
-		reqlog_add(log, 9, &(struct ps_addr){ 0 }, false, 10);
-	reqlog_add(log, 9, &c, false, 10);
-	CHECK(reqlog_match(log, 9, &c));
-	CHECK(reqlog_match(log, 7, &b));
+		reqlog_add(log, false, 9, &(struct ps_addr){ 0 }, false, 10);
+	reqlog_add(log, false, 9, &c, false, 10);
+	CHECK(reqlog_match(log, ICMP_M_ECHO, 9, &c));
+	CHECK(reqlog_match(log, ICMP_M_ECHO, 7, &b));
 	reqlog_free(log);
 }
 
@@ -113,15 +113,15 @@ static void grows_past_16_while_young(void)
 	for (uint32_t i = 0; i < 1000; i++) {
 		struct ps_addr a = nth(i);
 
-		CHECK_EQ(reqlog_add(log, (uint16_t)i, &a, false,
+		CHECK_EQ(reqlog_add(log, false, (uint16_t)i, &a, false,
 				    5000 + i / 100), 0);
 	}
 	CHECK_EQ(reqlog_count(log), 1000);
 	for (uint32_t i = 0; i < 1000; i++) {
 		struct ps_addr a = nth(i), b = nth(i + 1);
 
-		CHECK(reqlog_match(log, (uint16_t)i, &a));
-		CHECK(!reqlog_match(log, (uint16_t)i, &b));
+		CHECK(reqlog_match(log, ICMP_M_ECHO, (uint16_t)i, &a));
+		CHECK(!reqlog_match(log, ICMP_M_ECHO, (uint16_t)i, &b));
 	}
 	reqlog_free(log);
 }
@@ -135,43 +135,43 @@ static void recycles_when_old(void)
 
 	for (uint32_t i = 0; i < 16; i++) {
 		a = nth(i);
-		reqlog_add(log, (uint16_t)i, &a, false, t0);
+		reqlog_add(log, false, (uint16_t)i, &a, false, t0);
 	}
 	CHECK_EQ(reqlog_count(log), 16);
 
 	a = nth(100);
-	reqlog_add(log, 100, &a, false, t1);
+	reqlog_add(log, false, 100, &a, false, t1);
 	CHECK_EQ(reqlog_count(log), 16);	/* recycled, not grown */
 	a = nth(0);
-	CHECK(!reqlog_match(log, 0, &a));	/* the oldest went */
+	CHECK(!reqlog_match(log, ICMP_M_ECHO, 0, &a));	/* the oldest went */
 	for (uint32_t i = 1; i < 16; i++) {
 		a = nth(i);
-		CHECK(reqlog_match(log, (uint16_t)i, &a));
+		CHECK(reqlog_match(log, ICMP_M_ECHO, (uint16_t)i, &a));
 	}
 	a = nth(100);
-	CHECK(reqlog_match(log, 100, &a));
+	CHECK(reqlog_match(log, ICMP_M_ECHO, 100, &a));
 
 	/* The rest of the old ones go, one per new request. */
 	for (uint32_t i = 101; i < 116; i++) {
 		a = nth(i);
-		reqlog_add(log, (uint16_t)i, &a, false, t1);
+		reqlog_add(log, false, (uint16_t)i, &a, false, t1);
 	}
 	CHECK_EQ(reqlog_count(log), 16);
 	for (uint32_t i = 0; i < 16; i++) {
 		a = nth(i);
-		CHECK(!reqlog_match(log, (uint16_t)i, &a));
+		CHECK(!reqlog_match(log, ICMP_M_ECHO, (uint16_t)i, &a));
 	}
 	for (uint32_t i = 100; i < 116; i++) {
 		a = nth(i);
-		CHECK(reqlog_match(log, (uint16_t)i, &a));
+		CHECK(reqlog_match(log, ICMP_M_ECHO, (uint16_t)i, &a));
 	}
 
 	/* Now every entry is young again: the next one grows the log. */
 	a = nth(116);
-	reqlog_add(log, 116, &a, false, t1);
+	reqlog_add(log, false, 116, &a, false, t1);
 	CHECK_EQ(reqlog_count(log), 17);
 	a = nth(100);
-	CHECK(reqlog_match(log, 100, &a));
+	CHECK(reqlog_match(log, ICMP_M_ECHO, 100, &a));
 	reqlog_free(log);
 }
 
@@ -183,20 +183,20 @@ static void keep_boundary(void)
 
 	for (uint32_t i = 0; i < 16; i++) {
 		a = nth(i);
-		reqlog_add(log, (uint16_t)i, &a, false, 0);
+		reqlog_add(log, false, (uint16_t)i, &a, false, 0);
 	}
 	a = nth(16);
-	reqlog_add(log, 16, &a, false, REQLOG_KEEP_S - 1);
+	reqlog_add(log, false, 16, &a, false, REQLOG_KEEP_S - 1);
 	CHECK_EQ(reqlog_count(log), 17);		/* young: grew */
 	reqlog_free(log);
 
 	log = reqlog_new();
 	for (uint32_t i = 0; i < 16; i++) {
 		a = nth(i);
-		reqlog_add(log, (uint16_t)i, &a, false, 0);
+		reqlog_add(log, false, (uint16_t)i, &a, false, 0);
 	}
 	a = nth(16);
-	reqlog_add(log, 16, &a, false, REQLOG_KEEP_S);
+	reqlog_add(log, false, 16, &a, false, REQLOG_KEEP_S);
 	CHECK_EQ(reqlog_count(log), 16);		/* old: recycled */
 	reqlog_free(log);
 }
@@ -210,7 +210,7 @@ static void bounded_by_max(void)
 
 	for (uint32_t i = 0; i < n; i++) {
 		a = nth(i);
-		reqlog_add(log, (uint16_t)i, &a, false, 77);
+		reqlog_add(log, false, (uint16_t)i, &a, false, 77);
 		if (reqlog_count(log) > REQLOG_MAX) {
 			CHECK(!"count above REQLOG_MAX");
 			break;
@@ -219,18 +219,18 @@ static void bounded_by_max(void)
 	CHECK_EQ(reqlog_count(log), REQLOG_MAX);
 	for (uint32_t i = n - REQLOG_MAX; i < n; i += 101) {
 		a = nth(i);
-		CHECK(reqlog_match(log, (uint16_t)i, &a));
+		CHECK(reqlog_match(log, ICMP_M_ECHO, (uint16_t)i, &a));
 	}
 	a = nth(n - 1);
-	CHECK(reqlog_match(log, (uint16_t)(n - 1), &a));
+	CHECK(reqlog_match(log, ICMP_M_ECHO, (uint16_t)(n - 1), &a));
 	a = nth(n - REQLOG_MAX);
-	CHECK(reqlog_match(log, (uint16_t)(n - REQLOG_MAX), &a));
+	CHECK(reqlog_match(log, ICMP_M_ECHO, (uint16_t)(n - REQLOG_MAX), &a));
 	for (uint32_t i = 0; i < n - REQLOG_MAX; i += 97) {
 		a = nth(i);
-		CHECK(!reqlog_match(log, (uint16_t)i, &a));
+		CHECK(!reqlog_match(log, ICMP_M_ECHO, (uint16_t)i, &a));
 	}
 	a = nth(n - REQLOG_MAX - 1);
-	CHECK(!reqlog_match(log, (uint16_t)(n - REQLOG_MAX - 1), &a));
+	CHECK(!reqlog_match(log, ICMP_M_ECHO, (uint16_t)(n - REQLOG_MAX - 1), &a));
 	reqlog_free(log);
 }
 
@@ -246,14 +246,107 @@ static void follows_the_rate(void)
 	for (uint32_t i = 0; i < n; i++) {
 		now = i / rate;
 		a = nth(i);
-		reqlog_add(log, (uint16_t)i, &a, false, now);
+		reqlog_add(log, false, (uint16_t)i, &a, false, now);
 	}
 	CHECK(reqlog_count(log) >= REQLOG_KEEP_S * rate);
 	CHECK(reqlog_count(log) <= 4 * REQLOG_KEEP_S * rate);
 	for (uint32_t i = n - REQLOG_KEEP_S * rate; i < n; i += 7) {
 		a = nth(i);
-		CHECK(reqlog_match(log, (uint16_t)i, &a));
+		CHECK(reqlog_match(log, ICMP_M_ECHO, (uint16_t)i, &a));
 	}
+	reqlog_free(log);
+}
+
+/*
+ * RFC 8335: a PROBE is matched by its type too.  An Extended Echo Reply
+ * repeats the PROBE's 8-bit sequence number (the field's high byte; its
+ * low byte is the interface state), an error quotes the PROBE whole; an
+ * Echo Request answers neither, nor a PROBE an Echo Reply.  Issue 21:
+ * an Echo Request with sequence 0x0500 let 256 forged Extended Echo
+ * Replies and errors quoting 256 never-sent PROBEs (0x0500-0x05ff) in.
+ */
+static void probe_kept_apart_from_echo(void)
+{
+	struct reqlog *log = reqlog_new();
+	struct ps_addr a = v4(0x0a000001), b = v4(0x0a000002);
+
+	CHECK_EQ(reqlog_add(log, false, 0x0500, &a, false, 10), 0);
+	for (unsigned lo = 0; lo < 256; lo++) {
+		uint16_t seq = (uint16_t)(0x0500 | lo);
+
+		CHECK(!reqlog_match(log, ICMP_M_PROBE_REPLY, seq, &a));
+		CHECK(!reqlog_match(log, ICMP_M_PROBE, seq, &a));
+	}
+	CHECK(reqlog_match(log, ICMP_M_ECHO, 0x0500, &a));
+
+	/* A PROBE with the L bit: any state byte in a reply, exact in a
+	 * quote, and never an Echo Reply. */
+	CHECK_EQ(reqlog_add(log, true, 0x0701, &a, false, 10), 0);
+	for (unsigned lo = 0; lo < 256; lo++)
+		CHECK(reqlog_match(log, ICMP_M_PROBE_REPLY,
+				   (uint16_t)(0x0700 | lo), &a));
+	CHECK(!reqlog_match(log, ICMP_M_PROBE_REPLY, 0x0701, &b));
+	CHECK(!reqlog_match(log, ICMP_M_PROBE_REPLY, 0x0601, &a));
+	CHECK(!reqlog_match(log, ICMP_M_PROBE_REPLY, 0x0801, &a));
+	CHECK(!reqlog_match(log, ICMP_M_PROBE_REPLY, 0x0107, &a));
+	CHECK(reqlog_match(log, ICMP_M_PROBE, 0x0701, &a));
+	CHECK(!reqlog_match(log, ICMP_M_PROBE, 0x0700, &a));
+	CHECK(!reqlog_match(log, ICMP_M_PROBE, 0x07ff, &a));
+	CHECK(!reqlog_match(log, ICMP_M_PROBE, 0x0701, &b));
+	CHECK(!reqlog_match(log, ICMP_M_ECHO, 0x0701, &a));
+	CHECK(!reqlog_match(log, ICMP_M_ECHO, 0x0700, &a));
+
+	/* A multicast PROBE: any replier, still by type and sequence. */
+	CHECK_EQ(reqlog_add(log, true, 0x0900, &(struct ps_addr){ 0 }, true,
+			    10), 0);
+	CHECK(reqlog_match(log, ICMP_M_PROBE_REPLY, 0x0907, &b));
+	CHECK(!reqlog_match(log, ICMP_M_ECHO, 0x0900, &b));
+	reqlog_free(log);
+}
+
+/* PROBE entries survive growing, recycling and clearing like others. */
+static void probes_grow_and_recycle(void)
+{
+	struct reqlog *log = reqlog_new();
+	struct ps_addr a;
+
+	/* 600 requests, alternately Echo and PROBE, in one second. */
+	for (uint32_t i = 0; i < 600; i++) {
+		a = nth(i);
+		CHECK_EQ(reqlog_add(log, i & 1, (uint16_t)(i << 8 | 1), &a,
+				    false, 50), 0);
+	}
+	CHECK_EQ(reqlog_count(log), 600);
+	for (uint32_t i = 344; i < 600; i++) {	/* the last 256 */
+		uint16_t seq = (uint16_t)(i << 8 | 1);
+
+		a = nth(i);
+		CHECK_EQ(reqlog_match(log, ICMP_M_ECHO, seq, &a), !(i & 1));
+		CHECK_EQ(reqlog_match(log, ICMP_M_PROBE, seq, &a), i & 1);
+		CHECK_EQ(reqlog_match(log, ICMP_M_PROBE_REPLY,
+				      (uint16_t)(seq | 0xfe), &a), i & 1);
+	}
+	reqlog_clear(log);
+	for (uint32_t i = 0; i < 600; i++) {
+		a = nth(i);
+		CHECK(!reqlog_match(log, ICMP_M_PROBE_REPLY,
+				    (uint16_t)(i << 8), &a));
+	}
+	reqlog_free(log);
+
+	/* Old PROBEs are recycled one per new request. */
+	log = reqlog_new();
+	for (uint32_t i = 0; i < 16; i++) {
+		a = nth(i);
+		reqlog_add(log, true, (uint16_t)(i << 8), &a, false, 0);
+	}
+	a = nth(99);
+	reqlog_add(log, true, 0x6300, &a, false, REQLOG_KEEP_S);
+	CHECK_EQ(reqlog_count(log), 16);
+	a = nth(0);
+	CHECK(!reqlog_match(log, ICMP_M_PROBE_REPLY, 0x0007, &a));
+	a = nth(1);
+	CHECK(reqlog_match(log, ICMP_M_PROBE_REPLY, 0x0107, &a));
 	reqlog_free(log);
 }
 
@@ -264,15 +357,15 @@ static void clear_forgets_everything(void)
 	struct ps_addr a = v4(0x7f000001);
 
 	for (uint32_t i = 0; i < 40; i++)
-		CHECK_EQ(reqlog_add(log, (uint16_t)i, &a, i == 3, 1000), 0);
+		CHECK_EQ(reqlog_add(log, false, (uint16_t)i, &a, i == 3, 1000), 0);
 	reqlog_clear(log);
 	CHECK_EQ(reqlog_count(log), 0);
 	for (uint32_t i = 0; i < 40; i++)
-		CHECK(!reqlog_match(log, (uint16_t)i, &a));
-	CHECK_EQ(reqlog_add(log, 5, &a, false, 1001), 0);
+		CHECK(!reqlog_match(log, ICMP_M_ECHO, (uint16_t)i, &a));
+	CHECK_EQ(reqlog_add(log, false, 5, &a, false, 1001), 0);
 	CHECK_EQ(reqlog_count(log), 1);
-	CHECK(reqlog_match(log, 5, &a));
-	CHECK(!reqlog_match(log, 6, &a));
+	CHECK(reqlog_match(log, ICMP_M_ECHO, 5, &a));
+	CHECK(!reqlog_match(log, ICMP_M_ECHO, 6, &a));
 	reqlog_free(log);
 }
 
@@ -288,5 +381,7 @@ int main(void)
 	TEST(bounded_by_max);
 	TEST(follows_the_rate);
 	TEST(clear_forgets_everything);
+	TEST(probe_kept_apart_from_echo);
+	TEST(probes_grow_and_recycle);
 	return CHECK_DONE();
 }
