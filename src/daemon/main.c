@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/capability.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -400,7 +401,7 @@ static void check_start(struct policy *p)
 {
 	if (geteuid() == 0)
 		return;
-	if (!privdrop_has_net_raw())
+	if (!privdrop_has_cap(CAP_NET_RAW))
 		fatal("must be started as root, or with CAP_NET_RAW for relay "
 		      "mode (it opens raw sockets, then drops every "
 		      "privilege)");
@@ -532,7 +533,7 @@ int main(int argc, char **argv)
 	umask(022);
 	early_setup();
 	policy_default(&conf.policy);
-	if (geteuid() != 0 && !privdrop_has_net_raw())
+	if (geteuid() != 0 && !privdrop_has_cap(CAP_NET_RAW))
 		check_start(&conf.policy);	/* says why, before any file */
 	if (o.config &&
 	    server_load_config(o.config, true, &conf.policy, err, sizeof(err)))

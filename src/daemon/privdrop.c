@@ -212,13 +212,13 @@ int privdrop_resolve(const char *user, bool allow_shared,
 	return 0;
 }
 
-bool privdrop_has_net_raw(void)
+bool privdrop_has_cap(int cap)
 {
 	cap_t now = cap_get_proc();
 	cap_flag_value_t v = CAP_CLEAR;
 
 	if (now)
-		cap_get_flag(now, CAP_NET_RAW, CAP_EFFECTIVE, &v);
+		cap_get_flag(now, (cap_value_t)cap, CAP_EFFECTIVE, &v);
 	cap_free(now);
 	return v == CAP_SET;
 }

@@ -39,7 +39,8 @@ int privdrop_group_alone(gid_t gid, uid_t user_uid, const char *user_name,
 			 const char *what, char *err, size_t errlen);
 int privdrop_apply(const struct drop_target *t, char *err, size_t errlen);
 
-/* Is CAP_NET_RAW effective (a start without root may serve relay mode)? */
-bool privdrop_has_net_raw(void);
+/* Is capability cap (CAP_*) effective?  CAP_NET_RAW: a start without root
+ * may serve relay mode; CAP_SYS_CHROOT: the sandbox may chroot. */
+bool privdrop_has_cap(int cap);
 
 #endif

@@ -17,6 +17,7 @@
 
 #include "daemon/buildenv.h"
 #include "daemon/log.h"
+#include "daemon/privdrop.h"
 #include "daemon/safepath.h"
 #include "daemon/trap.h"
 
@@ -95,17 +96,6 @@ int sandbox_devnull(void)
 }
 
 /* ---- the empty root ---- */
-
-static bool have_chroot_cap(void)
-{
-	cap_t now = cap_get_proc();
-	cap_flag_value_t v = CAP_CLEAR;
-
-	if (now)
-		cap_get_flag(now, CAP_SYS_CHROOT, CAP_EFFECTIVE, &v);
-	cap_free(now);
-	return v == CAP_SET;
-}
 
 /* Root's, not writable by anyone, empty. */
 static bool empty_and_safe(int fd)
@@ -199,7 +189,7 @@ int sandbox_enter(int socket_dir, const char *config_path, bool daemonised,
 			 "reads /proc at exit)");
 		return 0;
 	}
-	if (!have_chroot_cap()) {
+	if (!privdrop_has_cap(CAP_SYS_CHROOT)) {
 		log_info("sandbox: no CAP_SYS_CHROOT, so no chroot: Landlock "
 			 "closes the file system instead");
 		return 0;
