@@ -10,7 +10,8 @@
  *  - With net.ipv6.flowlabel_state_ranges on, a get of a label with bit
  *    0x80000 set is ERANGE (after EINVAL for bits past 20); a put or
  *    renew is not checked.  The setting is printed: off (the kernel's
- *    default, and what run.sh's namespaces have) those labels are leased.
+ *    default, and what run.sh's namespaces have) those labels are leased;
+ *    flowlabel_ranges runs with it on.
  *  - Joining a shared lease is not limited per socket (only creating
  *    one is, by mem_check(): FL_MAX_PER_SOCK once 32 labels exist).
  */
