@@ -283,6 +283,12 @@ struct hostenv *hostenv_open(char *err, size_t errlen)
 		read_sysctl("/proc/sys/net/ipv6/conf/all/hop_limit", 64, 1, 255);
 	h->env.nonlocal_bind6 =
 		read_sysctl("/proc/sys/net/ipv6/ip_nonlocal_bind", 0, 0, 1);
+	/* As the others: read once, at start (before the sandbox), in the
+	 * daemon's own network namespace, whose setting the kernel would
+	 * apply to its sockets. */
+	h->env.flowlabel_state_ranges =
+		read_sysctl("/proc/sys/net/ipv6/flowlabel_state_ranges",
+			    0, 0, 1);
 	return h;
 }
 

@@ -448,7 +448,7 @@ static void op_setopt(struct server *s, struct client *c, struct ssock *ss,
 	/* A flow label lease answers the label it chose (the kernel
 	 * writes it into the caller's request). */
 	if (wire_setopt_answers_label(req->u.opt.level, req->u.opt.name)) {
-		r->result = ps_flowlabel_opt(ss->ps, req->u.opt.val,
+		r->result = ps_flowlabel_opt(ss->ps, s->env, req->u.opt.val,
 					     req->u.opt.len, &label);
 		memcpy(r->body, &label, sizeof(label));
 		r->len = r->result == 0 ? sizeof(label) : 0;

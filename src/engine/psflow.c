@@ -10,6 +10,9 @@
 #include "wire/in6ext.h"
 
 #define FL_LABEL_MASK htonl(0x000FFFFFu)
+/* IPV6_FLOWLABEL_STATELESS_FLAG: net.ipv6.flowlabel_state_ranges keeps
+ * the labels with it for stateless use. */
+#define FL_STATELESS htonl(0x00080000u)
 #define FL_MIN_LINGER 6		/* seconds: what 0 (or less) asks for */
 #define FL_MAX_LINGER 150	/* seconds, without CAP_NET_ADMIN */
 #define FL_MAX_PER_SOCK 32
@@ -121,10 +124,24 @@ bool psflow_held(const struct psock *sk, uint32_t label)
 	return false;
 }
 
+/* fl_link(): the kernel's list has no bound; ours has
+ * PS_MAX_FLOWLABELS, for the daemon's memory alone. */
 static int link_label(struct psock *sk, uint32_t label)
 {
 	if (sk->nfl >= PS_MAX_FLOWLABELS)
 		return -ENOBUFS;
+	if (sk->nfl == sk->flcap) {
+		unsigned cap = sk->flcap ? 2 * sk->flcap : 4;
+		uint32_t *grown;
+
+		if (cap > PS_MAX_FLOWLABELS)
+			cap = PS_MAX_FLOWLABELS;
+		grown = realloc(sk->fl, cap * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		sk->fl = grown;
+		sk->flcap = cap;
+	}
 	sk->fl[sk->nfl++] = label;
 	return 0;
 }
@@ -143,6 +160,19 @@ static uint32_t fresh_label(struct psflow *f)
 		if (r && !lookup(f, r))
 			return r;
 	}
+}
+
+/* fl_create(): a lease names a destination, never :: nor a v4-mapped
+ * address (ipv6_addr_type() ANY, or MAPPED: ::ffff:0:0/96). */
+static int check_dst(const struct in6_addr *dst)
+{
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+	static const struct in6_addr any;
+
+	if (memcmp(dst, &any, sizeof(any)) == 0 ||
+	    memcmp(dst->s6_addr, mapped, sizeof(mapped)) == 0)
+		return -EINVAL;
+	return 0;
 }
 
 /* fl_create(): the share modes an unprivileged socket may ask for. */
@@ -230,8 +260,8 @@ static struct flent *new_entry(struct psflow *f)
 }
 
 static int fl_get(struct psflow *f, struct psock *sk,
-		  const struct in6ext_flreq *q, uint64_t now_ms,
-		  uint32_t *label)
+		  const struct in6ext_flreq *q, bool state_ranges,
+		  uint64_t now_ms, uint32_t *label)
 {
 	struct flent mine = { 0 }, *e;
 	int err;
@@ -240,8 +270,13 @@ static int fl_get(struct psflow *f, struct psock *sk,
 		return -EPERM;	/* net.ipv6.flowlabel_consistency is on */
 	if (q->label & ~FL_LABEL_MASK)
 		return -EINVAL;
-	/* fl_create(): the times, then the share mode. */
+	if (state_ranges && (q->label & FL_STATELESS))
+		return -ERANGE;
+	/* fl_create(), for every get: the times, the destination, then the
+	 * share mode, all before any lookup. */
 	err = renew(&mine, q->linger, q->expires, now_ms);
+	if (!err)
+		err = check_dst(&q->dst);
 	if (!err)
 		err = check_share(q->share);
 	if (err)
@@ -257,7 +292,7 @@ static int fl_get(struct psflow *f, struct psock *sk,
 		return -ENOENT;	/* fl_lookup() skips a lingering lease */
 	err = mem_check(f, sk);
 	if (!err && sk->nfl >= PS_MAX_FLOWLABELS)
-		err = -ENOBUFS;
+		err = -ENOBUFS;	/* before a lingering lease is touched */
 	if (err)
 		return err;
 	if (e)
@@ -272,7 +307,10 @@ static int fl_get(struct psflow *f, struct psock *sk,
 	e->pid = sk->pid;
 	e->users = 1;
 	*label = e->label;
-	return link_label(sk, e->label);
+	err = link_label(sk, e->label);
+	if (err)
+		f->n--;	/* e, the last entry, was never leased */
+	return err;
 }
 
 static int fl_put(struct psflow *f, struct psock *sk, uint32_t label,
@@ -291,7 +329,8 @@ static int fl_put(struct psflow *f, struct psock *sk, uint32_t label,
 }
 
 int psflow_opt(struct psflow *f, struct psock *sk, const uint8_t *req,
-	       uint32_t len, uint64_t now_ms, uint32_t *label)
+	       uint32_t len, bool state_ranges, uint64_t now_ms,
+	       uint32_t *label)
 {
 	struct in6ext_flreq q;
 	struct flent *e;
@@ -303,7 +342,7 @@ int psflow_opt(struct psflow *f, struct psock *sk, const uint8_t *req,
 	memcpy(&q, req, sizeof(q));
 	switch (q.action) {
 	case IN6EXT_FL_A_GET:
-		return fl_get(f, sk, &q, now_ms, label);
+		return fl_get(f, sk, &q, state_ranges, now_ms, label);
 	case IN6EXT_FL_A_PUT:
 		if (q.flags & IN6EXT_FL_F_REFLECT)
 			return -ENOPROTOOPT;	/* not a TCP socket */
@@ -320,6 +359,9 @@ void psflow_release_all(struct psflow *f, struct psock *sk, uint64_t now_ms)
 {
 	while (sk->nfl)
 		drop_user(f, sk->fl[--sk->nfl], now_ms);
+	free(sk->fl);
+	sk->fl = NULL;
+	sk->flcap = 0;
 }
 
 size_t psflow_count(const struct psflow *f)

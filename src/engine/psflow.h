@@ -26,10 +26,12 @@ void psflow_free(struct psflow *f);
  * setsockopt(IPV6_FLOWLABEL_MGR) with the caller's struct
  * in6_flowlabel_req (len bytes).  0 or -errno; *label is the label
  * leased (network order), to be written back when the caller asked for
- * any (0).
+ * any (0).  state_ranges: net.ipv6.flowlabel_state_ranges (a get of a
+ * label with bit 0x80000 is ERANGE).
  */
 int psflow_opt(struct psflow *f, struct psock *sk, const uint8_t *req,
-	       uint32_t len, uint64_t now_ms, uint32_t *label);
+	       uint32_t len, bool state_ranges, uint64_t now_ms,
+	       uint32_t *label);
 /* Does sk hold label (network order, label bits only)? */
 bool psflow_held(const struct psock *sk, uint32_t label);
 /* The socket is closing: it gives up its leases (which linger). */

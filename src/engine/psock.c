@@ -570,12 +570,12 @@ void ps_set_owner(struct psock *sk, void *owner) { sk->owner = owner; }
 void ps_set_pid(struct psock *sk, int32_t pid) { sk->pid = pid; }
 void *ps_owner(const struct psock *sk) { return sk->owner; }
 
-int ps_flowlabel_opt(struct psock *sk, const uint8_t *val, uint32_t len,
-		     uint32_t *label)
+int ps_flowlabel_opt(struct psock *sk, const struct ps_env *env,
+		     const uint8_t *val, uint32_t len, uint32_t *label)
 {
 	if (!sk->fam->flowlabel)
 		return -ENOPROTOOPT;
-	return sk->fam->flowlabel(sk, val, len, label);
+	return sk->fam->flowlabel(sk, env, val, len, label);
 }
 
 const struct ps_kind_ops ps_dgram_ops = {

@@ -73,6 +73,7 @@ struct ps_env {
 	int no_pmtu_disc;	/* net.ipv4.ip_no_pmtu_disc */
 	int default_hoplimit;	/* net.ipv6.conf.all.hop_limit */
 	bool nonlocal_bind6;	/* net.ipv6.ip_nonlocal_bind */
+	bool flowlabel_state_ranges;	/* net.ipv6.flowlabel_state_ranges */
 };
 
 struct pstab;
@@ -242,8 +243,8 @@ void ps_set_pid(struct psock *sk, int32_t pid);
  * label leased (network order), which the caller writes back into the
  * request when it asked for any.
  */
-int ps_flowlabel_opt(struct psock *sk, const uint8_t *val, uint32_t len,
-		     uint32_t *label);
+int ps_flowlabel_opt(struct psock *sk, const struct ps_env *env,
+		     const uint8_t *val, uint32_t len, uint32_t *label);
 void *ps_owner(const struct psock *sk);
 
 #endif

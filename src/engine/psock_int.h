@@ -27,8 +27,13 @@
 /* Groups one IPv6 socket may join.  The kernel's limit is the socket's
  * option memory (net.core.optmem_max), ENOMEM past it; ours is a count. */
 #define PS_MAX_MEMBERSHIPS 64
-/* Flow labels one socket may lease (FL_MAX_PER_SOCK). */
-#define PS_MAX_FLOWLABELS 32
+/*
+ * Leases one socket may hold, joins of shared ones included.  The kernel
+ * limits only creating a lease (FL_MAX_PER_SOCK, in psflow.c), not
+ * joining one; this bound only keeps the daemon's memory bounded (16 KiB
+ * a socket), far past any ordinary use: pingsockd(8), differences.
+ */
+#define PS_MAX_FLOWLABELS 4096
 
 struct ps_family_ops;
 struct ps_kind_ops;
@@ -109,8 +114,8 @@ struct psock {
 	unsigned nmc;
 	struct pstab *tab;	/* its table (the flow label leases) */
 	int32_t pid;		/* of its creator (IPV6_FL_S_PROCESS) */
-	uint32_t fl[PS_MAX_FLOWLABELS];	/* leased labels, network order */
-	unsigned nfl;
+	uint32_t *fl;		/* leased labels, network order; grown */
+	unsigned nfl, flcap;
 };
 
 
@@ -170,8 +175,8 @@ struct ps_family_ops {
 	int (*getopt)(const struct psock *sk, const struct ps_env *env,
 		      int level, int name, uint8_t *val, uint32_t *len);
 	/* IPV6_FLOWLABEL_MGR (ps_flowlabel_opt()); NULL: ENOPROTOOPT. */
-	int (*flowlabel)(struct psock *sk, const uint8_t *val, uint32_t len,
-			 uint32_t *label);
+	int (*flowlabel)(struct psock *sk, const struct ps_env *env,
+			 const uint8_t *val, uint32_t len, uint32_t *label);
 };
 
 /*

@@ -237,11 +237,12 @@ static int set_int_opt(struct psock *sk, int name, int v, uint32_t len)
 	}
 }
 
-int ps6_flowlabel(struct psock *sk, const uint8_t *val, uint32_t len,
-		  uint32_t *label)
+int ps6_flowlabel(struct psock *sk, const struct ps_env *env,
+		  const uint8_t *val, uint32_t len, uint32_t *label)
 {
 	return psflow_opt(pstab_flows(sk->tab), sk, val, len,
-			  pstab_now_ms(sk->tab), label);
+			  env->flowlabel_state_ranges, pstab_now_ms(sk->tab),
+			  label);
 }
 
 int ps6_setopt(struct psock *sk, const struct ps_env *env, int level,
@@ -259,7 +260,7 @@ int ps6_setopt(struct psock *sk, const struct ps_env *env, int level,
 	if (name == IPV6_FLOWLABEL_MGR) {
 		uint32_t label;
 
-		return ps6_flowlabel(sk, val, len, &label);
+		return ps6_flowlabel(sk, env, val, len, &label);
 	}
 	if (name == IPV6_JOIN_GROUP || name == IPV6_LEAVE_GROUP)
 		return mc_join(sk, env, name == IPV6_JOIN_GROUP, val, len);

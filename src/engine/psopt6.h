@@ -16,7 +16,7 @@ int ps6_setopt(struct psock *sk, const struct ps_env *env, int level,
 int ps6_getopt(const struct psock *sk, const struct ps_env *env, int level,
 	       int name, uint8_t *val, uint32_t *len);
 /* setsockopt(SOL_IPV6, IPV6_FLOWLABEL_MGR), and ps_flowlabel_opt(). */
-int ps6_flowlabel(struct psock *sk, const uint8_t *val, uint32_t len,
-		  uint32_t *label);
+int ps6_flowlabel(struct psock *sk, const struct ps_env *env,
+		  const uint8_t *val, uint32_t len, uint32_t *label);
 
 #endif

@@ -71,6 +71,11 @@
 #          fd00:77:1::2/64, fd00:77:1::3/64, fe80::2/64 (default route
 #          via fd00:77:1::1)
 # The daemon side gets a pingsockd of its own in its client namespace.
+#
+# A router case may also set sysctls of its client namespace, on both
+# sides before pingsockd starts there (the daemon reads some at start),
+# with comment lines "// sysctl: KEY=NUMBER" (e.g.
+# net.ipv6.flowlabel_state_ranges=1); one anywhere else fails at once.
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=../lib/netns.sh
@@ -243,6 +248,7 @@ run_case() {	# SHORT BACKEND NAME OUTFILE ERRFILE
 # --- the router topology ("// needs: router") --------------------------
 
 router_seq=0
+CASE_SYSCTLS=()		# the current case's "// sysctl:" settings
 ROUTER_NS=()		# the namespaces of the current router topology
 FORGE_PID=""
 
@@ -256,6 +262,9 @@ router_up() {
 	ROUTER_NS=("$c" "$r" "$f")
 	RCLIENT=$c
 	ns_new "$c" "$mode" || return 1
+	if [ ${#CASE_SYSCTLS[@]} -gt 0 ]; then
+		in_ns "$c" sysctl -qw "${CASE_SYSCTLS[@]}" || return 1
+	fi
 	ns_new "$r" open || return 1
 	ns_new "$f" open || return 1
 	v6_prep "$c" "$r" "$f" || return 1
@@ -375,6 +384,12 @@ for name in "${cases[@]}"; do
 	fi
 	router=0
 	printf '%s\n' "$needs" | grep -q -x router && router=1
+	mapfile -t CASE_SYSCTLS < <(sed -n \
+		's|^// sysctl: *\([a-z0-9_.]*=[0-9]*\) *$|\1|p' "$HERE/$name.c")
+	if [ ${#CASE_SYSCTLS[@]} -gt 0 ] && [ $router -ne 1 ]; then
+		fail "$LABEL/$name" "a \"// sysctl:\" line needs \"// needs: router\" (namespaces of its own)"
+		continue
+	fi
 	kns=k
 	if [ $router -eq 1 ]; then
 		if ! router_up k 2>"$T/router-up.err"; then

@@ -20,7 +20,9 @@
  * the input's: a lease request may move it on.  After each step, checks
  * that abort when they fail:
  *  - psflow_held() agrees with the shadow for every socket and every
- *    label the input touched; no socket holds more than 32 labels;
+ *    label the input touched; no socket holds more than 4096 labels
+ *    (the daemon's bound: the kernel limits creating a lease, to 32 a
+ *    socket, not joining one);
  *  - a label leased exclusively is held once, one leased per user only
  *    by that uid, one per process only by that pid; a label handed out
  *    for "any" was nobody's;
@@ -65,7 +67,8 @@ enum { S_EXCL = 1, S_PROCESS = 2, S_USER = 3, S_ANY = 255 };
 #define MAX_SIZE 4096		/* FL_MAX_SIZE */
 
 #define NSLOT 6
-#define PER_SOCK 32		/* FL_MAX_PER_SOCK */
+#define PER_SOCK 32		/* FL_MAX_PER_SOCK: creating, not joining */
+#define MAX_HELD 4096		/* PS_MAX_FLOWLABELS: the daemon's bound */
 #define NSEEN 256
 #define SA_MAX 40
 
@@ -145,7 +148,8 @@ static bool f_local6(void *ctx, const struct ps_addr *a, uint32_t ifindex,
 	return a->a[0] == 0xfe && a->a[15] == 1 && ifindex;
 }
 
-static const struct ps_env env = {
+/* flowlabel_state_ranges: off, or on while an op_setopt() says so. */
+static struct ps_env env = {
 	.addr_type = f_addr_type,
 	.route = f_route,
 	.dev_index = f_dev_index,
@@ -167,7 +171,7 @@ struct slot {
 	int32_t pid;
 	int family;
 	bool raw;
-	uint32_t fl[PER_SOCK];	/* labels held, network order, repeated
+	uint32_t fl[MAX_HELD];	/* labels held, network order, repeated
 				 * as often as linked */
 	unsigned nfl;
 };
@@ -383,7 +387,16 @@ static int expect_join(const struct slot *s, const struct fl_req *q,
 		return -EEXIST;
 	if (!may_share(e, s, q->share))
 		return -EPERM;
-	return s->nfl >= PER_SOCK ? -ENOBUFS : 0;
+	return s->nfl >= MAX_HELD ? -ENOBUFS : 0;
+}
+
+/* fl_create(): no lease for :: nor a v4-mapped destination. */
+static bool bad_dst(const uint8_t *dst)
+{
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+	static const uint8_t any[16];
+
+	return !memcmp(dst, any, 16) || !memcmp(dst, mapped, 12);
 }
 
 /* ipv6_flowlabel_get()'s answer on the shadow's state, in its order. */
@@ -395,9 +408,13 @@ static int expect_get(const struct slot *s, const struct fl_req *q)
 		return -EPERM;
 	if (q->label & ~label_mask())
 		return -EINVAL;
-	/* fl_create(): the times, then the share mode */
+	if (env.flowlabel_state_ranges && (q->label & htonl(0x80000)))
+		return -ERANGE;
+	/* fl_create(): the times, the destination, then the share mode */
 	if (!linger_ms(q->linger) || !linger_ms(q->expires))
 		return -EPERM;
+	if (bad_dst(q->dst))
+		return -EINVAL;
 	if (!share_ok(q->share))
 		return -EINVAL;
 	if (e && e->users) {
@@ -407,7 +424,7 @@ static int expect_get(const struct slot *s, const struct fl_req *q)
 	}
 	if (!(q->flags & F_CREATE))
 		return -ENOENT;	/* fl_lookup() skips a lingering lease */
-	if (no_room(s) || s->nfl >= PER_SOCK)
+	if (no_room(s) || s->nfl >= MAX_HELD)
 		return -ENOBUFS;
 	return e ? expect_join(s, q, e) : 0;
 }
@@ -520,7 +537,7 @@ static void request(struct slot *s, const struct fl_req *q, uint32_t len,
 		rc = ps_setopt(s->sk, &env, SOL_IPV6, FLOWLABEL_MGR, b, len);
 		got = q->label;
 	} else {
-		rc = ps_flowlabel_opt(s->sk, b, len, &got);
+		rc = ps_flowlabel_opt(s->sk, &env, b, len, &got);
 	}
 	free(b);
 	if (rc != want && !(want == 0 && rc == -ENOMEM))
@@ -570,7 +587,9 @@ static void op_lease(struct rd *in)
 	q.flags = (uint16_t)((f & 0x80) ? f << 8 | f : f & 7);
 	q.expires = times[t & 7];
 	q.linger = times[t >> 3 & 7];
-	q.dst[15] = sh;
+	q.dst[15] = sh;		/* 0: ::, refused */
+	if (t & 0x40)
+		q.dst[10] = q.dst[11] = 0xff;	/* v4-mapped, refused */
 	request(s, &q, len, a & 0x20);
 }
 
@@ -587,6 +606,7 @@ static void op_fill(struct rd *in)
 	q.action = A_GET;
 	q.flags = F_CREATE;
 	q.share = shares[b & 3];
+	q.dst[15] = 1;
 	for (unsigned i = 0; i < (b >> 2) + 1u; i++)
 		request(s, &q, sizeof(q), false);
 }
@@ -632,6 +652,10 @@ static void op_setopt(struct rd *in)
 		abort();
 	if (rc == 0 && name == FLOWINFO_SEND && sndflow(s) != (v != 0))
 		abort();
+	/* The daemon's net.ipv6.flowlabel_state_ranges, as if started
+	 * with the other setting (the engine takes it per request). */
+	if (b & 0x10)
+		env.flowlabel_state_ranges = !env.flowlabel_state_ranges;
 }
 
 static uint32_t make_sa(uint8_t *sa, uint8_t ai, uint32_t flowinfo,
@@ -765,7 +789,7 @@ static void op_disconnect(struct rd *in)
  */
 static void close_slot(struct slot *s)
 {
-	uint32_t gone[PER_SOCK];
+	uint32_t gone[MAX_HELD];
 	unsigned n = s->nfl;
 	struct slot *o;
 
@@ -776,7 +800,8 @@ static void close_slot(struct slot *s)
 	s->sk = NULL;
 	o = pick(0);
 	for (unsigned i = 0; i < n; i++) {
-		struct fl_req q = { .label = gone[i], .share = S_ANY };
+		struct fl_req q = { .dst[15] = 1, .label = gone[i],
+				    .share = S_ANY };
 
 		check_label(gone[i]);
 		if (o && o->family == AF_INET6 && !holders(gone[i]))
@@ -813,7 +838,7 @@ static void step(struct rd *in)
 	default: op_close(in); break;
 	}
 	for (int i = 0; i < NSLOT; i++)
-		if (slots[i].sk && slots[i].nfl > PER_SOCK)
+		if (slots[i].sk && slots[i].nfl > MAX_HELD)
 			abort();
 }
 
@@ -852,6 +877,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pstab_allow_raw(tab, true);
 	nseen = 0;
 	fresh = 0;
+	env.flowlabel_state_ranges = false;
 	while (in.n)
 		step(&in);
 	finish();

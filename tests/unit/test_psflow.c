@@ -19,6 +19,9 @@
 #include "check.h"
 
 static uint64_t now_ms;
+/* Only its flowlabel_state_ranges is read here. */
+static struct ps_env env;
+static const char *dst = "::1";
 
 static uint64_t fake_clock(void *ctx)
 {
@@ -55,7 +58,7 @@ static int mgr(struct psock *sk, uint8_t action, uint32_t label,
 	uint32_t got;
 
 	memset(&q, 0, sizeof(q));
-	q.dst.s6_addr[15] = 1;
+	CHECK_EQ(inet_pton(AF_INET6, dst, &q.dst), 1);
 	q.label = htonl(label);
 	q.action = action;
 	q.share = share;
@@ -63,7 +66,7 @@ static int mgr(struct psock *sk, uint8_t action, uint32_t label,
 	q.linger = linger;
 	q.expires = expires;
 	memcpy(b, &q, sizeof(q));
-	return ps_flowlabel_opt(sk, b, sizeof(b), &got);
+	return ps_flowlabel_opt(sk, &env, b, sizeof(b), &got);
 }
 
 #define GET(sk, l, sh, fl) \
@@ -241,6 +244,104 @@ static void lingering_bounded(void)
 	pstab_free(tab);
 }
 
+/*
+ * Issue 21, item 2: every get builds a lease first (fl_create()), which
+ * refuses a destination of :: or a v4-mapped one (EINVAL) after the
+ * linger check and before the share mode's and any lookup.  A put or a
+ * renew does not look at it.
+ */
+static void dst_checked(void)
+{
+	static const char *const bad[] = { "::", "::ffff:10.0.0.1",
+					   "::ffff:0.0.0.0" };
+	struct pstab *tab = table();
+	struct psock *a = open6(tab, 1000, 10), *b = open6(tab, 1000, 11);
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		dst = bad[i];
+		CHECK_EQ(GET(a, 0x100, ANY, CX), -EINVAL);
+		CHECK_EQ(GET(a, 0, ANY, C), -EINVAL);
+		CHECK_EQ(GET(a, 0x101, ANY, 0), -EINVAL);
+		CHECK_EQ(mgr(a, IN6EXT_FL_A_GET, 0x100, IN6EXT_FL_S_ANY, CX,
+			     151, 0), -EPERM);
+	}
+	CHECK_EQ(leases(tab), 0);
+	dst = "::10.0.0.1";	/* v4-compatible: a destination like any */
+	CHECK_EQ(GET(a, 0x100, ANY, CX), 0);
+	dst = "::";
+	CHECK_EQ(GET(a, 0x100, ANY, CX), -EINVAL);	/* not EEXIST */
+	CHECK_EQ(GET(b, 0x100, ANY, 0), -EINVAL);	/* nor a join */
+	CHECK_EQ(mgr(a, IN6EXT_FL_A_RENEW, 0x100, 0, 0, 10, 0), 0);
+	CHECK_EQ(PUT(a, 0x100), 0);
+	dst = "::1";
+	pstab_close(tab, a);
+	pstab_close(tab, b);
+	pstab_free(tab);
+}
+
+/* With net.ipv6.flowlabel_state_ranges on, a get of a label with bit
+ * 0x80000 is ERANGE (bits past 20 first EINVAL); put and renew are not
+ * checked.  Off, those labels are leased as any. */
+static void state_ranges(void)
+{
+	struct pstab *tab = table();
+	struct psock *a = open6(tab, 1000, 10);
+
+	CHECK_EQ(GET(a, 0x80000, ANY, CX), 0);
+	CHECK_EQ(GET(a, 0xfffff, ANY, CX), 0);
+	env.flowlabel_state_ranges = true;
+	CHECK_EQ(GET(a, 0x180000, ANY, CX), -EINVAL);
+	CHECK_EQ(GET(a, 0x80001, ANY, CX), -ERANGE);
+	CHECK_EQ(GET(a, 0x80000, ANY, 0), -ERANGE);	/* held, even */
+	dst = "::";
+	CHECK_EQ(GET(a, 0xc0000, ANY, CX), -ERANGE);	/* before dst */
+	dst = "::1";
+	CHECK_EQ(GET(a, 0x7ffff, ANY, CX), 0);
+	CHECK_EQ(mgr(a, IN6EXT_FL_A_RENEW, 0x80000, 0, 0, 10, 0), 0);
+	CHECK_EQ(PUT(a, 0x80000), 0);
+	CHECK_EQ(PUT(a, 0xfffff), 0);
+	CHECK_EQ(PUT(a, 0x80001), -ESRCH);
+	env.flowlabel_state_ranges = false;
+	pstab_close(tab, a);
+	pstab_free(tab);
+}
+
+/*
+ * Joining shared leases is not limited per socket (only creating one,
+ * by mem_check()): a joins 100 leases four others created, each twice.
+ * The daemon's own bound, PS_MAX_FLOWLABELS a socket, is ENOBUFS.
+ */
+static void joins_unbounded(void)
+{
+	struct pstab *tab = table();
+	struct psock *a = open6(tab, 1000, 10), *c[4];
+	unsigned n = 0;
+
+	for (int k = 0; k < 4; k++) {
+		c[k] = open6(tab, 2000, 20 + k);
+		for (uint32_t l = 0; l < 25; l++)
+			CHECK_EQ(GET(c[k], 0x1000 + 25 * k + l, ANY, CX), 0);
+	}
+	for (int round = 0; round < 2; round++)
+		for (uint32_t l = 0x1000; l < 0x1000 + 100; l++)
+			n += GET(a, l, ANY, 0) == 0;
+	CHECK_EQ(n, 200);
+	CHECK_EQ(GET(a, 0x2000, ANY, CX), -ENOBUFS);	/* FL_MAX_PER_SOCK */
+	CHECK_EQ(PUT(a, 0x1000), 0);
+	CHECK_EQ(PUT(a, 0x1000), 0);
+	CHECK_EQ(PUT(a, 0x1000), -ESRCH);
+	for (n = 198; n < PS_MAX_FLOWLABELS; n++)
+		if (GET(a, 0x1001, ANY, 0) != 0)
+			break;
+	CHECK_EQ(n, PS_MAX_FLOWLABELS);
+	CHECK_EQ(GET(a, 0x1001, ANY, 0), -ENOBUFS);
+	CHECK_EQ(leases(tab), 100);
+	pstab_close(tab, a);
+	for (int k = 0; k < 4; k++)
+		pstab_close(tab, c[k]);
+	pstab_free(tab);
+}
+
 int main(void)
 {
 	TEST(put_lingers);
@@ -248,5 +349,8 @@ int main(void)
 	TEST(taken_up_again_and_renewed);
 	TEST(close_lingers);
 	TEST(lingering_bounded);
+	TEST(dst_checked);
+	TEST(state_ranges);
+	TEST(joins_unbounded);
 	return CHECK_DONE();
 }
