@@ -179,6 +179,35 @@ static void op_attach(struct server *s, struct client *c, struct ssock *ss,
 	r->result = 0;
 }
 
+/*
+ * Which of the caller's uid's relayed sockets has a data descriptor of
+ * this cookie (a program that got it across exec asks, before it writes
+ * a proof on it: a descriptor that is not ours must never be written
+ * on).  It tells the uid what it may know already (its own sockets'
+ * handles) and grants nothing: WIRE_ATTACH still wants the proof.
+ */
+static void op_find(struct server *s, struct client *c, struct ssock *ss,
+		    const struct wire_req *req, struct reply *r)
+{
+	uint32_t body[3];
+
+	r->result = -ENOENT;
+	for (uint32_t i = 0; i < s->nslots; i++) {
+		struct ssock *x = s->slots[i].ss;
+
+		if (!x || x->broker || x->uid != c->uid ||
+		    x->cookie != req->u.cookie)
+			continue;
+		body[0] = x->handle;
+		body[1] = (uint32_t)ps_family(x->ps);
+		body[2] = ps_type(x->ps) == SOCK_RAW ? WIRE_FIND_RAW : 0;
+		memcpy(r->body, body, sizeof(body));
+		r->len = sizeof(body);
+		r->result = 0;
+		return;
+	}
+}
+
 static void op_detach(struct server *s, struct client *c, struct ssock *ss,
 		      const struct wire_req *req, struct reply *r)
 {
@@ -640,6 +669,7 @@ static const op_fn ops[WIRE_TYPE_END] = {
 	[WIRE_BROKER_BIND] = op_broker_bind,
 	[WIRE_ERRQ] = op_errq,
 	[WIRE_USERS] = op_users,
+	[WIRE_FIND] = op_find,
 };
 
 int ops_run(struct server *s, struct client *c, const struct wire_req *req,

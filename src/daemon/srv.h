@@ -124,6 +124,10 @@ struct ssock {
 	struct psock *ps;
 	uid_t uid;
 	pid_t pid;
+	/* Relayed: the SO_COOKIE of the client's end of the data pair, by
+	 * which a program that inherited it across exec finds it
+	 * (WIRE_FIND); a cookie, unlike an inode number, is never reused. */
+	uint64_t cookie;
 	struct client **clients;
 	size_t nclients, capclients;
 	/* Relayed: its state (sstate.c), and the slots it is copied to. */

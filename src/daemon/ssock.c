@@ -192,6 +192,17 @@ int ssock_pair(int pair[2])
 	return err;
 }
 
+/* The client's end's cookie: WIRE_FIND's key. */
+static int pair_cookie(int fd, uint64_t *cookie)
+{
+	socklen_t len = sizeof(*cookie);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_COOKIE, cookie, &len) != 0 ||
+	    len != sizeof(*cookie) || *cookie == 0)
+		return -ENOBUFS;
+	return 0;
+}
+
 /* The client wrote on its data descriptor, or let go of it. */
 static void on_data(void *data, uint32_t events)
 {
@@ -223,6 +234,8 @@ int ssock_new_relay(struct server *s, struct client *c,
 		return err;
 	}
 	err = ssock_pair(pair);
+	if (!err)
+		err = pair_cookie(pair[1], &ss->cookie);
 	if (!err)
 		err = sstate_mirror(ss, c->arena, slot);
 	if (err)

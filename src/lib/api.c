@@ -10,6 +10,7 @@
 
 #include "lib/backend.h"
 #include "lib/fdtab.h"
+#include "lib/inherit.h"
 #include "pingsock.h"
 #include "lib/sys.h"
 
@@ -20,6 +21,13 @@
 static bool plain_io(int fd)
 {
 	enum fdkind k = fdtab_kind(fd);
+
+	if (k == FDK_NONE) {
+		inherit_scan();	/* it may have come across exec */
+		k = fdtab_kind(fd);
+	}
+	if (k == FDK_INHERITED)
+		k = inherit_resolve(fd);
 
 	return k == FDK_KERNEL || k == FDK_BROKER ||
 	       (k == FDK_NONE && !fdtab_has_sockets());

@@ -16,6 +16,7 @@
 #include "lib/clock.h"
 #include "lib/errq.h"
 #include "lib/fdtab.h"
+#include "lib/inherit.h"
 #include "lib/relay.h"
 #include "lib/shimapi.h"
 #include "pingsock.h"
@@ -33,11 +34,12 @@ static bool relayed(int fd, struct fdent *e)
 /* Nothing of the library's among fds: no lookup needed. */
 static bool none_ours(const struct pollfd *fds, nfds_t nfds)
 {
+	inherit_scan();	/* what came across exec is ours too */
 	for (nfds_t i = 0; i < nfds; i++) {
 		enum fdkind k = fdtab_kind(fds[i].fd);
 
-		if (fdkind_relayed(k) || (k == FDK_NONE && fds[i].fd >= 0 &&
-					  fdtab_has_sockets()))
+		if (fdkind_relayed(k) || k == FDK_INHERITED ||
+		    (k == FDK_NONE && fds[i].fd >= 0 && fdtab_has_sockets()))
 			return false;
 	}
 	return true;

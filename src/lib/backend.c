@@ -8,6 +8,7 @@
 
 #include "lib/broker.h"
 #include "lib/env.h"
+#include "lib/inherit.h"
 #include "lib/rawcompat.h"
 #include "lib/relay.h"
 #include "lib/sys.h"
@@ -127,6 +128,7 @@ static const struct backend_ops *const by_kind[] = {
 	[FDK_RAW] = &raw_ops,
 	[FDK_BROKER_FRESH] = &broker_ops,
 	[FDK_BROKER] = &broker_ops,
+	[FDK_INHERITED] = &kernel_ops,	/* resolved before any call */
 };
 
 static void (*on_release)(const struct fdent *e);
@@ -151,6 +153,13 @@ const struct backend_ops *backend_lookup(int fd, struct fdent *e)
 
 	if (!fdtab_find(fd, e, &gone))
 		release(&gone);
+	if (e->kind == FDK_NONE && fd >= 0)
+		inherit_scan();	/* it may have come across exec */
+	if (fdtab_kind(fd) == FDK_INHERITED) {
+		inherit_resolve(fd);
+		if (!fdtab_find(fd, e, &gone))
+			release(&gone);
+	}
 	return by_kind[e->kind];
 }
 

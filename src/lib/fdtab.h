@@ -44,6 +44,9 @@ enum fdkind {
 	FDK_BROKER_FRESH,	/* a kernel socket from pingsockd's broker
 				 * mode, not sent on or connected yet */
 	FDK_BROKER,		/* ... used: only close and dup concern us */
+	FDK_INHERITED,		/* came across exec, maybe a relayed socket:
+				 * the daemon is asked at its first use
+				 * (inherit.h: inherit_resolve) */
 };
 
 /* Every call on it is a request to pingsockd (or a read of its data). */

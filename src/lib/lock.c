@@ -6,9 +6,9 @@
 static pthread_mutex_t locks[LOCK_COUNT] = {
 	PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
 	PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
-	PTHREAD_MUTEX_INITIALIZER,
+	PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
 };
-_Static_assert(LOCK_COUNT == 5, "one initializer per lock");
+_Static_assert(LOCK_COUNT == 6, "one initializer per lock");
 
 /* The default TLS model: libpingsock.so may be dlopen()ed.  The preload,
  * whose signal handlers read it, is loaded at start, where every model

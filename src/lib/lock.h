@@ -26,6 +26,8 @@
 enum lock_id {
 	LOCK_SHIM_EPOLL,	/* the preload's epoll registrations */
 	LOCK_BROKER,		/* broker sockets: the pool, options kept */
+	LOCK_INHERIT,		/* an inherited descriptor's first use
+				 * (inherit.c) */
 	LOCK_FDTAB,		/* the descriptor table */
 	LOCK_ATTACH,		/* a proof and its WIRE_ATTACH (relay.c) */
 	LOCK_HELLO,		/* a WIRE_HELLO and the arena (state.c) */

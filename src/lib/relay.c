@@ -153,3 +153,53 @@ int relay_call(int fd, struct fdent *ent, struct wire_req *req,
 		rc = -ECONNRESET;
 	return rc;
 }
+
+/* WIRE_FIND: which of our uid's relayed sockets fd's cookie names. */
+static int find_call(struct conn *c, uint64_t cookie, struct fdent *ent)
+{
+	struct wire_req req = { .type = WIRE_FIND };
+	uint32_t body[3] = { 0, 0, 0 };
+	size_t blen = sizeof(body);
+	int rc;
+
+	req.u.cookie = cookie;
+	rc = conn_exchange(c, &req, NULL, 0, body, &blen, NULL);
+	if (rc < 0)
+		return rc;
+	if (blen != sizeof(body))
+		return -EPROTO;
+	ent->kind = body[2] & WIRE_FIND_RAW ? FDK_RAW : FDK_RELAY;
+	ent->family = (int)body[1];
+	ent->handle = body[0];
+	return 0;
+}
+
+/*
+ * Only once the daemon has said that fd is one of our uid's sockets is
+ * anything written on it (attach's proof): a descriptor the daemon does
+ * not know is the program's own, and its protocol is none of ours.
+ */
+int relay_adopt(int fd, uint64_t cookie)
+{
+	struct fdent ent = { .livefd = -1 }, gone;
+	struct conn *c;
+	int rc;
+
+	lock_enter();
+	rc = conn_take(&c);
+	if (rc) {
+		lock_leave();
+		return -ECONNRESET;
+	}
+	rc = find_call(c, cookie, &ent);
+	if (rc == 0 && fdtab_add(fd, &ent) != 0)
+		rc = -ENOMEM;
+	if (rc == 0) {
+		rc = attach(c, fd, &ent);
+		if (rc < 0)
+			fdtab_remove(fd, &gone);	/* nothing to release */
+	}
+	conn_give(c);
+	lock_leave();
+	return rc;
+}

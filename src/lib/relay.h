@@ -44,6 +44,15 @@ int relay_conn_call(const struct wire_req *req, const struct iovec *data,
  */
 int relay_prove(int fd, uint8_t *nonce);
 
+/*
+ * fd came across exec (inherit.h) and is an AF_UNIX socket of this
+ * SO_COOKIE: if pingsockd says it is one of our uid's relayed sockets,
+ * attach it (proving that we hold it) and give it its entry.  0, or
+ * -errno (-ENOENT: not one of the daemon's; nothing was written on it,
+ * and its entry is as it was).
+ */
+int relay_adopt(int fd, uint64_t cookie);
+
 /* POLLIN fired on fd: a datagram is queued (wake-ups at its head taken),
  * not only wake-ups (relay_io.c). */
 bool relay_data_queued(int fd, const struct fdent *ent);

@@ -11,6 +11,7 @@
 
 #include "lib/backend.h"
 #include "lib/env.h"
+#include "lib/inherit.h"
 #include "lib/sys.h"
 #include "shim/shim.h"
 
@@ -115,6 +116,10 @@ __attribute__((constructor)) static void shim_load(void)
 {
 	env_freeze();
 	shim_init();
+	/* Its ping sockets, if the program got any across exec: the shim
+	 * cannot tell a call on one from any other call on an unknown
+	 * descriptor, so it learns them now (inherit.h). */
+	inherit_scan();
 }
 
 const char *shim_errstr(void)

@@ -37,6 +37,7 @@
 #include <sys/types.h>
 
 #include "lib/fdtab.h"
+#include "lib/inherit.h"
 #include "lib/lock.h"
 
 struct shim_real {
@@ -139,7 +140,10 @@ static inline enum fdkind shim_kind(int fd)
 {
 	enum fdkind k = fdtab_kind(fd);
 
-	return k != FDK_NONE && lock_held() ? FDK_NONE : k;
+	if (k != FDK_NONE && lock_held())
+		return FDK_NONE;
+	/* Came across exec: the daemon says at its first use (inherit.h). */
+	return k == FDK_INHERITED ? inherit_resolve(fd) : k;
 }
 
 /* PINGSOCK_DEBUG=1: one line on stderr; keeps errno. */

@@ -210,6 +210,24 @@ static int dec_table(struct rbuf *r, struct wire_req *req)
 	return rbuf_u32(r, &req->u.cursor);
 }
 
+/* WIRE_FIND: a socket cookie (never 0: the kernel's start at 1). */
+static void enc_find(struct wbuf *w, const struct wire_req *req)
+{
+	if (req->u.cookie == 0)
+		w->overflow = 1;
+	wbuf_i64(w, (int64_t)req->u.cookie);
+}
+
+static int dec_find(struct rbuf *r, struct wire_req *req)
+{
+	int64_t v;
+
+	if (rbuf_i64(r, &v) || v == 0)
+		return -1;
+	req->u.cookie = (uint64_t)v;
+	return 0;
+}
+
 /* ---- what the answers carry beyond their length ---- */
 
 static void want_fd(struct wire_answer *ans, uint8_t kind)
@@ -274,6 +292,18 @@ static int ans_attach(const struct wire_req *req, struct wire_answer *ans)
 	memcpy(&slot, ans->body + 8, 4);
 	return handle != 0 && (family == AF_INET || family == AF_INET6) &&
 	       slot_ok(slot) ? 0 : -1;
+}
+
+/* WIRE_FIND: u32 handle, u32 family, u32 WIRE_FIND_*. */
+static int ans_find(const struct wire_req *req, struct wire_answer *ans)
+{
+	uint32_t handle, family, flags;
+
+	memcpy(&handle, ans->body, 4);
+	memcpy(&family, ans->body + 4, 4);
+	memcpy(&flags, ans->body + 8, 4);
+	return handle != 0 && (family == AF_INET || family == AF_INET6) &&
+	       !(flags & ~WIRE_FIND_RAW) ? 0 : -1;
 }
 
 /* WIRE_ERRQ: u32 the record's whole data length, its header, as much of
@@ -392,6 +422,8 @@ static const struct wire_req_type types[WIRE_TYPE_END] = {
 		UNATT, WIRE_OK_ZERO, CHECKED, { 0 }, ans_errq },
 	[WIRE_USERS] = { "users", 0, enc_table, dec_table,
 		0, WIRE_OK_ZERO, CHECKED, { 0 }, ans_users },
+	[WIRE_FIND] = { "find", 0, enc_find, dec_find,
+		0, WIRE_OK_ZERO, 12, { 0 }, ans_find },
 };
 
 const struct wire_req_type *wire_req_type(unsigned type)

@@ -48,7 +48,7 @@
 
 #include "wire/in6ext.h"
 
-#define WIRE_VERSION 8
+#define WIRE_VERSION 9
 
 /* Largest ICMP message a client may hand over (the kernel's 0xFFFF check). */
 #define WIRE_DATA_MAX 0xFFFF
@@ -91,6 +91,11 @@ enum wire_type {
 			 * wire_dgram then its data; -EAGAIN if none */
 	WIRE_USERS,	/* u32 cursor (the least uid) -> struct
 			 * wire_users_hdr, entries */
+	WIRE_FIND,	/* u64 a descriptor's SO_COOKIE -> u32 handle, u32
+			 * family, u32 WIRE_FIND_*: the caller's uid's
+			 * relayed socket whose data descriptor has that
+			 * cookie; -ENOENT if none (a program inherited
+			 * it across exec: it proves it holds it next) */
 	WIRE_TYPE_END
 };
 
@@ -117,6 +122,9 @@ struct wire_proof {
 	uint32_t magic;
 	uint8_t nonce[WIRE_NONCE_LEN];
 };
+
+/* WIRE_FIND's answer, after the family. */
+#define WIRE_FIND_RAW 1u	/* the raw-socket emulation (type SOCK_RAW) */
 
 /* WIRE_OPEN's answer, after the handle. */
 #define WIRE_OPEN_BROKER 1u	/* a kernel ping socket: see broker.h */
@@ -162,6 +170,7 @@ struct wire_req {
 		int32_t how;
 		uint32_t ident;
 		uint32_t cursor;	/* WIRE_TABLE: 0, or the last page's next */
+		uint64_t cookie;	/* WIRE_FIND */
 	} u;
 };
 

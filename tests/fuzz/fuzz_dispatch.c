@@ -124,6 +124,7 @@ struct hsock {
 	uint32_t handle;
 	int family;
 	bool broker, raw, rebound;
+	uid_t uid;		/* its opener's (WIRE_FIND answers only it) */
 	bool gone;		/* its data (liveness) descriptor closed here */
 	int fd[K_END];
 	unsigned attached;	/* clients linked to it, by slot */
@@ -772,6 +773,22 @@ static uint32_t pick_handle(void)
 	return H.h[b % H.nh].handle;
 }
 
+/* A socket cookie to look up (WIRE_FIND): a socket's data
+ * descriptor's here, or any. */
+static uint64_t pick_cookie(void)
+{
+	uint8_t b = fin_u8(&H.in);
+	uint64_t cookie = 0;
+	socklen_t len = sizeof(cookie);
+	struct hsock *hs = H.nh ? &H.h[b % H.nh] : NULL;
+
+	if (b < 0xf0 && hs && hs->fd[K_DATA] >= 0 &&
+	    getsockopt(hs->fd[K_DATA], SOL_SOCKET, SO_COOKIE, &cookie,
+		       &len) == 0 && cookie)
+		return cookie;
+	return (uint64_t)fin_u32(&H.in) + 1;
+}
+
 static void op_close_client(void)
 {
 	int ci;
@@ -1129,6 +1146,7 @@ static void ans_open(int ci, const struct expect *e, const uint8_t *body,
 	if (hs) {
 		hs->broker = broker;
 		hs->raw = (e->req.u.open.type & 0xf) == SOCK_RAW;
+		hs->uid = H.c[ci].uid;
 		hs->attached = broker ? 0 : 1u << ci;
 	}
 	if (broker) {
@@ -1292,6 +1310,31 @@ static void ans_users(int ci, const struct expect *e, const uint8_t *body,
 	}
 }
 
+/* WIRE_FIND found a socket: a relayed one this harness knows, of the
+ * family and kind it has, whose data descriptor has the cookie asked. */
+static void ans_find(int ci, const struct expect *e, const uint8_t *body,
+		     size_t len)
+{
+	uint32_t b[3];
+	uint64_t cookie = 0;
+	socklen_t clen = sizeof(cookie);
+	struct hsock *hs;
+
+	if (len != sizeof(b))
+		fuzz_fail("FIND: not handle, family, flags");
+	memcpy(b, body, sizeof(b));
+	hs = hs_find(b[0]);
+	if (!hs || hs->broker || (int)b[1] != hs->family ||
+	    !(b[2] & WIRE_FIND_RAW) != !hs->raw)
+		fuzz_fail("FIND: not a relayed socket as it was opened");
+	if (hs->uid != H.c[ci].uid)
+		fuzz_fail("FIND: another user's socket");
+	if (hs->fd[K_DATA] >= 0 &&
+	    (getsockopt(hs->fd[K_DATA], SOL_SOCKET, SO_COOKIE, &cookie,
+			&clen) != 0 || cookie != e->req.u.cookie))
+		fuzz_fail("FIND: another socket than the cookie's");
+}
+
 static void ans_other(int ci, const struct expect *e, int32_t result,
 		      const uint8_t *body, size_t len)
 {
@@ -1333,6 +1376,9 @@ static void ans_other(int ci, const struct expect *e, int32_t result,
 		break;
 	case WIRE_ERRQ:
 		ans_errq(e, body, len);
+		break;
+	case WIRE_FIND:
+		ans_find(ci, e, body, len);
 		break;
 	default:
 		break;
@@ -1948,7 +1994,7 @@ static void op_simple(void)
 {
 	static const uint16_t types[] = {
 		WIRE_DETACH, WIRE_GETNAME, WIRE_GETPEER, WIRE_SHUTDOWN,
-		WIRE_STATS, WIRE_TABLE, WIRE_ERRQ, WIRE_USERS,
+		WIRE_STATS, WIRE_TABLE, WIRE_ERRQ, WIRE_USERS, WIRE_FIND,
 	};
 	struct wire_req req;
 	uint8_t how;
@@ -1962,8 +2008,10 @@ static void op_simple(void)
 		req.u.cursor = how & 0x80 ? fin_u8(&H.in) : 0;
 	else if (req.type == WIRE_SHUTDOWN)
 		req.u.how = how & 0x80 ? (int32_t)fin_u32(&H.in) : how >> 5;
+	else if (req.type == WIRE_FIND)
+		req.u.cookie = pick_cookie();
 	if (req.type != WIRE_STATS && req.type != WIRE_TABLE &&
-	    req.type != WIRE_USERS)
+	    req.type != WIRE_USERS && req.type != WIRE_FIND)
 		req.handle = pick_handle();
 	send_req(ci, &req, NULL, 0, false);
 }

@@ -7,7 +7,7 @@
  *   impostor PATH MODE
  *
  * It listens on PATH (mode 0666) and answers every request as pingsockd
- * does (protocol 8): HELLO with the token of its one state arena, and
+ * does (protocol 9): HELLO with the token of its one state arena, and
  * the arena itself (a sealed memfd) to a client that does not name it;
  * OPEN with the data descriptor and a slot of the arena; a socket's
  * request on a connection that does not know it with WIRE_R_UNATTACHED,
@@ -1092,6 +1092,8 @@ static void answer_normal(const struct wire_req *req, struct ans *a,
 	case WIRE_TABLE: a->len = sizeof(struct wire_table_hdr); break;
 	case WIRE_USERS: a->len = sizeof(struct wire_users_hdr); break;
 	case WIRE_BROKER_BIND: add_fd(a, ping_sock(sk->family), true); break;
+	/* It knows no inherited socket: its own are the client's. */
+	case WIRE_FIND: a->result = -ENOENT; break;
 	default: break;		/* result 0, nothing else */
 	}
 }

@@ -1335,7 +1335,8 @@ static void after_exec(const char *kept_s, const char *before)
 	char now[1024];
 
 	sockets("exec_after: in the new program", 1);
-	out("exec_after: the kept socket: F_GETFD %s", fdflags(kept));
+	/* What the exec handed over, before the kept socket's first use
+	 * (which connects this program's own preload to the daemon). */
 	list_fds(now, sizeof(now));
 	for (const char *p = now; *p;) {
 		char *end;
@@ -1345,6 +1346,7 @@ static void after_exec(const char *kept_s, const char *before)
 			extra++;
 		p = *end ? end + 1 : end;
 	}
+	out("exec_after: the kept socket: F_GETFD %s", fdflags(kept));
 	out("exec_after: other descriptors the new program got: %d", extra);
 }
 

@@ -486,6 +486,27 @@ static void answer_attach(void)
 	CHECK_EQ(chk(&req, WIRE_R_UNATTACHED, NULL, 0), -1);
 }
 
+/* WIRE_FIND: handle, family, known flags only; ENOENT when none. */
+static void answer_find(void)
+{
+	struct wire_req req = { .type = WIRE_FIND, .u.cookie = 5 };
+	uint32_t b[3] = { 9, AF_INET, WIRE_FIND_RAW };
+
+	CHECK_EQ(chk(&req, 0, b, 12), 0);
+	CHECK_EQ(ans.nfds, 0);
+	CHECK_EQ(chk(&req, 0, b, 8), -1);
+	CHECK_EQ(chk(&req, -ENOENT, NULL, 0), 0);
+	b[2] = 2;
+	CHECK_EQ(chk(&req, 0, b, 12), -1);
+	b[2] = 0;
+	b[1] = AF_UNIX;
+	CHECK_EQ(chk(&req, 0, b, 12), -1);
+	b[1] = AF_INET6;
+	b[0] = 0;
+	CHECK_EQ(chk(&req, 0, b, 12), -1);
+	CHECK_EQ(chk(&req, WIRE_R_UNATTACHED, NULL, 0), -1);
+}
+
 /* A record: its whole length, then as much of it as fits. */
 static void answer_errq(void)
 {
@@ -734,6 +755,7 @@ int main(void)
 	TEST(answer_hello);
 	TEST(answer_open);
 	TEST(answer_attach);
+	TEST(answer_find);
 	TEST(answer_errq);
 	TEST(answer_send);
 	TEST(answer_options);

@@ -192,6 +192,12 @@ static size_t samples(struct sample *s)
 	s[n].req.nonce[15] = 1;
 	s[n++].req.u.addr.len = 0;
 
+	s[n].req.type = WIRE_FIND;
+	s[n++].req.u.cookie = 1;
+	s[n].req.type = WIRE_FIND;
+	s[n].req.handle = 12;
+	s[n++].req.u.cookie = 0xfedcba9876543210ull;
+
 	CHECK(n <= NSAMPLES);	/* the callers' arrays */
 	return n;
 }
@@ -261,6 +267,8 @@ static int same_req(const struct wire_req *a, const struct wire_req *b,
 	case WIRE_TABLE:
 	case WIRE_USERS:
 		return a->u.cursor == b->u.cursor;
+	case WIRE_FIND:
+		return a->u.cookie == b->u.cookie;
 	default:
 		return 1;
 	}
@@ -637,6 +645,25 @@ static void keepid_range(void)
 	CHECK_EQ(wire_encode_req(&req, msg, sizeof(msg)), -1);
 }
 
+/* FIND: exactly a cookie, never 0 (the kernel's start at 1). */
+static void find_request(void)
+{
+	struct wire_req out, req = { .type = WIRE_FIND };
+	struct wbuf w;
+
+	raw_hdr(&w, WIRE_FIND);
+	wbuf_i64(&w, 42);
+	CHECK_EQ(raw_decode(&w, &out), 0);
+	CHECK_EQ(out.u.cookie, 42);
+	raw_hdr(&w, WIRE_FIND);
+	wbuf_i64(&w, 0);
+	CHECK_EQ(raw_decode(&w, &out), -1);
+	raw_hdr(&w, WIRE_FIND);
+	wbuf_u32(&w, 42);
+	CHECK_EQ(raw_decode(&w, &out), -1);
+	CHECK_EQ(wire_encode_req(&req, msg, sizeof(msg)), -1);
+}
+
 /*
  * ATTACH: exactly a nonce (no descriptor proves anything any more);
  * BROKER_BIND: nonce, known flags only, a device index >= 0, a name.
@@ -789,6 +816,7 @@ static void type_names(void)
 	CHECK(strcmp(wire_type_name(WIRE_USERS), "users") == 0);
 	CHECK(strcmp(wire_type_name(WIRE_KEEPID), "keepid") == 0);
 	CHECK(strcmp(wire_type_name(WIRE_TABLE), "table") == 0);
+	CHECK(strcmp(wire_type_name(WIRE_FIND), "find") == 0);
 	CHECK(strcmp(wire_type_name(0), "unknown") == 0);
 	CHECK(strcmp(wire_type_name(WIRE_TYPE_END), "unknown") == 0);
 	CHECK(strcmp(wire_type_name(0xffffffffu), "unknown") == 0);
@@ -810,6 +838,7 @@ int main(void)
 	TEST(send_namelen_limit);
 	TEST(encoder_small_buffer);
 	TEST(keepid_range);
+	TEST(find_request);
 	TEST(proof_requests);
 	TEST(table_request);
 	TEST(table_answer_checked);
