@@ -211,9 +211,9 @@ grep -qP "^Uid:\t$PS_DAEMON_UID\t$PS_DAEMON_UID\t$PS_DAEMON_UID\t$PS_DAEMON_UID\
 # is refused without the chroot, as the empty root refuses it; and a path
 # out through that directory's "..", which the chroot alone would let
 # through, is refused either way.  A reload still reads the file.
-if [ $asan = 1 ]; then
-	skip notify/landlock "sanitizer build: no file system sandbox"
-else
+# The sanitizer build keeps the file system (LeakSanitizer reads /proc at
+# exit): the plain build's pass checks this, the sanitizer's says nothing.
+if [ $asan = 0 ]; then
 	printf 'rate = 0\n' >"$T/ll.conf"
 	chmod 644 "$T/ll.conf"
 	for try in absolute dotdot; do

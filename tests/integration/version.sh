@@ -46,7 +46,11 @@ ln -s "$B/libpingsock.so" "$T/lib/libpingsock.so"
 [ -z "$soname" ] || [ "$soname" = libpingsock.so ] ||
 	ln -s "$B/libpingsock.so" "$T/lib/$soname"
 if command -v "$CC" >/dev/null; then
-	if "$CC" -std=c99 -Wall -Werror -Iinclude -o "$T/v" tests/lib/version.c \
+	# A sanitizer build's library needs its runtime first in the program.
+	san=()
+	objdump -p "$B/libpingsock.so" 2>/dev/null | grep -q 'NEEDED.*libasan' &&
+		san=(-fsanitize=address,undefined)
+	if "$CC" -std=c99 -Wall -Werror "${san[@]}" -Iinclude -o "$T/v" tests/lib/version.c \
 		-L"$T/lib" -Wl,-rpath,"$T/lib" -lpingsock 2>"$T/cc.err"; then
 		check header_alone "$want" "$("$T/v" 2>&1)"
 	else
