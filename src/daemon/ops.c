@@ -189,23 +189,18 @@ static void op_attach(struct server *s, struct client *c, struct ssock *ss,
 static void op_find(struct server *s, struct client *c, struct ssock *ss,
 		    const struct wire_req *req, struct reply *r)
 {
+	struct ssock *x = ssock_by_cookie(s, req->u.cookie);
 	uint32_t body[3];
 
 	r->result = -ENOENT;
-	for (uint32_t i = 0; i < s->nslots; i++) {
-		struct ssock *x = s->slots[i].ss;
-
-		if (!x || x->broker || x->uid != c->uid ||
-		    x->cookie != req->u.cookie)
-			continue;
-		body[0] = x->handle;
-		body[1] = (uint32_t)ps_family(x->ps);
-		body[2] = ps_type(x->ps) == SOCK_RAW ? WIRE_FIND_RAW : 0;
-		memcpy(r->body, body, sizeof(body));
-		r->len = sizeof(body);
-		r->result = 0;
+	if (!x || x->broker || x->uid != c->uid)
 		return;
-	}
+	body[0] = x->handle;
+	body[1] = (uint32_t)ps_family(x->ps);
+	body[2] = ps_type(x->ps) == SOCK_RAW ? WIRE_FIND_RAW : 0;
+	memcpy(r->body, body, sizeof(body));
+	r->len = sizeof(body);
+	r->result = 0;
 }
 
 static void op_detach(struct server *s, struct client *c, struct ssock *ss,

@@ -312,6 +312,7 @@ static void teardown(struct server *s)
 			ssock_free(s, ss);
 	}
 	free(s->slots);
+	free(s->by_cookie);
 	pstab_free(s->tab);
 	uidtab_free(s->uids);
 	if (s->conf.socket_path)

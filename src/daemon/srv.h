@@ -128,6 +128,7 @@ struct ssock {
 	 * which a program that inherited it across exec finds it
 	 * (WIRE_FIND); a cookie, unlike an inode number, is never reused. */
 	uint64_t cookie;
+	struct ssock *cookie_next;	/* its chain in server.by_cookie */
 	struct client **clients;
 	size_t nclients, capclients;
 	/* Relayed: its state (sstate.c), and the slots it is copied to. */
@@ -185,6 +186,7 @@ struct server {
 	const struct ps_env *env;
 	struct slot *slots;
 	uint32_t nslots, free_head;
+	struct ssock **by_cookie;	/* relayed sockets by cookie (ssock.c) */
 	struct client *clients;
 	struct arena *arenas;	/* all of them (arena.h) */
 	struct wire_stats stats;
@@ -266,6 +268,9 @@ void deliver_local_error(struct server *s, struct ssock *ss,
 int ssock_slot(struct server *s, struct ssock *ss);
 void ssock_unslot(struct server *s, uint32_t handle);
 struct ssock *ssock_get(const struct server *s, uint32_t handle);
+/* The relayed socket whose client end has this SO_COOKIE (WIRE_FIND), or
+ * NULL: one chain of a hash, not a walk over every socket. */
+struct ssock *ssock_by_cookie(const struct server *s, uint64_t cookie);
 int ssock_link(struct client *c, struct ssock *ss);
 void ssock_unlink(struct client *c, struct ssock *ss);
 bool ssock_linked(const struct ssock *ss, const struct client *c);

@@ -141,6 +141,52 @@ void ssock_fds(struct server *s, uid_t uid, int n)
 		uidtab_add(s->uids, u, UID_FDS, n);
 }
 
+/*
+ * The index by cookie.  WIRE_FIND is any client's to ask, as often as it
+ * likes: a walk over every socket (20,000 here, each a cache miss) would
+ * let one user spend the daemon's time that others wait for.  2^14
+ * chains, about one socket each at this machine's descriptor limit; the
+ * kernel hands cookies out in sequence, and Fibonacci hashing spreads
+ * those evenly, and no client chooses them.
+ */
+#define COOKIE_BITS 14
+
+static size_t cookie_chain(uint64_t cookie)
+{
+	return (size_t)((cookie * 0x9E3779B97F4A7C15ull) >> (64 - COOKIE_BITS));
+}
+
+static void cookie_add(struct server *s, struct ssock *ss)
+{
+	struct ssock **chain = &s->by_cookie[cookie_chain(ss->cookie)];
+
+	ss->cookie_next = *chain;
+	*chain = ss;
+}
+
+static void cookie_del(struct server *s, struct ssock *ss)
+{
+	if (!ss->cookie || !s->by_cookie)
+		return;
+	for (struct ssock **p = &s->by_cookie[cookie_chain(ss->cookie)]; *p;
+	     p = &(*p)->cookie_next)
+		if (*p == ss) {
+			*p = ss->cookie_next;
+			return;
+		}
+}
+
+struct ssock *ssock_by_cookie(const struct server *s, uint64_t cookie)
+{
+	if (!s->by_cookie || !cookie)
+		return NULL;
+	for (struct ssock *x = s->by_cookie[cookie_chain(cookie)]; x;
+	     x = x->cookie_next)
+		if (x->cookie == cookie)
+			return x;
+	return NULL;
+}
+
 void ssock_release(struct server *s, struct ssock *ss)
 {
 	audit_close(ss);
@@ -149,6 +195,7 @@ void ssock_release(struct server *s, struct ssock *ss)
 	free(ss->clients);
 	free(ss->dests.h);
 	sstate_free(s, ss);
+	cookie_del(s, ss);
 	ssock_unslot(s, ss->handle);
 	pstab_close(s->tab, ss->ps);
 	/* Also leaves the loop; what a client queued there goes with it
@@ -218,9 +265,13 @@ static void on_data(void *data, uint32_t events)
 int ssock_new_relay(struct server *s, struct client *c,
 		     const struct wire_req *req, int *client_fd, uint32_t *slot)
 {
-	struct ssock *ss = calloc(1, sizeof(*ss));
+	struct ssock *ss;
 	int pair[2] = { -1, -1 }, err;
 
+	if (!s->by_cookie)
+		s->by_cookie = calloc((size_t)1 << COOKIE_BITS,
+				      sizeof(*s->by_cookie));
+	ss = s->by_cookie ? calloc(1, sizeof(*ss)) : NULL;
 	if (!ss)
 		return -ENOMEM;
 	err = pstab_open(s->tab, req->u.open.domain, req->u.open.type,
@@ -259,6 +310,7 @@ int ssock_new_relay(struct server *s, struct client *c,
 		goto fail;
 	}
 	*client_fd = pair[1];
+	cookie_add(s, ss);
 	ss->opened_ns = loop_now_ns();
 	ssock_fds(s, ss->uid, FDS_RELAY);
 	audit_open(s, ss);
