@@ -270,7 +270,7 @@ int ssock_new_relay(struct server *s, struct client *c,
 
 	if (!s->by_cookie)
 		s->by_cookie = calloc((size_t)1 << COOKIE_BITS,
-				      sizeof(*s->by_cookie));
+				      sizeof(void *));	/* chain heads */
 	ss = s->by_cookie ? calloc(1, sizeof(*ss)) : NULL;
 	if (!ss)
 		return -ENOMEM;
