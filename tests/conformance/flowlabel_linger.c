@@ -13,24 +13,7 @@
  */
 // needs: peer (fd00:201::1 on veth0, the peer fd00:201::2)
 #include "conf.h"
-
-#ifndef IPV6_FLOWLABEL_MGR
-#define IPV6_FLOWLABEL_MGR 32
-#endif
-
-/* struct in6_flowlabel_req of <linux/in6.h>, which clashes with libc's
- * <netinet/in.h>. */
-struct flreq {
-	struct in6_addr dst;
-	uint32_t label;		/* network order */
-	uint8_t action, share;
-	uint16_t flags, expires, linger;
-	uint32_t pad;
-};
-
-enum { A_GET = 0, A_PUT = 1, A_RENEW = 2 };
-enum { F_CREATE = 1, F_EXCL = 2 };
-enum { S_EXCL = 1, S_USER = 3, S_ANY = 255 };
+#include "flowlabel.h"
 
 /* Below 0x80000: net.ipv6.flowlabel_state_ranges keeps the rest for
  * stateless labels. */

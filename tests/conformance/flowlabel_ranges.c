@@ -10,25 +10,8 @@
 // needs: router (a namespace of its own, for the sysctl)
 // sysctl: net.ipv6.flowlabel_state_ranges=1
 #include "conf.h"
+#include "flowlabel.h"
 
-#ifndef IPV6_FLOWLABEL_MGR
-#define IPV6_FLOWLABEL_MGR 32
-#endif
-
-/* struct in6_flowlabel_req of <linux/in6.h>, which clashes with libc's
- * <netinet/in.h>. */
-struct flreq {
-	struct in6_addr dst;
-	uint32_t label;		/* network order */
-	uint8_t action, share;
-	uint16_t flags, expires, linger;
-	uint32_t pad;
-};
-
-enum { A_GET = 0, A_PUT = 1, A_RENEW = 2 };
-enum { F_CREATE = 1, F_EXCL = 2 };
-enum { S_ANY = 255 };
-#define CX (F_CREATE | F_EXCL)
 #define DST "fd00:77::1"
 
 static void mgr(const char *what, int fd, const char *dst, uint8_t action,
