@@ -78,6 +78,10 @@ static void fill_dgram(struct wire_dgram *dg, const struct icmp_pkt *p,
 	memcpy(dg->src, p->src.a, sizeof(dg->src));
 	memcpy(dg->dst, p->dst.a, sizeof(dg->dst));
 	dg->src_scope = p->src.scope;
+	/* ip_cmsg_recv_dstaddr() reports the transport's second 16 bits,
+	 * for ICMP the checksum, as IP(V6)_ORIGDSTADDR's port. */
+	if (p->icmplen >= 4)
+		memcpy(&dg->l4sum, p->icmp + 2, sizeof(dg->l4sum));
 	dg->ts_sec = rp->stamp.tv_sec;
 	dg->ts_nsec = rp->stamp.tv_nsec;
 	if (p->optlen && p->optlen <= sizeof(dg->opts)) {	/* IPv6: none */

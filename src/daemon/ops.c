@@ -507,6 +507,10 @@ static void op_getopt(struct server *s, struct client *c, struct ssock *ss,
 		r->result = 0;
 		return;
 	}
+	/* The value read as input (wire_getopt_input()) is where the
+	 * answer is written, as in the caller's optval. */
+	memcpy(r->body, req->u.opt.val,
+	       wire_getopt_input(req->u.opt.level, req->u.opt.name, len));
 	r->result = ps_getopt(ss->ps, s->env, req->u.opt.level,
 			      req->u.opt.name, r->body, &len);
 	if (r->result == 0)

@@ -26,6 +26,7 @@
  * not (ENOENT), and "any" never hands it out.
  */
 struct flent {
+	struct in6_addr dst;	/* the lease's destination, as created */
 	uint32_t label;		/* network order */
 	uint8_t share;
 	uint32_t uid;
@@ -303,6 +304,7 @@ static int fl_get(struct psflow *f, struct psock *sk,
 	*e = mine;
 	e->label = q->label ? q->label : fresh_label(f);
 	e->share = q->share;
+	e->dst = q->dst;
 	e->uid = sk->uid;
 	e->pid = sk->pid;
 	e->users = 1;
@@ -367,4 +369,42 @@ void psflow_release_all(struct psflow *f, struct psock *sk, uint64_t now_ms)
 size_t psflow_count(const struct psflow *f)
 {
 	return f->n;
+}
+
+/*
+ * getsockopt(IPV6_FLOWLABEL_MGR), ipv6_flowlabel_opt_get(): the lease of
+ * the label the socket is connected with, if it holds one.  A ping
+ * socket has no received flow label to report (IPV6_FL_F_REMOTE: 0) and
+ * never reflects one.
+ */
+int psflow_query(struct psflow *f, const struct psock *sk, uint8_t *buf,
+		 uint32_t *len, uint64_t now_ms)
+{
+	uint32_t want = sk->flow_label & FL_LABEL_MASK;
+	struct in6ext_flreq q;
+	const struct flent *e;
+	uint16_t flags;
+
+	if (*len < sizeof(q))
+		return -EINVAL;
+	memcpy(&q, buf, sizeof(q));
+	if (q.action != IN6EXT_FL_A_GET)
+		return -EINVAL;
+	flags = q.flags;
+	memset(&q, 0, sizeof(q));
+	if (!(flags & IN6EXT_FL_F_REMOTE)) {
+		e = want && psflow_held(sk, want) ? lookup(f, want) : NULL;
+		if (!e)
+			return -ENOENT;
+		q.label = e->label;
+		q.dst = e->dst;
+		q.share = e->share;
+		q.expires = (uint16_t)(e->expires_ms > now_ms
+					       ? (e->expires_ms - now_ms) / 1000
+					       : 0);
+		q.linger = (uint16_t)(e->linger_ms / 1000);
+	}
+	memcpy(buf, &q, sizeof(q));
+	*len = sizeof(q);
+	return 0;
 }

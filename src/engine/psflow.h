@@ -32,6 +32,10 @@ void psflow_free(struct psflow *f);
 int psflow_opt(struct psflow *f, struct psock *sk, const uint8_t *req,
 	       uint32_t len, bool state_ranges, uint64_t now_ms,
 	       uint32_t *label);
+/* getsockopt(IPV6_FLOWLABEL_MGR): buf holds the request (*len bytes)
+ * and gets the answer; 0 or -errno. */
+int psflow_query(struct psflow *f, const struct psock *sk, uint8_t *buf,
+		 uint32_t *len, uint64_t now_ms);
 /* Does sk hold label (network order, label bits only)? */
 bool psflow_held(const struct psock *sk, uint32_t label);
 /* The socket is closing: it gives up its leases (which linger). */

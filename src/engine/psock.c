@@ -100,6 +100,7 @@ int ps_alloc(struct pstab *tab, const struct ps_family_ops *fam,
 	sk->uc_ttl = -1;
 	sk->mc_ttl = 1;
 	sk->mc_loop = true;
+	sk->ipx.mc_all = domain == AF_INET;	/* inet_create() only */
 	sk->pmtudisc = IP_PMTUDISC_WANT;
 	sk->rcv_saddr.family = sk->saddr.family = (uint8_t)domain;
 	sk->daddr.family = (uint8_t)domain;

@@ -194,6 +194,8 @@ static int send4(struct psock *sk, const struct ps_env *env,
 		info->mc_ttl = sk->mc_ttl;
 		if (info->ttl < 0)
 			info->ttl = -2;
+	} else if (!info->ifindex) {
+		info->ifindex = sk->uc_index;	/* IP_UNICAST_IF */
 	}
 	if (info->ttl == -2)
 		info->ttl = -1;
@@ -235,7 +237,8 @@ const struct ps_family_ops ps4_ops = {
 	.unknown_level = -EOPNOTSUPP,
 	.cmsg_foreign = WIRE_CM_PKTINFO6 | WIRE_CM_HOPLIMIT | WIRE_CM_TCLASS |
 			WIRE_CM_FLOWINFO | WIRE_CM_SNDFLOW |
-			WIRE_CM_PKTINFO2292 | WIRE_CM_HOPLIMIT2292,
+			WIRE_CM_PKTINFO2292 | WIRE_CM_HOPLIMIT2292 |
+			WIRE_CM_ORIGDST6,
 	.dontroute = true,
 	.check_bind = check_bind,
 	.datagram_connect = connect4,

@@ -446,7 +446,7 @@ const struct ps_family_ops ps6_ops = {
 	.protocol = IPPROTO_ICMPV6,
 	.unknown_level = -ENOPROTOOPT,
 	.cmsg_foreign = WIRE_CM_TTL | WIRE_CM_TOS | WIRE_CM_PKTINFO |
-			WIRE_CM_RECVOPTS | WIRE_CM_RETOPTS,
+			WIRE_CM_RECVOPTS | WIRE_CM_RETOPTS | WIRE_CM_ORIGDST,
 	.init = init6,
 	.check_bind = check_bind,
 	.datagram_connect = ps6_connect,

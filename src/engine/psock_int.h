@@ -21,12 +21,14 @@
 #include "engine/addr.h"
 #include "engine/ipopt.h"
 #include "engine/psock.h"
+#include "engine/psoptip.h"
 #include "engine/reqlog.h"
 
 #define NIDENT 65536
 /* Groups one IPv6 socket may join.  The kernel's limit is the socket's
  * option memory (net.core.optmem_max), ENOMEM past it; ours is a count. */
 #define PS_MAX_MEMBERSHIPS 64
+#define PS_MAX_MEMBERSHIPS4 20	/* net.ipv4.igmp_max_memberships' default */
 /*
  * Leases one socket may hold, joins of shared ones included.  The kernel
  * limits only creating a lease (FL_MAX_PER_SOCK, in psflow.c), not
@@ -78,6 +80,8 @@ struct psock {
 	uint32_t mc_index;	/* IP_MULTICAST_IF */
 	struct ps_addr mc_addr;
 	bool mc_loop;
+	uint32_t uc_index;	/* IP_UNICAST_IF: unicast requests' device */
+	struct psoptip ipx;	/* the SOL_IP options kept only (psoptip.c) */
 	int pmtudisc;
 	uint32_t cmsg;		/* WIRE_CM_* */
 	int rcvbuf;
@@ -100,6 +104,9 @@ struct psock {
 	bool rfc4884_6;		/* IPV6_RECVERR_RFC4884 */
 	bool mc6_all;		/* IPV6_MULTICAST_ALL */
 	int min_hopcount;	/* IPV6_MINHOPCOUNT (ping_rcv() ignores it) */
+	uint8_t srcprefs;	/* IPV6_ADDR_PREFERENCES: IPV6_PREFER_SRC_TMP,
+				 * _PUBLIC, _COA as set (source selection
+				 * by the route lookup ignores them here) */
 	uint32_t flow_label;	/* of the connected peer, network order */
 	uint32_t sticky_ifindex;	/* IPV6_PKTINFO (sticky) */
 	struct ps_addr sticky_addr;
@@ -112,6 +119,11 @@ struct psock {
 		uint32_t ifindex;
 	} mc[PS_MAX_MEMBERSHIPS];	/* IPV6_JOIN_GROUP */
 	unsigned nmc;
+	struct ps_mcast4 {
+		uint32_t group, addr;	/* network order */
+		uint32_t ifindex;
+	} mc4[PS_MAX_MEMBERSHIPS4];	/* IP_ADD_MEMBERSHIP */
+	unsigned nmc4;
 	struct pstab *tab;	/* its table (the flow label leases) */
 	int32_t pid;		/* of its creator (IPV6_FL_S_PROCESS) */
 	uint32_t *fl;		/* leased labels, network order; grown */
@@ -121,6 +133,7 @@ struct psock {
 
 /* An option hook's answer for an option it leaves to the next layer. */
 #define PS_PASS 1
+
 
 /*
  * What differs between IPv4 and IPv6 (psock4.c, psock6.c).  Every hook

@@ -24,6 +24,7 @@
 
 #include "engine/psock.h"
 #include "engine/ipopt.h"
+#include "engine/psmc.h"
 #include "engine/psock_int.h"
 #include "wire/wire.h"
 
@@ -169,6 +170,9 @@ static int sol_socket_set(struct psock *sk, const struct ps_env *env,
 		return 0;
 	case SO_BINDTOIFINDEX:
 		return bind_to_index(sk, v);
+	case SO_DETACH_REUSEPORT_BPF:
+		/* reuseport_detach_prog(): never a program to detach. */
+		return sk->reuseport ? -ENOENT : -EINVAL;
 	default:
 		return -ENOPROTOOPT;
 	}
@@ -182,6 +186,7 @@ static int ip_set_flags(struct psock *sk, int name, int v)
 		{ IP_RECVTOS, WIRE_CM_TOS },
 		{ IP_RECVOPTS, WIRE_CM_RECVOPTS },
 		{ IP_RETOPTS, WIRE_CM_RETOPTS },
+		{ IP_RECVORIGDSTADDR, WIRE_CM_ORIGDST },
 	};
 
 	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
@@ -304,6 +309,11 @@ int ps_setopt(struct psock *sk, const struct ps_env *env, int level,
 		return err;
 	if (level == SOL_SOCKET)
 		return sol_socket_set(sk, env, name, val, len);
+	if (level == SOL_IP || (level == SOL_IPV6 && sk->family == AF_INET6)) {
+		err = ps_mc_setopt(sk, env, level, name, val, len);
+		if (err != PS_PASS)
+			return err;
+	}
 	err = sk->fam->setopt ? sk->fam->setopt(sk, env, level, name, val, len)
 			      : PS_PASS;
 	if (err != PS_PASS)
@@ -312,8 +322,10 @@ int ps_setopt(struct psock *sk, const struct ps_env *env, int level,
 		return ipopt_set(&sk->opts, val, len);
 	if (level == SOL_IP && name == IP_MULTICAST_IF)
 		return set_mc_if(sk, env, val, len);
-	if (level == SOL_IP)
-		return sol_ip_set(sk, name, val, len);
+	if (level == SOL_IP) {
+		err = ps_ip_kept_set(sk, env, name, val, len);
+		return err != PS_PASS ? err : sol_ip_set(sk, name, val, len);
+	}
 	return -ENOPROTOOPT;
 }
 
@@ -367,6 +379,9 @@ static bool ip_flag_get(const struct psock *sk, int name, int *v)
 {
 	switch (name) {
 	case IP_PKTINFO: *v = !!(sk->cmsg & WIRE_CM_PKTINFO); return true;
+	case IP_RECVORIGDSTADDR:
+		*v = !!(sk->cmsg & WIRE_CM_ORIGDST);
+		return true;
 	case IP_RECVTTL: *v = !!(sk->cmsg & WIRE_CM_TTL); return true;
 	case IP_RECVTOS: *v = !!(sk->cmsg & WIRE_CM_TOS); return true;
 	case IP_RECVOPTS: *v = !!(sk->cmsg & WIRE_CM_RECVOPTS); return true;
@@ -390,6 +405,8 @@ static int sol_ip_get(const struct psock *sk, const struct ps_env *env,
 		      int name, int *v)
 {
 	if (ip_flag_get(sk, name, v))
+		return 0;
+	if (ps_ip_kept_get(sk, name, v) == 0)
 		return 0;
 	switch (name) {
 	case IP_TOS:
@@ -421,12 +438,14 @@ static int get_device(const struct psock *sk, const struct ps_env *env,
 	char name[IFNAMSIZ];
 	size_t n;
 
-	if (*len < IFNAMSIZ)
-		return -EINVAL;
+	/* sock_getbindtodevice(): an unbound socket answers nothing
+	 * whatever the length; a bound one needs room for any name. */
 	if (!sk->bound_dev) {
 		*len = 0;
 		return 0;
 	}
+	if (*len < IFNAMSIZ)
+		return -EINVAL;
 	if (env->dev_name(env->ctx, sk->bound_dev, name) < 0)
 		return -ENODEV;
 	n = strnlen(name, sizeof(name) - 1) + 1;
@@ -464,6 +483,11 @@ int ps_getopt(struct psock *sk, const struct ps_env *env, int level,
 		memcpy(val, &v, n);
 		*len = n;
 		return 0;
+	}
+	if (level == SOL_IP || (level == SOL_IPV6 && sk->family == AF_INET6)) {
+		err = ps_mc_getopt(sk, env, level, name, val, len);
+		if (err != PS_PASS)
+			return err;
 	}
 	err = sk->fam->getopt ? sk->fam->getopt(sk, env, level, name, val, len)
 			      : PS_PASS;

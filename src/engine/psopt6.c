@@ -45,6 +45,7 @@ static const struct {
 	{ IPV6_FLOWINFO, WIRE_CM_FLOWINFO },
 	{ IPV6_2292PKTINFO, WIRE_CM_PKTINFO2292 },
 	{ IPV6_2292HOPLIMIT, WIRE_CM_HOPLIMIT2292 },
+	{ IPV6_RECVORIGDSTADDR, WIRE_CM_ORIGDST6 },
 };
 
 /*
@@ -70,20 +71,13 @@ static int quiet_bit(int name, uint32_t *bit)
 }
 
 /* ipv6_sock_mc_join() / ipv6_sock_mc_drop(), the socket's own list. */
-static int mc_join(struct psock *sk, const struct ps_env *env, bool join,
-		   const uint8_t *val, uint32_t len)
+int ps6_mc_group(struct psock *sk, const struct ps_env *env, bool join,
+		 const uint8_t group[16], uint32_t idx)
 {
-	struct ipv6_mreq mr;
-	uint32_t idx;
-
-	if (len < sizeof(mr))
+	if (group[0] != 0xff)
 		return -EINVAL;
-	memcpy(&mr, val, sizeof(mr));
-	if (mr.ipv6mr_multiaddr.s6_addr[0] != 0xff)
-		return -EINVAL;
-	idx = (uint32_t)mr.ipv6mr_interface;
 	for (unsigned i = 0; i < sk->nmc; i++) {
-		if (memcmp(sk->mc[i].group, &mr.ipv6mr_multiaddr, 16) != 0 ||
+		if (memcmp(sk->mc[i].group, group, 16) != 0 ||
 		    (idx && sk->mc[i].ifindex != idx))
 			continue;
 		if (join)
@@ -97,9 +91,21 @@ static int mc_join(struct psock *sk, const struct ps_env *env, bool join,
 		return -ENODEV;
 	if (sk->nmc >= PS_MAX_MEMBERSHIPS)
 		return -ENOMEM;
-	memcpy(sk->mc[sk->nmc].group, &mr.ipv6mr_multiaddr, 16);
+	memcpy(sk->mc[sk->nmc].group, group, 16);
 	sk->mc[sk->nmc++].ifindex = idx;
 	return 0;
+}
+
+static int mc_join(struct psock *sk, const struct ps_env *env, bool join,
+		   const uint8_t *val, uint32_t len)
+{
+	struct ipv6_mreq mr;
+
+	if (len < sizeof(mr))
+		return -EINVAL;
+	memcpy(&mr, val, sizeof(mr));
+	return ps6_mc_group(sk, env, join, mr.ipv6mr_multiaddr.s6_addr,
+			    (uint32_t)mr.ipv6mr_interface);
 }
 
 static int rx_flag(int name, uint32_t *bit)
@@ -157,6 +163,58 @@ static int set_if(struct psock *sk, const struct ps_env *env, int name,
 	return 0;
 }
 
+/* The int options of set_int_opt(): any other name is ENOPROTOOPT
+ * whatever its length (do_ipv6_setsockopt() finds no case for it). */
+static const int ints6[] = {
+	IPV6_UNICAST_HOPS, IPV6_MULTICAST_HOPS, IPV6_MULTICAST_LOOP,
+	IPV6_TCLASS, IPV6_MTU_DISCOVER, IPV6_MTU, IPV6_RECVERR,
+	IPV6_RECVERR_RFC4884, IPV6_V6ONLY, IPV6_FLOWINFO_SEND,
+	IPV6_MULTICAST_ALL, IPV6_MINHOPCOUNT, IPV6_FREEBIND,
+	IPV6_TRANSPARENT, IPV6_ADDR_PREFERENCES,
+};
+
+static bool int6_known(int name)
+{
+	for (size_t i = 0; i < sizeof(ints6) / sizeof(ints6[0]); i++)
+		if (ints6[i] == name)
+			return true;
+	return false;
+}
+
+/*
+ * ip6_sock_set_addr_preferences(): at most one of PUBLIC, TMP and
+ * PUBTMP_DEFAULT, of HOME and COA, of CGA and NONCGA.  Since Linux 6.7
+ * each call replaces all three kept bits (TMP, PUBLIC, COA).
+ */
+static int set_srcprefs(struct psock *sk, int v)
+{
+	const unsigned pt = IPV6_PREFER_SRC_PUBLIC | IPV6_PREFER_SRC_TMP;
+	const unsigned hc = IPV6_PREFER_SRC_HOME | IPV6_PREFER_SRC_COA;
+	const unsigned cg = IPV6_PREFER_SRC_CGA | IPV6_PREFER_SRC_NONCGA;
+	unsigned val = (unsigned)v, sel = val & (pt | IPV6_PREFER_SRC_PUBTMP_DEFAULT);
+
+	if (sel && sel != IPV6_PREFER_SRC_PUBLIC && sel != IPV6_PREFER_SRC_TMP &&
+	    sel != IPV6_PREFER_SRC_PUBTMP_DEFAULT)
+		return -EINVAL;
+	if ((val & hc) == hc || (val & cg) == cg)
+		return -EINVAL;
+	sk->srcprefs = (uint8_t)(val & (pt | IPV6_PREFER_SRC_COA));
+	return 0;
+}
+
+/* What IPV6_ADDR_PREFERENCES reads back: one of each pair, the default
+ * ones for what was never set. */
+static int get_srcprefs(const struct psock *sk)
+{
+	int v = sk->srcprefs & IPV6_PREFER_SRC_TMP ? IPV6_PREFER_SRC_TMP
+		: sk->srcprefs & IPV6_PREFER_SRC_PUBLIC
+			? IPV6_PREFER_SRC_PUBLIC
+			: IPV6_PREFER_SRC_PUBTMP_DEFAULT;
+
+	return v | (sk->srcprefs & IPV6_PREFER_SRC_COA ? IPV6_PREFER_SRC_COA
+						       : IPV6_PREFER_SRC_HOME);
+}
+
 static int set_int_opt(struct psock *sk, int name, int v, uint32_t len)
 {
 	/* These two take a short optlen as 0 (do_ipv6_setsockopt() reads
@@ -169,9 +227,13 @@ static int set_int_opt(struct psock *sk, int name, int v, uint32_t len)
 		sk->autoflowlabel = v != 0;
 		return 0;
 	}
+	if (!int6_known(name))
+		return -ENOPROTOOPT;
 	if (len < sizeof(int))
 		return -EINVAL;
 	switch (name) {
+	case IPV6_ADDR_PREFERENCES:
+		return set_srcprefs(sk, v);
 	case IPV6_UNICAST_HOPS:
 		if (v < -1 || v > 255)
 			return -EINVAL;
@@ -264,8 +326,17 @@ int ps6_setopt(struct psock *sk, const struct ps_env *env, int level,
 	}
 	if (name == IPV6_JOIN_GROUP || name == IPV6_LEAVE_GROUP)
 		return mc_join(sk, env, name == IPV6_JOIN_GROUP, val, len);
+	/* ipv6_sock_ac_join(): an anycast address needs CAP_NET_ADMIN, so
+	 * none was joined to leave. */
+	if (name == IPV6_JOIN_ANYCAST || name == IPV6_LEAVE_ANYCAST)
+		return len < sizeof(struct ipv6_mreq) ? -EINVAL
+		       : name == IPV6_JOIN_ANYCAST ? -EPERM : -ENOENT;
+	/* ip6_ra_control(): raw sockets only, once an int is given. */
+	if (name == IPV6_ROUTER_ALERT)
+		return len < sizeof(int) ? -EINVAL : -ENOPROTOOPT;
 	if (quiet_bit(name, &bit) == 0) {
-		if (len < sizeof(int))
+		/* IPV6_RECVFRAGSIZE alone takes any length (as 0). */
+		if (len < sizeof(int) && name != IPV6_RECVFRAGSIZE)
 			return -EINVAL;
 		set_flag(&sk->rxquiet, bit, v != 0);
 		return 0;
@@ -316,6 +387,8 @@ static int get_int_opt(const struct psock *sk, const struct ps_env *env,
 	case IPV6_MULTICAST_ALL: *v = sk->mc6_all; return 0;
 	case IPV6_MINHOPCOUNT: *v = sk->min_hopcount; return 0;
 	case IPV6_TRANSPARENT: *v = 0; return 0;
+	case IPV6_ROUTER_ALERT: *v = 0; return 0;
+	case IPV6_ADDR_PREFERENCES: *v = get_srcprefs(sk); return 0;
 	case IPV6_MTU:
 		/* The MTU of the route cached at connect, until a send
 		 * finds it stale. */
@@ -328,6 +401,23 @@ static int get_int_opt(const struct psock *sk, const struct ps_env *env,
 	}
 }
 
+/* do_ipv6_getsockopt(IPV6_PATHMTU): the cached route's MTU, and no
+ * address (ip6m_addr stays zero). */
+static int get_pathmtu(const struct psock *sk, uint8_t *val, uint32_t *len)
+{
+	struct ip6_mtuinfo mi;
+
+	if (*len < sizeof(mi))
+		return -EINVAL;
+	if (!sk->connected || !sk->cached_mtu)
+		return -ENOTCONN;
+	memset(&mi, 0, sizeof(mi));
+	mi.ip6m_mtu = (uint32_t)sk->cached_mtu;
+	memcpy(val, &mi, sizeof(mi));
+	*len = sizeof(mi);
+	return 0;
+}
+
 int ps6_getopt(const struct psock *sk, const struct ps_env *env, int level,
 	       int name, uint8_t *val, uint32_t *len)
 {
@@ -336,6 +426,11 @@ int ps6_getopt(const struct psock *sk, const struct ps_env *env, int level,
 
 	if (level != SOL_IPV6)
 		return PS_PASS;
+	if (name == IPV6_FLOWLABEL_MGR)
+		return psflow_query(pstab_flows(sk->tab), sk, val, len,
+				    pstab_now_ms(sk->tab));
+	if (name == IPV6_PATHMTU)
+		return get_pathmtu(sk, val, len);
 	err = get_int_opt(sk, env, name, &v);
 	if (err)
 		return err;

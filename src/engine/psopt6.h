@@ -11,6 +11,10 @@
 
 #include "engine/psock.h"
 
+/* Join (or leave) an IPv6 group on a device (0: any), as
+ * ipv6_sock_mc_join() and ipv6_sock_mc_drop() do: 0 or -errno. */
+int ps6_mc_group(struct psock *sk, const struct ps_env *env, bool join,
+		 const uint8_t group[16], uint32_t idx);
 int ps6_setopt(struct psock *sk, const struct ps_env *env, int level,
 	       int name, const uint8_t *val, uint32_t len);
 int ps6_getopt(const struct psock *sk, const struct ps_env *env, int level,

@@ -441,6 +441,11 @@ int broker_getsockopt(int fd, struct fdent *e, int level, int name,
 	if (rc == 0 && e->bk && level == SOL_IPV6 && name == IPV6_V6ONLY &&
 	    val && *len >= sizeof(int))
 		memcpy(val, &e->bk->v6only, sizeof(int));
+	/* IP_PROTOCOL reads inet_num, a ping socket's identifier: 0 until
+	 * the socket is used, as getsockname() shows it. */
+	if (rc == 0 && fresh(e) && level == SOL_IP && name == IP_PROTOCOL &&
+	    val)
+		memset(val, 0, *len);
 	return rc;
 }
 

@@ -99,6 +99,15 @@ static void put_ip(struct cmsg_out *o, const struct wire_dgram *dg,
 		memcpy(opts, dg->opts, dg->optlen);
 		cmsg_put(o, SOL_IP, IP_RETOPTS, opts, n > 40 ? 40 : n);
 	}
+	if (flags & WIRE_CM_ORIGDST) {
+		struct sockaddr_in sin;
+
+		memset(&sin, 0, sizeof(sin));
+		sin.sin_family = AF_INET;
+		sin.sin_port = dg->l4sum;
+		memcpy(&sin.sin_addr, dg->dst, 4);
+		cmsg_put(o, SOL_IP, IP_ORIGDSTADDR, &sin, sizeof(sin));
+	}
 }
 
 /* SO_TIMESTAMPING's receive software stamp: ts[0] of three. */
@@ -141,6 +150,22 @@ static void put_int6(struct cmsg_out *o, int type, int v)
 	cmsg_put(o, SOL_IPV6, type, &v, sizeof(v));
 }
 
+/* The reply's destination, with a scope for a link-local one
+ * (ipv6_iface_scope_id()), and the port as the kernel reports it. */
+static void put_origdst6(struct cmsg_out *o, const struct wire_dgram *dg)
+{
+	struct sockaddr_in6 sin6;
+
+	memset(&sin6, 0, sizeof(sin6));
+	sin6.sin6_family = AF_INET6;
+	sin6.sin6_port = dg->l4sum;
+	memcpy(&sin6.sin6_addr, dg->dst, 16);
+	if (IN6_IS_ADDR_LINKLOCAL(&sin6.sin6_addr) ||
+	    IN6_IS_ADDR_MC_LINKLOCAL(&sin6.sin6_addr))
+		sin6.sin6_scope_id = dg->ifindex;
+	cmsg_put(o, SOL_IPV6, IPV6_ORIGDSTADDR, &sin6, sizeof(sin6));
+}
+
 /* ip6_datagram_recv_common_ctl() then _specific_ctl(), in their order. */
 static void put_ip6(struct cmsg_out *o, const struct wire_dgram *dg,
 		    uint32_t flags)
@@ -160,6 +185,8 @@ static void put_ip6(struct cmsg_out *o, const struct wire_dgram *dg,
 		put_pktinfo6(o, IPV6_2292PKTINFO, dg);
 	if (flags & WIRE_CM_HOPLIMIT2292)
 		put_int6(o, IPV6_2292HOPLIMIT, dg->ttl);
+	if (flags & WIRE_CM_ORIGDST6)
+		put_origdst6(o, dg);
 }
 
 void cmsg_from_dgram(struct cmsg_out *o, const struct wire_dgram *dg,

@@ -23,43 +23,10 @@
 
 #include "lib/errq.h"
 #include "lib/fdtab.h"
+#include "lib/optgen.h"
 #include "lib/relay.h"
 #include "lib/sys.h"
 #include "wire/in6ext.h"
-
-/*
- * Generic socket-layer options, which sk_setsockopt() treats alike for
- * every socket family: the data descriptor answers them itself, with the
- * kernel's own checks (SO_PRIORITY above 6, SO_MARK and SO_DEBUG need
- * privileges; SO_RCVBUF doubles and clamps, ...).
- */
-static bool local_opt(int level, int name)
-{
-	if (level != SOL_SOCKET)
-		return false;
-	switch (name) {
-	case SO_RCVTIMEO_OLD:
-	case SO_RCVTIMEO_NEW:
-	case SO_SNDTIMEO_OLD:
-	case SO_SNDTIMEO_NEW:
-	case SO_SNDBUF:
-	case SO_RCVBUF:
-	case SO_SNDBUFFORCE:
-	case SO_RCVBUFFORCE:
-	case SO_KEEPALIVE:
-	case SO_PRIORITY:
-	case SO_RCVLOWAT:
-	case SO_SNDLOWAT:
-	case SO_LINGER:
-	case SO_MARK:
-	case SO_DEBUG:
-	case SO_ACCEPTCONN:
-	case SO_OOBINLINE:
-		return true;
-	default:
-		return false;
-	}
-}
 
 int relay_setsockopt(int fd, struct fdent *ent, int level, int name,
 		     const void *val, socklen_t len)
@@ -73,17 +40,25 @@ int relay_setsockopt(int fd, struct fdent *ent, int level, int name,
 		return (int)sys_ret(-EINVAL);
 	if (len && !val)
 		return (int)sys_ret(-EFAULT);
-	if (local_opt(level, name)) {
+	if (optgen_local(level, name)) {
 		rc = sys_setsockopt(fd, level, name, val, len);
 		if (rc < 0 || name != SO_RCVBUF)
 			return rc;
 	}
+	rc = optgen_set(ent->family, level, name, val, len);
+	if (rc != OPTGEN_PASS)
+		return (int)sys_ret(rc);
 	req.u.opt.level = level;
 	req.u.opt.name = name;
-	req.u.opt.len = len > WIRE_OPTVAL_MAX ? WIRE_OPTVAL_MAX : len;
+	/* Longer values (source filters of more than a few sources) are
+	 * refused whole rather than cut (pingsockd(8), DIFFERENCES). */
+	if (len > WIRE_OPTVAL_MAX)
+		return (int)sys_ret(-ENOBUFS);
+	req.u.opt.len = len;
 	if (req.u.opt.len)
 		memcpy(req.u.opt.val, val, req.u.opt.len);
 	rc = relay_call(fd, ent, &req, NULL, 0, &label, &blen);
+	rc = optgen_other(ent->family, level, name, true, rc);
 	/* IPV6_FLOWLABEL_MGR asking for any label: the kernel writes the
 	 * one it chose into the caller's request (flr_label, after the
 	 * 16-byte address), const or not. */
@@ -102,12 +77,30 @@ int relay_setsockopt(int fd, struct fdent *ent, int level, int name,
 	return (int)sys_ret(rc);
 }
 
+/* sk_getsockopt(SO_PEERNAME): the peer's address, for a connected
+ * socket; a buffer larger than the address is refused. */
+static int peername(int fd, struct fdent *ent, void *val, socklen_t *len)
+{
+	struct sockaddr_storage ss;
+	socklen_t n = sizeof(ss);
+
+	if (relay_getname(fd, ent, true, (struct sockaddr *)&ss, &n) < 0)
+		return (int)sys_ret(-ENOTCONN);
+	if (n < *len)
+		return (int)sys_ret(-EINVAL);
+	if (*len && !val)
+		return (int)sys_ret(-EFAULT);
+	memcpy(val, &ss, *len);
+	return 0;
+}
+
 int relay_getsockopt(int fd, struct fdent *ent, int level, int name,
 		     void *val, socklen_t *len)
 {
 	struct wire_req req = { .type = WIRE_GETOPT };
 	uint8_t buf[WIRE_OPTVAL_MAX];
 	size_t blen = sizeof(buf);
+	uint32_t inlen;
 	int rc;
 
 	if (!len)
@@ -116,8 +109,13 @@ int relay_getsockopt(int fd, struct fdent *ent, int level, int name,
 	 * do_ipv6_getsockopt() takes it as unsigned, so as "plenty". */
 	if ((int)*len < 0 && !(ent->family == AF_INET6 && level == SOL_IPV6))
 		return (int)sys_ret(-EINVAL);
-	if (local_opt(level, name))
+	if (optgen_local(level, name))
 		return sys_getsockopt(fd, level, name, val, len);
+	rc = optgen_get(ent->family, level, name, val, len);
+	if (rc != OPTGEN_PASS)
+		return (int)sys_ret(rc);
+	if (level == SOL_SOCKET && name == SO_PEERNAME)
+		return peername(fd, ent, val, len);
 	if (level == SOL_SOCKET && name == SO_ERROR) {
 		/* sk_getsockopt(): reading the pending error takes it (the
 		 * daemon's, only if the state slot says there is one). */
@@ -133,7 +131,13 @@ int relay_getsockopt(int fd, struct fdent *ent, int level, int name,
 	req.u.opt.level = level;
 	req.u.opt.name = name;
 	req.u.opt.len = *len > WIRE_OPTVAL_MAX ? WIRE_OPTVAL_MAX : *len;
+	inlen = wire_getopt_input(level, name, req.u.opt.len);
+	if (inlen && !val)
+		return (int)sys_ret(-EFAULT);
+	if (inlen)
+		memcpy(req.u.opt.val, val, inlen);
 	rc = relay_call(fd, ent, &req, NULL, 0, buf, &blen);
+	rc = optgen_other(ent->family, level, name, false, rc);
 	if (rc < 0)
 		return (int)sys_ret(rc);
 	if (blen && !val)

@@ -32,7 +32,7 @@ static int check_common(const struct wire_dgram *dg, size_t data, int family)
 {
 	if ((family != AF_INET && family != AF_INET6) || dg->family != family)
 		return -1;
-	if (dg->pad || dg->ee_pad || !all_zero(dg->pad2, sizeof(dg->pad2)))
+	if (dg->pad || dg->ee_pad || dg->pad2)
 		return -1;
 	if (dg->ts_nsec < 0 || dg->ts_nsec >= NSEC_PER_SEC ||
 	    dg->ifindex > INT32_MAX)

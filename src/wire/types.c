@@ -143,15 +143,17 @@ static int dec_send(struct rbuf *r, struct wire_req *req)
 	return req->u.send.data ? 0 : -1;
 }
 
-/* i32 level, i32 name, u32 len: GETOPT's room, SETOPT's value after it. */
-static void enc_getopt(struct wbuf *w, const struct wire_req *req)
+/* i32 level, i32 name, u32 len: GETOPT's room (then, for an option that
+ * reads its value, that much of it: wire_getopt_input()), SETOPT's value
+ * after it. */
+static void enc_opthead(struct wbuf *w, const struct wire_req *req)
 {
 	wbuf_i32(w, req->u.opt.level);
 	wbuf_i32(w, req->u.opt.name);
 	wbuf_u32(w, req->u.opt.len);
 }
 
-static int dec_getopt(struct rbuf *r, struct wire_req *req)
+static int dec_opthead(struct rbuf *r, struct wire_req *req)
 {
 	if (rbuf_i32(r, &req->u.opt.level) || rbuf_i32(r, &req->u.opt.name) ||
 	    rbuf_u32(r, &req->u.opt.len) || req->u.opt.len > WIRE_OPTVAL_MAX)
@@ -159,9 +161,27 @@ static int dec_getopt(struct rbuf *r, struct wire_req *req)
 	return 0;
 }
 
+static void enc_getopt(struct wbuf *w, const struct wire_req *req)
+{
+	enc_opthead(w, req);
+	wbuf_bytes(w, req->u.opt.val,
+		   wire_getopt_input(req->u.opt.level, req->u.opt.name,
+				     req->u.opt.len));
+}
+
+static int dec_getopt(struct rbuf *r, struct wire_req *req)
+{
+	if (dec_opthead(r, req))
+		return -1;
+	memset(req->u.opt.val, 0, sizeof(req->u.opt.val));
+	return rbuf_bytes(r, req->u.opt.val,
+			  wire_getopt_input(req->u.opt.level, req->u.opt.name,
+					    req->u.opt.len));
+}
+
 static void enc_setopt(struct wbuf *w, const struct wire_req *req)
 {
-	enc_getopt(w, req);
+	enc_opthead(w, req);
 	if (req->u.opt.len > WIRE_OPTVAL_MAX)
 		w->overflow = 1;
 	else
@@ -170,7 +190,7 @@ static void enc_setopt(struct wbuf *w, const struct wire_req *req)
 
 static int dec_setopt(struct rbuf *r, struct wire_req *req)
 {
-	if (dec_getopt(r, req))
+	if (dec_opthead(r, req))
 		return -1;
 	memset(req->u.opt.val, 0, sizeof(req->u.opt.val));
 	return rbuf_bytes(r, req->u.opt.val, req->u.opt.len);

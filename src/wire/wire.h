@@ -48,13 +48,13 @@
 
 #include "wire/in6ext.h"
 
-#define WIRE_VERSION 9
+#define WIRE_VERSION 10
 
 /* Largest ICMP message a client may hand over (the kernel's 0xFFFF check). */
 #define WIRE_DATA_MAX 0xFFFF
 /* sockaddr_storage: the kernel refuses longer names with EINVAL. */
 #define WIRE_ADDR_MAX 128
-#define WIRE_OPTVAL_MAX 256
+#define WIRE_OPTVAL_MAX 512	/* a struct group_source_req is 264 */
 #define WIRE_CTL_MAX 1024
 #define WIRE_REQ_HDR 8
 #define WIRE_MSG_MAX (WIRE_REQ_HDR + 64 + WIRE_ADDR_MAX + WIRE_CTL_MAX + \
@@ -222,6 +222,28 @@ enum wire_result {
 static inline bool wire_setopt_answers_label(int32_t level, int32_t name)
 {
 	return level == SOL_IPV6 && name == IPV6_FLOWLABEL_MGR;
+}
+
+/*
+ * A GETOPT that reads its value as input: getsockopt(IPV6_FLOWLABEL_MGR)
+ * takes a struct in6_flowlabel_req (action, flags), IP_MSFILTER a struct
+ * ip_msfilter and MCAST_MSFILTER a struct group_filter (the group), and
+ * each writes the answer over it.  Its request carries the caller's
+ * first this many bytes of the value (0: the option reads none).
+ */
+static inline uint32_t wire_getopt_input(int32_t level, int32_t name,
+					 uint32_t len)
+{
+	uint32_t in = 0;
+
+	if (level == SOL_IPV6 && name == IPV6_FLOWLABEL_MGR)
+		in = 32;	/* sizeof(struct in6_flowlabel_req) */
+	else if (level == SOL_IP && name == IP_MSFILTER)
+		in = 16;	/* IP_MSFILTER_SIZE(0) */
+	else if ((level == SOL_IP || level == SOL_IPV6) &&
+		 name == MCAST_MSFILTER)
+		in = 144;	/* GROUP_FILTER_SIZE(0) */
+	return len < in ? len : in;
 }
 
 /*
@@ -543,6 +565,8 @@ enum wire_dgram_kind {
 					 * carries the flow information */
 #define WIRE_CM_PKTINFO2292	0x10000u /* IPV6_2292PKTINFO */
 #define WIRE_CM_HOPLIMIT2292	0x20000u /* IPV6_2292HOPLIMIT */
+#define WIRE_CM_ORIGDST		0x40000u /* IP_RECVORIGDSTADDR */
+#define WIRE_CM_ORIGDST6	0x80000u /* IPV6_RECVORIGDSTADDR */
 
 struct wire_dgram {
 	uint8_t kind;
@@ -589,7 +613,11 @@ struct wire_dgram {
 	uint32_t ee_info;
 	uint32_t ee_data;
 	uint8_t offender_family;	/* 0: none (all-zero sockaddr) */
-	uint8_t pad2[3];
+	uint8_t pad2;
+	uint16_t l4sum;		/* a reply or an ICMP error record: bytes 2-3
+				 * of the ICMP message as received (its
+				 * checksum), which the kernel reports as
+				 * the port of IP(V6)_ORIGDSTADDR */
 	uint8_t offender[16];
 	uint32_t offender_scope;	/* IPv6 link-local offender */
 };

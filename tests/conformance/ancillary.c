@@ -64,6 +64,10 @@ static const struct {
 		OPT("IP_RECVOPTS 1", SOL_IP, IP_RECVOPTS, 1),
 		OPT("IP_RETOPTS 1", SOL_IP, IP_RETOPTS, 1),
 		ECHO("options", LO, 512) } },
+	{ "IP_RECVORIGDSTADDR", {
+		OPT("IP_RECVORIGDSTADDR 1", SOL_IP, IP_RECVORIGDSTADDR, 1),
+		ECHO("origdstaddr", LO, 512),
+		ECHO("origdstaddr from the peer", CONF_PEER, 512) } },
 	{ "SO_TIMESTAMP", {
 		OPT("SO_TIMESTAMP 1", SOL_SOCKET, SO_TIMESTAMP, 1),
 		ECHO("timestamp", LO, 512) } },

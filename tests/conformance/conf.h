@@ -1019,6 +1019,12 @@ static CONF_UNUSED void conf_cmsg4(const char *what, const struct cmsghdr *h,
 		   dlen >= sizeof(struct sock_extended_err)) {
 		conf_cmsg_recverr(what, h, type, d, dlen, conf_sa,
 				  sizeof(struct sockaddr_in));
+	} else if (h->cmsg_type == IP_ORIGDSTADDR &&
+		   dlen == sizeof(struct sockaddr_in)) {
+		/* The port is the reply's checksum: it depends on the
+		 * identifier, so it is printed as "own" (set) or 0. */
+		out("%s: cmsg SOL_IP/IP_ORIGDSTADDR len=%zu [%s]", what,
+		    (size_t)h->cmsg_len, conf_sa(d, 16, 16, PORT_MASK));
 	} else {
 		conf_cmsg_bytes(what, h, type, d, dlen);
 	}
@@ -1068,6 +1074,11 @@ static CONF_UNUSED void conf_cmsg6(const char *what, const struct cmsghdr *h,
 		   dlen >= sizeof(struct sock_extended_err)) {
 		conf_cmsg_recverr(what, h, type, d, dlen, conf_sa6,
 				  sizeof(struct sockaddr_in6));
+	} else if (t == IPV6_ORIGDSTADDR &&
+		   dlen == sizeof(struct sockaddr_in6)) {
+		/* The port: the reply's checksum, as on IPv4. */
+		out("%s: cmsg SOL_IPV6/IPV6_ORIGDSTADDR len=%zu [%s]", what,
+		    (size_t)h->cmsg_len, conf_sa6(d, 28, 28, PORT_MASK));
 	} else {
 		conf_cmsg_bytes(what, h, type, d, dlen);
 	}

@@ -51,8 +51,10 @@ static void hoplimit_cmsg(void)
 	struct conf_addr far = conf_addr(F, CONF6_R_FAR, 0, 0);
 	int fd, one = 1;
 
-	out("## an IPV6_HOPLIMIT 1 control message");
+	out("## an IPV6_HOPLIMIT 1 control message (IPV6_RECVORIGDSTADDR on)");
 	fd = errors_recverr_socket(F);
+	TRY("IPV6_RECVORIGDSTADDR 1",
+	    conf_setint(fd, SOL_IPV6, IPV6_RECVORIGDSTADDR, 1));
 	memset(&cb, 0, sizeof(cb));
 	cb.align.cmsg_level = SOL_IPV6;
 	cb.align.cmsg_type = IPV6_HOPLIMIT;

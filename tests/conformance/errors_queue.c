@@ -340,8 +340,10 @@ static void ancillary(void)
 	int fd;
 
 	out("## what else an error record carries: IP_RECVTOS, SO_TIMESTAMPNS,"
-	    " IP_RECVTTL");
+	    " IP_RECVTTL, IP_RECVORIGDSTADDR");
 	fd = recverr_socket();
+	TRY("IP_RECVORIGDSTADDR 1",
+	    conf_setint(fd, SOL_IP, IP_RECVORIGDSTADDR, 1));
 	TRY("IP_RECVTOS 1", conf_setint(fd, SOL_IP, IP_RECVTOS, 1));
 	TRY("SO_TIMESTAMPNS 1",
 	    conf_setint(fd, SOL_SOCKET, SO_TIMESTAMPNS_OLD, 1));
@@ -357,6 +359,8 @@ static void ancillary(void)
 	TRY("IP_RECVTTL 1", conf_setint(fd, SOL_IP, IP_RECVTTL, 1));
 	TRY("IP_MTU_DISCOVER IP_PMTUDISC_DO",
 	    conf_setint(fd, SOL_IP, IP_MTU_DISCOVER, IP_PMTUDISC_DO));
+	TRY("IP_RECVORIGDSTADDR 1",
+	    conf_setint(fd, SOL_IP, IP_RECVORIGDSTADDR, 1));
 	conf_ping("sendto 10.77.1.2 2000 bytes", fd, CONF_R_FAR, 61, 2000);
 	conf_errq("  recvmsg MSG_ERRQUEUE", fd, 3000, 0, 512, 2000);
 	pingsock_close(fd);

@@ -35,6 +35,9 @@
 #                   is first edited by broker-differences.sed, the
 #                   deliberate differences of that mode (each explained
 #                   there and in pingsockd(8))
+#   (relay mode)    the kernel's output is first edited by
+#                   relay-differences.sed, that mode's deliberate
+#                   differences (each explained there and in pingsockd(8))
 #   CONF_SHIM       1: run the plain-libc builds of the cases instead
 #                   (build/tests/conformance-plain/NAME, not linked with
 #                   libpingsock), the kernel side as they are, the daemon
@@ -410,8 +413,12 @@ for name in "${cases[@]}"; do
 	fi
 	# Broker mode's deliberate differences (pingsockd(8), BROKER
 	# MODE): what the kernel printed, as it would with them.
+	# Relay mode's (relay-differences.sed), likewise.
 	if [ "${PS_DAEMON_MODE:-}" = broker ]; then
 		sed -f "$(dirname "$0")/broker-differences.sed" "$k" >"$k.b" &&
+			mv "$k.b" "$k"
+	else
+		sed -f "$(dirname "$0")/relay-differences.sed" "$k" >"$k.b" &&
 			mv "$k.b" "$k"
 	fi
 	if [ "$CONF_ONLY" = kernel ]; then

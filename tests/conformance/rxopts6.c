@@ -46,6 +46,7 @@ int main(void)
 	one("IPV6_2292HOPLIMIT", IPV6_2292HOPLIMIT, 10);
 	one("IPV6_2292PKTINFO", IPV6_2292PKTINFO, 13);
 	one("IPV6_FLOWINFO", IPV6_FLOWINFO, 16);
+	one("IPV6_RECVORIGDSTADDR", IPV6_RECVORIGDSTADDR, 40);
 
 	out("## all of them, and the socket-level stamps");
 	fd = conf_socket6();
