@@ -6,7 +6,7 @@
 # compromised daemon may deny service, but never corrupts a client's
 # memory (design.md, "Security model").
 #
-# tests/lib/impostor.c answers like pingsockd (protocol 9) but for one
+# tests/lib/impostor.c answers like pingsockd (protocol 10) but for one
 # malformation per run (impostor list): control answers with a result
 # out of range, the wrong type, a body of the wrong length, a slot out of
 # the arena, descriptors too many, too few or of the wrong kind; a state

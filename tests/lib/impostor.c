@@ -7,7 +7,7 @@
  *   impostor PATH MODE
  *
  * It listens on PATH (mode 0666) and answers every request as pingsockd
- * does (protocol 9): HELLO with the token of its one state arena, and
+ * does (protocol 10): HELLO with the token of its one state arena, and
  * the arena itself (a sealed memfd) to a client that does not name it;
  * OPEN with the data descriptor and a slot of the arena; a socket's
  * request on a connection that does not know it with WIRE_R_UNATTACHED,

@@ -190,7 +190,7 @@ static void dgram_padding_and_time(void)
 	dg.pad = 1;
 	CHECK_EQ(dec(&dg, 64, WIRE_CHAN_DATA, AF_INET), -1);
 	reply(&dg, AF_INET);
-	dg.pad2[2] = 1;
+	dg.pad2 = 1;
 	CHECK_EQ(dec(&dg, 64, WIRE_CHAN_DATA, AF_INET), -1);
 	record(&dg, AF_INET);
 	dg.ee_pad = 1;
