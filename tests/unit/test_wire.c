@@ -165,6 +165,19 @@ static size_t samples(struct sample *s)
 	s[n].req.type = WIRE_GETOPT;
 	s[n++].req.u.opt.len = WIRE_OPTVAL_MAX;
 
+	/* A getsockopt that reads its value: the request carries it. */
+	s[n].req.type = WIRE_GETOPT;
+	s[n].req.u.opt.level = SOL_IPV6;
+	s[n].req.u.opt.name = IPV6_FLOWLABEL_MGR;
+	s[n].req.u.opt.len = 32;
+	memset(s[n++].req.u.opt.val, 0x5a, 32);
+
+	s[n].req.type = WIRE_GETOPT;
+	s[n].req.u.opt.level = SOL_IP;
+	s[n].req.u.opt.name = MCAST_MSFILTER;
+	s[n].req.u.opt.len = 100;	/* short: that much of it */
+	memset(s[n++].req.u.opt.val, 0x5b, 100);
+
 	s[n].req.type = WIRE_SHUTDOWN;
 	s[n++].req.u.how = SHUT_WR;
 
