@@ -170,7 +170,7 @@ static const int ints6[] = {
 	IPV6_TCLASS, IPV6_MTU_DISCOVER, IPV6_MTU, IPV6_RECVERR,
 	IPV6_RECVERR_RFC4884, IPV6_V6ONLY, IPV6_FLOWINFO_SEND,
 	IPV6_MULTICAST_ALL, IPV6_MINHOPCOUNT, IPV6_FREEBIND,
-	IPV6_TRANSPARENT, IPV6_ADDR_PREFERENCES,
+	IPV6_TRANSPARENT, IPV6_DONTFRAG, IPV6_AUTOFLOWLABEL,
 };
 
 static bool int6_known(int name)
@@ -227,13 +227,9 @@ static int set_int_opt(struct psock *sk, int name, int v, uint32_t len)
 		sk->autoflowlabel = v != 0;
 		return 0;
 	}
-	if (!int6_known(name))
-		return -ENOPROTOOPT;
 	if (len < sizeof(int))
 		return -EINVAL;
 	switch (name) {
-	case IPV6_ADDR_PREFERENCES:
-		return set_srcprefs(sk, v);
 	case IPV6_UNICAST_HOPS:
 		if (v < -1 || v > 255)
 			return -EINVAL;
@@ -343,13 +339,16 @@ int ps6_setopt(struct psock *sk, const struct ps_env *env, int level,
 	}
 	if (name == IPV6_MULTICAST_IF || name == IPV6_UNICAST_IF)
 		return set_if(sk, env, name, v, len);
+	if (name == IPV6_ADDR_PREFERENCES)
+		return len < sizeof(int) ? -EINVAL : set_srcprefs(sk, v);
 	if (rx_flag(name, &bit) == 0) {
 		if (len < sizeof(int))
 			return -EINVAL;
 		set_flag(&sk->cmsg, bit, v != 0);
 		return 0;
 	}
-	return set_int_opt(sk, name, v, len);
+	return int6_known(name) ? set_int_opt(sk, name, v, len)
+				: -ENOPROTOOPT;
 }
 
 static int get_int_opt(const struct psock *sk, const struct ps_env *env,
@@ -386,8 +385,10 @@ static int get_int_opt(const struct psock *sk, const struct ps_env *env,
 	case IPV6_FREEBIND: *v = sk->freebind; return 0;
 	case IPV6_MULTICAST_ALL: *v = sk->mc6_all; return 0;
 	case IPV6_MINHOPCOUNT: *v = sk->min_hopcount; return 0;
-	case IPV6_TRANSPARENT: *v = 0; return 0;
-	case IPV6_ROUTER_ALERT: *v = 0; return 0;
+	case IPV6_TRANSPARENT:	/* never set: privileged, raw only */
+	case IPV6_ROUTER_ALERT:
+		*v = 0;
+		return 0;
 	case IPV6_ADDR_PREFERENCES: *v = get_srcprefs(sk); return 0;
 	case IPV6_MTU:
 		/* The MTU of the route cached at connect, until a send
