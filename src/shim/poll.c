@@ -11,17 +11,21 @@
  * POLLPRI.  So a pending error shows in readfds and writefds (if asked),
  * not in exceptfds.
  *
- * Not atomic: the signal mask of ppoll/pselect is set around the wait
- * with pthread_sigmask (a signal arriving just before the wait is
- * delivered but does not interrupt it).
+ * The signal mask of ppoll/pselect is set atomically with the wait, as
+ * the kernel sets it: every wait inside is the real ppoll() with the
+ * caller's mask (pollset_ppoll), and nothing here changes the thread's
+ * own mask.  So a signal that the mask unblocks, pending before the
+ * call or arriving while it checks a wake-up between two waits, ends it
+ * with EINTR (while nothing is ready), never runs its handler early.
+ * The timeouts keep the kernel's precision (nanoseconds for ppoll and
+ * pselect, microseconds for select), across the waits inside.
  */
 #include <errno.h>
-#include <limits.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
 
 #include "lib/clock.h"
+#include "lib/shimapi.h"
 #include "pingsock.h"
 #include "shim/shim.h"
 
@@ -35,30 +39,27 @@ static bool any_ours(const struct pollfd *fds, nfds_t n)
 	return false;
 }
 
-static int ours_poll(struct pollfd *fds, nfds_t n, int timeout_ms,
+/* ts: checked (NULL: no timeout); mask: NULL for the thread's own. */
+static int ours_poll(struct pollfd *fds, nfds_t n, const struct timespec *ts,
 		     const sigset_t *mask)
 {
-	sigset_t old;
-	int rc, saved;
+	int rc = pollset_ppoll(fds, n, ts, mask);
 
-	if (mask)
-		pthread_sigmask(SIG_SETMASK, mask, &old);
-	rc = pingsock_poll(fds, n, timeout_ms);
-	if (mask) {
-		saved = errno;
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		errno = saved;
-	}
-	SHIM_LOGRC(rc, "poll(%lu fds, %d ms)", (unsigned long)n, timeout_ms);
+	SHIM_LOGRC(rc, "%s(%lu fds)", mask ? "ppoll" : "poll", (unsigned long)n);
 	return rc;
 }
 
 SHIM_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
 {
+	struct timespec ts;
+
 	shim_init();
 	if (!any_ours(fds, n))
 		return real_poll(fds, n, timeout);
-	return ours_poll(fds, n, timeout, NULL);
+	if (timeout < 0)
+		return ours_poll(fds, n, NULL, NULL);
+	ts = (struct timespec){ timeout / 1000, (long)(timeout % 1000) * 1000000 };
+	return ours_poll(fds, n, &ts, NULL);
 }
 
 int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen);
@@ -72,32 +73,24 @@ SHIM_EXPORT int __poll_chk(struct pollfd *fds, nfds_t n, int timeout,
 	return poll(fds, n, timeout);
 }
 
-static int ts_to_ms(const struct timespec *ts)
+/* A timeout the kernel takes (EINVAL otherwise); NULL is none. */
+static bool ts_ok(const struct timespec *ts)
 {
-	long long ms;
-
-	if (!ts)
-		return -1;
-	if (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000L)
-		return -2;
-	ms = (long long)ts->tv_sec * 1000 + (ts->tv_nsec + 999999) / 1000000;
-	return ms > INT_MAX ? INT_MAX : (int)ms;
+	return !ts || (ts->tv_sec >= 0 && ts->tv_nsec >= 0 &&
+		       ts->tv_nsec < 1000000000L);
 }
 
 SHIM_EXPORT int ppoll(struct pollfd *fds, nfds_t n,
 		      const struct timespec *ts, const sigset_t *mask)
 {
-	int ms;
-
 	shim_init();
 	if (!any_ours(fds, n))
 		return real_ppoll(fds, n, ts, mask);
-	ms = ts_to_ms(ts);
-	if (ms == -2) {
+	if (!ts_ok(ts)) {
 		errno = EINVAL;
 		return -1;
 	}
-	return ours_poll(fds, n, ms, mask);
+	return ours_poll(fds, n, ts, mask);
 }
 
 #define IN_SET (POLLIN | POLLRDNORM | POLLRDBAND | POLLHUP | POLLERR)
@@ -119,9 +112,9 @@ static int64_t mono_us(void)
 	return (int64_t)(clock_mono_ns() / 1000);
 }
 
-/* select over pingsock_poll; timeout in ms (-1: none). */
-static int select_ours(int nfds, fd_set *r, fd_set *w, fd_set *e, int ms,
-		       const sigset_t *mask)
+/* select over pollset_ppoll; ts and mask as for ours_poll. */
+static int select_ours(int nfds, fd_set *r, fd_set *w, fd_set *e,
+		       const struct timespec *ts, const sigset_t *mask)
 {
 	struct pollfd *p;
 	nfds_t n = 0;
@@ -148,7 +141,7 @@ static int select_ours(int nfds, fd_set *r, fd_set *w, fd_set *e, int ms,
 		p[n].fd = fd;
 		p[n++].events = ev;
 	}
-	rc = ours_poll(p, n, ms, mask);
+	rc = ours_poll(p, n, ts, mask);
 	if (rc < 0) {
 		free(p);
 		return -1;
@@ -188,8 +181,9 @@ static int select_ours(int nfds, fd_set *r, fd_set *w, fd_set *e, int ms,
 SHIM_EXPORT int select(int nfds, fd_set *__restrict r, fd_set *__restrict w,
 		       fd_set *__restrict e, struct timeval *__restrict tv)
 {
+	struct timespec ts;
 	int64_t start, left;
-	int ms = -1, rc;
+	int rc;
 
 	shim_init();
 	if (!sets_have_ours(nfds, r, w, e))
@@ -199,13 +193,12 @@ SHIM_EXPORT int select(int nfds, fd_set *__restrict r, fd_set *__restrict w,
 			errno = EINVAL;
 			return -1;
 		}
-		left = (int64_t)tv->tv_sec * 1000000 + tv->tv_usec;
-		ms = left / 1000 + (left % 1000 != 0) > INT_MAX
-			     ? INT_MAX
-			     : (int)(left / 1000 + (left % 1000 != 0));
+		/* As the kernel reads it: tv_usec may exceed a second. */
+		ts.tv_sec = tv->tv_sec + tv->tv_usec / 1000000;
+		ts.tv_nsec = (long)(tv->tv_usec % 1000000) * 1000;
 	}
 	start = mono_us();
-	rc = select_ours(nfds, r, w, e, ms, NULL);
+	rc = select_ours(nfds, r, w, e, tv ? &ts : NULL, NULL);
 	if (tv) {	/* Linux: the time not slept */
 		int saved = errno;
 
@@ -225,15 +218,12 @@ SHIM_EXPORT int pselect(int nfds, fd_set *__restrict r, fd_set *__restrict w,
 			const struct timespec *__restrict ts,
 			const sigset_t *__restrict mask)
 {
-	int ms;
-
 	shim_init();
 	if (!sets_have_ours(nfds, r, w, e))
 		return real_pselect(nfds, r, w, e, ts, mask);
-	ms = ts_to_ms(ts);
-	if (ms == -2) {
+	if (!ts_ok(ts)) {
 		errno = EINVAL;
 		return -1;
 	}
-	return select_ours(nfds, r, w, e, ms, mask);
+	return select_ours(nfds, r, w, e, ts, mask);
 }

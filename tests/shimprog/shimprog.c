@@ -1706,6 +1706,289 @@ static void scn_stale(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* scenarios: the signal mask of ppoll, pselect, epoll_pwait(2) */
+
+#define SIG_WAIT_MS 5000	/* a wait that a signal must end at once */
+#define SIG_AT_ONCE_MS 2500	/* "at once": in less than this */
+
+enum skind { S_PPOLL, S_PSELECT, S_EPOLL_PWAIT, S_EPOLL_PWAIT2 };
+
+struct sctx {
+	const char *name;
+	enum skind kind;
+	int fd, ep;
+	sigset_t open;		/* the thread's mask without SIGUSR1 */
+};
+
+static volatile sig_atomic_t sig_seen;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	sig_seen++;
+}
+
+static bool usr1_pending(void)
+{
+	sigset_t s;
+
+	return sigpending(&s) == 0 && sigismember(&s, SIGUSR1) == 1;
+}
+
+/* One wait for input on the socket, at most ms, with mask; its result. */
+static const char *sig_wait(const struct sctx *c, int ms, const sigset_t *mask)
+{
+	struct timespec ts = ts_of(ms);
+	struct pollfd p = { .fd = c->fd, .events = POLLIN };
+	struct epoll_event ev[2];
+	fd_set r;
+	int rc;
+
+	switch (c->kind) {
+	case S_PPOLL:
+		rc = ppoll(&p, 1, &ts, mask);
+		return rc <= 0 ? rcs(rc)
+			       : S("rc=%d revents=%s", rc, pollbits(p.revents));
+	case S_PSELECT:
+		FD_ZERO(&r);
+		FD_SET(c->fd, &r);
+		rc = pselect(c->fd + 1, &r, NULL, NULL, &ts, mask);
+		return rc <= 0 ? rcs(rc)
+			       : S("rc=%d%s", rc,
+				   FD_ISSET(c->fd, &r) ? " read" : "");
+	case S_EPOLL_PWAIT:
+		rc = epoll_pwait(c->ep, ev, 2, ms, mask);
+		break;
+	default:
+		rc = epoll_pwait2(c->ep, ev, 2, &ts, mask);
+		break;
+	}
+	return rc <= 0 ? rcs(rc)
+		       : S("n=%d events=%s%s", rc, epollbits(ev[0].events),
+			   ev[0].data.u64 == 0x5eed ? "" : " (bad data)");
+}
+
+/*
+ * A wait as the kernel's call ends it: what it returned, whether the
+ * handler ran, whether SIGUSR1 is still pending; for a long wait, whether
+ * it ended at once (a correctness bound, not a speed one: the wrong
+ * answer waits the whole SIG_WAIT_MS).
+ */
+static void sig_case(const struct sctx *c, const char *what, int ms,
+		     const sigset_t *mask)
+{
+	int64_t t0 = now_ms(), took;
+	const char *d;
+
+	sig_seen = 0;
+	d = sig_wait(c, ms, mask);
+	took = now_ms() - t0;
+	out("%s: %s: %s; handler ran %d; SIGUSR1 %s%s", c->name, what, d,
+	    (int)sig_seen, usr1_pending() ? "pending" : "not pending",
+	    ms < SIG_WAIT_MS ? ""
+	    : took < SIG_AT_ONCE_MS ? "; at once" : "; not at once");
+}
+
+/*
+ * The mask is the call's, atomically: SIGUSR1 blocked and pending before
+ * the call, unblocked by its mask, ends a wait on an idle socket at once
+ * with EINTR (handler run).  A socket already ready is reported instead,
+ * and the signal stays pending (blocked again on return).
+ */
+static void sigmask_with(const char *name, enum skind kind)
+{
+	struct sigaction sa = { .sa_handler = on_usr1 };	/* no SA_RESTART */
+	struct sctx c = { .name = name, .kind = kind, .ep = -1 };
+	sigset_t usr1, old;
+
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigaction(SIGUSR1, &sa, NULL);
+	pthread_sigmask(SIG_BLOCK, &usr1, &old);
+	c.open = old;
+	sigdelset(&c.open, SIGUSR1);
+	c.fd = ping_socket(SOCK_NONBLOCK);
+	setint(c.fd, SOL_IP, IP_RECVERR, 1);
+	if (kind == S_EPOLL_PWAIT || kind == S_EPOLL_PWAIT2)
+		c.ep = epoll_with(c.fd, EPOLLIN);
+
+	raise(SIGUSR1);
+	sig_case(&c, "idle socket, SIGUSR1 pending", SIG_WAIT_MS, &c.open);
+	sig_case(&c, "idle socket, nothing pending", QUIET_MS, &c.open);
+
+	out("%s: sendto %s seq 1: %s", name, LOOP, send_echo(c.fd, LOOP, 1, 'A'));
+	wait_in(c.fd, WAIT_MS);
+	raise(SIGUSR1);
+	sig_case(&c, "a reply queued, SIGUSR1 pending", SIG_WAIT_MS, &c.open);
+	out("%s: recv: %s", name, reply_str(recv_reply(c.fd, 0)));
+	sig_case(&c, "idle again, SIGUSR1 still pending", SIG_WAIT_MS, &c.open);
+
+	out("%s: sendto %s seq 2: %s", name, FORGE_SOFT,
+	    send_echo(c.fd, FORGE_SOFT, 2, 'A'));
+	wait_in(c.fd, WAIT_MS);		/* the error's POLLERR */
+	raise(SIGUSR1);
+	sig_case(&c, "an error queued, SIGUSR1 pending", SIG_WAIT_MS, &c.open);
+	sig_case(&c, "the error still queued, no mask", QUIET_MS, NULL);
+	out("%s: MSG_ERRQUEUE: %s", name, errqueue(c.fd));
+	sig_case(&c, "idle, no mask: SIGUSR1 stays blocked", QUIET_MS, NULL);
+	sig_case(&c, "idle, SIGUSR1 unblocked by the mask", SIG_WAIT_MS,
+		 &c.open);
+
+	if (c.ep >= 0)
+		close(c.ep);
+	close(c.fd);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	signal(SIGUSR1, SIG_DFL);
+}
+
+static void scn_sigmask_ppoll(void) { sigmask_with("sigmask_ppoll", S_PPOLL); }
+static void scn_sigmask_pselect(void)
+{
+	sigmask_with("sigmask_pselect", S_PSELECT);
+}
+static void scn_sigmask_epoll_pwait(void)
+{
+	sigmask_with("sigmask_epoll_pwait", S_EPOLL_PWAIT);
+}
+static void scn_sigmask_epoll_pwait2(void)
+{
+	sigmask_with("sigmask_epoll_pwait2", S_EPOLL_PWAIT2);
+}
+
+/* ------------------------------------------------------------------ */
+/* scenarios: copies of an epoll descriptor (dup, fork) */
+
+static const char *const ep_names[] = { "A", "A2" };
+
+/*
+ * An ICMP error on fd (IP_RECVERR on, level-triggered EPOLLIN in the set
+ * behind ep): EPOLLERR through ep, level (again), the record, then
+ * nothing.
+ */
+static void ep_error_round(const char *l, int ep, int fd, uint16_t seq)
+{
+	out("%s: sendto %s seq %u: %s", l, FORGE_SOFT, seq,
+	    send_echo(fd, FORGE_SOFT, seq, 'A'));
+	out("%s: wait: %s", l, ep_wait(ep, WAIT_MS, ep_names));
+	out("%s: wait again (level): %s", l, ep_wait(ep, 0, ep_names));
+	out("%s: MSG_ERRQUEUE: %s", l, errqueue(fd));
+	out("%s: wait 0 ms: %s", l, ep_wait(ep, 0, ep_names));
+}
+
+/* A ping socket with IP_RECVERR in a new epoll set (EPOLLIN, "A"). */
+static int ep_with_errors(int *fd)
+{
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+
+	*fd = ping_socket(SOCK_NONBLOCK);
+	setint(*fd, SOL_IP, IP_RECVERR, 1);
+	ep_ctl(ep, EPOLL_CTL_ADD, *fd, EPOLLIN, 0);
+	return ep;
+}
+
+/*
+ * One epoll set under several numbers: dup, dup2, dup3, F_DUPFD_CLOEXEC,
+ * a copy made by the system call itself (which the shim does not see),
+ * each reporting the socket's errors while the number it came from is
+ * open, and after that number is closed (close, dup2 over it,
+ * close_range).
+ */
+static void scn_epoll_dup(void)
+{
+	const char *l = "epoll_dup";
+	int fd, ep = ep_with_errors(&fd), d, e, raw, null;
+
+	d = dup(ep);
+	out("%s: wait 0 ms through a dup: %s", l, ep_wait(d, 0, ep_names));
+	ep_error_round("epoll_dup: through the dup, the original open", d, fd, 1);
+	ep_error_round("epoll_dup: through the original", ep, fd, 2);
+	out("%s: close the original: %s", l, rcs(close(ep)));
+	ep_error_round("epoll_dup: through the dup, the original closed", d,
+		       fd, 3);
+	out("%s: MOD through the dup, data A2: %s", l,
+	    rcs(ep_ctl(d, EPOLL_CTL_MOD, fd, EPOLLIN, 1)));
+	out("%s: sendto %s seq 4: %s", l, LOOP, send_echo(fd, LOOP, 4, 'A'));
+	out("%s: wait: %s", l, ep_wait(d, WAIT_MS, ep_names));
+	out("%s: recv: %s", l, reply_str(recv_reply(fd, 0)));
+
+	e = dup2(d, 100);
+	out("%s: dup2 onto 100: %d; close the dup: %s", l, e, rcs(close(d)));
+	ep_error_round("epoll_dup: through 100", e, fd, 5);
+	d = dup3(e, 101, O_CLOEXEC);
+	null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	out("%s: dup3 onto 101: %d; dup2 /dev/null over 100: %s", l, d,
+	    dup2(null, e) == e ? "100" : rcs(-1));
+	close(null);
+	close(e);
+	ep_error_round("epoll_dup: through 101", d, fd, 6);
+	e = fcntl(d, F_DUPFD_CLOEXEC, 200);
+	out("%s: F_DUPFD_CLOEXEC from 200: %s; close_range over 101: %s", l,
+	    e >= 200 ? ">= 200" : rcs(e),
+	    rcs(close_range((unsigned)d, (unsigned)d, 0)));
+	ep_error_round("epoll_dup: through F_DUPFD_CLOEXEC", e, fd, 7);
+
+	raw = (int)syscall(SYS_dup, e);
+	out("%s: a copy by the system call: %s", l, raw >= 0 ? "made" : rcs(raw));
+	ep_error_round("epoll_dup: through that copy, the other open", raw,
+		       fd, 8);
+	out("%s: close the other: %s", l, rcs(close(e)));
+	ep_error_round("epoll_dup: through that copy alone", raw, fd, 9);
+	out("%s: DEL through it: %s", l,
+	    rcs(ep_ctl(raw, EPOLL_CTL_DEL, fd, 0, 0)));
+	out("%s: sendto %s seq 10: %s", l, FORGE_SOFT,
+	    send_echo(fd, FORGE_SOFT, 10, 'A'));
+	out("%s: socket: %s", l, pollbits(wait_in(fd, WAIT_MS)));
+	out("%s: wait %d ms: %s", l, QUIET_MS, ep_wait(raw, QUIET_MS, ep_names));
+	out("%s: MSG_ERRQUEUE: %s", l, errqueue(fd));
+	close(raw);
+	close(fd);
+}
+
+/*
+ * fork: parent and child each hold the set; either closing its copy
+ * leaves the other's working.  (One side's epoll_ctl after the fork is
+ * not seen by the other's shim: not tested, pingsock-preload(8).)
+ */
+static void scn_epoll_fork(void)
+{
+	const char *l = "epoll_fork";
+	int fd, ep = ep_with_errors(&fd), go[2], st;
+	pid_t pid;
+	char c = 0;
+
+	if (pipe(go) < 0)
+		return;
+	pid = fork();
+	if (pid == 0) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		ep_error_round("epoll_fork: the child, the parent's copy closed",
+			       ep, fd, 1);
+		_exit(0);
+	}
+	close(go[0]);
+	out("%s: the parent closes its copy: %s", l, rcs(close(ep)));
+	(void)!write(go[1], &c, 1);
+	close(go[1]);
+	waitpid(pid, &st, 0);
+	out("%s: the child exit %d", l, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	ep_ctl(ep, EPOLL_CTL_ADD, fd, EPOLLIN, 0);
+	pid = fork();
+	if (pid == 0)
+		_exit(close(ep) == 0 ? 0 : 1);
+	waitpid(pid, &st, 0);
+	out("%s: a child closed its copy: exit %d", l,
+	    WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	ep_error_round("epoll_fork: the parent, the child's copy closed", ep,
+		       fd, 2);
+	close(ep);
+	close(fd);
+}
+
+/* ------------------------------------------------------------------ */
 
 struct scenario {
 	const char *name;
@@ -1736,6 +2019,12 @@ static const struct scenario scenarios[] = {
 	{ "exec", scn_exec, NULL },
 	{ "threads", scn_threads, NULL },
 	{ "stale", scn_stale, NULL },
+	{ "sigmask_ppoll", scn_sigmask_ppoll, NULL },
+	{ "sigmask_pselect", scn_sigmask_pselect, NULL },
+	{ "sigmask_epoll_pwait", scn_sigmask_epoll_pwait, NULL },
+	{ "sigmask_epoll_pwait2", scn_sigmask_epoll_pwait2, NULL },
+	{ "epoll_dup", scn_epoll_dup, NULL },
+	{ "epoll_fork", scn_epoll_fork, NULL },
 	/* run by exec, not from the command line */
 	{ "exec_after", NULL, scn_exec_after },
 };
