@@ -1933,10 +1933,16 @@ static void scn_epoll_dup(void)
 		       fd, 8);
 	out("%s: close the other: %s", l, rcs(close(e)));
 	ep_error_round("epoll_dup: through that copy alone", raw, fd, 9);
+	/* never used before the one it came from is closed */
+	e = (int)syscall(SYS_dup, raw);
+	out("%s: another copy by the system call: %s; close the first: %s", l,
+	    e >= 0 ? "made" : rcs(e), rcs(close(raw)));
+	raw = e;
+	ep_error_round("epoll_dup: through the second copy", raw, fd, 10);
 	out("%s: DEL through it: %s", l,
 	    rcs(ep_ctl(raw, EPOLL_CTL_DEL, fd, 0, 0)));
-	out("%s: sendto %s seq 10: %s", l, FORGE_SOFT,
-	    send_echo(fd, FORGE_SOFT, 10, 'A'));
+	out("%s: sendto %s seq 11: %s", l, FORGE_SOFT,
+	    send_echo(fd, FORGE_SOFT, 11, 'A'));
 	out("%s: socket: %s", l, pollbits(wait_in(fd, WAIT_MS)));
 	out("%s: wait %d ms: %s", l, QUIET_MS, ep_wait(raw, QUIET_MS, ep_names));
 	out("%s: MSG_ERRQUEUE: %s", l, errqueue(fd));
