@@ -99,6 +99,8 @@ static _Atomic unsigned char watched[EP_MAP_FDS];
 /* Under the lock. */
 static bool epfd_has_regs(int epfd)
 {
+	if (epfd < 0)
+		return false;	/* (a free slot's) */
 	for (size_t i = 0; i < nregs; i++)
 		if (regs[i].epfd == epfd)
 			return true;
@@ -108,6 +110,8 @@ static bool epfd_has_regs(int epfd)
 /* Under the lock: the copy entry of fd, or NULL. */
 static struct ecopy *copy_find(int fd)
 {
+	if (fd < 0)
+		return NULL;
 	for (size_t i = 0; i < ncopies; i++)
 		if (copies[i].fd == fd)
 			return &copies[i];
@@ -186,17 +190,19 @@ static int key_of(int epfd)
 	return c ? c->key : -1;
 }
 
+static void number_closed(int fd, int other, int lo, int hi);
+
 /* Under the lock: fd (a new number) is another descriptor of key's set. */
 static void copy_add(int fd, int key)
 {
-	struct ecopy *c = copy_find(fd), *grown;
+	struct ecopy *c, *grown;
 	size_t n;
 
 	/* A number the kernel just gave out: what was known under it was
 	 * closed behind the shim's back. */
-	for (size_t i = 0; i < nregs; i++)
-		if (regs[i].epfd == fd)
-			reg_free(&regs[i]);
+	if (fd != key)
+		number_closed(fd, -1, fd, fd);
+	c = copy_find(fd);
 	for (size_t i = 0; !c && i < ncopies; i++)
 		if (copies[i].fd < 0)
 			c = &copies[i];
