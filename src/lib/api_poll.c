@@ -3,7 +3,9 @@
  * api_poll - pingsock_poll(): poll() that also reports what a relayed
  * socket's data descriptor cannot show by itself (its state slot), and
  * wakes when an error arrives (the daemon's wake-up on the data
- * descriptor, which is not data: relay_data_queued()).
+ * descriptor, which is not data: relay_data_queued()).  The shim's poll,
+ * ppoll, select and pselect are pollset_ppoll(): the same with ppoll()'s
+ * timeout and signal mask (shimapi.h).
  */
 #include <errno.h>
 #include <signal.h>

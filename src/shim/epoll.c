@@ -16,6 +16,13 @@
  * wait, so that a pending error keeps being reported while nothing new
  * arrives, as the kernel's epoll reports it.
  *
+ * The signal mask of epoll_pwait/epoll_pwait2 is the real call's, on
+ * each wait inside, so it is set atomically with the wait as the
+ * kernel sets it; nothing here touches the thread's own mask.  A wait
+ * for a registration already known ready has timeout 0, which the
+ * kernel's epoll never ends with EINTR: the ready event is reported and
+ * a pending signal stays pending, as on the kernel's own socket.
+ *
  * Copies.  The registrations belong to the epoll set, not to a number:
  * each set is known by one of its descriptors (its key, ereg.epfd), and
  * its other descriptors are listed as its copies.  A copy made through

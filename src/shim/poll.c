@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * poll - poll, ppoll, select and pselect.  When any descriptor in the
- * set is one of pingsockd's sockets, the wait is pingsock_poll(), which
- * reports POLLERR from the socket's state slot and wakes for an error's
- * wake-up on its data descriptor; otherwise the libc call itself.
+ * set is one of pingsockd's sockets, the wait is pingsock_poll()'s
+ * (pollset_ppoll), which reports POLLERR from the socket's state slot
+ * and wakes for an error's wake-up on its data descriptor; otherwise the
+ * libc call itself.
  *
  * select/pselect are built on it the way the kernel builds select on
  * ->poll(): readable = POLLIN|POLLRDNORM|POLLRDBAND|POLLHUP|POLLERR,
@@ -13,12 +14,17 @@
  *
  * The signal mask of ppoll/pselect is set atomically with the wait, as
  * the kernel sets it: every wait inside is the real ppoll() with the
- * caller's mask (pollset_ppoll), and nothing here changes the thread's
- * own mask.  So a signal that the mask unblocks, pending before the
- * call or arriving while it checks a wake-up between two waits, ends it
- * with EINTR (while nothing is ready), never runs its handler early.
- * The timeouts keep the kernel's precision (nanoseconds for ppoll and
- * pselect, microseconds for select), across the waits inside.
+ * caller's mask, and nothing here changes the thread's own mask (a
+ * pthread_sigmask() around the wait would run the handler of a signal
+ * already pending, then wait on regardless).  So a signal that the
+ * call's mask unblocks and the thread's blocks ends the call with EINTR
+ * whether it was pending before or came while a stale wake-up was being
+ * looked at between two waits inside; a descriptor already ready is
+ * reported instead, the signal left pending.  Only a signal the thread
+ * does not block at all, arriving in that moment between two waits,
+ * runs its handler without ending the call (pingsock-preload(8)).  The
+ * timeouts keep their precision (nanoseconds for ppoll and pselect,
+ * microseconds for select) across the waits inside.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -26,7 +32,6 @@
 
 #include "lib/clock.h"
 #include "lib/shimapi.h"
-#include "pingsock.h"
 #include "shim/shim.h"
 
 #define SHIM_EXPORT __attribute__((visibility("default")))
