@@ -8,6 +8,7 @@
  * timeout and signal mask (shimapi.h).
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -175,22 +176,47 @@ static const struct timespec *time_left(int64_t deadline, struct timespec *ts)
 }
 
 /*
- * The wait, until deadline (CLOCK_MONOTONIC ns; -1: none; 0: no wait).
- * Every wait is the real ppoll() with the caller's mask, so that the
- * mask is changed atomically with the wait, as the kernel's ppoll does
- * it: a signal the mask unblocks, pending before or arriving meanwhile,
- * ends it with EINTR.  What runs between two waits (a wake-up that
- * turned out stale) is the thread's own mask's: such a signal stays
- * pending until the next wait.  A socket already known ready is polled
- * without the mask, as the kernel reports a ready descriptor rather
- * than a pending signal (and the signal stays pending).
+ * One wait inside, for what is left until deadline (none when ready: a
+ * socket is known ready): with p, ppoll (mask: the caller's, or NULL);
+ * otherwise poll (in milliseconds, rounded up), as pingsock_poll() has
+ * always waited, so that nothing changes for it, not even the system
+ * call a seccomp filter sees.
  */
-static int poll_wait(struct pollfd *fds, nfds_t nfds, int64_t deadline,
-		     const sigset_t *mask)
+static int wait_once(struct pollfd *all, nfds_t nfds, int64_t deadline,
+		     bool ready, const sigset_t *mask, bool p)
 {
 	static const struct timespec zero;
-	struct pollset ps;
 	struct timespec ts;
+	const struct timespec *left = ready ? &zero : time_left(deadline, &ts);
+
+	/* A descriptor already known ready is polled without the mask:
+	 * the kernel reports a ready one rather than a pending signal
+	 * (which stays pending). */
+	if (p)
+		return sys_ppoll(all, nfds, left, ready ? NULL : mask);
+	if (!left)
+		return sys_poll(all, nfds, -1);
+	if (left->tv_sec >= INT_MAX / 1000 - 1)
+		return sys_poll(all, nfds, INT_MAX);
+	return sys_poll(all, nfds,
+			(int)(left->tv_sec * 1000 +
+			      (left->tv_nsec + 999999) / 1000000));
+}
+
+/*
+ * The wait, until deadline (CLOCK_MONOTONIC ns; -1: none; 0: no wait);
+ * p: as ppoll() with mask.  Every wait inside with a mask is the real
+ * ppoll() with it, so that the mask is changed atomically with the
+ * wait, as the kernel's ppoll does it: a signal the mask unblocks,
+ * pending before or arriving meanwhile, ends it with EINTR.  What runs
+ * between two waits (a wake-up that turned out stale) runs under the
+ * thread's own mask: such a signal (if that mask blocks it) stays
+ * pending until the next wait.
+ */
+static int poll_wait(struct pollfd *fds, nfds_t nfds, int64_t deadline,
+		     const sigset_t *mask, bool p)
+{
+	struct pollset ps;
 	int n;
 
 	if (pollset_build(&ps, fds, nfds)) {
@@ -203,10 +229,8 @@ static int poll_wait(struct pollfd *fds, nfds_t nfds, int64_t deadline,
 	 * would; poll() callers loop anyway, but do it here while time is
 	 * left. */
 	for (;;) {
-		bool ready = any_synth(&ps, fds, nfds);
-		int r = sys_ppoll(ps.all, nfds,
-				  ready ? &zero : time_left(deadline, &ts),
-				  ready ? NULL : mask);
+		int r = wait_once(ps.all, nfds, deadline,
+				  any_synth(&ps, fds, nfds), mask, p);
 
 		if (r < 0) {
 			pollset_free(&ps);
@@ -239,7 +263,7 @@ int pollset_ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *ts,
 {
 	if (none_ours(fds, nfds))
 		return sys_ppoll(fds, nfds, ts, mask);
-	return poll_wait(fds, nfds, deadline_of(ts), mask);
+	return poll_wait(fds, nfds, deadline_of(ts), mask, true);
 }
 
 EXPORT int pingsock_poll(struct pollfd *fds, nfds_t nfds, int timeout)
@@ -250,5 +274,5 @@ EXPORT int pingsock_poll(struct pollfd *fds, nfds_t nfds, int timeout)
 			 timeout < 0 ? -1
 			 : timeout == 0 ? 0
 					: now_ns() + (int64_t)timeout * 1000000,
-			 NULL);
+			 NULL, false);
 }

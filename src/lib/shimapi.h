@@ -42,9 +42,9 @@ size_t conn_fds(int *out, size_t max);
 unsigned pollsynth(const struct fdent *ent, unsigned events);
 
 /*
- * pingsock_poll() with ppoll()'s timeout (NULL: none; checked by the
+ * pingsock_poll() as ppoll(): its timeout (NULL: none; checked by the
  * caller) and signal mask (NULL: the thread's own), the mask set
- * atomically with every wait (the real ppoll's).
+ * atomically with every wait inside (each one the real ppoll()).
  */
 int pollset_ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *ts,
 		  const sigset_t *mask);

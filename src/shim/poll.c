@@ -22,16 +22,22 @@
  * looked at between two waits inside; a descriptor already ready is
  * reported instead, the signal left pending.  Only a signal the thread
  * does not block at all, arriving in that moment between two waits,
- * runs its handler without ending the call (pingsock-preload(8)).  The
- * timeouts keep their precision (nanoseconds for ppoll and pselect,
- * microseconds for select) across the waits inside.
+ * runs its handler without ending the call (pingsock-preload(8)).
+ *
+ * The waits inside ppoll and pselect are ppoll() (their timeouts to
+ * the nanosecond); those of poll and select stay poll() (in
+ * milliseconds, rounded up), as they always were here: nothing changes
+ * for the calls without a mask, not even the system call a seccomp
+ * filter sees.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <time.h>
 
 #include "lib/clock.h"
 #include "lib/shimapi.h"
+#include "pingsock.h"
 #include "shim/shim.h"
 
 #define SHIM_EXPORT __attribute__((visibility("default")))
@@ -44,27 +50,41 @@ static bool any_ours(const struct pollfd *fds, nfds_t n)
 	return false;
 }
 
-/* ts: checked (NULL: no timeout); mask: NULL for the thread's own. */
+/*
+ * ts: checked (NULL: no timeout); p: the program called ppoll or
+ * pselect (mask: NULL for the thread's own); otherwise poll or select,
+ * which wait in milliseconds, rounded up, with poll() as they did.
+ */
 static int ours_poll(struct pollfd *fds, nfds_t n, const struct timespec *ts,
-		     const sigset_t *mask)
+		     const sigset_t *mask, bool p)
 {
-	int rc = pollset_ppoll(fds, n, ts, mask);
+	long long ms = -1;
+	int rc;
 
-	SHIM_LOGRC(rc, "%s(%lu fds)", mask ? "ppoll" : "poll", (unsigned long)n);
+	if (p) {
+		rc = pollset_ppoll(fds, n, ts, mask);
+	} else {
+		if (ts && ts->tv_sec >= INT_MAX / 1000)
+			ms = INT_MAX;
+		else if (ts)
+			ms = (long long)ts->tv_sec * 1000 +
+			     (ts->tv_nsec + 999999) / 1000000;
+		rc = pingsock_poll(fds, n, (int)ms);
+	}
+	SHIM_LOGRC(rc, "%s(%lu fds)", p ? "ppoll" : "poll", (unsigned long)n);
 	return rc;
 }
 
 SHIM_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
 {
-	struct timespec ts;
+	int rc;
 
 	shim_init();
 	if (!any_ours(fds, n))
 		return real_poll(fds, n, timeout);
-	if (timeout < 0)
-		return ours_poll(fds, n, NULL, NULL);
-	ts = (struct timespec){ timeout / 1000, (long)(timeout % 1000) * 1000000 };
-	return ours_poll(fds, n, &ts, NULL);
+	rc = pingsock_poll(fds, n, timeout);
+	SHIM_LOGRC(rc, "poll(%lu fds, %d ms)", (unsigned long)n, timeout);
+	return rc;
 }
 
 int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen);
@@ -95,7 +115,7 @@ SHIM_EXPORT int ppoll(struct pollfd *fds, nfds_t n,
 		errno = EINVAL;
 		return -1;
 	}
-	return ours_poll(fds, n, ts, mask);
+	return ours_poll(fds, n, ts, mask, true);
 }
 
 #define IN_SET (POLLIN | POLLRDNORM | POLLRDBAND | POLLHUP | POLLERR)
@@ -117,9 +137,9 @@ static int64_t mono_us(void)
 	return (int64_t)(clock_mono_ns() / 1000);
 }
 
-/* select over pollset_ppoll; ts and mask as for ours_poll. */
+/* select over ours_poll; ts, mask and pcall (its p) as there. */
 static int select_ours(int nfds, fd_set *r, fd_set *w, fd_set *e,
-		       const struct timespec *ts, const sigset_t *mask)
+		       const struct timespec *ts, const sigset_t *mask, bool pcall)
 {
 	struct pollfd *p;
 	nfds_t n = 0;
@@ -146,7 +166,7 @@ static int select_ours(int nfds, fd_set *r, fd_set *w, fd_set *e,
 		p[n].fd = fd;
 		p[n++].events = ev;
 	}
-	rc = ours_poll(p, n, ts, mask);
+	rc = ours_poll(p, n, ts, mask, pcall);
 	if (rc < 0) {
 		free(p);
 		return -1;
@@ -203,7 +223,7 @@ SHIM_EXPORT int select(int nfds, fd_set *__restrict r, fd_set *__restrict w,
 		ts.tv_nsec = (long)(tv->tv_usec % 1000000) * 1000;
 	}
 	start = mono_us();
-	rc = select_ours(nfds, r, w, e, tv ? &ts : NULL, NULL);
+	rc = select_ours(nfds, r, w, e, tv ? &ts : NULL, NULL, false);
 	if (tv) {	/* Linux: the time not slept */
 		int saved = errno;
 
@@ -230,5 +250,5 @@ SHIM_EXPORT int pselect(int nfds, fd_set *__restrict r, fd_set *__restrict w,
 		errno = EINVAL;
 		return -1;
 	}
-	return select_ours(nfds, r, w, e, ts, mask);
+	return select_ours(nfds, r, w, e, ts, mask, true);
 }
