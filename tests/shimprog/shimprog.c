@@ -23,6 +23,11 @@
  *                   ping sockets only, so every socket here is bound
  *                   before it is counted; shim: pingsockctl's "sockets").
  *
+ * A difference that pingsock-preload(8) documents (epoll_limits) is
+ * checked on each side against what that side should do (the kernel's
+ * behaviour, or the documented one) and printed as "as documented", so
+ * that it too compares equal.
+ *
  * The error scenarios need the router topology of shim_prog.sh: this
  * host 10.77.0.2, default route via the router 10.77.0.1, which runs
  * tests/lib/icmpforge (an Echo Request to 10.78.T.C is answered with
@@ -33,6 +38,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/errqueue.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <netinet/ip.h>
 #include <netinet/ip_icmp.h>
@@ -41,11 +48,13 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -1994,6 +2003,145 @@ static void scn_epoll_fork(void)
 	close(fd);
 }
 
+/*
+ * What pingsock-preload(8) (LIMITS AND BUGS) says differs from the
+ * kernel's socket for epoll copies.  Each such line is checked on its
+ * own side, against the kernel's behaviour or against the documented
+ * one, and printed the same on both when it is what it should be.
+ */
+static bool under_shim(void)
+{
+	const char *p = getenv("LD_PRELOAD");
+
+	return p && strstr(p, "libpingsock-preload");
+}
+
+static void differs(const char *l, const char *what, const char *got,
+		    const char *want_kernel, const char *want_shim)
+{
+	const char *want = under_shim() ? want_shim : want_kernel;
+
+	if (strcmp(got, want) == 0)
+		out("%s: %s: as documented", l, what);
+	else
+		out("%s: %s: %s, not %s", l, what, got, want);
+}
+
+/* kcmp refused from now on (EPERM), as a seccomp filter may refuse it. */
+static bool deny_kcmp(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_kcmp, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+
+	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+	       prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0;
+}
+
+/* In a child without kcmp: a copy the shim made still works; one made
+ * behind its back is not found once the set's known number is closed. */
+static void no_kcmp_child(const char *l)
+{
+	int fd, ep = ep_with_errors(&fd), d, raw;
+
+	if (!deny_kcmp())
+		out("%s: seccomp: %s", l, errname(errno));
+	d = dup(ep);
+	close(ep);
+	ep_error_round("epoll_limits: no kcmp, through a dup", d, fd, 3);
+	raw = (int)syscall(SYS_dup, d);
+	close(d);
+	out("%s: no kcmp: sendto %s seq 4: %s", l, FORGE_SOFT,
+	    send_echo(fd, FORGE_SOFT, 4, 'A'));
+	differs(l, "no kcmp, through a copy by the system call",
+		ep_wait(raw, WAIT_MS, ep_names), "n=1 A:EPOLLERR",
+		"n=1 ?:EPOLLIN");
+	errqueue(fd);
+	close(raw);
+	close(fd);
+}
+
+static void scn_epoll_limits(void)
+{
+	static const char *const names[] = { "A", "B" };
+	const char *l = "epoll_limits";
+	int a = ping_socket(SOCK_NONBLOCK), b = ping_socket(SOCK_NONBLOCK);
+	int ep = epoll_create1(EPOLL_CLOEXEC), st;
+	char args[2][16];
+	pid_t pid;
+
+	/* fork: an epoll_ctl in the child is not seen by the parent's shim */
+	ep_ctl(ep, EPOLL_CTL_ADD, a, EPOLLIN, 0);
+	pid = fork();
+	if (pid == 0)
+		_exit(ep_ctl(ep, EPOLL_CTL_ADD, b, EPOLLIN, 1) == 0 ? 0 : 1);
+	waitpid(pid, &st, 0);
+	out("%s: the child adds B to the set: exit %d", l,
+	    WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	out("%s: sendto on B seq 1: %s", l, send_echo(b, LOOP, 1, 'B'));
+	wait_in(b, WAIT_MS);
+	differs(l, "the parent waits", ep_wait(ep, QUIET_MS, names),
+		"n=1 B:EPOLLIN", "n=0");
+	out("%s: recv B: %s", l, reply_str(recv_reply(b, 0)));
+	close(ep);
+	close(b);
+
+	/* exec: the set and the socket kept, the program's data lost */
+	ep = epoll_create1(0);
+	ep_ctl(ep, EPOLL_CTL_ADD, a, EPOLLIN, 0x5eed);
+	snprintf(args[0], sizeof(args[0]), "%d", ep);
+	snprintf(args[1], sizeof(args[1]), "%d", a);
+	pid = fork();
+	if (pid == 0) {
+		execl("/proc/self/exe", "shimprog", "epoll_exec_after", args[0],
+		      args[1], (char *)NULL);
+		_exit(127);
+	}
+	waitpid(pid, &st, 0);
+	out("%s: the program run by exec: exit %d", l,
+	    WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	close(ep);
+	close(a);
+
+	/* without kcmp */
+	pid = fork();
+	if (pid == 0) {
+		no_kcmp_child(l);
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	out("%s: the child without kcmp: exit %d", l,
+	    WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
+/* epoll_limits, after exec: the set and the socket it got. */
+static void scn_epoll_exec_after(int argc, char **argv)
+{
+	const char *l = "epoll_limits";
+	struct epoll_event ev[2];
+	int ep, fd, n;
+
+	if (argc < 4)
+		exit(2);
+	ep = atoi(argv[2]);
+	fd = atoi(argv[3]);
+	out("%s: after exec: sendto seq 2: %s", l, send_echo(fd, LOOP, 2, 'A'));
+	wait_in(fd, WAIT_MS);
+	n = epoll_wait(ep, ev, 2, WAIT_MS);
+	differs(l, "after exec, the kept set's data",
+		n != 1 ? rcs(n)
+		: ev[0].data.u64 == 0x5eed ? "the program's"
+		: ev[0].data.u64 >> 32 == 0x70734b54u ? "the shim's tag"
+						       : "other",
+		"the program's", "the shim's tag");
+	out("%s: after exec: recv: %s", l, reply_str(recv_reply(fd, 0)));
+}
+
 /* ------------------------------------------------------------------ */
 
 struct scenario {
@@ -2031,8 +2179,10 @@ static const struct scenario scenarios[] = {
 	{ "sigmask_epoll_pwait2", scn_sigmask_epoll_pwait2, NULL },
 	{ "epoll_dup", scn_epoll_dup, NULL },
 	{ "epoll_fork", scn_epoll_fork, NULL },
+	{ "epoll_limits", scn_epoll_limits, NULL },
 	/* run by exec, not from the command line */
 	{ "exec_after", NULL, scn_exec_after },
+	{ "epoll_exec_after", NULL, scn_epoll_exec_after },
 };
 
 int main(int argc, char **argv)
