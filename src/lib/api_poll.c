@@ -3,9 +3,13 @@
  * api_poll - pingsock_poll(): poll() that also reports what a relayed
  * socket's data descriptor cannot show by itself (its state slot), and
  * wakes when an error arrives (the daemon's wake-up on the data
- * descriptor, which is not data: relay_data_queued()).
+ * descriptor, which is not data: relay_data_queued()).  The shim's poll,
+ * ppoll, select and pselect are pollset_ppoll(): the same with ppoll()'s
+ * timeout and signal mask (shimapi.h).
  */
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -151,18 +155,70 @@ static bool any_synth(const struct pollset *ps, const struct pollfd *fds,
 	return false;
 }
 
-static int64_t now_ms(void)
+static int64_t now_ns(void)
 {
-	return (int64_t)(clock_mono_ns() / 1000000);
+	return (int64_t)clock_mono_ns();
 }
 
-EXPORT int pingsock_poll(struct pollfd *fds, nfds_t nfds, int timeout)
+/* ppoll's timeout for what is left until deadline (-1: none: NULL). */
+static const struct timespec *time_left(int64_t deadline, struct timespec *ts)
+{
+	int64_t left;
+
+	if (deadline < 0)
+		return NULL;
+	left = deadline > 0 ? deadline - now_ns() : 0;
+	if (left < 0)
+		left = 0;
+	ts->tv_sec = left / 1000000000;
+	ts->tv_nsec = left % 1000000000;
+	return ts;
+}
+
+/*
+ * One wait inside, for what is left until deadline (none when ready: a
+ * socket is known ready): with p, ppoll (mask: the caller's, or NULL);
+ * otherwise poll (in milliseconds, rounded up), as pingsock_poll() has
+ * always waited, so that nothing changes for it, not even the system
+ * call a seccomp filter sees.
+ */
+static int wait_once(struct pollfd *all, nfds_t nfds, int64_t deadline,
+		     bool ready, const sigset_t *mask, bool p)
+{
+	static const struct timespec zero;
+	struct timespec ts;
+	const struct timespec *left = ready ? &zero : time_left(deadline, &ts);
+
+	/* A descriptor already known ready is polled without the mask:
+	 * the kernel reports a ready one rather than a pending signal
+	 * (which stays pending). */
+	if (p)
+		return sys_ppoll(all, nfds, left, ready ? NULL : mask);
+	if (!left)
+		return sys_poll(all, nfds, -1);
+	if (left->tv_sec >= INT_MAX / 1000 - 1)
+		return sys_poll(all, nfds, INT_MAX);
+	return sys_poll(all, nfds,
+			(int)(left->tv_sec * 1000 +
+			      (left->tv_nsec + 999999) / 1000000));
+}
+
+/*
+ * The wait, until deadline (CLOCK_MONOTONIC ns; -1: none; 0: no wait);
+ * p: as ppoll() with mask.  Every wait inside with a mask is the real
+ * ppoll() with it, so that the mask is changed atomically with the
+ * wait, as the kernel's ppoll does it: a signal the mask unblocks,
+ * pending before or arriving meanwhile, ends it with EINTR.  What runs
+ * between two waits (a wake-up that turned out stale) runs under the
+ * thread's own mask: such a signal (if that mask blocks it) stays
+ * pending until the next wait.
+ */
+static int poll_wait(struct pollfd *fds, nfds_t nfds, int64_t deadline,
+		     const sigset_t *mask, bool p)
 {
 	struct pollset ps;
 	int n;
 
-	if (none_ours(fds, nfds))
-		return sys_poll(fds, nfds, timeout);
 	if (pollset_build(&ps, fds, nfds)) {
 		pollset_free(&ps);
 		errno = ENOMEM;
@@ -172,25 +228,51 @@ EXPORT int pingsock_poll(struct pollfd *fds, nfds_t nfds, int timeout)
 	 * this return early with nothing ready, as a spurious wake-up
 	 * would; poll() callers loop anyway, but do it here while time is
 	 * left. */
-	int64_t deadline = timeout > 0 ? now_ms() + timeout : 0;
-
 	for (;;) {
-		int r = sys_poll(ps.all, nfds,
-			     any_synth(&ps, fds, nfds) ? 0 : timeout);
+		int r = wait_once(ps.all, nfds, deadline,
+				  any_synth(&ps, fds, nfds), mask, p);
 
 		if (r < 0) {
 			pollset_free(&ps);
 			return -1;
 		}
 		n = pollset_merge(&ps, fds, nfds);
-		if (n || r == 0 || timeout == 0)
+		if (n || r == 0 || deadline == 0 ||
+		    (deadline > 0 && now_ns() >= deadline))
 			break;
-		if (timeout > 0) {
-			timeout = (int)(deadline - now_ms());
-			if (timeout <= 0)
-				break;
-		}
 	}
 	pollset_free(&ps);
 	return n;
+}
+
+/* The absolute deadline of a timeout (-1 none, 0 no wait). */
+static int64_t deadline_of(const struct timespec *ts)
+{
+	/* Past this, never (the kernel saturates such a timeout too). */
+	const time_t never = (time_t)(INT64_MAX / 1000000000 / 2);
+
+	if (!ts || ts->tv_sec >= never)
+		return -1;
+	if (ts->tv_sec == 0 && ts->tv_nsec == 0)
+		return 0;
+	return now_ns() + (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+}
+
+int pollset_ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *ts,
+		  const sigset_t *mask)
+{
+	if (none_ours(fds, nfds))
+		return sys_ppoll(fds, nfds, ts, mask);
+	return poll_wait(fds, nfds, deadline_of(ts), mask, true);
+}
+
+EXPORT int pingsock_poll(struct pollfd *fds, nfds_t nfds, int timeout)
+{
+	if (none_ours(fds, nfds))
+		return sys_poll(fds, nfds, timeout);
+	return poll_wait(fds, nfds,
+			 timeout < 0 ? -1
+			 : timeout == 0 ? 0
+					: now_ns() + (int64_t)timeout * 1000000,
+			 NULL, false);
 }

@@ -7,8 +7,11 @@
 #ifndef PS_SHIMAPI_H
 #define PS_SHIMAPI_H
 
+#include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 
 struct fdent;
 
@@ -37,5 +40,13 @@ size_t conn_fds(int *out, size_t max);
  * SHUT_RD as far as events asks for them).  Reads only ent->shm.
  */
 unsigned pollsynth(const struct fdent *ent, unsigned events);
+
+/*
+ * pingsock_poll() as ppoll(): its timeout (NULL: none; checked by the
+ * caller) and signal mask (NULL: the thread's own), the mask set
+ * atomically with every wait inside (each one the real ppoll()).
+ */
+int pollset_ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *ts,
+		  const sigset_t *mask);
 
 #endif

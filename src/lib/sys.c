@@ -2,6 +2,7 @@
 #include "lib/sys.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -26,4 +27,5 @@ struct sys_calls sys = {
 	.dup3 = dup3,
 	.shutdown = shutdown,
 	.poll = poll,
+	.ppoll = ppoll,
 };

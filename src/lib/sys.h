@@ -16,7 +16,9 @@
 #include <errno.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <signal.h>
 #include <sys/types.h>
+#include <time.h>
 
 struct sys_calls {
 	int (*socket)(int, int, int);
@@ -40,6 +42,8 @@ struct sys_calls {
 	int (*dup3)(int, int, int);
 	int (*shutdown)(int, int);
 	int (*poll)(struct pollfd *, nfds_t, int);
+	int (*ppoll)(struct pollfd *, nfds_t, const struct timespec *,
+		     const sigset_t *);
 };
 
 extern struct sys_calls sys;
@@ -63,6 +67,7 @@ extern struct sys_calls sys;
 #define sys_dup3(...) (sys.dup3(__VA_ARGS__))
 #define sys_shutdown(...) (sys.shutdown(__VA_ARGS__))
 #define sys_poll(...) (sys.poll(__VA_ARGS__))
+#define sys_ppoll(...) (sys.ppoll(__VA_ARGS__))
 
 /* The libc convention from a -errno result: errno set and -1; else rc. */
 static inline long sys_ret(long rc)

@@ -16,18 +16,42 @@
  * wait, so that a pending error keeps being reported while nothing new
  * arrives, as the kernel's epoll reports it.
  *
- * Limits: closing an epoll descriptor forgets its registrations here even
- * if a copy of it (dup, fork) lives on; the copy then no longer reports
- * EPOLLERR for shimmed sockets.
+ * The signal mask of epoll_pwait/epoll_pwait2 is the real call's, on
+ * each wait inside, so it is set atomically with the wait as the
+ * kernel sets it; nothing here touches the thread's own mask.  A wait
+ * for a registration already known ready has timeout 0, which the
+ * kernel's epoll never ends with EINTR: the ready event is reported and
+ * a pending signal stays pending, as on the kernel's own socket.
+ *
+ * Copies.  The registrations belong to the epoll set, not to a number:
+ * each set is known by one of its descriptors (its key, ereg.epfd), and
+ * its other descriptors are listed as its copies.  A copy made through
+ * the shim (dup, dup2, dup3, F_DUPFD) is listed when it is made; one
+ * made behind its back (the dup system call, SCM_RIGHTS) is found by
+ * kcmp (epcopy.c): in epoll_ctl on a shimmed socket, or when a wait
+ * through an unknown number returns one of the shim's tags (so that a
+ * wait through any other set pays nothing).  Closing a set's key (close,
+ * dup2 or dup3 over it, close_range) hands its registrations to a copy,
+ * a listed one or one found in /proc/self/fd; only the last one forgets
+ * them.  fork needs nothing: the child has the parent's registrations
+ * in its own memory, and neither closing its copy touches the other's.
+ *
+ * Limits: what one process changes with epoll_ctl in a set it shares
+ * with another (after fork) is not seen by the other's shim; a set kept
+ * across exec reports the shim's tags, not the program's data, for
+ * shimmed sockets (the new program's shim never saw them); without kcmp
+ * a copy made behind the shim's back is not found.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "lib/backend.h"
 #include "lib/clock.h"
@@ -45,7 +69,7 @@
 #define EP_FLAGS (EPOLLET | EPOLLONESHOT | EPOLLEXCLUSIVE | EPOLLWAKEUP)
 
 struct ereg {
-	int epfd;		/* -1: free slot */
+	int epfd;		/* the set's key; -1: free slot */
 	int fd;
 	struct wire_shm *shm;	/* the socket's state slot: its identity */
 	uint32_t events;	/* as the program gave them */
@@ -58,18 +82,52 @@ struct ereg {
 	int out;		/* ... at this index */
 };
 
-/* regs, nregs, wait_gen: under LOCK_SHIM_EPOLL. */
+/* The other descriptors of a set with registrations (its key's). */
+struct ecopy {
+	int fd;			/* -1: free slot */
+	int key;
+};
+
+/* regs, nregs, wait_gen, copies, ncopies: under LOCK_SHIM_EPOLL. */
 static struct ereg *regs;
 static size_t nregs;
 static unsigned wait_gen;
+static struct ecopy *copies;
+static size_t ncopies;
+/* Registrations in use: while none, a wait through an unknown number
+ * needs no look at its events. */
+static _Atomic unsigned nlive;
 
-/* epoll descriptors with a shimmed registration, for the fast path. */
+/* Epoll descriptors (keys and copies) of a set with a shimmed
+ * registration, for the fast path. */
 #define EP_MAP_FDS 65536
 static _Atomic unsigned char watched[EP_MAP_FDS];
 
+/* Under the lock. */
+static bool epfd_has_regs(int epfd)
+{
+	if (epfd < 0)
+		return false;	/* (a free slot's) */
+	for (size_t i = 0; i < nregs; i++)
+		if (regs[i].epfd == epfd)
+			return true;
+	return false;
+}
+
+/* Under the lock: the copy entry of fd, or NULL. */
+static struct ecopy *copy_find(int fd)
+{
+	if (fd < 0)
+		return NULL;
+	for (size_t i = 0; i < ncopies; i++)
+		if (copies[i].fd == fd)
+			return &copies[i];
+	return NULL;
+}
+
 static bool epfd_watched(int epfd)
 {
-	bool any = false;
+	bool any;
 
 	if (epfd < 0)
 		return false;
@@ -77,8 +135,7 @@ static bool epfd_watched(int epfd)
 		return atomic_load_explicit(&watched[epfd],
 					    memory_order_relaxed);
 	lock_take(LOCK_SHIM_EPOLL);
-	for (size_t i = 0; i < nregs && !any; i++)
-		any = regs[i].epfd == epfd;
+	any = epfd_has_regs(epfd) || copy_find(epfd);
 	lock_give(LOCK_SHIM_EPOLL);
 	return any;
 }
@@ -87,15 +144,6 @@ static void set_watched(int epfd, bool on)
 {
 	if (epfd >= 0 && epfd < EP_MAP_FDS)
 		atomic_store_explicit(&watched[epfd], on, memory_order_relaxed);
-}
-
-/* Under the lock. */
-static bool epfd_has_regs(int epfd)
-{
-	for (size_t i = 0; i < nregs; i++)
-		if (regs[i].epfd == epfd)
-			return true;
-	return false;
 }
 
 static struct ereg *reg_find(int epfd, int fd)
@@ -129,7 +177,105 @@ static long reg_alloc(void)
 /* Forget the registration here (the kernel's is the caller's). */
 static void reg_free(struct ereg *r)
 {
+	if (r->epfd >= 0)
+		atomic_fetch_sub(&nlive, 1);
 	*r = (struct ereg){ .epfd = -1, .fd = -1 };
+}
+
+/* ---- copies of a set ---- */
+
+/* Under the lock: the key of epfd's set, or -1 (not known). */
+static int key_of(int epfd)
+{
+	const struct ecopy *c;
+
+	if (epfd < 0)
+		return -1;
+	if (epfd_has_regs(epfd))
+		return epfd;
+	c = copy_find(epfd);
+	return c ? c->key : -1;
+}
+
+static void number_closed(int fd, int other, int lo, int hi);
+
+/* Under the lock: fd (a new number) is another descriptor of key's set. */
+static void copy_add(int fd, int key)
+{
+	struct ecopy *c, *grown;
+	size_t n;
+
+	/* A number the kernel just gave out: what was known under it was
+	 * closed behind the shim's back. */
+	if (fd != key)
+		number_closed(fd, -1, fd, fd);
+	c = copy_find(fd);
+	for (size_t i = 0; !c && i < ncopies; i++)
+		if (copies[i].fd < 0)
+			c = &copies[i];
+	if (!c) {
+		n = ncopies ? 2 * ncopies : 8;
+		grown = realloc(copies, n * sizeof(*grown));
+		if (!grown)
+			return;	/* unknown then, as a copy made elsewhere */
+		for (size_t i = ncopies; i < n; i++)
+			grown[i] = (struct ecopy){ .fd = -1, .key = -1 };
+		copies = grown;
+		c = &copies[ncopies];
+		ncopies = n;
+	}
+	*c = (struct ecopy){ .fd = fd, .key = key };
+	set_watched(fd, true);
+}
+
+/* Under the lock: key's set has no registration left; its copies go. */
+static void key_gone(int key)
+{
+	for (size_t i = 0; i < ncopies; i++)
+		if (copies[i].key == key) {
+			set_watched(copies[i].fd, false);
+			copies[i] = (struct ecopy){ .fd = -1, .key = -1 };
+		}
+	set_watched(key, false);
+}
+
+/* Under the lock: to (a copy) becomes the key of key's set. */
+static void rekey(int key, int to)
+{
+	struct ecopy *c = copy_find(to);
+
+	if (c)
+		*c = (struct ecopy){ .fd = -1, .key = -1 };
+	for (size_t i = 0; i < nregs; i++)
+		if (regs[i].epfd == key)
+			regs[i].epfd = to;
+	for (size_t i = 0; i < ncopies; i++)
+		if (copies[i].key == key)
+			copies[i].key = to;
+	set_watched(to, true);
+}
+
+/*
+ * Under the lock: the key of epfd's set for epoll_ctl on a shimmed
+ * socket; a number not known yet is asked about (kcmp) against every
+ * set's key, and becomes a copy of the one it is, or a key itself.
+ */
+static int ctl_key(int epfd)
+{
+	int key = key_of(epfd), tried = -1;
+
+	for (size_t i = 0; key < 0 && i < nregs; i++) {
+		int k = regs[i].epfd;
+
+		if (k < 0 || k == tried)
+			continue;
+		tried = k;
+		if (shim_same_file(epfd, k)) {
+			copy_add(epfd, k);
+			key = k;
+		}
+	}
+	return key < 0 ? epfd : key;
 }
 
 static uint32_t synth(const struct ereg *r)
@@ -139,8 +285,9 @@ static uint32_t synth(const struct ereg *r)
 	return pollsynth(&ent, r->events);
 }
 
-/* Under the lock; ent: fd's entry, looked up before it was taken. */
-static int ctl_add(int epfd, int fd, const struct epoll_event *ev,
+/* Under the lock; ent: fd's entry, looked up before it was taken; key:
+ * epfd's set's. */
+static int ctl_add(int epfd, int key, int fd, const struct epoll_event *ev,
 		   const struct fdent *ent)
 {
 	struct epoll_event mine = { .events = ev->events | EPOLLIN };
@@ -156,15 +303,17 @@ static int ctl_add(int epfd, int fd, const struct epoll_event *ev,
 	mine.data.u64 = EP_TAG(slot);
 	if (real_epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &mine) < 0)
 		return -1;
-	*r = (struct ereg){ .epfd = epfd, .fd = fd, .shm = ent->shm,
+	*r = (struct ereg){ .epfd = key, .fd = fd, .shm = ent->shm,
 			    .events = ev->events, .data = ev->data };
+	atomic_fetch_add(&nlive, 1);
+	set_watched(key, true);
 	set_watched(epfd, true);
 	return 0;
 }
 
-static int ctl_mod(int epfd, int fd, const struct epoll_event *ev)
+static int ctl_mod(int epfd, int key, int fd, const struct epoll_event *ev)
 {
-	struct ereg *r = reg_find(epfd, fd);
+	struct ereg *r = reg_find(key, fd);
 	struct epoll_event mine = { .events = ev->events | EPOLLIN };
 
 	if (!r) {
@@ -181,15 +330,15 @@ static int ctl_mod(int epfd, int fd, const struct epoll_event *ev)
 	return 0;
 }
 
-static int ctl_del(int epfd, int fd, struct epoll_event *ev)
+static int ctl_del(int epfd, int key, int fd, struct epoll_event *ev)
 {
-	struct ereg *r = reg_find(epfd, fd);
+	struct ereg *r = reg_find(key, fd);
 	int rc = real_epoll_ctl(epfd, EPOLL_CTL_DEL, fd, ev);
 
 	if (r && rc == 0) {
 		reg_free(r);
-		if (!epfd_has_regs(epfd))
-			set_watched(epfd, false);
+		if (!epfd_has_regs(key))
+			key_gone(key);
 	}
 	return rc;
 }
@@ -197,7 +346,7 @@ static int ctl_del(int epfd, int fd, struct epoll_event *ev)
 SHIM_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 {
 	struct fdent ent;
-	int rc;
+	int rc, key;
 
 	shim_init();
 	if (!fdkind_relayed(shim_kind(fd)))
@@ -212,15 +361,16 @@ SHIM_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 			return real_epoll_ctl(epfd, op, fd, ev);
 	}
 	lock_take(LOCK_SHIM_EPOLL);
+	key = ctl_key(epfd);
 	switch (op) {
 	case EPOLL_CTL_ADD:
-		rc = ctl_add(epfd, fd, ev, &ent);
+		rc = ctl_add(epfd, key, fd, ev, &ent);
 		break;
 	case EPOLL_CTL_MOD:
-		rc = ctl_mod(epfd, fd, ev);
+		rc = ctl_mod(epfd, key, fd, ev);
 		break;
 	case EPOLL_CTL_DEL:
-		rc = ctl_del(epfd, fd, ev);
+		rc = ctl_del(epfd, key, fd, ev);
 		break;
 	default:
 		rc = real_epoll_ctl(epfd, op, fd, ev);	/* EINVAL */
@@ -310,12 +460,15 @@ static bool level_ready(int epfd)
 
 /*
  * Rewrite the n events the kernel gave into what the program sees;
- * returns their number (at most max).  Under the lock.
+ * returns their number (at most max).  Under the lock; epfd: the set's
+ * key.
  */
 static int translate(int epfd, struct epoll_event *ev, int n, int max)
 {
 	int out = 0;
 
+	if (epfd < 0)
+		return n;	/* the set's registrations are gone */
 	wait_gen++;
 	for (int i = 0; i < n; i++) {
 		struct epoll_event e = ev[i];
@@ -382,28 +535,99 @@ static int real_wait(const struct wait_call *w, int epfd,
 	return real_epoll_wait(epfd, ev, max, ms);
 }
 
+static bool timed_out(const struct wait_call *w)
+{
+	return w->deadline == 0 || (w->deadline > 0 && now_ns() >= w->deadline);
+}
+
+/* A wait through epfd, a descriptor of a set with registrations. */
 static int ours_wait(const struct wait_call *w, int epfd,
 		     struct epoll_event *ev, int max)
 {
 	bool ready;
-	int n;
+	int n, key;
 
 	for (;;) {
+		/* Its key again each time: a copy's close may change it. */
 		lock_take(LOCK_SHIM_EPOLL);
-		wait_begin(epfd);
-		ready = level_ready(epfd);
+		key = key_of(epfd);
+		wait_begin(key);
+		ready = key >= 0 && level_ready(key);
 		lock_give(LOCK_SHIM_EPOLL);
 		n = real_wait(w, epfd, ev, max, ready);
 		if (n < 0)
 			return n;
 		lock_take(LOCK_SHIM_EPOLL);
-		n = translate(epfd, ev, n, max);
+		n = translate(key_of(epfd), ev, n, max);
 		lock_give(LOCK_SHIM_EPOLL);
 		/* Only stale wake-ups came: wait on while time is left. */
-		if (n || ready || w->deadline == 0 ||
-		    (w->deadline > 0 && now_ns() >= w->deadline))
+		if (n || ready || timed_out(w))
 			return n;
 	}
+}
+
+/* Does any event carry the shim's tag? */
+static bool tagged(const struct epoll_event *ev, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (ev[i].data.u64 >> 32 == EP_MAGIC)
+			return true;
+	return false;
+}
+
+/*
+ * Under the lock: epfd, a number not known, returned the shim's tags.  A
+ * copy of a set made behind the shim's back (kcmp says) becomes one of
+ * its listed copies; its key, or -1 (the program's own data, or a set
+ * of another process's shim: left as they are).
+ */
+static int adopt(int epfd, const struct epoll_event *ev, int n)
+{
+	for (int i = 0; i < n; i++) {
+		uint64_t slot = (ev[i].data.u64 & 0xffffffffu) >> 1;
+		int key;
+
+		if (ev[i].data.u64 >> 32 != EP_MAGIC || slot >= nregs)
+			continue;
+		key = regs[slot].epfd;
+		if (key >= 0 && shim_same_file(epfd, key)) {
+			copy_add(epfd, key);
+			return key;
+		}
+	}
+	return -1;
+}
+
+/*
+ * A wait while the shim has registrations.  Through a number it does not
+ * know, the real call; what it returns is looked at only in memory (no
+ * system call for the program's other sets), and a tag found there makes
+ * it a copy of that set from then on.
+ */
+static int any_wait(const struct wait_call *w, int epfd,
+		    struct epoll_event *ev, int max)
+{
+	int n, key;
+
+	if (epfd_watched(epfd))
+		return ours_wait(w, epfd, ev, max);
+	n = real_wait(w, epfd, ev, max, false);
+	if (n <= 0 || !tagged(ev, n))
+		return n;
+	lock_take(LOCK_SHIM_EPOLL);
+	key = adopt(epfd, ev, n);
+	if (key >= 0)
+		n = translate(key, ev, n, max);
+	lock_give(LOCK_SHIM_EPOLL);
+	if (key < 0 || n || timed_out(w))
+		return n;
+	return ours_wait(w, epfd, ev, max);
+}
+
+/* Nothing of the shim's to do: no registration anywhere. */
+static bool none_live(void)
+{
+	return atomic_load_explicit(&nlive, memory_order_relaxed) == 0;
 }
 
 static int64_t deadline_ms(int ms)
@@ -419,10 +643,10 @@ SHIM_EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int ms)
 	int rc;
 
 	shim_init();
-	if (lock_held() || max <= 0 || !epfd_watched(epfd))
+	if (lock_held() || max <= 0 || none_live())
 		return real_epoll_wait(epfd, ev, max, ms);
 	w.deadline = deadline_ms(ms);
-	rc = ours_wait(&w, epfd, ev, max);
+	rc = any_wait(&w, epfd, ev, max);
 	SHIM_LOGRC(rc, "epoll_wait(%d, %d, %d ms)", epfd, max, ms);
 	return rc;
 }
@@ -434,10 +658,10 @@ SHIM_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int ms,
 	int rc;
 
 	shim_init();
-	if (lock_held() || max <= 0 || !epfd_watched(epfd))
+	if (lock_held() || max <= 0 || none_live())
 		return real_epoll_pwait(epfd, ev, max, ms, mask);
 	w.deadline = deadline_ms(ms);
-	rc = ours_wait(&w, epfd, ev, max);
+	rc = any_wait(&w, epfd, ev, max);
 	SHIM_LOGRC(rc, "epoll_pwait(%d, %d, %d ms)", epfd, max, ms);
 	return rc;
 }
@@ -449,8 +673,7 @@ SHIM_EXPORT int epoll_pwait2(int epfd, struct epoll_event *ev, int max,
 	int rc;
 
 	shim_init();
-	if (lock_held() || max <= 0 || !epfd_watched(epfd) ||
-	    !shim_real.epoll_pwait2)
+	if (lock_held() || max <= 0 || none_live() || !shim_real.epoll_pwait2)
 		return shim_real.epoll_pwait2
 			       ? real_epoll_pwait2(epfd, ev, max, ts, mask)
 			       : (errno = ENOSYS, -1);
@@ -464,7 +687,7 @@ SHIM_EXPORT int epoll_pwait2(int epfd, struct epoll_event *ev, int max,
 				     ? 0
 				     : now_ns() + ts->tv_sec * 1000000000 +
 					       ts->tv_nsec;
-	rc = ours_wait(&w, epfd, ev, max);
+	rc = any_wait(&w, epfd, ev, max);
 	SHIM_LOGRC(rc, "epoll_pwait2(%d, %d)", epfd, max);
 	return rc;
 }
@@ -485,22 +708,130 @@ void shim_epoll_forget_sock(const struct fdent *ent)
 			continue;
 		reg_free(&regs[i]);
 		if (!epfd_has_regs(epfd))
-			set_watched(epfd, false);
+			key_gone(epfd);
 	}
 	lock_give(LOCK_SHIM_EPOLL);
 }
 
 bool shim_epoll_is_watched(int epfd)
 {
-	return epfd_watched(epfd);
+	return !none_live() && epfd_watched(epfd);
 }
 
-void shim_epoll_forget_epfd(int epfd)
+/* Under the lock: a listed copy of key's set outside [lo, hi], or -1. */
+static int copy_outside(int key, int lo, int hi)
 {
-	lock_take(LOCK_SHIM_EPOLL);
+	for (size_t i = 0; i < ncopies; i++)
+		if (copies[i].key == key && copies[i].fd >= 0 &&
+		    (copies[i].fd < lo || copies[i].fd > hi))
+			return copies[i].fd;
+	return -1;
+}
+
+/*
+ * Under the lock: the number fd, one of [lo, hi], is being closed.  A
+ * copy is only unlisted; a key hands its set's registrations on to a
+ * copy outside the range (a listed one, or other: found in
+ * /proc/self/fd; -1 none), and the last number forgets them.
+ */
+static void number_closed(int fd, int other, int lo, int hi)
+{
+	struct ecopy *c = copy_find(fd);
+	int to;
+
+	set_watched(fd, false);
+	if (c) {
+		*c = (struct ecopy){ .fd = -1, .key = -1 };
+		return;
+	}
+	if (!epfd_has_regs(fd))
+		return;
+	to = copy_outside(fd, lo, hi);
+	if (to < 0)
+		to = other;
+	if (to >= 0) {
+		rekey(fd, to);
+		return;
+	}
 	for (size_t i = 0; i < nregs; i++)
-		if (regs[i].epfd == epfd)
+		if (regs[i].epfd == fd)
 			reg_free(&regs[i]);
-	set_watched(epfd, false);
+	key_gone(fd);
+}
+
+/* fd, one of [lo, hi] (all being closed), is an epoll descriptor. */
+static void closing_in(int fd, int lo, int hi)
+{
+	int other = -1;
+	bool lone;
+
+	lock_take(LOCK_SHIM_EPOLL);
+	lone = epfd_has_regs(fd) && copy_outside(fd, lo, hi) < 0;
+	lock_give(LOCK_SHIM_EPOLL);
+	/* Its last number the shim knows: is there one it does not?  Not
+	 * under the lock (it reads /proc), and only here (it costs). */
+	if (lone)
+		other = shim_find_epoll_copy(fd, lo, hi);
+	lock_take(LOCK_SHIM_EPOLL);
+	number_closed(fd, other, lo, hi);
+	lock_give(LOCK_SHIM_EPOLL);
+}
+
+void shim_epoll_closing(int epfd)
+{
+	closing_in(epfd, epfd, epfd);
+}
+
+/* Under the lock: the smallest number of a set in [lo, hi], or -1. */
+static int next_known(int lo, int hi)
+{
+	int best = -1;
+
+	for (size_t i = 0; i < nregs; i++) {
+		int k = regs[i].epfd;
+
+		if (k >= lo && k <= hi && (best < 0 || k < best))
+			best = k;
+	}
+	for (size_t i = 0; i < ncopies; i++) {
+		int k = copies[i].fd;
+
+		if (k >= lo && k <= hi && (best < 0 || k < best))
+			best = k;
+	}
+	return best;
+}
+
+void shim_epoll_closing_range(unsigned first, unsigned last)
+{
+	int lo, hi = last > INT_MAX ? INT_MAX : (int)last;
+
+	if (none_live() || first > INT_MAX)
+		return;
+	for (lo = (int)first; lo <= hi;) {
+		int fd;
+
+		lock_take(LOCK_SHIM_EPOLL);
+		fd = next_known(lo, hi);
+		lock_give(LOCK_SHIM_EPOLL);
+		if (fd < 0)
+			break;
+		closing_in(fd, (int)first, hi);
+		if (fd == INT_MAX)
+			break;
+		lo = fd + 1;
+	}
+}
+
+void shim_epoll_copied(int from, int to)
+{
+	int key;
+
+	if (to < 0 || to == from || !shim_epoll_is_watched(from))
+		return;
+	lock_take(LOCK_SHIM_EPOLL);
+	key = key_of(from);
+	if (key >= 0)
+		copy_add(to, key);
 	lock_give(LOCK_SHIM_EPOLL);
 }

@@ -94,6 +94,7 @@ SHIM_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
 
 		for (; fd >= 0 && (unsigned)fd <= last; fd = fdtab_next(fd + 1))
 			shim_close_ours(fd);
+		shim_epoll_closing_range(first, last);
 	}
 	rc = close_around(first, last, flags, own, n);
 	free(own);

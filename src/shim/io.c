@@ -412,7 +412,7 @@ SHIM_EXPORT int close(int fd)
 {
 	if (PASS_ANY(fd)) {
 		if (!lock_held() && shim_epoll_is_watched(fd))
-			shim_epoll_forget_epfd(fd);
+			shim_epoll_closing(fd);
 		return real_close(fd);
 	}
 	return shim_close_ours(fd);
@@ -442,8 +442,13 @@ static int do_fcntl(int (*real)(int, int, ...), int fd, int cmd, void *arg)
 {
 	int rc;
 
-	if (PASS_ANY(fd))
-		return real(fd, cmd, arg);
+	if (PASS_ANY(fd)) {
+		rc = real(fd, cmd, arg);
+		/* A copy of an epoll set keeps its registrations. */
+		if ((cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && !lock_held())
+			shim_epoll_copied(fd, rc);
+		return rc;
+	}
 	if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
 		return adopt(fd, real(fd, cmd, arg), "fcntl(F_DUPFD)");
 	/* Flags live on the data descriptor itself (O_NONBLOCK included,
@@ -479,41 +484,62 @@ SHIM_EXPORT int fcntl64(int fd, int cmd, ...)
 
 SHIM_EXPORT int dup(int fd)
 {
-	if (PASS_ANY(fd))
-		return real_dup(fd);
+	int rc;
+
+	if (PASS_ANY(fd)) {
+		rc = real_dup(fd);
+		if (!lock_held())
+			shim_epoll_copied(fd, rc);
+		return rc;
+	}
 	return adopt(fd, real_dup(fd), "dup");
+}
+
+/* Would dup2/dup3 fail before touching newfd?  As the kernel would. */
+static bool dup_refused(int oldfd, int flags, bool three)
+{
+	if (three && (flags & ~O_CLOEXEC)) {
+		errno = EINVAL;
+		return true;
+	}
+	return real_fcntl(oldfd, F_GETFD) < 0;
 }
 
 /*
  * dup2/dup3 onto a shimmed descriptor close it first (as the kernel
- * does, though not atomically here); onto any other, the real call.
+ * does, though not atomically here), and onto an epoll descriptor with
+ * shimmed registrations hand them on (shim_epoll_closing); onto any
+ * other, the real call.  A copy of such an epoll descriptor is one too.
  */
 static int dup_onto(int oldfd, int newfd, int flags, bool three)
 {
-	bool old_ours, new_ours;
+	bool old_ours, new_ours, new_ep;
 	int rc;
 
 	shim_init();
 	old_ours = shim_kind(oldfd) != FDK_NONE;
 	new_ours = shim_kind(newfd) != FDK_NONE;
-	if (!old_ours && !new_ours)
-		return three ? real_dup3(oldfd, newfd, flags)
-			     : real_dup2(oldfd, newfd);
-	if (oldfd == newfd)
-		return three ? real_dup3(oldfd, newfd, flags)
-			     : real_dup2(oldfd, newfd);
-	if (new_ours) {
-		/* Fail as the kernel would before touching newfd. */
-		if (real_fcntl(oldfd, F_GETFD) < 0 ||
-		    (three && (flags & ~O_CLOEXEC))) {
-			if (three && (flags & ~O_CLOEXEC))
-				errno = EINVAL;
+	new_ep = !new_ours && oldfd != newfd && !lock_held() &&
+		 shim_epoll_is_watched(newfd);
+	if ((!old_ours && !new_ours && !new_ep) || oldfd == newfd) {
+		rc = three ? real_dup3(oldfd, newfd, flags)
+			   : real_dup2(oldfd, newfd);
+		if (!old_ours && !lock_held())
+			shim_epoll_copied(oldfd, rc);
+		return rc;
+	}
+	if (new_ours || new_ep) {
+		if (dup_refused(oldfd, flags, three))
 			return -1;
-		}
-		shim_close_ours(newfd);
+		if (new_ours)
+			shim_close_ours(newfd);
+		else
+			shim_epoll_closing(newfd);
 	}
 	rc = three ? real_dup3(oldfd, newfd, flags)
 		   : real_dup2(oldfd, newfd);
+	if (!old_ours && !lock_held())
+		shim_epoll_copied(oldfd, rc);
 	if (!old_ours || rc < 0) {
 		SHIM_LOGRC(rc, "dup%c(%d, %d)", three ? '3' : '2', oldfd,
 			   newfd);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * poll - poll, ppoll, select and pselect.  When any descriptor in the
- * set is one of pingsockd's sockets, the wait is pingsock_poll(), which
- * reports POLLERR from the socket's state slot and wakes for an error's
- * wake-up on its data descriptor; otherwise the libc call itself.
+ * set is one of pingsockd's sockets, the wait is pingsock_poll()'s
+ * (pollset_ppoll), which reports POLLERR from the socket's state slot
+ * and wakes for an error's wake-up on its data descriptor; otherwise the
+ * libc call itself.
  *
  * select/pselect are built on it the way the kernel builds select on
  * ->poll(): readable = POLLIN|POLLRDNORM|POLLRDBAND|POLLHUP|POLLERR,
@@ -11,17 +12,31 @@
  * POLLPRI.  So a pending error shows in readfds and writefds (if asked),
  * not in exceptfds.
  *
- * Not atomic: the signal mask of ppoll/pselect is set around the wait
- * with pthread_sigmask (a signal arriving just before the wait is
- * delivered but does not interrupt it).
+ * The signal mask of ppoll/pselect is set atomically with the wait, as
+ * the kernel sets it: every wait inside is the real ppoll() with the
+ * caller's mask, and nothing here changes the thread's own mask (a
+ * pthread_sigmask() around the wait would run the handler of a signal
+ * already pending, then wait on regardless).  So a signal that the
+ * call's mask unblocks and the thread's blocks ends the call with EINTR
+ * whether it was pending before or came while a stale wake-up was being
+ * looked at between two waits inside; a descriptor already ready is
+ * reported instead, the signal left pending.  Only a signal the thread
+ * does not block at all, arriving in that moment between two waits,
+ * runs its handler without ending the call (pingsock-preload(8)).
+ *
+ * The waits inside ppoll and pselect are ppoll() (their timeouts to
+ * the nanosecond); those of poll and select stay poll() (in
+ * milliseconds, rounded up), as they always were here: nothing changes
+ * for the calls without a mask, not even the system call a seccomp
+ * filter sees.
  */
 #include <errno.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
 
 #include "lib/clock.h"
+#include "lib/shimapi.h"
 #include "pingsock.h"
 #include "shim/shim.h"
 
@@ -35,30 +50,41 @@ static bool any_ours(const struct pollfd *fds, nfds_t n)
 	return false;
 }
 
-static int ours_poll(struct pollfd *fds, nfds_t n, int timeout_ms,
-		     const sigset_t *mask)
+/*
+ * ts: checked (NULL: no timeout); p: the program called ppoll or
+ * pselect (mask: NULL for the thread's own); otherwise poll or select,
+ * which wait in milliseconds, rounded up, with poll() as they did.
+ */
+static int ours_poll(struct pollfd *fds, nfds_t n, const struct timespec *ts,
+		     const sigset_t *mask, bool p)
 {
-	sigset_t old;
-	int rc, saved;
+	long long ms = -1;
+	int rc;
 
-	if (mask)
-		pthread_sigmask(SIG_SETMASK, mask, &old);
-	rc = pingsock_poll(fds, n, timeout_ms);
-	if (mask) {
-		saved = errno;
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		errno = saved;
+	if (p) {
+		rc = pollset_ppoll(fds, n, ts, mask);
+	} else {
+		if (ts && ts->tv_sec >= INT_MAX / 1000)
+			ms = INT_MAX;
+		else if (ts)
+			ms = (long long)ts->tv_sec * 1000 +
+			     (ts->tv_nsec + 999999) / 1000000;
+		rc = pingsock_poll(fds, n, (int)ms);
 	}
-	SHIM_LOGRC(rc, "poll(%lu fds, %d ms)", (unsigned long)n, timeout_ms);
+	SHIM_LOGRC(rc, "%s(%lu fds)", p ? "ppoll" : "poll", (unsigned long)n);
 	return rc;
 }
 
 SHIM_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
 {
+	int rc;
+
 	shim_init();
 	if (!any_ours(fds, n))
 		return real_poll(fds, n, timeout);
-	return ours_poll(fds, n, timeout, NULL);
+	rc = pingsock_poll(fds, n, timeout);
+	SHIM_LOGRC(rc, "poll(%lu fds, %d ms)", (unsigned long)n, timeout);
+	return rc;
 }
 
 int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen);
@@ -72,32 +98,24 @@ SHIM_EXPORT int __poll_chk(struct pollfd *fds, nfds_t n, int timeout,
 	return poll(fds, n, timeout);
 }
 
-static int ts_to_ms(const struct timespec *ts)
+/* A timeout the kernel takes (EINVAL otherwise); NULL is none. */
+static bool ts_ok(const struct timespec *ts)
 {
-	long long ms;
-
-	if (!ts)
-		return -1;
-	if (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000L)
-		return -2;
-	ms = (long long)ts->tv_sec * 1000 + (ts->tv_nsec + 999999) / 1000000;
-	return ms > INT_MAX ? INT_MAX : (int)ms;
+	return !ts || (ts->tv_sec >= 0 && ts->tv_nsec >= 0 &&
+		       ts->tv_nsec < 1000000000L);
 }
 
 SHIM_EXPORT int ppoll(struct pollfd *fds, nfds_t n,
 		      const struct timespec *ts, const sigset_t *mask)
 {
-	int ms;
-
 	shim_init();
 	if (!any_ours(fds, n))
 		return real_ppoll(fds, n, ts, mask);
-	ms = ts_to_ms(ts);
-	if (ms == -2) {
+	if (!ts_ok(ts)) {
 		errno = EINVAL;
 		return -1;
 	}
-	return ours_poll(fds, n, ms, mask);
+	return ours_poll(fds, n, ts, mask, true);
 }
 
 #define IN_SET (POLLIN | POLLRDNORM | POLLRDBAND | POLLHUP | POLLERR)
@@ -119,9 +137,9 @@ static int64_t mono_us(void)
 	return (int64_t)(clock_mono_ns() / 1000);
 }
 
-/* select over pingsock_poll; timeout in ms (-1: none). */
-static int select_ours(int nfds, fd_set *r, fd_set *w, fd_set *e, int ms,
-		       const sigset_t *mask)
+/* select over ours_poll; ts, mask and pcall (its p) as there. */
+static int select_ours(int nfds, fd_set *r, fd_set *w, fd_set *e,
+		       const struct timespec *ts, const sigset_t *mask, bool pcall)
 {
 	struct pollfd *p;
 	nfds_t n = 0;
@@ -148,7 +166,7 @@ static int select_ours(int nfds, fd_set *r, fd_set *w, fd_set *e, int ms,
 		p[n].fd = fd;
 		p[n++].events = ev;
 	}
-	rc = ours_poll(p, n, ms, mask);
+	rc = ours_poll(p, n, ts, mask, pcall);
 	if (rc < 0) {
 		free(p);
 		return -1;
@@ -188,8 +206,9 @@ static int select_ours(int nfds, fd_set *r, fd_set *w, fd_set *e, int ms,
 SHIM_EXPORT int select(int nfds, fd_set *__restrict r, fd_set *__restrict w,
 		       fd_set *__restrict e, struct timeval *__restrict tv)
 {
+	struct timespec ts;
 	int64_t start, left;
-	int ms = -1, rc;
+	int rc;
 
 	shim_init();
 	if (!sets_have_ours(nfds, r, w, e))
@@ -199,13 +218,12 @@ SHIM_EXPORT int select(int nfds, fd_set *__restrict r, fd_set *__restrict w,
 			errno = EINVAL;
 			return -1;
 		}
-		left = (int64_t)tv->tv_sec * 1000000 + tv->tv_usec;
-		ms = left / 1000 + (left % 1000 != 0) > INT_MAX
-			     ? INT_MAX
-			     : (int)(left / 1000 + (left % 1000 != 0));
+		/* As the kernel reads it: tv_usec may exceed a second. */
+		ts.tv_sec = tv->tv_sec + tv->tv_usec / 1000000;
+		ts.tv_nsec = (long)(tv->tv_usec % 1000000) * 1000;
 	}
 	start = mono_us();
-	rc = select_ours(nfds, r, w, e, ms, NULL);
+	rc = select_ours(nfds, r, w, e, tv ? &ts : NULL, NULL, false);
 	if (tv) {	/* Linux: the time not slept */
 		int saved = errno;
 
@@ -225,15 +243,12 @@ SHIM_EXPORT int pselect(int nfds, fd_set *__restrict r, fd_set *__restrict w,
 			const struct timespec *__restrict ts,
 			const sigset_t *__restrict mask)
 {
-	int ms;
-
 	shim_init();
 	if (!sets_have_ours(nfds, r, w, e))
 		return real_pselect(nfds, r, w, e, ts, mask);
-	ms = ts_to_ms(ts);
-	if (ms == -2) {
+	if (!ts_ok(ts)) {
 		errno = EINVAL;
 		return -1;
 	}
-	return select_ours(nfds, r, w, e, ms, mask);
+	return select_ours(nfds, r, w, e, ts, mask, true);
 }

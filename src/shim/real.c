@@ -48,6 +48,7 @@ static void point_sys(void)
 	sys.dup3 = shim_real.dup3;
 	sys.shutdown = shim_real.shutdown;
 	sys.poll = shim_real.poll;
+	sys.ppoll = shim_real.ppoll;
 }
 
 static void bind_all(void)

@@ -166,8 +166,20 @@ int shim_close_ours(int fd);
 /* The socket's last entry is gone (backend_on_release): drop its
  * registrations. */
 void shim_epoll_forget_sock(const struct fdent *ent);
-/* An epoll descriptor with shimmed registrations, being closed. */
+/* A descriptor of an epoll set with shimmed registrations? */
 bool shim_epoll_is_watched(int epfd);
-void shim_epoll_forget_epfd(int epfd);
+/* Such a descriptor is being closed (close, dup2/dup3 over it): its
+ * set's registrations stay with another descriptor of the set, if any. */
+void shim_epoll_closing(int epfd);
+/* close_range(first, last): shim_epoll_closing for those among them. */
+void shim_epoll_closing_range(unsigned first, unsigned last);
+/* to is a new copy of from (dup, dup2, dup3, F_DUPFD). */
+void shim_epoll_copied(int from, int to);
+
+/* epcopy.c: are a and b descriptors of the same open file (kcmp)?
+ * false where kcmp is missing or refused. */
+bool shim_same_file(int a, int b);
+/* Another descriptor of fd's epoll set, outside [lo, hi]; -1 if none. */
+int shim_find_epoll_copy(int fd, int lo, int hi);
 
 #endif

@@ -23,6 +23,11 @@
  *                   ping sockets only, so every socket here is bound
  *                   before it is counted; shim: pingsockctl's "sockets").
  *
+ * A difference that pingsock-preload(8) documents (epoll_limits) is
+ * checked on each side against what that side should do (the kernel's
+ * behaviour, or the documented one) and printed as "as documented", so
+ * that it too compares equal.
+ *
  * The error scenarios need the router topology of shim_prog.sh: this
  * host 10.77.0.2, default route via the router 10.77.0.1, which runs
  * tests/lib/icmpforge (an Echo Request to 10.78.T.C is answered with
@@ -33,6 +38,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/errqueue.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <netinet/ip.h>
 #include <netinet/ip_icmp.h>
@@ -41,11 +48,13 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -1706,6 +1715,434 @@ static void scn_stale(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* scenarios: the signal mask of ppoll, pselect, epoll_pwait(2) */
+
+#define SIG_WAIT_MS 5000	/* a wait that a signal must end at once */
+#define SIG_AT_ONCE_MS 2500	/* "at once": in less than this */
+
+enum skind { S_PPOLL, S_PSELECT, S_EPOLL_PWAIT, S_EPOLL_PWAIT2 };
+
+struct sctx {
+	const char *name;
+	enum skind kind;
+	int fd, ep;
+	sigset_t open;		/* the thread's mask without SIGUSR1 */
+};
+
+static volatile sig_atomic_t sig_seen;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	sig_seen++;
+}
+
+static bool usr1_pending(void)
+{
+	sigset_t s;
+
+	return sigpending(&s) == 0 && sigismember(&s, SIGUSR1) == 1;
+}
+
+/* One wait for input on the socket, at most ms, with mask; its result. */
+static const char *sig_wait(const struct sctx *c, int ms, const sigset_t *mask)
+{
+	struct timespec ts = ts_of(ms);
+	struct pollfd p = { .fd = c->fd, .events = POLLIN };
+	struct epoll_event ev[2];
+	fd_set r;
+	int rc;
+
+	switch (c->kind) {
+	case S_PPOLL:
+		rc = ppoll(&p, 1, &ts, mask);
+		return rc <= 0 ? rcs(rc)
+			       : S("rc=%d revents=%s", rc, pollbits(p.revents));
+	case S_PSELECT:
+		FD_ZERO(&r);
+		FD_SET(c->fd, &r);
+		rc = pselect(c->fd + 1, &r, NULL, NULL, &ts, mask);
+		return rc <= 0 ? rcs(rc)
+			       : S("rc=%d%s", rc,
+				   FD_ISSET(c->fd, &r) ? " read" : "");
+	case S_EPOLL_PWAIT:
+		rc = epoll_pwait(c->ep, ev, 2, ms, mask);
+		break;
+	default:
+		rc = epoll_pwait2(c->ep, ev, 2, &ts, mask);
+		break;
+	}
+	return rc <= 0 ? rcs(rc)
+		       : S("n=%d events=%s%s", rc, epollbits(ev[0].events),
+			   ev[0].data.u64 == 0x5eed ? "" : " (bad data)");
+}
+
+/*
+ * A wait as the kernel's call ends it: what it returned, whether the
+ * handler ran, whether SIGUSR1 is still pending; for a long wait, whether
+ * it ended at once (a correctness bound, not a speed one: the wrong
+ * answer waits the whole SIG_WAIT_MS).
+ */
+static void sig_case(const struct sctx *c, const char *what, int ms,
+		     const sigset_t *mask)
+{
+	int64_t t0 = now_ms(), took;
+	const char *d;
+
+	sig_seen = 0;
+	d = sig_wait(c, ms, mask);
+	took = now_ms() - t0;
+	out("%s: %s: %s; handler ran %d; SIGUSR1 %s%s", c->name, what, d,
+	    (int)sig_seen, usr1_pending() ? "pending" : "not pending",
+	    ms < SIG_WAIT_MS ? ""
+	    : took < SIG_AT_ONCE_MS ? "; at once" : "; not at once");
+}
+
+/*
+ * The mask is the call's, atomically: SIGUSR1 blocked and pending before
+ * the call, unblocked by its mask, ends a wait on an idle socket at once
+ * with EINTR (handler run).  A socket already ready is reported instead,
+ * and the signal stays pending (blocked again on return).
+ */
+static void sigmask_with(const char *name, enum skind kind)
+{
+	struct sigaction sa = { .sa_handler = on_usr1 };	/* no SA_RESTART */
+	struct sctx c = { .name = name, .kind = kind, .ep = -1 };
+	sigset_t usr1, old;
+
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigaction(SIGUSR1, &sa, NULL);
+	pthread_sigmask(SIG_BLOCK, &usr1, &old);
+	c.open = old;
+	sigdelset(&c.open, SIGUSR1);
+	c.fd = ping_socket(SOCK_NONBLOCK);
+	setint(c.fd, SOL_IP, IP_RECVERR, 1);
+	if (kind == S_EPOLL_PWAIT || kind == S_EPOLL_PWAIT2)
+		c.ep = epoll_with(c.fd, EPOLLIN);
+
+	raise(SIGUSR1);
+	sig_case(&c, "idle socket, SIGUSR1 pending", SIG_WAIT_MS, &c.open);
+	sig_case(&c, "idle socket, nothing pending", QUIET_MS, &c.open);
+
+	out("%s: sendto %s seq 1: %s", name, LOOP, send_echo(c.fd, LOOP, 1, 'A'));
+	wait_in(c.fd, WAIT_MS);
+	raise(SIGUSR1);
+	sig_case(&c, "a reply queued, SIGUSR1 pending", SIG_WAIT_MS, &c.open);
+	out("%s: recv: %s", name, reply_str(recv_reply(c.fd, 0)));
+	sig_case(&c, "idle again, SIGUSR1 still pending", SIG_WAIT_MS, &c.open);
+
+	out("%s: sendto %s seq 2: %s", name, FORGE_SOFT,
+	    send_echo(c.fd, FORGE_SOFT, 2, 'A'));
+	wait_in(c.fd, WAIT_MS);		/* the error's POLLERR */
+	raise(SIGUSR1);
+	sig_case(&c, "an error queued, SIGUSR1 pending", SIG_WAIT_MS, &c.open);
+	sig_case(&c, "the error still queued, no mask", QUIET_MS, NULL);
+	out("%s: MSG_ERRQUEUE: %s", name, errqueue(c.fd));
+	sig_case(&c, "idle, no mask: SIGUSR1 stays blocked", QUIET_MS, NULL);
+	sig_case(&c, "idle, SIGUSR1 unblocked by the mask", SIG_WAIT_MS,
+		 &c.open);
+
+	if (c.ep >= 0)
+		close(c.ep);
+	close(c.fd);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	signal(SIGUSR1, SIG_DFL);
+}
+
+static void scn_sigmask_ppoll(void) { sigmask_with("sigmask_ppoll", S_PPOLL); }
+static void scn_sigmask_pselect(void)
+{
+	sigmask_with("sigmask_pselect", S_PSELECT);
+}
+static void scn_sigmask_epoll_pwait(void)
+{
+	sigmask_with("sigmask_epoll_pwait", S_EPOLL_PWAIT);
+}
+static void scn_sigmask_epoll_pwait2(void)
+{
+	sigmask_with("sigmask_epoll_pwait2", S_EPOLL_PWAIT2);
+}
+
+/* ------------------------------------------------------------------ */
+/* scenarios: copies of an epoll descriptor (dup, fork) */
+
+static const char *const ep_names[] = { "A", "A2" };
+
+/*
+ * An ICMP error on fd (IP_RECVERR on, level-triggered EPOLLIN in the set
+ * behind ep): EPOLLERR through ep, level (again), the record, then
+ * nothing.
+ */
+static void ep_error_round(const char *l, int ep, int fd, uint16_t seq)
+{
+	out("%s: sendto %s seq %u: %s", l, FORGE_SOFT, seq,
+	    send_echo(fd, FORGE_SOFT, seq, 'A'));
+	out("%s: wait: %s", l, ep_wait(ep, WAIT_MS, ep_names));
+	out("%s: wait again (level): %s", l, ep_wait(ep, 0, ep_names));
+	out("%s: MSG_ERRQUEUE: %s", l, errqueue(fd));
+	out("%s: wait 0 ms: %s", l, ep_wait(ep, 0, ep_names));
+}
+
+/* A ping socket with IP_RECVERR in a new epoll set (EPOLLIN, "A"). */
+static int ep_with_errors(int *fd)
+{
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+
+	*fd = ping_socket(SOCK_NONBLOCK);
+	setint(*fd, SOL_IP, IP_RECVERR, 1);
+	ep_ctl(ep, EPOLL_CTL_ADD, *fd, EPOLLIN, 0);
+	return ep;
+}
+
+/*
+ * One epoll set under several numbers: dup, dup2, dup3, F_DUPFD_CLOEXEC,
+ * a copy made by the system call itself (which the shim does not see),
+ * each reporting the socket's errors while the number it came from is
+ * open, and after that number is closed (close, dup2 over it,
+ * close_range).
+ */
+static void scn_epoll_dup(void)
+{
+	const char *l = "epoll_dup";
+	int fd, ep = ep_with_errors(&fd), d, e, raw, null;
+
+	d = dup(ep);
+	out("%s: wait 0 ms through a dup: %s", l, ep_wait(d, 0, ep_names));
+	ep_error_round("epoll_dup: through the dup, the original open", d, fd, 1);
+	ep_error_round("epoll_dup: through the original", ep, fd, 2);
+	out("%s: close the original: %s", l, rcs(close(ep)));
+	ep_error_round("epoll_dup: through the dup, the original closed", d,
+		       fd, 3);
+	out("%s: MOD through the dup, data A2: %s", l,
+	    rcs(ep_ctl(d, EPOLL_CTL_MOD, fd, EPOLLIN, 1)));
+	out("%s: sendto %s seq 4: %s", l, LOOP, send_echo(fd, LOOP, 4, 'A'));
+	out("%s: wait: %s", l, ep_wait(d, WAIT_MS, ep_names));
+	out("%s: recv: %s", l, reply_str(recv_reply(fd, 0)));
+
+	e = dup2(d, 100);
+	out("%s: dup2 onto 100: %d; close the dup: %s", l, e, rcs(close(d)));
+	ep_error_round("epoll_dup: through 100", e, fd, 5);
+	d = dup3(e, 101, O_CLOEXEC);
+	null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	out("%s: dup3 onto 101: %d; dup2 /dev/null over 100: %s", l, d,
+	    dup2(null, e) == e ? "100" : rcs(-1));
+	close(null);
+	close(e);
+	ep_error_round("epoll_dup: through 101", d, fd, 6);
+	e = fcntl(d, F_DUPFD_CLOEXEC, 200);
+	out("%s: F_DUPFD_CLOEXEC from 200: %s; close_range over 101: %s", l,
+	    e >= 200 ? ">= 200" : rcs(e),
+	    rcs(close_range((unsigned)d, (unsigned)d, 0)));
+	ep_error_round("epoll_dup: through F_DUPFD_CLOEXEC", e, fd, 7);
+
+	raw = (int)syscall(SYS_dup, e);
+	out("%s: a copy by the system call: %s", l, raw >= 0 ? "made" : rcs(raw));
+	ep_error_round("epoll_dup: through that copy, the other open", raw,
+		       fd, 8);
+	out("%s: close the other: %s", l, rcs(close(e)));
+	ep_error_round("epoll_dup: through that copy alone", raw, fd, 9);
+	/* never used before the one it came from is closed */
+	e = (int)syscall(SYS_dup, raw);
+	out("%s: another copy by the system call: %s; close the first: %s", l,
+	    e >= 0 ? "made" : rcs(e), rcs(close(raw)));
+	raw = e;
+	ep_error_round("epoll_dup: through the second copy", raw, fd, 10);
+	out("%s: DEL through it: %s", l,
+	    rcs(ep_ctl(raw, EPOLL_CTL_DEL, fd, 0, 0)));
+	out("%s: sendto %s seq 11: %s", l, FORGE_SOFT,
+	    send_echo(fd, FORGE_SOFT, 11, 'A'));
+	out("%s: socket: %s", l, pollbits(wait_in(fd, WAIT_MS)));
+	out("%s: wait %d ms: %s", l, QUIET_MS, ep_wait(raw, QUIET_MS, ep_names));
+	out("%s: MSG_ERRQUEUE: %s", l, errqueue(fd));
+	close(raw);
+	close(fd);
+}
+
+/*
+ * fork: parent and child each hold the set; either closing its copy
+ * leaves the other's working.  (One side's epoll_ctl after the fork is
+ * not seen by the other's shim: not tested, pingsock-preload(8).)
+ */
+static void scn_epoll_fork(void)
+{
+	const char *l = "epoll_fork";
+	int fd, ep = ep_with_errors(&fd), go[2], st;
+	pid_t pid;
+	char c = 0;
+
+	if (pipe(go) < 0)
+		return;
+	pid = fork();
+	if (pid == 0) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		ep_error_round("epoll_fork: the child, the parent's copy closed",
+			       ep, fd, 1);
+		_exit(0);
+	}
+	close(go[0]);
+	out("%s: the parent closes its copy: %s", l, rcs(close(ep)));
+	(void)!write(go[1], &c, 1);
+	close(go[1]);
+	waitpid(pid, &st, 0);
+	out("%s: the child exit %d", l, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	ep_ctl(ep, EPOLL_CTL_ADD, fd, EPOLLIN, 0);
+	pid = fork();
+	if (pid == 0)
+		_exit(close(ep) == 0 ? 0 : 1);
+	waitpid(pid, &st, 0);
+	out("%s: a child closed its copy: exit %d", l,
+	    WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	ep_error_round("epoll_fork: the parent, the child's copy closed", ep,
+		       fd, 2);
+	close(ep);
+	close(fd);
+}
+
+/*
+ * What pingsock-preload(8) (LIMITS AND BUGS) says differs from the
+ * kernel's socket for epoll copies.  Each such line is checked on its
+ * own side, against the kernel's behaviour or against the documented
+ * one, and printed the same on both when it is what it should be.
+ */
+static bool under_shim(void)
+{
+	const char *p = getenv("LD_PRELOAD");
+
+	return p && strstr(p, "libpingsock-preload");
+}
+
+static void differs(const char *l, const char *what, const char *got,
+		    const char *want_kernel, const char *want_shim)
+{
+	const char *want = under_shim() ? want_shim : want_kernel;
+
+	if (strcmp(got, want) == 0)
+		out("%s: %s: as documented", l, what);
+	else
+		out("%s: %s: %s, not %s", l, what, got, want);
+}
+
+/* kcmp refused from now on (EPERM), as a seccomp filter may refuse it. */
+static bool deny_kcmp(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_kcmp, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+
+	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+	       prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0;
+}
+
+/* In a child without kcmp: a copy the shim made still works; one made
+ * behind its back is not found once the set's known number is closed. */
+static void no_kcmp_child(const char *l)
+{
+	int fd, ep = ep_with_errors(&fd), d, raw;
+
+	if (!deny_kcmp())
+		out("%s: seccomp: %s", l, errname(errno));
+	d = dup(ep);
+	close(ep);
+	ep_error_round("epoll_limits: no kcmp, through a dup", d, fd, 3);
+	raw = (int)syscall(SYS_dup, d);
+	close(d);
+	out("%s: no kcmp: sendto %s seq 4: %s", l, FORGE_SOFT,
+	    send_echo(fd, FORGE_SOFT, 4, 'A'));
+	differs(l, "no kcmp, through a copy by the system call",
+		ep_wait(raw, WAIT_MS, ep_names), "n=1 A:EPOLLERR",
+		"n=1 ?:EPOLLIN");
+	errqueue(fd);
+	close(raw);
+	close(fd);
+}
+
+static void scn_epoll_limits(void)
+{
+	static const char *const names[] = { "A", "B" };
+	const char *l = "epoll_limits";
+	int a = ping_socket(SOCK_NONBLOCK), b = ping_socket(SOCK_NONBLOCK);
+	int ep = epoll_create1(EPOLL_CLOEXEC), st;
+	char args[2][16];
+	pid_t pid;
+
+	/* fork: an epoll_ctl in the child is not seen by the parent's shim */
+	ep_ctl(ep, EPOLL_CTL_ADD, a, EPOLLIN, 0);
+	pid = fork();
+	if (pid == 0)
+		_exit(ep_ctl(ep, EPOLL_CTL_ADD, b, EPOLLIN, 1) == 0 ? 0 : 1);
+	waitpid(pid, &st, 0);
+	out("%s: the child adds B to the set: exit %d", l,
+	    WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	out("%s: sendto on B seq 1: %s", l, send_echo(b, LOOP, 1, 'B'));
+	wait_in(b, WAIT_MS);
+	differs(l, "the parent waits", ep_wait(ep, QUIET_MS, names),
+		"n=1 B:EPOLLIN", "n=0");
+	out("%s: recv B: %s", l, reply_str(recv_reply(b, 0)));
+	close(ep);
+	close(b);
+
+	/* exec: the set and the socket kept, the program's data lost */
+	ep = epoll_create1(0);
+	ep_ctl(ep, EPOLL_CTL_ADD, a, EPOLLIN, 0x5eed);
+	snprintf(args[0], sizeof(args[0]), "%d", ep);
+	snprintf(args[1], sizeof(args[1]), "%d", a);
+	pid = fork();
+	if (pid == 0) {
+		execl("/proc/self/exe", "shimprog", "epoll_exec_after", args[0],
+		      args[1], (char *)NULL);
+		_exit(127);
+	}
+	waitpid(pid, &st, 0);
+	out("%s: the program run by exec: exit %d", l,
+	    WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	close(ep);
+	close(a);
+
+	/* without kcmp */
+	pid = fork();
+	if (pid == 0) {
+		no_kcmp_child(l);
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	out("%s: the child without kcmp: exit %d", l,
+	    WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
+/* epoll_limits, after exec: the set and the socket it got. */
+static void scn_epoll_exec_after(int argc, char **argv)
+{
+	const char *l = "epoll_limits";
+	struct epoll_event ev[2];
+	int ep, fd, n;
+
+	if (argc < 4)
+		exit(2);
+	ep = atoi(argv[2]);
+	fd = atoi(argv[3]);
+	out("%s: after exec: sendto seq 2: %s", l, send_echo(fd, LOOP, 2, 'A'));
+	wait_in(fd, WAIT_MS);
+	n = epoll_wait(ep, ev, 2, WAIT_MS);
+	differs(l, "after exec, the kept set's data",
+		n != 1 ? rcs(n)
+		: ev[0].data.u64 == 0x5eed ? "the program's"
+		: ev[0].data.u64 >> 32 == 0x70734b54u ? "the shim's tag"
+						       : "other",
+		"the program's", "the shim's tag");
+	out("%s: after exec: recv: %s", l, reply_str(recv_reply(fd, 0)));
+}
+
+/* ------------------------------------------------------------------ */
 
 struct scenario {
 	const char *name;
@@ -1736,8 +2173,16 @@ static const struct scenario scenarios[] = {
 	{ "exec", scn_exec, NULL },
 	{ "threads", scn_threads, NULL },
 	{ "stale", scn_stale, NULL },
+	{ "sigmask_ppoll", scn_sigmask_ppoll, NULL },
+	{ "sigmask_pselect", scn_sigmask_pselect, NULL },
+	{ "sigmask_epoll_pwait", scn_sigmask_epoll_pwait, NULL },
+	{ "sigmask_epoll_pwait2", scn_sigmask_epoll_pwait2, NULL },
+	{ "epoll_dup", scn_epoll_dup, NULL },
+	{ "epoll_fork", scn_epoll_fork, NULL },
+	{ "epoll_limits", scn_epoll_limits, NULL },
 	/* run by exec, not from the command line */
 	{ "exec_after", NULL, scn_exec_after },
+	{ "epoll_exec_after", NULL, scn_epoll_exec_after },
 };
 
 int main(int argc, char **argv)
