@@ -26,4 +26,5 @@ struct sys_calls sys = {
 	.dup3 = dup3,
 	.shutdown = shutdown,
 	.poll = poll,
+	.epoll_ctl = epoll_ctl,
 };

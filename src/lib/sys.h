@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 
@@ -40,6 +41,7 @@ struct sys_calls {
 	int (*dup3)(int, int, int);
 	int (*shutdown)(int, int);
 	int (*poll)(struct pollfd *, nfds_t, int);
+	int (*epoll_ctl)(int, int, int, struct epoll_event *);
 };
 
 extern struct sys_calls sys;
@@ -63,6 +65,7 @@ extern struct sys_calls sys;
 #define sys_dup3(...) (sys.dup3(__VA_ARGS__))
 #define sys_shutdown(...) (sys.shutdown(__VA_ARGS__))
 #define sys_poll(...) (sys.poll(__VA_ARGS__))
+#define sys_epoll_ctl(...) (sys.epoll_ctl(__VA_ARGS__))
 
 /* The libc convention from a -errno result: errno set and -1; else rc. */
 static inline long sys_ret(long rc)

@@ -48,6 +48,7 @@ static void point_sys(void)
 	sys.dup3 = shim_real.dup3;
 	sys.shutdown = shim_real.shutdown;
 	sys.poll = shim_real.poll;
+	sys.epoll_ctl = shim_real.epoll_ctl;
 }
 
 static void bind_all(void)
