@@ -135,10 +135,45 @@ static void run(const struct conf_fam *f)
 	close(ep);
 }
 
+/* A socket alone (no copy keeps the socket it had before the bind alive),
+ * in two epolls, one of them edge-triggered and one-shot. */
+static void alone(const struct conf_fam *f)
+{
+	struct conf_addr a = conf_addr(f, f->loopback, PORT + 1, 0);
+	struct epoll_event e = { .events = EPOLLIN };
+	int fd = conf_fsocket(f), ep = epoll_create1(0), ep2 = epoll_create1(0);
+
+	out("## %s, a socket alone", f->af_name);
+	e.data.u64 = 3;
+	TRY("epoll_ctl ADD", epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e));
+	e.events = EPOLLIN | EPOLLET | EPOLLONESHOT;
+	e.data.u64 = 4;
+	TRY("epoll_ctl ADD (ET, one-shot)",
+	    epoll_ctl(ep2, EPOLL_CTL_ADD, fd, &e));
+	e.events = EPOLLIN | EPOLLOUT | EPOLLET | EPOLLONESHOT;
+	e.data.u64 = 5;
+	TRY("epoll_ctl MOD (ET, one-shot, EPOLLOUT)",
+	    epoll_ctl(ep2, EPOLL_CTL_MOD, fd, &e));
+	TRY(L("bind %s", conf_hostport(f, f->loopback, PORT + 1)),
+	    pingsock_bind(fd, &a.u.sa, a.len));
+	epoll_show("epoll_wait, nothing sent", ep, 100);
+	conf_fping(f, "echo", fd, f->loopback, 1, 64);
+	epoll_show("epoll_wait, a reply queued", ep, CONF_WAIT_MS);
+	epoll_show("second epoll", ep2, CONF_WAIT_MS);
+	epoll_show("second epoll again (one-shot)", ep2, 100);
+	conf_freply1(f, "reply", fd, false);
+	TRY("epoll_ctl DEL", epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL));
+	TRY("close", pingsock_close(fd));
+	close(ep);
+	close(ep2);
+}
+
 int main(void)
 {
 	conf_begin("bind_fresh");
 	run(&conf_v4);
 	run(&conf_v6);
+	alone(&conf_v4);
+	alone(&conf_v6);
 	return 0;
 }

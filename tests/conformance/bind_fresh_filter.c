@@ -5,8 +5,9 @@
  * dup() of the socket, a classic socket filter (one that keeps 20 bytes
  * of each datagram, so that it shows in every reply), SO_LOCK_FILTER,
  * group memberships (joined, joined with a source, joined and left, and
- * joined the older way).  After it, on the dup: the filter, its lock, each
- * group's source filter, and replies cut to 20 bytes.  IPv4 and IPv6.
+ * joined the older way).  After it, on the socket and on the dup: the
+ * filter, its lock, each group's source filter; replies cut to 20 bytes.
+ * IPv4 and IPv6.
  *
  * The case of broker mode (pingsockd(8), BROKER MODE), whose bind before
  * first use replaces the socket and sets these again on the new one.
@@ -171,6 +172,8 @@ static void run(const struct conf_fam *f)
 	members_show(f, "before the bind: socket", fd);
 	TRY(L("bind %s", conf_hostport(f, f->loopback, PORT)),
 	    pingsock_bind(fd, &a.u.sa, a.len));
+	filter_show("socket", fd);
+	members_show(f, "socket", fd);
 	filter_show("dup", d);
 	members_show(f, "dup", d);
 	TRY("SO_DETACH_FILTER (locked)",
