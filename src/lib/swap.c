@@ -83,7 +83,7 @@ static void scan_epoll(struct held *h, int epfd)
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "tfd: %d events: %x data: %llx pos:%*d "
+		if (sscanf(line, "tfd: %d events: %x data: %llx pos:%*s "
 			   "ino:%lx sdev:%x", &r.fd, &events, &data, &ino,
 			   &sdev) == 5 &&
 		    ino == (unsigned long)h->old.st_ino &&
@@ -184,8 +184,10 @@ int swap_socket(int fd, int nfd, const int *known, size_t nknown)
 	if (fstat(fd, &h.old) != 0)
 		return -errno;
 	add_fd(&h, fd);
-	if (h.nfds != 1)
+	if (h.nfds != 1) {
+		free(h.fds);
 		return -ENOMEM;
+	}
 	(void)scan_fds(&h);
 	for (size_t i = 0; i < nknown; i++)
 		if (known[i] != fd && same_file(known[i], &h.old))
