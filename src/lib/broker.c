@@ -320,6 +320,7 @@ static int replay(struct broker_sock *bk, int nfd)
 	lock_give(LOCK_BROKER);
 	return rc;
 }
+
 void broker_release(struct fdent *e)
 {
 	struct broker_sock *bk = e->bk;
