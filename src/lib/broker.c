@@ -21,6 +21,7 @@
 #include "lib/ident.h"
 #include "lib/lock.h"
 #include "lib/relay.h"
+#include "lib/shimapi.h"
 #include "lib/swap.h"
 #include "wire/decode.h"
 #include "wire/in6ext.h"
@@ -182,11 +183,53 @@ static bool action_opt(int level, int name)
 		name == IPV6_JOIN_ANYCAST || name == IPV6_LEAVE_ANYCAST);
 }
 
+/*
+ * The program descriptors kept for SO_ATTACH_BPF, of every socket: the
+ * library's own, which a close_range() of the program must not close
+ * (broker_kept_fds).  Under LOCK_BROKER.
+ */
+static int *kept;
+static size_t nkept;
+
+static void kept_add(int fd)
+{
+	int *n = realloc(kept, (nkept + 1) * sizeof(*n));
+
+	if (n) {
+		kept = n;
+		kept[nkept++] = fd;
+	}
+}
+
+static void kept_drop(int fd)
+{
+	for (size_t i = 0; i < nkept; i++)
+		if (kept[i] == fd) {
+			kept[i] = kept[--nkept];
+			return;
+		}
+}
+
+size_t broker_kept_fds(int *out, size_t max)
+{
+	size_t n;
+
+	lock_take(LOCK_BROKER);
+	n = nkept;
+	for (size_t i = 0; i < n && i < max; i++)
+		out[i] = kept[i];
+	lock_give(LOCK_BROKER);
+	return n;
+}
+
+/* Under the lock. */
 static void opt_free(struct bkopt *o)
 {
 	free(o->val);
-	if (o->fd >= 0)
+	if (o->fd >= 0) {
+		kept_drop(o->fd);
 		sys_close(o->fd);
+	}
 }
 
 /*
@@ -216,6 +259,8 @@ static int opt_keep(struct bkopt *o, const void *val, socklen_t len)
 		o->fd = sys_fcntl(pfd, F_DUPFD_CLOEXEC, CONN_HIGH_FD);
 		if (o->fd < 0)
 			o->fd = sys_fcntl(pfd, F_DUPFD_CLOEXEC, 0);
+		if (o->fd >= 0)
+			kept_add(o->fd);
 		return o->fd < 0 ? -1 : 0;
 	}
 	o->len = (socklen_t)n;
@@ -329,8 +374,10 @@ void broker_release(struct fdent *e)
 		return;
 	if (bk->livefd >= 0)
 		sys_close(bk->livefd);
+	lock_take(LOCK_BROKER);
 	for (size_t i = 0; i < bk->nopts; i++)
 		opt_free(&bk->opts[i]);
+	lock_give(LOCK_BROKER);
 	free(bk->opts);
 	free(bk);
 }
