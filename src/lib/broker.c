@@ -10,7 +10,9 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <linux/filter.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -19,16 +21,21 @@
 #include "lib/ident.h"
 #include "lib/lock.h"
 #include "lib/relay.h"
+#include "lib/shimapi.h"
+#include "lib/swap.h"
 #include "wire/decode.h"
 #include "wire/in6ext.h"
 #include "lib/sys.h"
 
-#define BK_OPT_MAX 256		/* longer values are not kept */
+#define BK_OPT_MAX 4096		/* longer values are not kept */
+#define BK_OPTS_MAX 1024	/* nor more options than this */
 
+/* An option set on a fresh socket, to be set again on its replacement. */
 struct bkopt {
 	int level, name;
 	socklen_t len;
-	unsigned char val[BK_OPT_MAX];
+	unsigned char *val;	/* SO_ATTACH_FILTER: the instructions */
+	int fd;			/* SO_ATTACH_BPF: a copy of the program, or -1 */
 };
 
 /*
@@ -118,6 +125,247 @@ static bool fresh(const struct fdent *ent)
 	return ent->bk && atomic_load(ent->bk->used) == 0;
 }
 
+/*
+ * Options not replayed: the device binding is copied by the daemon before
+ * its bind (a second SO_BINDTODEVICE would need CAP_NET_RAW); IPV6_V6ONLY
+ * is kept apart (v6only_set); the others hold pointers or leases that
+ * belong to the old socket.
+ */
+static bool replayable(int level, int name, socklen_t len)
+{
+	if (level == SOL_SOCKET)
+		return name != SO_BINDTODEVICE && name != SO_BINDTOIFINDEX &&
+		       name != SO_ATTACH_REUSEPORT_CBPF &&
+		       name != SO_ATTACH_REUSEPORT_EBPF &&
+		       (name == SO_ATTACH_FILTER || len <= BK_OPT_MAX);
+	if (len > BK_OPT_MAX)
+		return false;
+	if (level == SOL_IPV6)
+		return name != IPV6_FLOWLABEL_MGR && name != IPV6_V6ONLY;
+	return true;
+}
+
+/* A filter attached or detached: it replaces the one before. */
+static bool filter_opt(int level, int name)
+{
+	return level == SOL_SOCKET &&
+	       (name == SO_ATTACH_FILTER || name == SO_ATTACH_BPF ||
+		name == SO_DETACH_FILTER);	/* SO_DETACH_BPF: the same */
+}
+
+/*
+ * Options that are actions rather than values: each call counts, in its
+ * order (join, then leave; attach, then lock), so each is kept as made.
+ * Every other option is a value: the last one set is kept, at the place
+ * where it was first set.
+ */
+static bool action_opt(int level, int name)
+{
+	if (level == SOL_SOCKET)
+		return filter_opt(level, name) || name == SO_LOCK_FILTER;
+	if (level == SOL_IP)
+		switch (name) {
+		case IP_ADD_MEMBERSHIP: case IP_DROP_MEMBERSHIP:
+		case IP_ADD_SOURCE_MEMBERSHIP: case IP_DROP_SOURCE_MEMBERSHIP:
+		case IP_BLOCK_SOURCE: case IP_UNBLOCK_SOURCE: case IP_MSFILTER:
+			return true;
+		}
+	if (level == SOL_IP || level == SOL_IPV6)
+		switch (name) {
+		case MCAST_JOIN_GROUP: case MCAST_LEAVE_GROUP:
+		case MCAST_JOIN_SOURCE_GROUP: case MCAST_LEAVE_SOURCE_GROUP:
+		case MCAST_BLOCK_SOURCE: case MCAST_UNBLOCK_SOURCE:
+		case MCAST_MSFILTER:
+			return true;
+		}
+	return level == SOL_IPV6 &&
+	       (name == IPV6_ADD_MEMBERSHIP || name == IPV6_DROP_MEMBERSHIP ||
+		name == IPV6_JOIN_ANYCAST || name == IPV6_LEAVE_ANYCAST);
+}
+
+/*
+ * The program descriptors kept for SO_ATTACH_BPF, of every socket: the
+ * library's own, which a close_range() of the program must not close
+ * (broker_kept_fds).  Under LOCK_BROKER.
+ */
+static int *kept;
+static size_t nkept;
+
+static void kept_add(int fd)
+{
+	int *n = realloc(kept, (nkept + 1) * sizeof(*n));
+
+	if (n) {
+		kept = n;
+		kept[nkept++] = fd;
+	}
+}
+
+static void kept_drop(int fd)
+{
+	for (size_t i = 0; i < nkept; i++)
+		if (kept[i] == fd) {
+			kept[i] = kept[--nkept];
+			return;
+		}
+}
+
+size_t broker_kept_fds(int *out, size_t max)
+{
+	size_t n;
+
+	lock_take(LOCK_BROKER);
+	n = nkept;
+	for (size_t i = 0; i < n && i < max; i++)
+		out[i] = kept[i];
+	lock_give(LOCK_BROKER);
+	return n;
+}
+
+/* Under the lock. */
+static void opt_free(struct bkopt *o)
+{
+	free(o->val);
+	if (o->fd >= 0) {
+		kept_drop(o->fd);
+		sys_close(o->fd);
+	}
+}
+
+/*
+ * What the option's value is, kept: the bytes, but for SO_ATTACH_FILTER
+ * the instructions its sock_fprog points to (the kernel took them, so
+ * they are readable and at most BPF_MAXINSNS), and for SO_ATTACH_BPF a
+ * copy of the program's descriptor (the program may close its own).
+ */
+static int opt_keep(struct bkopt *o, const void *val, socklen_t len)
+{
+	struct sock_fprog fp;
+	size_t n = len;
+	const void *from = val;
+
+	if (o->level == SOL_SOCKET && o->name == SO_ATTACH_FILTER) {
+		if (len < sizeof(fp) || !val)
+			return -1;
+		memcpy(&fp, val, sizeof(fp));
+		n = (size_t)fp.len * sizeof(struct sock_filter);
+		from = fp.filter;
+	} else if (o->level == SOL_SOCKET && o->name == SO_ATTACH_BPF) {
+		int pfd;
+
+		if (len < sizeof(int) || !val)
+			return -1;
+		memcpy(&pfd, val, sizeof(pfd));
+		o->fd = sys_fcntl(pfd, F_DUPFD_CLOEXEC, CONN_HIGH_FD);
+		if (o->fd < 0)
+			o->fd = sys_fcntl(pfd, F_DUPFD_CLOEXEC, 0);
+		if (o->fd >= 0)
+			kept_add(o->fd);
+		return o->fd < 0 ? -1 : 0;
+	}
+	o->len = (socklen_t)n;
+	if (!n)
+		return 0;
+	o->val = malloc(n);
+	if (!o->val || !from)
+		return -1;
+	memcpy(o->val, from, n);
+	return 0;
+}
+
+/* Under the lock: the filters kept are replaced (attach, detach). */
+static void forget_filters(struct broker_sock *bk)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < bk->nopts; i++) {
+		struct bkopt *o = &bk->opts[i];
+
+		if (o->level == SOL_SOCKET && (o->name == SO_ATTACH_FILTER ||
+					       o->name == SO_ATTACH_BPF))
+			opt_free(o);
+		else
+			bk->opts[k++] = *o;
+	}
+	bk->nopts = k;
+}
+
+/* Under the lock: n in the list, in place of the value it replaces. */
+static void opt_put(struct broker_sock *bk, struct bkopt *n)
+{
+	struct bkopt *t;
+
+	for (size_t i = 0; i < bk->nopts && !action_opt(n->level, n->name);
+	     i++)
+		if (bk->opts[i].level == n->level &&
+		    bk->opts[i].name == n->name) {
+			opt_free(&bk->opts[i]);
+			bk->opts[i] = *n;
+			return;
+		}
+	t = bk->nopts < BK_OPTS_MAX
+		    ? realloc(bk->opts, (bk->nopts + 1) * sizeof(*t))
+		    : NULL;
+	if (!t) {
+		opt_free(n);
+		return;
+	}
+	bk->opts = t;
+	bk->opts[bk->nopts++] = *n;
+}
+
+/* A setsockopt() that succeeded on a fresh socket: kept for a rebind. */
+static void record(const struct fdent *ent, int level, int name,
+		   const void *val, socklen_t len)
+{
+	struct broker_sock *bk = ent->bk;
+	struct bkopt n = { .level = level, .name = name, .fd = -1 };
+
+	if (!bk || !replayable(level, name, len))
+		return;
+	lock_take(LOCK_BROKER);
+	if (filter_opt(level, name))
+		forget_filters(bk);
+	if (!(level == SOL_SOCKET && name == SO_DETACH_FILTER)) {
+		if (opt_keep(&n, val, len) == 0)
+			opt_put(bk, &n);
+		else
+			opt_free(&n);
+	}
+	lock_give(LOCK_BROKER);
+}
+
+static int replay_one(const struct bkopt *o, int nfd)
+{
+	if (o->level == SOL_SOCKET && o->name == SO_ATTACH_FILTER) {
+		struct sock_fprog fp = {
+			.len = (unsigned short)(o->len /
+						sizeof(struct sock_filter)),
+			.filter = (struct sock_filter *)o->val,
+		};
+
+		return sys_setsockopt(nfd, SOL_SOCKET, SO_ATTACH_FILTER, &fp,
+				      sizeof(fp));
+	}
+	if (o->fd >= 0)
+		return sys_setsockopt(nfd, o->level, o->name, &o->fd,
+				      sizeof(o->fd));
+	return sys_setsockopt(nfd, o->level, o->name, o->val, o->len);
+}
+
+/* The options set so far, in their order, onto nfd. */
+static int replay(struct broker_sock *bk, int nfd)
+{
+	int rc = 0;
+
+	lock_take(LOCK_BROKER);
+	for (size_t i = 0; i < bk->nopts && !rc; i++)
+		if (replay_one(&bk->opts[i], nfd) != 0)
+			rc = -errno;
+	lock_give(LOCK_BROKER);
+	return rc;
+}
+
 void broker_release(struct fdent *e)
 {
 	struct broker_sock *bk = e->bk;
@@ -126,87 +374,12 @@ void broker_release(struct fdent *e)
 		return;
 	if (bk->livefd >= 0)
 		sys_close(bk->livefd);
+	lock_take(LOCK_BROKER);
+	for (size_t i = 0; i < bk->nopts; i++)
+		opt_free(&bk->opts[i]);
+	lock_give(LOCK_BROKER);
 	free(bk->opts);
 	free(bk);
-}
-
-/* Options that are actions or hold pointers: not replayed. */
-static bool replayable(int level, int name, socklen_t len)
-{
-	if (len > BK_OPT_MAX)
-		return false;
-	/* The device binding is copied by the daemon before its bind (a
-	 * second SO_BINDTODEVICE would need CAP_NET_RAW). */
-	if (level == SOL_SOCKET)
-		return name != SO_BINDTODEVICE && name != SO_BINDTOIFINDEX &&
-		       name != SO_ATTACH_FILTER && name != SO_DETACH_FILTER &&
-		       name != SO_ATTACH_BPF &&	/* SO_DETACH_BPF: the same */
-		       name != SO_LOCK_FILTER;
-	if (level == SOL_IP)
-		return name != IP_ADD_MEMBERSHIP && name != IP_DROP_MEMBERSHIP;
-	if (level == SOL_IPV6)
-		return name != IPV6_FLOWLABEL_MGR && name != IPV6_V6ONLY &&
-		       name != IPV6_ADD_MEMBERSHIP && name != IPV6_DROP_MEMBERSHIP;
-	return true;
-}
-
-/* A setsockopt() that succeeded on a fresh socket: kept for a rebind. */
-static void record(const struct fdent *ent, int level, int name,
-		   const void *val, socklen_t len)
-{
-	struct broker_sock *bk = ent->bk;
-	struct bkopt *o = NULL;
-
-	if (!bk || !replayable(level, name, len))
-		return;
-	lock_take(LOCK_BROKER);
-	for (size_t i = 0; i < bk->nopts && !o; i++)
-		if (bk->opts[i].level == level && bk->opts[i].name == name)
-			o = &bk->opts[i];
-	if (!o) {
-		struct bkopt *n = realloc(bk->opts,
-					  (bk->nopts + 1) * sizeof(*n));
-
-		if (n) {
-			bk->opts = n;
-			o = &n[bk->nopts++];
-			o->level = level;
-			o->name = name;
-		}
-	}
-	if (o) {
-		o->len = len;
-		if (len)
-			memcpy(o->val, val, len);
-	}
-	lock_give(LOCK_BROKER);
-}
-
-/* The options set so far, in the order first set, onto nfd. */
-static int replay(struct broker_sock *bk, int nfd)
-{
-	int rc = 0;
-
-	lock_take(LOCK_BROKER);
-	for (size_t i = 0; i < bk->nopts && !rc; i++) {
-		const struct bkopt *o = &bk->opts[i];
-
-		if (sys_setsockopt(nfd, o->level, o->name, o->val, o->len) != 0)
-			rc = -errno;
-	}
-	lock_give(LOCK_BROKER);
-	return rc;
-}
-
-/* nfd takes fd's place: its file flags, then its number. */
-static int take_place(int fd, int nfd)
-{
-	int fl = sys_fcntl(fd, F_GETFL), fdfl = sys_fcntl(fd, F_GETFD);
-
-	if (fl < 0 || fdfl < 0 || sys_fcntl(nfd, F_SETFL, fl) != 0 ||
-	    sys_dup3(nfd, fd, (fdfl & FD_CLOEXEC) ? O_CLOEXEC : 0) < 0)
-		return -errno;
-	return 0;
 }
 
 /*
@@ -285,23 +458,38 @@ int broker_bind_request(int oldfd, uint32_t handle, int livefd, int family,
 	return rc < 0 ? rc : 0;
 }
 
+/*
+ * nfd in the place of fd, and of every copy of it in this process, so
+ * that the replacement does not show (swap.h).  The copies the library
+ * knows of are found even without /proc.
+ */
+static int swap_in(int fd, const struct broker_sock *bk, int nfd)
+{
+	int known[64];
+	size_t n = fdtab_broker_fds(bk, known, 64);
+
+	return swap_socket(fd, nfd, known, n < 64 ? n : 64);
+}
+
 /* A daemon's bind for fd: -errno, or 0 with fd now the new socket. */
 static int rebind(int fd, struct broker_sock *bk, const struct sockaddr *addr,
 		  socklen_t len, uint32_t flags)
 {
 	int nfd, rc = broker_bind_request(fd, bk->handle, bk->livefd,
 					  bk->family, addr, len, flags, &nfd);
+	struct stat st;
 
 	if (rc >= 0)
 		rc = replay(bk, nfd);
+	if (rc >= 0 && fstat(nfd, &st) != 0)
+		rc = -errno;
 	if (rc >= 0)
-		rc = take_place(fd, nfd);
+		rc = swap_in(fd, bk, nfd);
 	if (nfd >= 0)
 		sys_close(nfd);
 	if (rc >= 0) {
 		atomic_store(bk->used, 1);
-		fdtab_renew(fd);
-		fdtab_set_used(fd);
+		fdtab_broker_swapped(bk, &st);
 		sync_daemon();
 	}
 	return rc < 0 ? rc : 0;

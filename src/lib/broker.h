@@ -5,13 +5,16 @@
  * socket's operations, backend.h):
  *
  *   bind()        while the socket is fresh (no send, no connect yet), a
- *                 request: the daemon binds a new socket as asked and it
- *                 replaces this one on the same descriptor, with the
- *                 options set so far replayed on it.  Once used, the
+ *                 request: the daemon binds a new socket as asked, the
+ *                 options set so far are set on it again in their order
+ *                 (filters and memberships included), and it replaces
+ *                 this one on every descriptor of it in the process, in
+ *                 the epoll registrations too (swap.h).  Once used, the
  *                 kernel's bind (EINVAL: it is bound).
  *   getsockname() while fresh, port 0, as on an unbound kernel socket
  *                 (the daemon bound it already).
- *   setsockopt()  while fresh, kept to be replayed; IPV6_V6ONLY kept
+ *   setsockopt()  while fresh, kept to be replayed (an action such as a
+ *                 join each time, a value the last time); IPV6_V6ONLY kept
  *                 here (the kernel refuses it on a bound socket).
  *   the first send or connect
  *                 marks it used (with PINGSOCK_IDENT=keep, rebinds it to

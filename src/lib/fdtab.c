@@ -244,14 +244,35 @@ void fdtab_set_used(int fd)
 	lock_give(LOCK_FDTAB);
 }
 
-void fdtab_renew(int fd)
+size_t fdtab_broker_fds(const struct broker_sock *bk, int *out, size_t max)
 {
-	struct stat st;
+	size_t n = 0;
 
 	lock_take(LOCK_FDTAB);
-	if (ours(fd) && fstat(fd, &st) == 0) {
-		tab[fd].dev = st.st_dev;
-		tab[fd].ino = st.st_ino;
+	for (size_t i = 0; i < ntab; i++)
+		if (tab[i].kind != FDK_NONE && tab[i].bk == bk) {
+			if (n < max)
+				out[n] = (int)i;
+			n++;
+		}
+	lock_give(LOCK_FDTAB);
+	return n;
+}
+
+void fdtab_broker_swapped(const struct broker_sock *bk, const struct stat *st)
+{
+	struct stat now;
+
+	lock_take(LOCK_FDTAB);
+	for (size_t i = 0; i < ntab; i++) {
+		if (tab[i].kind == FDK_NONE || tab[i].bk != bk ||
+		    fstat((int)i, &now) != 0 || now.st_dev != st->st_dev ||
+		    now.st_ino != st->st_ino)
+			continue;
+		tab[i].dev = st->st_dev;
+		tab[i].ino = st->st_ino;
+		tab[i].kind = FDK_BROKER;
+		kind_store((int)i, FDK_BROKER);
 	}
 	lock_give(LOCK_FDTAB);
 }

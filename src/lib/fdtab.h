@@ -108,8 +108,12 @@ bool fdtab_remove(int fd, struct fdent *gone);
 
 /* A broker socket was used: only close and dup concern the library. */
 void fdtab_set_used(int fd);
-/* fd is another socket now (a broker socket rebound): its identity. */
-void fdtab_renew(int fd);
+/* The descriptors whose entries share bk, into out[0..max); their count. */
+size_t fdtab_broker_fds(const struct broker_sock *bk, int *out, size_t max);
+/* bk's socket was replaced (swap.h): its entries that have the new one
+ * (identity st) take its identity, and it is used. */
+struct stat;
+void fdtab_broker_swapped(const struct broker_sock *bk, const struct stat *st);
 void fdtab_set_stamp(int fd, const struct timespec *ts);
 /* The first send is being made: keep_ident no longer applies. */
 void fdtab_clear_keep(int fd);

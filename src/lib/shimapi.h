@@ -33,6 +33,9 @@ int fdtab_next(int from);
  */
 size_t fdtab_hidden_fds(int *out, size_t max);
 size_t conn_fds(int *out, size_t max);
+/* broker_kept_fds(): the copies of eBPF programs attached to fresh
+ * broker sockets, kept to attach them again after a bind (broker.c). */
+size_t broker_kept_fds(int *out, size_t max);
 
 /*
  * The poll bits the kernel would add for this socket beyond what its data

@@ -28,4 +28,5 @@ struct sys_calls sys = {
 	.shutdown = shutdown,
 	.poll = poll,
 	.ppoll = ppoll,
+	.epoll_ctl = epoll_ctl,
 };

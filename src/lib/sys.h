@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <signal.h>
 #include <sys/types.h>
@@ -44,6 +45,7 @@ struct sys_calls {
 	int (*poll)(struct pollfd *, nfds_t, int);
 	int (*ppoll)(struct pollfd *, nfds_t, const struct timespec *,
 		     const sigset_t *);
+	int (*epoll_ctl)(int, int, int, struct epoll_event *);
 };
 
 extern struct sys_calls sys;
@@ -68,6 +70,7 @@ extern struct sys_calls sys;
 #define sys_shutdown(...) (sys.shutdown(__VA_ARGS__))
 #define sys_poll(...) (sys.poll(__VA_ARGS__))
 #define sys_ppoll(...) (sys.ppoll(__VA_ARGS__))
+#define sys_epoll_ctl(...) (sys.epoll_ctl(__VA_ARGS__))
 
 /* The libc convention from a -errno result: errno set and -1; else rc. */
 static inline long sys_ret(long rc)

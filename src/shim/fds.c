@@ -32,7 +32,8 @@ static int *own_fds(size_t *count)
 {
 	size_t nhid = fdtab_hidden_fds(NULL, 0);
 	size_t nconn = conn_fds(NULL, 0);
-	size_t cap = nhid + nconn + 1, n = 0;
+	size_t nkept = broker_kept_fds(NULL, 0);
+	size_t cap = nhid + nconn + nkept + 1, n = 0;
 	int *v = malloc(cap * sizeof(*v));
 
 	*count = 0;
@@ -44,6 +45,8 @@ static int *own_fds(size_t *count)
 	size_t m = conn_fds(v + n, nconn);
 
 	n += m < nconn ? m : nconn;
+	m = broker_kept_fds(v + n, nkept);
+	n += m < nkept ? m : nkept;
 	qsort(v, n, sizeof(*v), cmp_int);
 	*count = n;
 	return v;

@@ -49,6 +49,7 @@ static void point_sys(void)
 	sys.shutdown = shim_real.shutdown;
 	sys.poll = shim_real.poll;
 	sys.ppoll = shim_real.ppoll;
+	sys.epoll_ctl = shim_real.epoll_ctl;
 }
 
 static void bind_all(void)

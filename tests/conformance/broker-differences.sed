@@ -13,3 +13,9 @@
 n
 s/ port=0\( \|$\)/ port=auto\1/
 }
+
+# A bind before first use replaces the socket: the copies this process
+# holds get the new one, but a copy in another process (here a child
+# forked before the bind) keeps the socket it had, with the identifier
+# pingsockd gave it (bind_fresh).
+s/^forked child: its copy has the bound identifier: yes$/forked child: its copy has the bound identifier: no/

@@ -46,8 +46,13 @@
 #
 # A case says what it needs in a comment line "// needs: WHAT".  WHAT is
 # "peer" (the veth pair and peer namespace, which are always set up) or
-# "router"; a case needing anything else fails at once, so that a new need
-# is noticed rather than silently missing.
+# "router", or "broker"; a case needing anything else fails at once, so
+# that a new need is noticed rather than silently missing.
+#
+# "broker": the case is run in broker mode only (PS_DAEMON_MODE=broker);
+# otherwise it is listed as not run, and counted neither way.  For what
+# relay mode does not have at all (pingsock(3): its options that fail
+# with ENOPROTOOPT), where broker mode has the kernel's.
 #
 # "router": the case runs instead in a client namespace of its own, on
 # each side freshly built for that case (so the router's per-source rate
@@ -379,10 +384,16 @@ for name in "${cases[@]}"; do
 		continue
 	fi
 	needs=$(sed -n 's|^// needs: *\([a-z0-9_-]*\).*|\1|p' "$HERE/$name.c" 2>/dev/null)
-	unmet=$(printf '%s\n' "$needs" | grep -v -x -e peer -e router -e '' |
+	unmet=$(printf '%s\n' "$needs" |
+		grep -v -x -e peer -e router -e broker -e '' |
 		tr '\n' ' ')
 	if [ -n "$unmet" ]; then
 		fail "$LABEL/$name" "needs ${unmet% }, which run.sh does not set up"
+		continue
+	fi
+	if printf '%s\n' "$needs" | grep -q -x broker &&
+		[ "${PS_DAEMON_MODE:-}" != broker ]; then
+		echo "-- $LABEL/$name: not run (broker mode only)"
 		continue
 	fi
 	router=0

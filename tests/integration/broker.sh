@@ -85,6 +85,17 @@ got=$(as_nobody b "$T/tests/lib/pstool" broker 127.0.0.1 2>&1 | tr '\n' '|')
 [ "$got" = "$want" ] && pass "$LABEL/client_socket" ||
 	fail "$LABEL/client_socket" "$got"
 
+# An eBPF socket filter attached before the first bind, which replaces
+# the socket, is attached again to the new one (tests/lib/bpfbind, as
+# root: loading the program needs privilege).
+got=$(in_ns b env PINGSOCK_SOCKET="$(ns_sock b)" PINGSOCK_BACKEND=daemon \
+	"$T/tests/lib/bpfbind" 2>&1 | tr '\n' '|')
+case $got in
+"backend=broker|attach=0|bind=0|reply=20|") pass "$LABEL/bind_keeps_bpf" ;;
+bpf=*) skip "$LABEL/bind_keeps_bpf" "no eBPF program loads here: $got" ;;
+*) fail "$LABEL/bind_keeps_bpf" "$got" ;;
+esac
+
 # The same-uid rule: SO_REUSEADDR (on by default) shares an identifier
 # between sockets of one uid only.
 P="$T/tests/lib/pstool"
