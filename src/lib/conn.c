@@ -11,6 +11,7 @@
 
 #include "lib/clock.h"
 #include "lib/env.h"
+#include "lib/fdcheck.h"
 #include "lib/state.h"
 #include "lib/sys.h"
 #include "pingsock.h"
@@ -72,6 +73,12 @@ size_t conn_fds(int *out, size_t max)
 	}
 	pthread_mutex_unlock(&pool.mu);
 	return n;
+}
+
+/* The thread holds c (CONN_BUSY): its fd stays open meanwhile. */
+bool conn_listener_uid(const struct conn *c, uid_t *uid)
+{
+	return fdcheck_maker(c->fd, uid);
 }
 
 /* A slot's connection closed, or its dial given up (the lock held). */

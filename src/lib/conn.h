@@ -19,7 +19,9 @@
 #ifndef PS_CONN_H
 #define PS_CONN_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include <sys/uio.h>
 
 #include "lib/call.h"
@@ -90,6 +92,14 @@ int conn_move_high(int fd);
  * network namespace and this process is in another.
  */
 int conn_dial_error(void);
+
+/*
+ * The uid that listens at the other end of c (fdcheck_maker() of the
+ * connection): root when pingsockd or systemd made the listening socket
+ * as root, the daemon's own user when it was started without root, an
+ * impostor's uid when one bound the path.  false: not known.
+ */
+bool conn_listener_uid(const struct conn *c, uid_t *uid);
 
 /* The socket path in use (PINGSOCK_SOCKET or the default). */
 const char *conn_path(void);

@@ -81,3 +81,15 @@ bool fdcheck_kind(int fd, int kind, int family)
 		return false;
 	}
 }
+
+bool fdcheck_maker(int fd, uid_t *uid)
+{
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+
+	if (sys_getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0 ||
+	    len != sizeof(cr))
+		return false;
+	*uid = cr.uid;
+	return true;
+}

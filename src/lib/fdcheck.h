@@ -11,6 +11,7 @@
 #define PS_FDCHECK_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 /*
  * kind: WIRE_FD_SEQPACKET (an AF_UNIX SOCK_SEQPACKET socket),
@@ -20,5 +21,13 @@
  * IPPROTO_ICMPV6, of family if that is not 0).
  */
 bool fdcheck_kind(int fd, int kind, int family);
+
+/*
+ * SO_PEERCRED's uid for the AF_UNIX socket fd, as this process's user
+ * namespace sees it: for an end of a socketpair, the (effective) uid of
+ * the process that made the pair; for a connection, that of the process
+ * that called listen() on the socket it reached.  false: not known.
+ */
+bool fdcheck_maker(int fd, uid_t *uid);
 
 #endif

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "lib/conn.h"
+#include "lib/fdcheck.h"
 #include "lib/lock.h"
 #include "lib/state.h"
 #include "lib/sys.h"
@@ -175,9 +176,53 @@ static int find_call(struct conn *c, uint64_t cookie, struct fdent *ent)
 }
 
 /*
- * Only once the daemon has said that fd is one of our uid's sockets is
- * anything written on it (attach's proof): a descriptor the daemon does
- * not know is the program's own, and its protocol is none of ours.
+ * What SO_PEERCRED reads as for a uid this user namespace does not map
+ * (the kernel's default overflowuid: "nobody").
+ */
+#define UID_UNMAPPED 65534
+
+/*
+ * May the daemon at the other end of c claim the inherited descriptor
+ * fd, and so have a proof written on it?  A pair's SO_PEERCRED is its
+ * maker's; a connection's, the listener's.  The claim alone is not
+ * enough: an impostor at the socket path (any uid that bound it) would
+ * claim every cookie (they are guessable) to have the library write, at
+ * a time of its choosing, into a pair the program got from a third
+ * party (root, systemd, another user).  So:
+ *   - a root listener is pingsockd's, or systemd's for it (socket
+ *     activation): no impostor is root.  The pairs are then the daemon's
+ *     user's, made after it dropped root (measured: listener uid 0,
+ *     pairs uid pingsock), which the library does not know: the claim
+ *     is taken, as pingsockd answers for the caller's uid only;
+ *   - a listener of any other uid is a daemon started without root (its
+ *     unit's User=), which listens and makes its pairs as that one user
+ *     (measured: both uid pingsock), or an impostor: only a pair that
+ *     very uid made is claimed, so an impostor can be written to only on
+ *     pairs of its own.
+ * The program's own pairs were left out before (inherit.c, made_by_us).
+ * Uids as this namespace sees them: in a user namespace that maps
+ * neither, an impostor's and a third party's would both read as
+ * UID_UNMAPPED and look alike, so a listener of that uid is never
+ * trusted (pingsockd refuses to run as nobody; an unmapped root
+ * listener costs only the re-attach across exec).
+ */
+static bool made_by_listener(const struct conn *c, int fd)
+{
+	uid_t listener, maker;
+
+	if (!conn_listener_uid(c, &listener) || !fdcheck_maker(fd, &maker))
+		return false;
+	if (listener == 0)
+		return true;
+	return listener != UID_UNMAPPED && maker == listener;
+}
+
+/*
+ * Only once the daemon has said that fd is one of our uid's sockets, and
+ * fd's pair is one that daemon can have made (made_by_listener), is
+ * anything written on it (attach's proof): any other descriptor is the
+ * program's own, and its protocol is none of ours.  The daemon is not
+ * even asked about one it cannot have made.
  */
 int relay_adopt(int fd, uint64_t cookie)
 {
@@ -191,7 +236,7 @@ int relay_adopt(int fd, uint64_t cookie)
 		lock_leave();
 		return -ECONNRESET;
 	}
-	rc = find_call(c, cookie, &ent);
+	rc = made_by_listener(c, fd) ? find_call(c, cookie, &ent) : -ENOENT;
 	if (rc == 0 && fdtab_add(fd, &ent) != 0)
 		rc = -ENOMEM;
 	if (rc == 0) {

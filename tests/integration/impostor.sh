@@ -50,7 +50,7 @@ sanitizer='ERROR: [A-Za-z]*Sanitizer|runtime error:|stack smashing'
 # The lines pstool untrusted must print in MODE (all of them).
 expect() {
 	case $1 in
-	none|ctl-*|open-slot-last) echo "socket=OK send=64 getopt=OK errq1=EAGAIN peek=64 recv1=64 recv2=EAGAIN" ;;
+	none|ctl-*|open-slot-last|find-any) echo "socket=OK send=64 getopt=OK errq1=EAGAIN peek=64 recv1=64 recv2=EAGAIN" ;;
 	broker-none) echo "socket=OK bind=OK" ;;
 	# The setopt answer ends the connection; the next dial (bind's) is
 	# sent an arena with the client's own token, the one after works.
@@ -82,13 +82,16 @@ expect() {
 	esac
 }
 
-# impostor_start MODE: the impostor on $SOCK; waits until it listens.
+# impostor_start MODE [PATH [UID]]: the impostor on PATH ($SOCK), as
+# UID (root); waits until it listens.
 impostor_start() {
-	rm -f "$SOCK"
-	"$IMP" "$SOCK" "$1" 2>>"$T/impostor.log" &
+	local path=${2:-$SOCK} as=()
+	[ -n "${3:-}" ] && as=(setpriv --reuid="$3" --regid="$3" --clear-groups)
+	rm -f "$path"
+	"${as[@]}" "$IMP" "$path" "$1" 2>>"$T/impostor.log" &
 	IMP_PID=$!
 	for _ in $(seq 1 100); do
-		[ -S "$SOCK" ] && return 0
+		[ -S "$path" ] && return 0
 		kill -0 "$IMP_PID" 2>/dev/null || break
 		sleep 0.02
 	done
@@ -188,4 +191,57 @@ for mode in dg-optlen dg-wake dg-wake-data errq-optlen errq-errno errq-short \
 	[ "$rc" -le 2 ] && rc=0
 	verdict "impostor/shim/$mode" "$rc" "" "$T/client.err"
 done
+
+# ---- a claim on a pair the program inherited from someone else ----
+# An impostor (here uid 65533, no root: anyone who binds the path) says
+# yes to every WIRE_FIND (find-any).  Root makes a SOCK_SEQPACKET pair,
+# keeps one end and execs a program as uid 65534, under the shim, that
+# inherits the other: its first calls on it (python's socket(fileno=)
+# asks SO_DOMAIN, SO_TYPE and SO_PROTOCOL; then a receive) resolve the
+# inherited descriptor.  The pair is neither the program's own (root
+# made it) nor made by the uid at the other end of the library's control
+# connection (65533), so the library must not adopt it: nothing written
+# on it (no proof), and the calls are a plain AF_UNIX socket's
+# (family 1, type 5 SOCK_SEQPACKET, an empty queue).
+install -d -m 0755 -o 65533 -g 65533 "$T/imp-a"
+cat >"$T/holder.py" <<'EOF'
+import socket, subprocess, sys
+mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+theirs.set_inheritable(True)
+p = subprocess.run(sys.argv[1:] + [str(theirs.fileno())],
+                   pass_fds=[theirs.fileno()], stdout=subprocess.PIPE,
+                   timeout=20)
+sys.stdout.write(p.stdout.decode())
+print("rc=%d" % p.returncode)
+mine.setblocking(False)
+try:    # theirs still open here: an empty queue is EAGAIN, not EOF
+    print("held-end=%d bytes" % len(mine.recv(4096)))
+except BlockingIOError:
+    print("held-end=EAGAIN")
+EOF
+cat >"$T/inheritor.py" <<'EOF'
+import socket, sys
+s = socket.socket(fileno=int(sys.argv[1]))
+print("family=%d type=%d" % (s.family, s.type))
+s.setblocking(False)
+try:
+    print("recv=%d" % len(s.recv(64)))
+except BlockingIOError:
+    print("recv=EAGAIN")
+EOF
+chmod 644 "$T/holder.py" "$T/inheritor.py"
+if impostor_start find-any "$T/imp-a/socket" 65533; then
+	out=$(timeout -k 2 30 /usr/bin/python3 "$T/holder.py" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env LD_PRELOAD="$PRELOAD" PINGSOCK_BACKEND=daemon \
+		PINGSOCK_SOCKET="$T/imp-a/socket" ASAN_OPTIONS=detect_leaks=0 \
+		/usr/bin/python3 "$T/inheritor.py" 2>"$T/client.err")
+	rc=$?
+	impostor_stop
+	verdict impostor/inherit/foreign_pair "$rc" "$out" "$T/client.err" \
+		"family=1 type=5" recv=EAGAIN rc=0 held-end=EAGAIN
+else
+	fail impostor/inherit/foreign_pair "did not start: $(tail -2 "$T/impostor.log")"
+fi
 ns_done
+

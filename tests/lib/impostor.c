@@ -384,7 +384,7 @@ enum spoil {
 	SP_ARENA_SMALL, SP_ARENA_EMPTY, SP_ARENA_MAGIC, SP_ARENA_HUGETLB,
 	SP_ARENA_FILE, SP_TOKEN_OWN, SP_TOKEN_OWN_ARENA,
 	SP_ERRQ_SHORT, SP_ERRQ_NOLEN, SP_ERRQ_LEN_BIG, SP_ERRQ_LEN_SMALL,
-	SP_ERRQ_ERRNO_BODY, SP_STATS_VERSION, SP_USERS_LOOP,
+	SP_ERRQ_ERRNO_BODY, SP_STATS_VERSION, SP_USERS_LOOP, SP_FIND_ANY,
 };
 
 /* What is put on the socket OPEN made, or in its slot; the records
@@ -495,6 +495,10 @@ static const struct mode modes[] = {
 	 * would make pingsockctl ask again and again. */
 	{ "ctl-stats-version", WIRE_STATS, SP_STATS_VERSION, 0, 0, 0, false },
 	{ "ctl-users-loop", WIRE_USERS, SP_USERS_LOOP, 0, 0, 0, false },
+	/* Not one answer spoilt: every WIRE_FIND claims the cookie, as an
+	 * impostor would to have a proof written on a pair the client
+	 * inherited from someone else (answer_find). */
+	{ "find-any", 0, SP_FIND_ANY, 0, 0, 0, false },
 	{ "dg-optlen", 0, 0, 0, 0, DG_OPTLEN, false },
 	{ "dg-short", 0, 0, 0, 0, DG_SHORT, false },
 	{ "dg-kind", 0, 0, 0, 0, DG_KIND, false },
@@ -1062,6 +1066,28 @@ static int32_t check_sock(const struct wire_req *req, const struct conn *cn)
 						       : 0;
 }
 
+/*
+ * WIRE_FIND.  It knows no inherited socket: its own are the client's.
+ * In find-any it claims every cookie, the socket an IPv4 one of a new
+ * handle with a slot, so that the client proves it holds the descriptor
+ * (a write on it) and its ATTACH is answered as for a socket it opened.
+ */
+static void answer_find(struct ans *a)
+{
+	if (mode->spoil != SP_FIND_ANY) {
+		a->result = -ENOENT;
+		return;
+	}
+	sk = sock_new(AF_INET, -1);	/* the data descriptor: not ours */
+	if (!sk) {
+		a->result = -ENOENT;
+		return;
+	}
+	sk->slot = (uint32_t)nsocks;
+	sk->shm = &arena.base[sk->slot];
+	put_u32x3(a, sk->handle, AF_INET, 0);
+}
+
 static void answer_normal(const struct wire_req *req, struct ans *a,
 			  struct conn *cn)
 {
@@ -1092,8 +1118,7 @@ static void answer_normal(const struct wire_req *req, struct ans *a,
 	case WIRE_TABLE: a->len = sizeof(struct wire_table_hdr); break;
 	case WIRE_USERS: a->len = sizeof(struct wire_users_hdr); break;
 	case WIRE_BROKER_BIND: add_fd(a, ping_sock(sk->family), true); break;
-	/* It knows no inherited socket: its own are the client's. */
-	case WIRE_FIND: a->result = -ENOENT; break;
+	case WIRE_FIND: answer_find(a); break;
 	default: break;		/* result 0, nothing else */
 	}
 }
