@@ -72,6 +72,10 @@ static uint64_t cookie_of(int fd)
  * its own, or root.  This does not take the daemon's word for it, which
  * an impostor at the socket path would give for any descriptor, so that
  * a lie cannot have a proof written on a non-root program's own pairs.
+ * The pairs a third party made (root, systemd, another user) are left
+ * to the second check, at first use: relay_adopt() has a proof written
+ * only on a pair the uid listening at the socket path made, or when a
+ * root listener (no impostor) claims it (relay.c, made_by_listener).
  */
 static bool made_by_us(int fd)
 {

@@ -7,10 +7,12 @@
  * (pingsockd answers WIRE_FIND for its caller's uid only) and attached
  * as a forked child's socket is, with a proof of holding it.  Nothing is
  * ever written on a descriptor the daemon has not claimed, nor on a pair
- * a process of the caller's own uid made (SO_PEERCRED), whatever an
- * impostor daemon claims: a program's own socketpairs are left alone.  A kernel ping socket (the
- * kernel's own or a broker socket) is learnt as FDK_KERNEL: it works
- * across exec by itself.
+ * a process of the caller's own uid made (SO_PEERCRED), nor, unless the
+ * listener at the socket path is root, on a pair some uid other than the
+ * listener's made, whatever an impostor daemon claims: a program's own
+ * socketpairs, and those it got from a third party, are left alone.  A
+ * kernel ping socket (the kernel's own or a broker socket) is learnt as
+ * FDK_KERNEL: it works across exec by itself.
  */
 #ifndef PS_LIB_INHERIT_H
 #define PS_LIB_INHERIT_H

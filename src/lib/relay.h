@@ -46,10 +46,11 @@ int relay_prove(int fd, uint8_t *nonce);
 
 /*
  * fd came across exec (inherit.h) and is an AF_UNIX socket of this
- * SO_COOKIE: if pingsockd says it is one of our uid's relayed sockets,
- * attach it (proving that we hold it) and give it its entry.  0, or
- * -errno (-ENOENT: not one of the daemon's; nothing was written on it,
- * and its entry is as it was).
+ * SO_COOKIE: if its pair was made by the uid that listens at the socket
+ * path (or that listener is root), and pingsockd says it is one of our
+ * uid's relayed sockets, attach it (proving that we hold it) and give it
+ * its entry.  0, or -errno (-ENOENT: not one of the daemon's; nothing
+ * was written on it, and its entry is as it was).
  */
 int relay_adopt(int fd, uint64_t cookie);
 

@@ -34,6 +34,9 @@
 # Then iputils ping as root under the shim (a privileged process with
 # libpingsock-preload.so in /etc/ld.so.preload), against the attacks on
 # its receive path and its state arena: it must end by itself, unharmed.
+# Last, an impostor of its own uid that claims every inherited
+# descriptor (find-any): a pair root made and a program under the shim
+# inherited must not be written to (no proof of holding it).
 #
 # No network namespace of the test's own: only a unix socket path under
 # $T (the impostor makes kernel ping sockets for the broker modes in a

@@ -22,8 +22,9 @@
  * its magic, or none where one is due), or the socket it opens gets
  * malformed datagrams or wake-ups on its data descriptor, malformed
  * records in its error queue or nonsense in its state slot, ahead of
- * one valid reply.  "none" spoils nothing.  `impostor list` prints the
- * modes.
+ * one valid reply.  "none" spoils nothing; "find-any" claims every
+ * cookie WIRE_FIND asks about (an inherited descriptor's).  `impostor
+ * list` prints the modes.
  *
  * The broker modes hand out kernel ping sockets: the impostor makes them
  * in a network namespace of its own (unshare) where ping_group_range
