@@ -203,8 +203,10 @@ static int find_call(struct conn *c, uint64_t cookie, struct fdent *ent)
  * Uids as this namespace sees them: in a user namespace that maps
  * neither, an impostor's and a third party's would both read as
  * UID_UNMAPPED and look alike, so a listener of that uid is never
- * trusted (pingsockd refuses to run as nobody; an unmapped root
- * listener costs only the re-attach across exec).
+ * trusted.  That costs only the re-attach across exec (the descriptor
+ * stays a plain AF_UNIX socket), and only to an unmapped root listener
+ * or a daemon run as nobody, which pingsockd refuses without
+ * --allow-shared-user.
  */
 static bool made_by_listener(const struct conn *c, int fd)
 {
