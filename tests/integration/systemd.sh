@@ -368,8 +368,9 @@ else
 	else
 		kill "$spid"
 	fi
+	# strace -f pads the pid to five columns: one space or more.
 	calls=$(awk -v d="execve(\"$T/pingsockd\"" 'index($0, d) { on = 1 } on' \
-		"$T/filter.strace" | sed -n 's/^[0-9]* \([a-z_0-9]*\)(.*/\1/p' | sort -u)
+		"$T/filter.strace" | sed -n 's/^[0-9]* *\([a-z_0-9]*\)(.*/\1/p' | sort -u)
 	refused=$("$SRC/tests/lib/sysfilter.py" "$UNITDIR/pingsockd.service" $calls)
 	if [ -n "$calls" ] && [ -z "$refused" ] && grep -q 'reloaded' "$T/filter.log"; then
 		pass systemd/unit_syscall_filter_allows_the_daemon
