@@ -101,6 +101,15 @@ static int on_udp(int family, int level, int name, const void *val,
 	return rc;
 }
 
+/* Credentials, labels and rights an inet socket never passes, and the
+ * peek offset ping sockets lack: EOPNOTSUPP, to set and to read. */
+static bool never_inet(int name)
+{
+	return name == SO_PASSCRED || name == SO_PASSSEC ||
+	       name == SO_PASSPIDFD || name == OPTGEN_SO_PASSRIGHTS ||
+	       name == SO_PEEK_OFF;
+}
+
 static bool is_sticky6(int name)
 {
 	return name == IPV6_2292PKTOPTIONS || name == IPV6_HOPOPTS ||
@@ -135,13 +144,9 @@ int optgen_set(int family, int level, int name, const void *val,
 	/* sk_setsockopt() wants an int before it looks at the name. */
 	if (len < sizeof(int) && name != SO_BINDTODEVICE)
 		return OPTGEN_PASS;
-	switch (name) {
-	case SO_PASSCRED:
-	case SO_PASSSEC:
-	case SO_PASSPIDFD:
-	case OPTGEN_SO_PASSRIGHTS:
-	case SO_PEEK_OFF:
+	if (never_inet(name))
 		return -EOPNOTSUPP;
+	switch (name) {
 	case SO_DETACH_FILTER:
 		return -ENOENT;	/* there never is one */
 	default:
@@ -181,13 +186,9 @@ int optgen_get(int family, int level, int name, void *val, socklen_t *len)
 		return OPTGEN_PASS;
 	if ((int)*len < 0)
 		return -EINVAL;
-	switch (name) {
-	case SO_PASSCRED:
-	case SO_PASSSEC:
-	case SO_PASSPIDFD:
-	case OPTGEN_SO_PASSRIGHTS:
-	case SO_PEEK_OFF:
+	if (never_inet(name))
 		return -EOPNOTSUPP;
+	switch (name) {
 	case SO_PEERCRED:
 		return give(val, len, nocred, sizeof(nocred));
 	case SO_PEERGROUPS:
