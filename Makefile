@@ -94,7 +94,13 @@ PS_LDFLAGS :=
 ALLCPPFLAGS = $(PS_CPPFLAGS) $(CPPFLAGS)
 ALLCFLAGS = $(PS_CFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -MMD -MP
 ALLLDFLAGS = $(PS_LDFLAGS) $(LDFLAGS)
-LDLIBS_D := -lcap -lseccomp
+LDLIBS_D := -lcap -lseccomp -lbpf
+# Broker mode's BPF programs (src/bpf/): compiled for the BPF target and
+# embedded in the daemon as a libbpf skeleton (bpftool gen skeleton).
+BPF_CLANG ?= clang
+BPFTOOL ?= bpftool
+BPF_CFLAGS ?= -O2 -g
+BPF_ARCH_INC := /usr/include/$(shell $(CC) -print-multiarch 2>/dev/null)
 
 ifeq ($(SAN),1)
 PS_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
@@ -163,6 +169,19 @@ programs: $(INSTALLED)
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCPPFLAGS) $(ALLCFLAGS) -c -o $@ $<
+
+# The skeleton: the object's bytes and typed handles for guard.c.
+GUARD_SKEL := $(BUILD)/bpf/guard.skel.h
+$(BUILD)/bpf/guard.bpf.o: src/bpf/guard.bpf.c src/bpf/guard_abi.h
+	@mkdir -p $(dir $@)
+	$(BPF_CLANG) $(BPF_CFLAGS) -target bpf -Wall -Werror -Isrc \
+	  -I$(BPF_ARCH_INC) -c -o $@ $<
+$(GUARD_SKEL): $(BUILD)/bpf/guard.bpf.o
+	$(BPFTOOL) gen skeleton $< name guard_bpf > $@.tmp && mv $@.tmp $@
+$(BUILD)/obj/src/daemon/guard.o $(BUILD)/obj/testing/src/daemon/guard.o: \
+	$(GUARD_SKEL)
+$(BUILD)/obj/src/daemon/guard.o $(BUILD)/obj/testing/src/daemon/guard.o: \
+	PS_CPPFLAGS += -I$(BUILD)/bpf
 
 $(CORE_A): $(call obj,$(CORE_SRC))
 	@mkdir -p $(dir $@)

@@ -112,6 +112,23 @@ void audit_close(const struct ssock *ss)
 {
 	char dests[16];
 
+	if (ss->broker && ss->srv->conf.guard) {
+		/* The kernel carried its packets; the guard counted them. */
+		snprintf(dests, sizeof(dests), ss->dests.capped ? "%u+" : "%u",
+			 ss->dests.n);
+		log_info("event=close socket=%u uid=%u pid=%d family=%s "
+			 "ident=%u mode=broker destinations=%s requests=%llu "
+			 "replies=%llu refused=%llu drops=%llu duration_ms=%llu",
+			 ss->handle, (unsigned)ss->uid, (int)ss->pid,
+			 family_name(ss->family), ss->k[0].ident, dests,
+			 (unsigned long long)ss->sent,
+			 (unsigned long long)ss->replies,
+			 (unsigned long long)ss->errors,
+			 (unsigned long long)ss->drops,
+			 (unsigned long long)((loop_now_ns() - ss->opened_ns) /
+					      1000000u));
+		return;
+	}
 	if (ss->broker) {
 		/* The kernel carried its packets: nothing was counted. */
 		log_info("event=close socket=%u uid=%u pid=%d family=%s "

@@ -46,7 +46,7 @@ bool bsock_wanted(const struct server *s, const struct client *c,
 
 /* Count a kernel socket the client now holds: slot k of ss. */
 static void bsock_take(struct server *s, struct ssock *ss, int k, int fd,
-		       uint16_t ident)
+		       uint16_t ident, uint64_t cookie)
 {
 	struct uident *u = uidtab_get(s->uids, ss->uid, true);
 	struct stat st;
@@ -55,6 +55,7 @@ static void bsock_take(struct server *s, struct ssock *ss, int k, int fd,
 	 * next scan lets go of it, and the counts stay right. */
 	ss->k[k].ino = fstat(fd, &st) == 0 ? st.st_ino : (ino_t)-1;
 	ss->k[k].ident = ident;
+	ss->k[k].cookie = cookie;
 	s->nbroker++;
 	if (u) {
 		u->nsockets++;
@@ -65,6 +66,22 @@ static void bsock_take(struct server *s, struct ssock *ss, int k, int fd,
 	pstab_add_foreign(s->tab, ss->family, ident);
 }
 
+/* What the guard counted for a socket that is gone, into ss's totals. */
+static void bsock_tally(struct server *s, struct ssock *ss, int k)
+{
+	struct guard_tally t;
+
+	if (!s->conf.guard || !ss->k[k].cookie ||
+	    !guard_closed(s->conf.guard, ss->k[k].cookie, &t))
+		return;
+	ss->sent += t.requests;
+	ss->replies += t.replies;
+	ss->errors += t.refused;
+	ss->drops += t.forged;
+	ss->dests.n += t.ndests;
+	ss->dests.capped |= t.capped;
+}
+
 /* A kernel socket of ss is gone (or the record is): no longer counted. */
 static void bsock_drop(struct server *s, struct ssock *ss, int k)
 {
@@ -72,6 +89,7 @@ static void bsock_drop(struct server *s, struct ssock *ss, int k)
 
 	if (!ss->k[k].ino)
 		return;
+	bsock_tally(s, ss, k);
 	ss->k[k].ino = 0;
 	s->nbroker--;
 	if (u) {
@@ -186,6 +204,28 @@ static int bsock_bind(struct server *s, int family,
 }
 
 /*
+ * Register fd with the guard for uid (before it is handed out: the guard
+ * passes nothing on a ping socket it does not know).  *cookie: 0 without
+ * a guard.  The socket is closed on failure.
+ */
+static int bsock_register(struct server *s, uid_t uid, int fd,
+			  uint64_t *cookie)
+{
+	int rc;
+
+	*cookie = 0;
+	if (!s->conf.guard)
+		return 0;
+	rc = guard_add(s->conf.guard, fd, uid, cookie);
+	if (rc) {
+		log_warn("broker: registering a socket with the BPF guard: %s",
+			 strerror(-rc));
+		close(fd);
+	}
+	return rc;
+}
+
+/*
  * A kernel ping socket, bound, and the liveness pair whose hang-up says
  * the client let go of it: *sock_fd and *live_fd go to the client.
  */
@@ -200,11 +240,14 @@ int bsock_new(struct server *s, struct client *c,
 	struct ssock *ss = calloc(1, sizeof(*ss));
 	int pair[2] = { -1, -1 }, fd = -1, err;
 	uint16_t ident = 0;
+	uint64_t cookie = 0;
 
 	if (!ss)
 		return -ENOMEM;
 	err = bsock_bind(s, req->u.open.domain, &dflt, (uint8_t *)&any, alen,
 			 &fd, &ident);
+	if (!err && (err = bsock_register(s, c->uid, fd, &cookie)))
+		fd = -1;
 	if (!err)
 		err = ssock_pair(pair);
 	ss->h.proc = on_live;
@@ -231,7 +274,7 @@ int bsock_new(struct server *s, struct client *c,
 		free(ss);
 		return err;
 	}
-	bsock_take(s, ss, 0, fd, ident);
+	bsock_take(s, ss, 0, fd, ident, cookie);
 	ssock_fds(s, ss->uid, FDS_BROKER);
 	ss->opened_ns = loop_now_ns();
 	audit_open(s, ss);
@@ -289,6 +332,7 @@ void bsock_rebind(struct server *s, struct ssock *ss,
 	};
 	int want = broker_sa_ident(req->u.addr.bytes, req->u.addr.len), nfd;
 	uint16_t ident;
+	uint64_t cookie;
 
 	r->result = rebind_allowed(s, ss, req);
 	if (r->result)
@@ -300,12 +344,14 @@ void bsock_rebind(struct server *s, struct ssock *ss,
 	}
 	r->result = bsock_bind(s, ss->family, &o, req->u.addr.bytes,
 			       req->u.addr.len, &nfd, &ident);
+	if (!r->result)
+		r->result = bsock_register(s, ss->uid, nfd, &cookie);
 	if (r->result)
 		return;
 	/* k[1] is free (once a socket); the old socket keeps its count
 	 * there until it is gone. */
 	ss->k[1] = ss->k[0];
-	bsock_take(s, ss, 0, nfd, ident);
+	bsock_take(s, ss, 0, nfd, ident, cookie);
 	ss->rebound = true;
 	log_debug("socket %u (uid %u): bound again, to identifier %u",
 		  ss->handle, (unsigned)ss->uid, ident);

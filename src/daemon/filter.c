@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 #include "daemon/filter.h"
+#include "daemon/guard.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -271,6 +272,13 @@ static int build_rules(scmp_filter_ctx ctx, const struct filter_plan *plan)
 	rc = rc ? rc : add_memory(ctx);
 	rc = rc ? rc : add_sockets(ctx, plan->ping_sockets);
 	rc = rc ? rc : add_misc(ctx);
+	/* bpf(): the map commands of guard.c on the maps it holds (loading
+	 * or attaching a program needs the capabilities dropped already). */
+	for (size_t i = 0; plan->bpf_maps && i < guard_nbpf_cmds; i++) {
+		struct scmp_arg_cmp c = ARG32(0, guard_bpf_cmds[i]);
+
+		rc = rc ? rc : add(ctx, SCMP_SYS(bpf), 1, &c);
+	}
 	return rc ? rc : add_files(ctx, plan);
 }
 

@@ -16,6 +16,7 @@
 
 struct filter_plan {
 	bool ping_sockets;	/* broker mode: makes kernel ping sockets */
+	bool bpf_maps;		/* guard.h: its maps read and written */
 	bool threads;		/* the filter goes on every thread (TSYNC) */
 	int config_dir;		/* read only through it (-1: none) */
 	int socket_dir;		/* remove only through it (-1: none) */

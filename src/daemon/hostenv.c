@@ -367,3 +367,68 @@ int hostenv_kernel_scan(struct hostenv *h, int family,
 	}
 	return 0;
 }
+
+/* The IFA_BROADCAST of one RTM_NEWADDR, appended to out. */
+static void take_broadcast(const struct nlmsghdr *nh, uint32_t *out,
+			   size_t max, size_t *n)
+{
+	const struct ifaddrmsg *ifa = NLMSG_DATA(nh);
+	const struct rtattr *a = IFA_RTA(ifa);
+	int len = (int)IFA_PAYLOAD(nh);
+
+	if (ifa->ifa_family != AF_INET)
+		return;
+	for (; RTA_OK(a, len); a = RTA_NEXT(a, len))
+		if (a->rta_type == IFA_BROADCAST &&
+		    RTA_PAYLOAD(a) == sizeof(uint32_t) && *n < max)
+			memcpy(&out[(*n)++], RTA_DATA(a), sizeof(uint32_t));
+}
+
+/* One datagram of the dump: 1 at its end, 0 for more, -1 on error. */
+static int broadcasts_part(const char *buf, size_t n, uint32_t seq,
+			   uint32_t *out, size_t max, size_t *count)
+{
+	const struct nlmsghdr *nh = (const struct nlmsghdr *)buf;
+
+	for (; NLMSG_OK(nh, n); nh = NLMSG_NEXT(nh, n)) {
+		if (nh->nlmsg_seq != seq)
+			continue;	/* a stale answer */
+		if (nh->nlmsg_type == NLMSG_DONE)
+			return 1;
+		if (nh->nlmsg_type == NLMSG_ERROR)
+			return -1;
+		if (nh->nlmsg_type == RTM_NEWADDR)
+			take_broadcast(nh, out, max, count);
+	}
+	return 0;
+}
+
+size_t hostenv_broadcasts(struct hostenv *h, uint32_t *out, size_t max)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct ifaddrmsg ifa;
+	} req;
+	char buf[8192];
+	size_t count = 0;
+	int rc = 0;
+
+	memset(&req, 0, sizeof(req));
+	req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifaddrmsg));
+	req.nh.nlmsg_type = RTM_GETADDR;
+	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	req.nh.nlmsg_seq = ++h->seq;
+	req.ifa.ifa_family = AF_INET;
+	if (send(h->nl, &req, req.nh.nlmsg_len, 0) < 0)
+		return 0;
+	while (rc == 0) {
+		ssize_t n = recv(h->nl, buf, sizeof(buf), 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		rc = broadcasts_part(buf, (size_t)n, h->seq, out, max, &count);
+	}
+	return count;
+}

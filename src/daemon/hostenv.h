@@ -39,4 +39,8 @@ struct hostenv_scan {
 int hostenv_kernel_scan(struct hostenv *h, int family,
 			struct hostenv_scan *sc);
 
+/* The IPv4 broadcast addresses of this namespace's interfaces (network
+ * order), at most max of them: how many. */
+size_t hostenv_broadcasts(struct hostenv *h, uint32_t *out, size_t max);
+
 #endif

@@ -72,6 +72,7 @@ struct opts {
 	bool socket_given;	/* --socket on the command line */
 	bool check_config;	/* --check-config: parse --config, exit */
 	const char *mode;	/* --mode: overrides the config's */
+	const char *bpf_pin_dir, *bpf_cgroup;	/* the same */
 	const char *broker_group;
 	bool allow_shared_user;	/* --allow-shared-user */
 	bool no_config;		/* --no-config: built-in defaults */
@@ -80,7 +81,8 @@ struct opts {
 
 /* long-only options */
 enum { OPT_CHECK_CONFIG = 0x100, OPT_LOG_FILE, OPT_MODE, OPT_BROKER_GROUP,
-       OPT_ALLOW_SHARED, OPT_NO_CONFIG, OPT_PIDFILE };
+       OPT_ALLOW_SHARED, OPT_NO_CONFIG, OPT_PIDFILE, OPT_BPF_PIN_DIR,
+       OPT_BPF_CGROUP };
 
 static void usage(FILE *f)
 {
@@ -110,6 +112,10 @@ static void usage(FILE *f)
 		"      --broker-group GROUP\n"
 		"                      the group kept for making kernel ping\n"
 		"                      sockets in broker mode (default: USER's)\n"
+		"      --bpf-pin-dir DIR, --bpf-cgroup DIR\n"
+		"                      broker mode's BPF guard: where its maps\n"
+		"                      are pinned, the cgroup it runs in\n"
+		"                      (override bpf_pin_dir, bpf_cgroup)\n"
 		"  -h, --help          show this help\n"
 		"  -V, --version       show the version\n"
 		"A listening socket passed by systemd (socket activation,\n"
@@ -133,6 +139,18 @@ static void default_config(struct opts *o)
 		o->config = PSD_CONFIG_DEFAULT;
 }
 
+/* The --bpf-* paths as the config's keys take them (absolute, fits). */
+static void check_bpf_path(const char *opt, const char *path)
+{
+	if (path && (path[0] != '/' || strlen(path) >= POLICY_PATH_MAX ||
+		     strstr(path, "/.."))) {
+		fprintf(stderr, "pingsockd: %s %s: expected an absolute path "
+			"(at most %d bytes, no \"..\")\n", opt, path,
+			POLICY_PATH_MAX - 1);
+		exit(2);
+	}
+}
+
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
@@ -148,6 +166,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "allow-shared-user", no_argument, NULL, OPT_ALLOW_SHARED },
 		{ "no-config", no_argument, NULL, OPT_NO_CONFIG },
 		{ "pidfile", required_argument, NULL, OPT_PIDFILE },
+		{ "bpf-pin-dir", required_argument, NULL, OPT_BPF_PIN_DIR },
+		{ "bpf-cgroup", required_argument, NULL, OPT_BPF_CGROUP },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -173,6 +193,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case OPT_ALLOW_SHARED: o->allow_shared_user = true; break;
 		case OPT_NO_CONFIG: o->no_config = true; break;
 		case OPT_PIDFILE: o->pidfile = optarg; break;
+		case OPT_BPF_PIN_DIR: o->bpf_pin_dir = optarg; break;
+		case OPT_BPF_CGROUP: o->bpf_cgroup = optarg; break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("pingsockd %s\n", PSD_VERSION); exit(0);
 		default: usage(stderr); exit(2);
@@ -189,6 +211,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			"or auto\n", o->mode);
 		exit(2);
 	}
+	check_bpf_path("--bpf-pin-dir", o->bpf_pin_dir);
+	check_bpf_path("--bpf-cgroup", o->bpf_cgroup);
 	if (o->config && o->no_config) {
 		fprintf(stderr, "pingsockd: --config and --no-config\n");
 		exit(2);
@@ -302,9 +326,16 @@ static void detach_stdio(int ready_fd)
 	close(ready_fd);
 }
 
-/* --mode and --broker-group win over the file (and over SIGHUP). */
+/* --mode, --broker-group and the --bpf-* paths win over the file (and
+ * over SIGHUP). */
 static void apply_overrides(const struct opts *o, struct policy *p)
 {
+	if (o->bpf_pin_dir)
+		snprintf(p->bpf_pin_dir, sizeof(p->bpf_pin_dir), "%s",
+			 o->bpf_pin_dir);
+	if (o->bpf_cgroup)
+		snprintf(p->bpf_cgroup, sizeof(p->bpf_cgroup), "%s",
+			 o->bpf_cgroup);
 	if (o->mode)
 		p->mode = (enum policy_mode)policy_mode_parse(o->mode);
 	if (o->broker_group)
@@ -378,6 +409,7 @@ static int apply_filter(const struct server_conf *conf, int sock_dir,
 {
 	struct filter_plan plan = {
 		.ping_sockets = conf->broker.v4 || conf->broker.v6,
+		.bpf_maps = conf->guard != NULL,
 		.threads = !closer_kernel_refuses(),
 		.config_dir = sandbox_config_dir(),
 		.socket_dir = sock_dir,
@@ -455,6 +487,33 @@ static void take_passed(struct opts *o, struct server_conf *conf)
 }
 
 /*
+ * Broker mode's per-packet policy in the kernel (guard.h), loaded while
+ * root.  Without it brokered sockets get what the kernel gives (no rate,
+ * destinations or reply check), as the log says; relay_uids still apply.
+ */
+static void start_guard(struct server_conf *conf)
+{
+	char err[512];
+
+	if (!(conf->broker.v4 || conf->broker.v6))
+		return;
+	if (!conf->policy.bpf_guard) {
+		log_info("broker: bpf_guard is off: the per-packet keys apply "
+			 "to relay_uids only");
+		return;
+	}
+	conf->guard = guard_start(&conf->policy, err, sizeof(err));
+	if (!conf->guard) {
+		log_warn("broker: no BPF guard (%s): the per-packet keys apply "
+			 "to relay_uids only", err);
+		return;
+	}
+	guard_refresh(conf->guard, conf->host);
+	log_info("broker: BPF guard loaded: every key applies to brokered "
+		 "sockets too");
+}
+
+/*
  * Everything that needs privilege: the raw sockets, the host's tables,
  * broker mode's claim on the range (before the socket appears: once
  * clients can connect, the mode is decided), the listening socket.
@@ -479,6 +538,7 @@ static void open_privileged(const struct opts *o, struct drop_target *target,
 			 target->name, &conf->broker, err, sizeof(err)))
 		fatal(err);
 	target->gid = conf->broker.gid;
+	start_guard(conf);
 	conf->self_uid = target->uid;
 	if (conf->listen_fd < 0) {
 		struct safepath_owner own = { target->uid, target->gid,

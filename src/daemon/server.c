@@ -88,6 +88,9 @@ static void reload(struct server *s)
 	}
 	s->conf.policy = p;
 	pstab_allow_raw(s->tab, p.raw_compat);
+	if (s->conf.guard && guard_set_policy(s->conf.guard, &p))
+		log_err("reload: the BPF guard kept part of the old keys: %s",
+			strerror(errno));
 	log_info("reloaded %s", s->conf.config_path);
 	notify_send("READY=1\nSTATUS=serving on %s, reloaded %s",
 		    s->conf.socket_path, s->conf.config_path);
@@ -123,13 +126,15 @@ static void watchdog(void *data)
 }
 
 /* Once a second: forget idle users, read /proc/net/icmp(6) (bsock.h),
- * give back what the closing thread closed (closer.h). */
+ * the broadcast addresses again (guard.h), give back what the closing thread closed (closer.h). */
 static void tick(void *data)
 {
 	struct server *s = data;
 
 	uidtab_prune(s->uids, loop_now_ns());
 	bsock_scan(s);
+	if (s->conf.guard)
+		guard_refresh(s->conf.guard, s->conf.host);
 	closer_collect();
 	loop_at(s->loop, &s->tick_timer, loop_now_ns() + 1000000000u);
 }

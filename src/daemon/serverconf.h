@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "daemon/broker.h"
+#include "daemon/guard.h"
 #include "daemon/hostenv.h"
 #include "daemon/raw.h"
 #include "daemon/raw6.h"
@@ -23,6 +24,7 @@ struct server_conf {
 	struct raw6 *raw6;	/* NULL: this host has no IPv6 */
 	struct hostenv *host;
 	struct broker_plan broker;	/* which families are brokered */
+	struct guard *guard;	/* broker mode's BPF policy; NULL: none */
 	unsigned long nofile;	/* the descriptor limit (RLIMIT_NOFILE) */
 	uid_t self_uid;		/* the daemon's, after the drop */
 };

@@ -111,6 +111,7 @@ struct erec {
 /* A kernel socket handed out in broker mode, counted while it exists. */
 struct ksock {
 	ino_t ino;	/* 0: none */
+	uint64_t cookie;	/* its SO_COOKIE, for the guard's counts */
 	uint16_t ident;
 };
 

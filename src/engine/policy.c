@@ -14,6 +14,10 @@ void policy_default(struct policy *p)
 	p->gid_high = UINT32_MAX - 1;	/* (gid_t)-1 is "no gid" */
 	p->mode = POLICY_RELAY;
 	p->broker_group[0] = '\0';
+	p->bpf_guard = true;
+	p->bpf_cgroup[0] = '\0';
+	snprintf(p->bpf_pin_dir, sizeof(p->bpf_pin_dir), "%s",
+		 POLICY_PIN_DIR_DEFAULT);
 	p->relay_uid_low = 1;
 	p->relay_uid_high = 0;
 	p->min_interval_ms = 0;
@@ -323,6 +327,42 @@ struct key {
 	int (*parse)(struct policy *p, const char *val, char *why, size_t len);
 };
 
+static int parse_bpf_guard(struct policy *p, const char *val, char *why,
+			   size_t whylen)
+{
+	return parse_yes_no(val, "bpf_guard", &p->bpf_guard, why, whylen);
+}
+
+/* An absolute path without "..", that fits. */
+static int parse_path(const char *val, const char *key, char *out,
+		      size_t outlen, char *why, size_t whylen)
+{
+	size_t n = strlen(val);
+
+	if (val[0] != '/' || n >= outlen || strstr(val, "/..") ||
+	    strchr(val, '\n')) {
+		snprintf(why, whylen, "%s: expected an absolute path (at most "
+			 "%zu bytes, no \"..\")", key, outlen - 1);
+		return -1;
+	}
+	memcpy(out, val, n + 1);
+	return 0;
+}
+
+static int parse_bpf_cgroup(struct policy *p, const char *val, char *why,
+			    size_t whylen)
+{
+	return parse_path(val, "bpf_cgroup", p->bpf_cgroup,
+			  sizeof(p->bpf_cgroup), why, whylen);
+}
+
+static int parse_bpf_pin_dir(struct policy *p, const char *val, char *why,
+			     size_t whylen)
+{
+	return parse_path(val, "bpf_pin_dir", p->bpf_pin_dir,
+			  sizeof(p->bpf_pin_dir), why, whylen);
+}
+
 static const struct key keys[] = {
 	{ "groups", parse_groups },
 	{ "min_interval", parse_min_interval },
@@ -337,6 +377,9 @@ static const struct key keys[] = {
 	{ "mode", parse_mode },
 	{ "broker_group", parse_broker_group },
 	{ "relay_uids", parse_relay_uids },
+	{ "bpf_guard", parse_bpf_guard },
+	{ "bpf_cgroup", parse_bpf_cgroup },
+	{ "bpf_pin_dir", parse_bpf_pin_dir },
 	{ "deny", parse_deny },
 	{ "allow", parse_allow },
 };

@@ -81,6 +81,8 @@ struct policy_net {
 enum policy_mode { POLICY_RELAY, POLICY_BROKER, POLICY_AUTO };
 
 #define POLICY_GROUP_MAX 64
+#define POLICY_PATH_MAX 256
+#define POLICY_PIN_DIR_DEFAULT "/sys/fs/bpf/pingsock"
 
 struct policy {
 	uint32_t gid_low, gid_high;
@@ -98,6 +100,11 @@ struct policy {
 	struct policy_net nets[POLICY_MAX_NETS];
 	unsigned nnets;
 	bool any_allow;			/* some line is an allow line */
+	/* Broker mode's BPF guard (start-up only): bpf_guard, and where its
+	 * cgroup ("": chosen) and pinned objects go. */
+	bool bpf_guard;
+	char bpf_cgroup[POLICY_PATH_MAX];
+	char bpf_pin_dir[POLICY_PATH_MAX];
 };
 
 void policy_default(struct policy *p);

@@ -19,6 +19,8 @@ PS_BUILD=${PS_BUILD:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build}
 NS_PREFIX="ps$$"
 NS_LIST=()
 DAEMON_PIDS=()
+NS_CGROUPS=()
+NS_BPFFS=
 T=$(mktemp -d /tmp/pingsock-test.XXXXXX)
 chmod 755 "$T"
 
@@ -62,6 +64,7 @@ ns_cleanup() {
 		ip netns pids "$n" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
 		ip netns del "$n" 2>/dev/null
 	done
+	ns_bpf_cleanup
 	rm -rf "$T"
 }
 trap ns_cleanup EXIT
@@ -103,6 +106,38 @@ ns_sock() { echo "$T/run-$1/socket"; }
 # A gid no account has: broker mode's group in the tests.
 BROKER_GID=64999
 
+# Broker mode's BPF guard (pingsockd(8)): each script's daemons pin their
+# maps on a BPF file system of the script's own and run in cgroups of
+# their own, so that no test meets another's (or a host daemon's) maps or
+# programs.  ns_bpf_args SHORT: the options, in NS_BPF_OPTS.
+ns_bpf_args() {
+	local cg2 cg
+	NS_BPF_OPTS=()
+	[ "$(id -u)" = 0 ] || return 0
+	cg2=$(findmnt -n -t cgroup2 -o TARGET | head -1)
+	if [ -z "$NS_BPFFS" ]; then
+		mkdir -p "$T/bpffs" && mount -t bpf bpf "$T/bpffs" || return 0
+		NS_BPFFS=$T/bpffs
+	fi
+	[ -n "$cg2" ] || return 0
+	cg=$cg2/pingsock-test-$NS_PREFIX-$1
+	case " ${NS_CGROUPS[*]} " in *" $cg "*) ;; *) NS_CGROUPS+=("$cg") ;; esac
+	NS_BPF_OPTS=(--bpf-pin-dir "$NS_BPFFS/$1" --bpf-cgroup "$cg")
+}
+
+# The cgroups (empty once the daemons are gone) and the file system.
+ns_bpf_cleanup() {
+	local cg
+	for cg in "${NS_CGROUPS[@]}"; do
+		for _ in 1 2 3 4 5 6 7 8 9 10; do
+			[ -d "$cg" ] || break
+			rmdir "$cg" 2>/dev/null && break
+			sleep 0.1
+		done
+	done
+	[ -z "$NS_BPFFS" ] || umount "$NS_BPFFS" 2>/dev/null
+}
+
 # daemon_start SHORT [args...]: pingsockd in the foreground (background
 # job), --user $PS_DAEMON_USER, socket $(ns_sock SHORT); waits until it
 # accepts.
@@ -123,8 +158,12 @@ daemon_start() {
 	if [ "${PS_DAEMON_MODE:-}" = broker ]; then
 		set -- --mode broker --broker-group "$BROKER_GID" "$@"
 	fi
-	# Not through a function: $! must be the daemon itself.
-	ip netns exec "$(ns_name "$short")" ${PS_DAEMON_WRAPPER:-} \
+	ns_bpf_args "$short"
+	set -- "${NS_BPF_OPTS[@]}" "$@"
+	# Not through a function: $! must be the daemon itself.  nsenter, not
+	# ip netns exec: that remounts /sys, and the daemon's cgroup (v2)
+	# file system with it (ns_bpf_args).
+	nsenter --net="/run/netns/$(ns_name "$short")" ${PS_DAEMON_WRAPPER:-} \
 		"$T/pingsockd" --foreground --socket "$sock" --user "$PS_DAEMON_USER" \
 		"$@" 2>>"$T/$short.log" &
 	DAEMON_PID=$!

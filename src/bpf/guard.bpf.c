@@ -1,0 +1,496 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * guard.bpf - broker mode's per-packet policy, in the kernel.
+ *
+ * Attached to the cgroup pingsockd lives in, these programs see every
+ * packet of every socket the daemon made, whoever holds the socket now
+ * (a socket belongs to its creator's cgroup for life).  Ping sockets the
+ * daemon handed out carry socket storage (struct guard_sock) that the
+ * daemon set before the hand-out; a ping socket without it is refused
+ * both ways, so nothing the daemon did not register can pass.  Every
+ * other socket of the daemon (its raw sockets, its own UDP) passes.
+ *
+ *   egress:  destination deny/allow (LPM tries), max_request, min_interval
+ *            per socket, rate per uid (token bucket); records the request
+ *            for the reply check; counts.  A refusal fails the send: the
+ *            hook offers EPERM (policy) and ENOBUFS (congestion) only.
+ *   ingress: an Echo Reply reaches the socket only if it answers a request
+ *            the socket sent (sequence, and the address it went to).
+ *   release: the socket's counts, left for the daemon's close record.
+ */
+#include <stdbool.h>
+#include <linux/bpf.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <bpf/bpf_helpers.h>
+
+#include "bpf/guard_abi.h"
+
+char LICENSE[] SEC("license") = "ISC";
+
+#define PASS 1
+#define DROP 0		/* the send fails with EPERM */
+#define DROP_CN 2	/* the send fails with ENOBUFS */
+#define SOCK_DGRAM 2
+#define NSEC 1000000000ull
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct guard_conf);
+} conf SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, GUARD_NETS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct guard_net4);
+	__type(value, __u8);
+} nets4 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, GUARD_NETS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct guard_net6);
+	__type(value, __u8);
+} nets6 SEC(".maps");
+
+/* The local broadcast addresses (the daemon keeps them current). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u32);
+	__type(value, __u8);
+} bcast4 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct guard_sock);
+} socks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, GUARD_UIDS);
+	__type(key, __u32);
+	__type(value, struct guard_user);
+} users SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, GUARD_CLOSED);
+	__type(key, __u64);
+	__type(value, struct guard_closed);
+} closed SEC(".maps");
+
+/* One ICMP message as the programs read it. */
+struct pkt {
+	__u8 addr[16];	/* egress: the destination; ingress: the source */
+	__u32 len;	/* bytes of ICMP message */
+	__u16 seq;
+	__u8 type;
+	__u8 v6;
+};
+
+static __always_inline bool is_ping(const struct bpf_sock *sk)
+{
+	return sk->type == SOCK_DGRAM &&
+	       (sk->protocol == IPPROTO_ICMP || sk->protocol == IPPROTO_ICMPV6);
+}
+
+/* The ping socket behind skb, or NULL for any other socket. */
+static __always_inline struct bpf_sock *ping_sock(struct __sk_buff *skb)
+{
+	struct bpf_sock *sk = skb->sk;
+
+	if (!sk)
+		return NULL;
+	sk = bpf_sk_fullsock(sk);
+	return sk && is_ping(sk) ? sk : NULL;
+}
+
+/* type, seq of the ICMP header at off. */
+static __always_inline int read_icmp(struct __sk_buff *skb, __u32 off,
+				     struct pkt *p)
+{
+	__u8 h[8];
+
+	if (bpf_skb_load_bytes(skb, off, h, sizeof(h)))
+		return -1;
+	p->type = h[0];
+	p->seq = (__u16)(h[6] << 8 | h[7]);
+	p->len = skb->len - off;
+	return 0;
+}
+
+static __always_inline int parse4(struct __sk_buff *skb, struct pkt *p,
+				  bool egress, __u32 *hl)
+{
+	struct iphdr ip;
+
+	if (bpf_skb_load_bytes(skb, 0, &ip, sizeof(ip)))
+		return -1;
+	*hl = (__u32)ip.ihl * 4;
+	if (*hl < sizeof(ip) || ip.protocol != IPPROTO_ICMP)
+		return -1;
+	__builtin_memset(p->addr, 0, sizeof(p->addr));
+	__builtin_memcpy(p->addr, egress ? &ip.daddr : &ip.saddr, 4);
+	p->v6 = 0;
+	return read_icmp(skb, *hl, p);
+}
+
+/* Hop-by-hop and destination options are stepped over; a routing
+ * header (its addresses would escape the destination check) is not. */
+static __always_inline int parse6(struct __sk_buff *skb, struct pkt *p,
+				  bool egress)
+{
+	struct ipv6hdr ip;
+	__u32 off = sizeof(ip);
+	__u8 nh, eh[2];
+
+	if (bpf_skb_load_bytes(skb, 0, &ip, sizeof(ip)))
+		return -1;
+	nh = ip.nexthdr;
+	for (int i = 0; i < 4 && (nh == 0 || nh == 60); i++) {
+		if (bpf_skb_load_bytes(skb, off, eh, sizeof(eh)))
+			return -1;
+		nh = eh[0];
+		off += ((__u32)eh[1] + 1) * 8;
+	}
+	if (nh != IPPROTO_ICMPV6)
+		return -1;
+	__builtin_memcpy(p->addr, egress ? &ip.daddr : &ip.saddr, 16);
+	p->v6 = 1;
+	return read_icmp(skb, off & 0xffff, p);
+}
+
+static __always_inline bool net_allowed4(const struct guard_conf *c,
+					 const __u8 *a)
+{
+	struct guard_net4 k = { .prefixlen = 32 };
+	__u8 *v;
+
+	__builtin_memcpy(k.addr, a, 4);
+	v = bpf_map_lookup_elem(&nets4, &k);
+	return v ? *v != GUARD_NET_DENY : !c->any_allow;
+}
+
+static __always_inline bool net_allowed6(const struct guard_conf *c,
+					 const __u8 *a)
+{
+	struct guard_net6 k = { .prefixlen = 128 };
+	__u8 *v;
+
+	__builtin_memcpy(k.addr, a, 16);
+	v = bpf_map_lookup_elem(&nets6, &k);
+	return v ? *v != GUARD_NET_DENY : !c->any_allow;
+}
+
+/*
+ * A strict or loose source route names the hops the request will visit
+ * and, last, the destination the caller gave: every one must be allowed.
+ */
+struct optscan {
+	__u8 o[64];	/* indexed & 63: the verifier's bound */
+	__u32 olen, i, at, len;
+	bool bad;
+};
+
+/* One option (bpf_loop's callback: verified once, not per turn). */
+static long scan_opt(__u32 n, void *data)
+{
+	struct optscan *s = data;
+	__u8 t = s->o[s->i & 63], l = s->o[(s->i + 1) & 63];
+
+	if (s->i >= s->olen || t == 0)
+		return 1;
+	if (t == 1) {
+		s->i++;
+		return 0;
+	}
+	if (l < 2) {
+		s->bad = true;
+		return 1;
+	}
+	if (t == 131 || t == 137) {
+		s->at = s->i;
+		s->len = l;
+	}
+	s->i += l;
+	return 0;
+}
+
+static __always_inline bool route_allowed4(struct __sk_buff *skb,
+					   const struct guard_conf *c,
+					   __u32 hl)
+{
+	struct optscan s = { .olen = hl - 20 };
+
+	if (s.olen == 0)
+		return true;
+	if (s.olen > 40 || bpf_skb_load_bytes(skb, 20, s.o, s.olen & 63))
+		return false;
+	/* The kernel compiled these options (one route at most): find it. */
+	bpf_loop(40, scan_opt, &s, 0);
+	if (s.bad)
+		return false;
+	for (__u32 j = 3; j + 4 <= s.len && j < 40; j += 4) {
+		__u8 a[4];
+
+		for (int b = 0; b < 4; b++)
+			a[b] = s.o[(s.at + j + b) & 63];
+		if (!net_allowed4(c, a))
+			return false;
+	}
+	return true;
+}
+
+static __always_inline bool dest_allowed(struct __sk_buff *skb,
+					 const struct guard_conf *c,
+					 const struct pkt *p, __u32 hl)
+{
+	if (p->v6)
+		return net_allowed6(c, p->addr);
+	return net_allowed4(c, p->addr) && route_allowed4(skb, c, hl);
+}
+
+/* Replies to a group, a broadcast or "any" come from other addresses. */
+static __always_inline bool any_source(const struct pkt *p)
+{
+	__u32 a4;
+
+	if (p->v6) {
+		__u64 w0, w1;
+
+		__builtin_memcpy(&w0, p->addr, 8);
+		__builtin_memcpy(&w1, p->addr + 8, 8);
+		return p->addr[0] == 0xff || (w0 == 0 && w1 == 0);
+	}
+	__builtin_memcpy(&a4, p->addr, 4);
+	if ((p->addr[0] & 0xf0) == 0xe0 || a4 == 0 || a4 == 0xffffffff)
+		return true;
+	return bpf_map_lookup_elem(&bcast4, &a4) != NULL;
+}
+
+/* The user's bucket: may one more request go now? */
+static __always_inline bool take_token(__u32 uid, const struct guard_conf *c,
+				       __u64 now)
+{
+	__u64 cost = NSEC / c->rate, cap = cost * (c->burst ? c->burst : 1);
+	struct guard_user *u = bpf_map_lookup_elem(&users, &uid), fresh = {};
+	bool ok;
+
+	if (!u) {
+		fresh.tokens_ns = cap;
+		fresh.last_ns = now;
+		bpf_map_update_elem(&users, &uid, &fresh, BPF_NOEXIST);
+		u = bpf_map_lookup_elem(&users, &uid);
+		if (!u)
+			return false;
+	}
+	bpf_spin_lock(&u->lock);
+	if (now > u->last_ns) {
+		u->tokens_ns += now - u->last_ns;
+		u->last_ns = now;
+	}
+	if (u->tokens_ns > cap)
+		u->tokens_ns = cap;
+	ok = u->tokens_ns >= cost;
+	if (ok)
+		u->tokens_ns -= cost;
+	bpf_spin_unlock(&u->lock);
+	return ok;
+}
+
+/* The user's totals (made on first use; none if the map is full). */
+static __always_inline void user_count(__u32 uid, int what)
+{
+	struct guard_user *u = bpf_map_lookup_elem(&users, &uid), fresh = {};
+
+	if (!u) {
+		bpf_map_update_elem(&users, &uid, &fresh, BPF_NOEXIST);
+		u = bpf_map_lookup_elem(&users, &uid);
+		if (!u)
+			return;
+	}
+	if (what == 0)
+		__sync_fetch_and_add(&u->requests, 1);
+	else if (what == 1)
+		__sync_fetch_and_add(&u->replies, 1);
+	else if (what == 2)
+		__sync_fetch_and_add(&u->refused, 1);
+	else
+		__sync_fetch_and_add(&u->forged, 1);
+}
+
+static __always_inline __u32 addr_hash(const struct pkt *p)
+{
+	__u32 w[4];
+
+	__builtin_memcpy(w, p->addr, 16);
+	return (w[0] ^ (w[1] * 0x9e3779b1u) ^ (w[2] * 0x85ebca6bu) ^
+		(w[3] * 0xc2b2ae35u)) | 1;	/* never 0, a free slot */
+}
+
+static __always_inline __u32 slot_of(const struct pkt *p, bool probe)
+{
+	return (probe ? p->seq >> 8 : p->seq) % GUARD_RING;
+}
+
+/* Under the socket's lock: the request, and its destination counted. */
+static __always_inline void record(struct guard_sock *g, const struct pkt *p,
+				   bool probe, bool any, __u32 h)
+{
+	struct guard_req *r = &g->ring[slot_of(p, probe)];
+	bool seen = false;
+
+	__builtin_memcpy(r->addr, p->addr, 16);
+	r->seq = p->seq;
+	r->flags = GUARD_REQ_USED | (probe ? GUARD_REQ_PROBE : 0) |
+		   (any ? GUARD_REQ_ANYSRC : 0);
+	g->c.requests++;
+	for (int i = 0; i < GUARD_DESTS; i++) {
+		if (g->dests[i] == h) {
+			seen = true;
+			break;
+		}
+		if (g->dests[i] == 0) {
+			g->dests[i] = h;
+			g->c.ndests++;
+			seen = true;
+			break;
+		}
+	}
+	if (!seen)
+		g->c.capped = 1;
+}
+
+static __always_inline int refuse(struct guard_sock *g, int verdict)
+{
+	__sync_fetch_and_add(&g->c.refused, 1);
+	user_count(g->uid, 2);
+	return verdict;
+}
+
+SEC("cgroup_skb/egress")
+int ps_egress(struct __sk_buff *skb)
+{
+	struct bpf_sock *sk = ping_sock(skb);
+	struct guard_sock *g;
+	struct guard_conf *c;
+	struct pkt p = {};
+	__u32 zero = 0, hl = 0, h;
+	__u64 now, gap;
+	bool probe, any, early;
+	int rc;
+
+	if (!sk)
+		return PASS;
+	g = bpf_sk_storage_get(&socks, sk, 0, 0);
+	c = bpf_map_lookup_elem(&conf, &zero);
+	if (!g || !c || !c->ready)
+		return DROP;
+	rc = sk->family == 10 ? parse6(skb, &p, true)
+			      : parse4(skb, &p, true, &hl);
+	if (rc || (p.type != 8 && p.type != 42 && p.type != 128 &&
+		   p.type != 160))
+		return refuse(g, DROP);
+	if (p.len > c->max_request || !dest_allowed(skb, c, &p, hl))
+		return refuse(g, DROP);
+	now = bpf_ktime_get_ns();
+	gap = (__u64)c->min_interval_ms * 1000000u;
+	bpf_spin_lock(&g->lock);
+	early = gap && g->last_ns && now - g->last_ns < gap;
+	bpf_spin_unlock(&g->lock);
+	if (early)
+		return refuse(g, DROP_CN);
+	if (c->rate && !take_token(g->uid, c, now))
+		return refuse(g, DROP_CN);
+	probe = p.type == 42 || p.type == 160;
+	any = any_source(&p);
+	h = addr_hash(&p);
+	bpf_spin_lock(&g->lock);
+	g->last_ns = now;
+	record(g, &p, probe, any, h);
+	bpf_spin_unlock(&g->lock);
+	user_count(g->uid, 0);
+	return PASS;
+}
+
+static __always_inline bool same16(const __u8 *a, const __u8 *b)
+{
+	__u64 x[2], y[2];
+
+	__builtin_memcpy(x, a, 16);
+	__builtin_memcpy(y, b, 16);
+	return x[0] == y[0] && x[1] == y[1];
+}
+
+/* Does the reply in p answer a request of g's ring? */
+static __always_inline bool answers(struct guard_sock *g, const struct pkt *p,
+				    bool probe)
+{
+	struct guard_req *r = &g->ring[slot_of(p, probe)];
+	bool same_seq, same_addr;
+
+	if (!(r->flags & GUARD_REQ_USED) ||
+	    !(r->flags & GUARD_REQ_PROBE) != !probe)
+		return false;
+	same_seq = probe ? (r->seq >> 8) == (p->seq >> 8) : r->seq == p->seq;
+	same_addr = same16(r->addr, p->addr);
+	return same_seq && (same_addr || (r->flags & GUARD_REQ_ANYSRC));
+}
+
+SEC("cgroup_skb/ingress")
+int ps_ingress(struct __sk_buff *skb)
+{
+	struct bpf_sock *sk = ping_sock(skb);
+	struct guard_sock *g;
+	struct pkt p = {};
+	__u32 hl = 0;
+	bool probe, ok;
+	int rc;
+
+	if (!sk)
+		return PASS;
+	g = bpf_sk_storage_get(&socks, sk, 0, 0);
+	if (!g)
+		return DROP;
+	rc = sk->family == 10 ? parse6(skb, &p, false)
+			      : parse4(skb, &p, false, &hl);
+	if (rc)
+		return DROP;
+	probe = p.type == 43 || p.type == 161;
+	bpf_spin_lock(&g->lock);
+	ok = answers(g, &p, probe);
+	if (ok)
+		g->c.replies++;
+	else
+		g->c.forged++;
+	bpf_spin_unlock(&g->lock);
+	user_count(g->uid, ok ? 1 : 3);
+	return ok ? PASS : DROP;
+}
+
+SEC("cgroup/sock_release")
+int ps_release(struct bpf_sock *sk)
+{
+	struct guard_sock *g;
+	struct guard_closed rec = {};
+	__u64 cookie;
+
+	if (!is_ping(sk))
+		return 1;
+	g = bpf_sk_storage_get(&socks, sk, 0, 0);
+	if (!g)
+		return 1;
+	cookie = bpf_get_socket_cookie(sk);
+	rec.uid = g->uid;
+	rec.c = g->c;
+	bpf_map_update_elem(&closed, &cookie, &rec, BPF_ANY);
+	return 1;
+}

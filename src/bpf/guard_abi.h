@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * guard_abi - what the daemon (src/daemon/guard.c) and its BPF programs
+ * (guard.bpf.c) share: the maps' keys and values.  Plain types only, so
+ * that the same layout comes out of both compilers.
+ */
+#ifndef PS_GUARD_ABI_H
+#define PS_GUARD_ABI_H
+
+#include <linux/types.h>
+
+#define GUARD_RING 64		/* requests a socket's replies are matched to */
+#define GUARD_DESTS 16		/* distinct destinations counted, then "16+" */
+#define GUARD_UIDS 65536	/* users with a rate bucket at once */
+#define GUARD_CLOSED 16384	/* close records waiting for the daemon */
+#define GUARD_NETS 1024		/* deny/allow lines, a family */
+
+/* The policy's per-packet keys (the one entry of the conf map). */
+struct guard_conf {
+	__u32 rate;		/* requests a second, per uid; 0: none */
+	__u32 burst;
+	__u32 min_interval_ms;	/* between two requests of one socket */
+	__u32 max_request;	/* bytes of ICMP message, header included */
+	__u32 any_allow;	/* outside the allowed networks is denied */
+	__u32 ready;		/* set once the daemon has written the rest */
+};
+
+/* LPM trie keys: prefix length in bits, then the address. */
+struct guard_net4 {
+	__u32 prefixlen;
+	__u8 addr[4];
+};
+
+struct guard_net6 {
+	__u32 prefixlen;
+	__u8 addr[16];
+};
+
+/* The BPF side's spin lock; a plain word to the daemon (same layout). */
+#ifdef __bpf__
+#define GUARD_LOCK struct bpf_spin_lock
+#else
+#define GUARD_LOCK __u32
+#endif
+
+#define GUARD_NET_ALLOW 1
+#define GUARD_NET_DENY 2
+
+/* What the daemon and the audit record count for one socket. */
+struct guard_counts {
+	__u64 requests;		/* sent */
+	__u64 replies;		/* delivered */
+	__u64 refused;		/* sends the policy refused */
+	__u64 forged;		/* replies to no request of the socket */
+	__u32 ndests;		/* distinct destinations, up to GUARD_DESTS */
+	__u32 capped;		/* more than GUARD_DESTS */
+};
+
+#define GUARD_REQ_USED 1
+#define GUARD_REQ_PROBE 2	/* an Extended Echo Request (RFC 8335) */
+#define GUARD_REQ_ANYSRC 4	/* to a group: any source may answer */
+
+/* One request sent, in the ring slot its sequence number picks. */
+struct guard_req {
+	__u8 addr[16];		/* destination (IPv4: the first 4 bytes) */
+	__u16 seq;		/* the sequence field as sent (host order) */
+	__u8 flags;
+	__u8 pad;
+};
+
+/* Socket storage of a brokered socket, set by the daemon before it
+ * hands the socket out. */
+struct guard_sock {
+	GUARD_LOCK lock;
+	__u32 uid;
+	__u64 last_ns;		/* the last request's time, for min_interval */
+	struct guard_counts c;
+	__u32 dests[GUARD_DESTS];	/* hashes of the destinations seen */
+	struct guard_req ring[GUARD_RING];
+};
+
+/* A user's token bucket and totals. */
+struct guard_user {
+	GUARD_LOCK lock;
+	__u32 pad;
+	__u64 tokens_ns;	/* credit, in nanoseconds of rate */
+	__u64 last_ns;
+	__u64 requests, replies, refused, forged;
+};
+
+/* Left by the release program for the daemon's close record. */
+struct guard_closed {
+	__u32 uid;
+	__u32 pad;
+	struct guard_counts c;
+};
+
+#endif

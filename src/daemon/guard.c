@@ -1,0 +1,532 @@
+/* SPDX-License-Identifier: ISC */
+#include "daemon/guard.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/bpf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpf/guard_abi.h"
+#include "daemon/hostenv.h"
+#include "daemon/log.h"
+#include "guard.skel.h"
+
+#define BPF_FS_MAGIC_ 0xcafe4a11
+#define CGROUP2_MAGIC_ 0x63677270
+
+struct guard {
+	struct guard_bpf *skel;
+	int conf, nets4, nets6, bcast4, socks, users, closed;
+	uint32_t bcast[64];	/* what bcast4 holds now */
+	size_t nbcast;
+};
+
+/* The bpf() commands used after the drop (filter.c allows these). */
+const int guard_bpf_cmds[] = {
+	BPF_MAP_LOOKUP_ELEM, BPF_MAP_UPDATE_ELEM, BPF_MAP_DELETE_ELEM,
+	BPF_MAP_GET_NEXT_KEY,
+};
+const size_t guard_nbpf_cmds = sizeof(guard_bpf_cmds) /
+			       sizeof(guard_bpf_cmds[0]);
+
+/* ---- the cgroup ---- */
+
+/* The cgroup2 mount point, from /proc/self/mountinfo. */
+static int cgroup2_mount(char *out, size_t outlen)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[1024];
+	int rc = -1;
+
+	if (!f)
+		return -1;
+	while (rc && fgets(line, sizeof(line), f)) {
+		char mnt[PATH_MAX], *sep = strstr(line, " - cgroup2 ");
+
+		if (sep && sscanf(line, "%*s %*s %*s %*s %4095s", mnt) == 1 &&
+		    strlen(mnt) < outlen) {
+			strcpy(out, mnt);
+			rc = 0;
+		}
+	}
+	fclose(f);
+	return rc;
+}
+
+/* The daemon's own cgroup (v2) path, "/..." relative to the mount. */
+static int own_cgroup(char *out, size_t outlen)
+{
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	char line[PATH_MAX + 8];
+	int rc = -1;
+
+	if (!f)
+		return -1;
+	while (rc && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (strncmp(line, "0::", 3) == 0 && strlen(line + 3) < outlen) {
+			strcpy(out, line + 3);
+			rc = 0;
+		}
+	}
+	fclose(f);
+	return rc;
+}
+
+/* Does the cgroup at dir hold this process alone (a service's own)? */
+static bool alone_in(int dir)
+{
+	int fd = openat(dir, "cgroup.procs", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	char buf[64];
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return strtol(buf, NULL, 10) == getpid() && !strchr(buf, '\n')[1];
+}
+
+/* Move this process into the cgroup at dir. */
+static int join(int dir)
+{
+	int fd = openat(dir, "cgroup.procs", O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	char pid[24];
+	int n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid()), rc;
+
+	if (fd < 0)
+		return -errno;
+	rc = write(fd, pid, (size_t)n) == n ? 0 : -errno;
+	close(fd);
+	return rc;
+}
+
+/* A cgroup directory: made if missing (root's, 0755), opened, checked. */
+static int open_cgroup(const char *path, char *err, size_t errlen)
+{
+	struct statfs sf;
+	int fd;
+
+	if (mkdir(path, 0755) && errno != EEXIST) {
+		snprintf(err, errlen, "bpf_cgroup %s: %s", path, strerror(errno));
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 || fstatfs(fd, &sf) || sf.f_type != CGROUP2_MAGIC_) {
+		snprintf(err, errlen, "%s: not a cgroup (v2) directory", path);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * The cgroup the daemon lives in from now on: bpf_cgroup, or the one it
+ * has if it is alone there (systemd gives each service its own), or
+ * pingsockd under the cgroup2 mount.  Its descriptor, or -1.
+ */
+static int pick_cgroup(const struct policy *p, char *err, size_t errlen)
+{
+	char mnt[PATH_MAX / 2], own[PATH_MAX / 2], path[PATH_MAX];
+	int fd, rc;
+
+	if (p->bpf_cgroup[0]) {
+		snprintf(path, sizeof(path), "%s", p->bpf_cgroup);
+	} else if (cgroup2_mount(mnt, sizeof(mnt))) {
+		snprintf(err, errlen, "no cgroup2 file system mounted");
+		return -1;
+	} else {
+		if (own_cgroup(own, sizeof(own)) == 0 && strcmp(own, "/")) {
+			snprintf(path, sizeof(path), "%s%s", mnt, own);
+			fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC |
+				  O_NOFOLLOW);
+			if (fd >= 0 && alone_in(fd))
+				return fd;
+			if (fd >= 0)
+				close(fd);
+		}
+		snprintf(path, sizeof(path), "%s/pingsockd", mnt);
+	}
+	fd = open_cgroup(path, err, errlen);
+	rc = fd >= 0 ? join(fd) : 0;
+	if (rc) {
+		snprintf(err, errlen, "joining cgroup %s: %s", path,
+			 strerror(-rc));
+		close(fd);
+		return -1;
+	}
+	if (fd < 0)
+		return -1;
+	log_info("broker: in cgroup %s", path);
+	return fd;
+}
+
+/* ---- load, pin, attach ---- */
+
+/* The pin directory, on a BPF file system, made if missing (0700). */
+static int pin_dir(const char *dir, char *err, size_t errlen)
+{
+	char parent[POLICY_PATH_MAX], *slash;
+	struct statfs sf;
+
+	snprintf(parent, sizeof(parent), "%s", dir);
+	slash = strrchr(parent, '/');
+	if (slash && slash != parent)
+		*slash = '\0';
+	if (statfs(parent, &sf) || sf.f_type != BPF_FS_MAGIC_) {
+		snprintf(err, errlen, "%s is not on a BPF file system (mount "
+			 "-t bpf bpf %s)", dir, parent);
+		return -1;
+	}
+	if (mkdir(dir, 0700) && errno != EEXIST) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Every map pinned as dir/NAME: reused if there (the last daemon's). */
+static int set_pins(struct guard_bpf *skel, const char *dir)
+{
+	struct bpf_map *m;
+	char path[PATH_MAX];
+
+	bpf_object__for_each_map(m, skel->obj) {
+		snprintf(path, sizeof(path), "%s/%s", dir, bpf_map__name(m));
+		if (bpf_map__set_pin_path(m, path))
+			return -1;
+	}
+	return 0;
+}
+
+static void unpin_all(struct guard_bpf *skel)
+{
+	struct bpf_map *m;
+
+	bpf_object__for_each_map(m, skel->obj)
+		if (bpf_map__pin_path(m))
+			unlink(bpf_map__pin_path(m));
+}
+
+/* Opened and loaded, its maps pinned; once more without the old pins
+ * if they no longer fit (another build's layout). */
+static struct guard_bpf *load(const char *dir, char *err, size_t errlen)
+{
+	for (int attempt = 0; attempt < 2; attempt++) {
+		struct guard_bpf *skel = guard_bpf__open();
+		int rc;
+
+		if (!skel) {
+			snprintf(err, errlen, "BPF object: %s", strerror(errno));
+			return NULL;
+		}
+		rc = set_pins(skel, dir);
+		if (rc == 0)
+			rc = guard_bpf__load(skel);
+		if (rc == 0)
+			return skel;
+		snprintf(err, errlen, "loading the BPF programs: %s",
+			 strerror(-rc));
+		if (attempt == 0) {
+			log_warn("broker: %s; the pinned maps in %s are "
+				 "replaced", err, dir);
+			unpin_all(skel);
+		}
+		guard_bpf__destroy(skel);
+	}
+	return NULL;
+}
+
+/* Is the program id one of ours (by name), to be replaced? */
+static int ours(uint32_t id, const char *name)
+{
+	struct bpf_prog_info info;
+	uint32_t len = sizeof(info);
+	int fd = bpf_prog_get_fd_by_id(id);
+
+	if (fd < 0)
+		return -1;
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) ||
+	    strncmp(info.name, name, sizeof(info.name))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * prog on cgroup cg at type, then the last daemon's copies off: the
+ * sockets are never without one.
+ */
+static int attach(int cg, struct bpf_program *prog, enum bpf_attach_type type,
+		  char *err, size_t errlen)
+{
+	uint32_t ids[64], n = 64;
+	int old[64], nold = 0, rc;
+	const char *name = bpf_program__name(prog);
+
+	if (bpf_prog_query(cg, type, 0, NULL, ids, &n))
+		n = 0;
+	for (uint32_t i = 0; i < n && nold < 64; i++) {
+		int fd = ours(ids[i], name);
+
+		if (fd >= 0)
+			old[nold++] = fd;
+	}
+	rc = bpf_prog_attach(bpf_program__fd(prog), cg, type,
+			     BPF_F_ALLOW_MULTI);
+	if (rc)
+		snprintf(err, errlen, "attaching %s: %s", name, strerror(errno));
+	for (int i = 0; i < nold; i++) {
+		if (!rc)
+			bpf_prog_detach2(old[i], cg, type);
+		close(old[i]);
+	}
+	return rc;
+}
+
+static int attach_all(struct guard_bpf *skel, int cg, char *err,
+		      size_t errlen)
+{
+	return attach(cg, skel->progs.ps_egress, BPF_CGROUP_INET_EGRESS, err,
+		      errlen) ||
+	       attach(cg, skel->progs.ps_ingress, BPF_CGROUP_INET_INGRESS, err,
+		      errlen) ||
+	       attach(cg, skel->progs.ps_release, BPF_CGROUP_INET_SOCK_RELEASE,
+		      err, errlen) ? -1 : 0;
+}
+
+/* Every entry of a hash map with keys of klen bytes, deleted. */
+static void clear_map(int map, size_t klen)
+{
+	uint8_t key[64];
+
+	if (klen > sizeof(key))
+		return;
+	while (bpf_map_get_next_key(map, NULL, key) == 0 &&
+	       bpf_map_delete_elem(map, key) == 0)
+		;
+}
+
+static void take_fds(struct guard *g)
+{
+	g->conf = bpf_map__fd(g->skel->maps.conf);
+	g->nets4 = bpf_map__fd(g->skel->maps.nets4);
+	g->nets6 = bpf_map__fd(g->skel->maps.nets6);
+	g->bcast4 = bpf_map__fd(g->skel->maps.bcast4);
+	g->socks = bpf_map__fd(g->skel->maps.socks);
+	g->users = bpf_map__fd(g->skel->maps.users);
+	g->closed = bpf_map__fd(g->skel->maps.closed);
+}
+
+struct guard *guard_start(const struct policy *p, char *err, size_t errlen)
+{
+	struct guard *g = calloc(1, sizeof(*g));
+	int cg = -1;
+
+	if (!g) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (pin_dir(p->bpf_pin_dir, err, errlen))
+		goto fail;
+	g->skel = load(p->bpf_pin_dir, err, errlen);
+	if (!g->skel)
+		goto fail;
+	take_fds(g);
+	clear_map(g->bcast4, sizeof(uint32_t));	/* guard_refresh() fills it */
+	/* The keys first: the programs refuse everything until ready. */
+	if (guard_set_policy(g, p)) {
+		snprintf(err, errlen, "writing the BPF maps: %s",
+			 strerror(errno));
+		goto fail;
+	}
+	cg = pick_cgroup(p, err, errlen);
+	if (cg < 0 || attach_all(g->skel, cg, err, errlen))
+		goto fail;
+	close(cg);
+	return g;
+fail:
+	if (cg >= 0)
+		close(cg);
+	guard_free(g);
+	return NULL;
+}
+
+void guard_free(struct guard *g)
+{
+	if (!g)
+		return;
+	if (g->skel)
+		guard_bpf__destroy(g->skel);	/* attachments stay */
+	free(g);
+}
+
+/* ---- the policy's keys ---- */
+
+/* Is there a deny line for n's network too?  (Deny wins.) */
+static bool denied_too(const struct policy *p, const struct policy_net *n)
+{
+	for (unsigned i = 0; i < p->nnets; i++)
+		if (!p->nets[i].allow && p->nets[i].plen == n->plen &&
+		    ps_addr_eq(&p->nets[i].addr, &n->addr))
+			return true;
+	return false;
+}
+
+static int put_net(struct guard *g, const struct policy *p,
+		   const struct policy_net *n)
+{
+	uint8_t v = n->allow ? GUARD_NET_ALLOW : GUARD_NET_DENY;
+
+	if (n->allow && denied_too(p, n))
+		return 0;
+	if (n->addr.family == AF_INET6) {
+		struct guard_net6 k = { .prefixlen = n->plen };
+
+		memcpy(k.addr, n->addr.a, 16);
+		return bpf_map_update_elem(g->nets6, &k, &v, BPF_ANY);
+	}
+	struct guard_net4 k = { .prefixlen = n->plen };
+
+	memcpy(k.addr, n->addr.a, 4);
+	return bpf_map_update_elem(g->nets4, &k, &v, BPF_ANY);
+}
+
+/* Is the trie key (of the family's size) one of p's networks? */
+static bool in_policy(const struct policy *p, int family, uint32_t plen,
+		      const uint8_t *addr)
+{
+	size_t alen = family == AF_INET6 ? 16 : 4;
+
+	for (unsigned i = 0; i < p->nnets; i++)
+		if (p->nets[i].addr.family == family &&
+		    p->nets[i].plen == plen &&
+		    !memcmp(p->nets[i].addr.a, addr, alen))
+			return true;
+	return false;
+}
+
+/* The entries of a trie that p no longer has, deleted (after the new
+ * ones are in: no moment without a line that stays). */
+static void prune(int map, const struct policy *p, int family)
+{
+	uint8_t key[sizeof(struct guard_net6)], next[sizeof(key)];
+	bool first = true;
+
+	while (bpf_map_get_next_key(map, first ? NULL : key, next) == 0) {
+		uint32_t plen;
+
+		memcpy(&plen, next, sizeof(plen));
+		memcpy(key, next, sizeof(key));
+		first = false;
+		if (!in_policy(p, family, plen, next + 4))
+			first = bpf_map_delete_elem(map, next) == 0;
+	}
+}
+
+int guard_set_policy(struct guard *g, const struct policy *p)
+{
+	struct guard_conf c = {
+		.rate = p->rate, .burst = p->burst,
+		.min_interval_ms = p->min_interval_ms,
+		.max_request = p->max_request, .any_allow = p->any_allow,
+		.ready = 1,
+	};
+	uint32_t zero = 0;
+
+	for (unsigned i = 0; i < p->nnets; i++)
+		if (put_net(g, p, &p->nets[i]))
+			return -errno;
+	prune(g->nets4, p, AF_INET);
+	prune(g->nets6, p, AF_INET6);
+	return bpf_map_update_elem(g->conf, &zero, &c, BPF_ANY) ? -errno : 0;
+}
+
+/* ---- sockets and counts ---- */
+
+int guard_add(struct guard *g, int fd, uid_t uid, uint64_t *cookie)
+{
+	struct guard_sock *v = calloc(1, sizeof(*v));
+	socklen_t len = sizeof(*cookie);
+	int rc = 0;
+
+	if (!v)
+		return -ENOMEM;
+	v->uid = (uint32_t)uid;
+	if (getsockopt(fd, SOL_SOCKET, SO_COOKIE, cookie, &len) ||
+	    bpf_map_update_elem(g->socks, &fd, v, BPF_NOEXIST))
+		rc = -errno;
+	free(v);
+	return rc;
+}
+
+static void tally(struct guard_tally *t, const struct guard_counts *c)
+{
+	t->requests = c->requests;
+	t->replies = c->replies;
+	t->refused = c->refused;
+	t->forged = c->forged;
+	t->ndests = c->ndests;
+	t->capped = c->capped != 0;
+}
+
+bool guard_closed(struct guard *g, uint64_t cookie, struct guard_tally *t)
+{
+	struct guard_closed rec;
+
+	if (bpf_map_lookup_elem(g->closed, &cookie, &rec))
+		return false;
+	bpf_map_delete_elem(g->closed, &cookie);
+	tally(t, &rec.c);
+	return true;
+}
+
+bool guard_user(struct guard *g, uid_t uid, struct guard_tally *t)
+{
+	struct guard_user u;
+	uint32_t key = (uint32_t)uid;
+
+	if (bpf_map_lookup_elem(g->users, &key, &u))
+		return false;
+	memset(t, 0, sizeof(*t));
+	t->requests = u.requests;
+	t->replies = u.replies;
+	t->refused = u.refused;
+	t->forged = u.forged;
+	return true;
+}
+
+void guard_refresh(struct guard *g, struct hostenv *host)
+{
+	uint32_t now[64];
+	size_t n = hostenv_broadcasts(host, now, 64);
+	uint8_t one = 1;
+
+	for (size_t i = 0; i < n; i++)
+		bpf_map_update_elem(g->bcast4, &now[i], &one, BPF_ANY);
+	for (size_t i = 0; i < g->nbcast; i++) {
+		bool kept = false;
+
+		for (size_t j = 0; j < n && !kept; j++)
+			kept = now[j] == g->bcast[i];
+		if (!kept)
+			bpf_map_delete_elem(g->bcast4, &g->bcast[i]);
+	}
+	memcpy(g->bcast, now, n * sizeof(now[0]));
+	g->nbcast = n;
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * guard - broker mode's per-packet policy in the kernel (src/bpf/).
+ *
+ * At start-up, as root: the daemon joins a cgroup of its own, loads the
+ * BPF programs (a skeleton the Makefile builds from guard.bpf.c), pins
+ * its maps and attaches egress, ingress and release programs to that
+ * cgroup.  Every socket the daemon makes belongs to that cgroup for its
+ * whole life, whoever holds it, so every brokered socket's packets pass
+ * the programs.  The attachment outlives the daemon (a SIGKILL leaves
+ * the sockets filtered, by the same pinned maps), and the next daemon
+ * replaces the programs in place.
+ *
+ * After the privilege drop the daemon only reads and writes the maps
+ * through the descriptors it kept (the seccomp filter allows those bpf()
+ * commands alone).
+ */
+#ifndef PSD_GUARD_H
+#define PSD_GUARD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "engine/policy.h"
+
+struct guard;
+struct hostenv;
+
+/* A socket's counts, as the close record and the table show them. */
+struct guard_tally {
+	uint64_t requests, replies, refused, forged;
+	uint32_t ndests;
+	bool capped;
+};
+
+/*
+ * As root, before the drop: join p->bpf_cgroup (or the daemon's own
+ * cgroup, or a new one), load, pin under p->bpf_pin_dir and attach, and
+ * write p's keys.  NULL with err filled (why BPF cannot be had).
+ */
+struct guard *guard_start(const struct policy *p, char *err, size_t errlen);
+/* Close the descriptors; the programs stay attached (guard.h above). */
+void guard_free(struct guard *g);
+
+/* The policy's per-packet keys, written again (SIGHUP).  0 or -errno. */
+int guard_set_policy(struct guard *g, const struct policy *p);
+
+/*
+ * Register a socket the daemon made for uid, before it is handed out
+ * (unregistered ping sockets pass nothing).  *cookie: the socket's, for
+ * guard_closed().  0 or -errno.
+ */
+int guard_add(struct guard *g, int fd, uid_t uid, uint64_t *cookie);
+
+/* The counts a closed socket left (taken: asked once).  false: none. */
+bool guard_closed(struct guard *g, uint64_t cookie, struct guard_tally *t);
+
+/* A user's totals over its brokered sockets.  false: none yet. */
+bool guard_user(struct guard *g, uid_t uid, struct guard_tally *t);
+
+/* The local IPv4 broadcast addresses again (replies to a broadcast come
+ * from anyone).  Cheap; called with the daemon's periodic scan. */
+void guard_refresh(struct guard *g, struct hostenv *host);
+
+/* For the seccomp filter: the bpf() commands guard_* use after the drop. */
+extern const int guard_bpf_cmds[];
+extern const size_t guard_nbpf_cmds;
+
+#endif
