@@ -34,6 +34,7 @@ char LICENSE[] SEC("license") = "ISC";
 #define DROP_CN 2	/* the send fails with ENOBUFS */
 #define SOCK_DGRAM 2
 #define NSEC 1000000000ull
+#define LOOPBACK_IFINDEX 1	/* lo, in every network namespace */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -465,8 +466,12 @@ int ps_ingress(struct __sk_buff *skb)
 	if (rc)
 		return DROP;
 	probe = p.type == 43 || p.type == 161;
+	/* A reply on the loopback device comes from this host itself (only
+	 * root could forge one there): to a group or broadcast request the
+	 * host's own answer can come before egress has recorded the request
+	 * (the looped-back copy is handled first). */
 	bpf_spin_lock(&g->lock);
-	ok = answers(g, &p, probe);
+	ok = answers(g, &p, probe) || skb->ingress_ifindex == LOOPBACK_IFINDEX;
 	if (ok)
 		g->c.replies++;
 	else

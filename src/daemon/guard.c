@@ -18,13 +18,12 @@
 #include "bpf/guard_abi.h"
 #include "daemon/hostenv.h"
 #include "daemon/log.h"
-#include "guard.skel.h"
 
 #define BPF_FS_MAGIC_ 0xcafe4a11
 #define CGROUP2_MAGIC_ 0x63677270
 
 struct guard {
-	struct guard_bpf *skel;
+	struct bpf_object *obj;
 	int conf, nets4, nets6, bcast4, socks, users, closed;
 	uint32_t bcast[64];	/* what bcast4 holds now */
 	size_t nbcast;
@@ -54,7 +53,7 @@ static int cgroup2_mount(char *out, size_t outlen)
 
 		if (sep && sscanf(line, "%*s %*s %*s %*s %4095s", mnt) == 1 &&
 		    strlen(mnt) < outlen) {
-			strcpy(out, mnt);
+			snprintf(out, outlen, "%s", mnt);
 			rc = 0;
 		}
 	}
@@ -74,7 +73,7 @@ static int own_cgroup(char *out, size_t outlen)
 	while (rc && fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = '\0';
 		if (strncmp(line, "0::", 3) == 0 && strlen(line + 3) < outlen) {
-			strcpy(out, line + 3);
+			snprintf(out, outlen, "%s", line + 3);
 			rc = 0;
 		}
 	}
@@ -136,7 +135,8 @@ static int open_cgroup(const char *path, char *err, size_t errlen)
 /*
  * The cgroup the daemon lives in from now on: bpf_cgroup, or the one it
  * has if it is alone there (systemd gives each service its own), or
- * pingsockd under the cgroup2 mount.  Its descriptor, or -1.
+ * pingsockd below that one (below the cgroup2 mount for the root
+ * cgroup).  Its descriptor, or -1.
  */
 static int pick_cgroup(const struct policy *p, char *err, size_t errlen)
 {
@@ -149,16 +149,15 @@ static int pick_cgroup(const struct policy *p, char *err, size_t errlen)
 		snprintf(err, errlen, "no cgroup2 file system mounted");
 		return -1;
 	} else {
-		if (own_cgroup(own, sizeof(own)) == 0 && strcmp(own, "/")) {
-			snprintf(path, sizeof(path), "%s%s", mnt, own);
-			fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC |
-				  O_NOFOLLOW);
-			if (fd >= 0 && alone_in(fd))
-				return fd;
-			if (fd >= 0)
-				close(fd);
-		}
-		snprintf(path, sizeof(path), "%s/pingsockd", mnt);
+		if (own_cgroup(own, sizeof(own)) || !strcmp(own, "/"))
+			own[0] = '\0';
+		snprintf(path, sizeof(path), "%s%s", mnt, own);
+		fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd >= 0 && own[0] && alone_in(fd))
+			return fd;
+		if (fd >= 0)
+			close(fd);
+		snprintf(path, sizeof(path), "%s%s/pingsockd", mnt, own);
 	}
 	fd = open_cgroup(path, err, errlen);
 	rc = fd >= 0 ? join(fd) : 0;
@@ -199,12 +198,12 @@ static int pin_dir(const char *dir, char *err, size_t errlen)
 }
 
 /* Every map pinned as dir/NAME: reused if there (the last daemon's). */
-static int set_pins(struct guard_bpf *skel, const char *dir)
+static int set_pins(struct bpf_object *obj, const char *dir)
 {
 	struct bpf_map *m;
 	char path[PATH_MAX];
 
-	bpf_object__for_each_map(m, skel->obj) {
+	bpf_object__for_each_map(m, obj) {
 		snprintf(path, sizeof(path), "%s/%s", dir, bpf_map__name(m));
 		if (bpf_map__set_pin_path(m, path))
 			return -1;
@@ -212,40 +211,44 @@ static int set_pins(struct guard_bpf *skel, const char *dir)
 	return 0;
 }
 
-static void unpin_all(struct guard_bpf *skel)
+static void unpin_all(struct bpf_object *obj)
 {
 	struct bpf_map *m;
 
-	bpf_object__for_each_map(m, skel->obj)
+	bpf_object__for_each_map(m, obj)
 		if (bpf_map__pin_path(m))
 			unlink(bpf_map__pin_path(m));
 }
 
 /* Opened and loaded, its maps pinned; once more without the old pins
  * if they no longer fit (another build's layout). */
-static struct guard_bpf *load(const char *dir, char *err, size_t errlen)
+static struct bpf_object *load(const char *dir, char *err, size_t errlen)
 {
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = "guard");
+	size_t len;
+	const void *elf = guard_elf(&len);
+
 	for (int attempt = 0; attempt < 2; attempt++) {
-		struct guard_bpf *skel = guard_bpf__open();
+		struct bpf_object *obj = bpf_object__open_mem(elf, len, &opts);
 		int rc;
 
-		if (!skel) {
+		if (!obj) {
 			snprintf(err, errlen, "BPF object: %s", strerror(errno));
 			return NULL;
 		}
-		rc = set_pins(skel, dir);
+		rc = set_pins(obj, dir);
 		if (rc == 0)
-			rc = guard_bpf__load(skel);
+			rc = bpf_object__load(obj);
 		if (rc == 0)
-			return skel;
+			return obj;
 		snprintf(err, errlen, "loading the BPF programs: %s",
 			 strerror(-rc));
 		if (attempt == 0) {
 			log_warn("broker: %s; the pinned maps in %s are "
 				 "replaced", err, dir);
-			unpin_all(skel);
+			unpin_all(obj);
 		}
-		guard_bpf__destroy(skel);
+		bpf_object__close(obj);
 	}
 	return NULL;
 }
@@ -261,7 +264,7 @@ static int ours(uint32_t id, const char *name)
 		return -1;
 	memset(&info, 0, sizeof(info));
 	if (bpf_obj_get_info_by_fd(fd, &info, &len) ||
-	    strncmp(info.name, name, sizeof(info.name))) {
+	    strncmp(info.name, name, sizeof(info.name)) != 0) {
 		close(fd);
 		return -1;
 	}
@@ -299,15 +302,28 @@ static int attach(int cg, struct bpf_program *prog, enum bpf_attach_type type,
 	return rc;
 }
 
-static int attach_all(struct guard_bpf *skel, int cg, char *err,
+/* One program, by name, on the cgroup. */
+static int attach_one(struct bpf_object *obj, int cg, const char *name,
+		      enum bpf_attach_type type, char *err, size_t errlen)
+{
+	struct bpf_program *prog = bpf_object__find_program_by_name(obj, name);
+
+	if (!prog) {
+		snprintf(err, errlen, "BPF object: no program %s", name);
+		return -1;
+	}
+	return attach(cg, prog, type, err, errlen);
+}
+
+static int attach_all(struct bpf_object *obj, int cg, char *err,
 		      size_t errlen)
 {
-	return attach(cg, skel->progs.ps_egress, BPF_CGROUP_INET_EGRESS, err,
-		      errlen) ||
-	       attach(cg, skel->progs.ps_ingress, BPF_CGROUP_INET_INGRESS, err,
-		      errlen) ||
-	       attach(cg, skel->progs.ps_release, BPF_CGROUP_INET_SOCK_RELEASE,
-		      err, errlen) ? -1 : 0;
+	return attach_one(obj, cg, "ps_egress", BPF_CGROUP_INET_EGRESS, err,
+			  errlen) ||
+	       attach_one(obj, cg, "ps_ingress", BPF_CGROUP_INET_INGRESS, err,
+			  errlen) ||
+	       attach_one(obj, cg, "ps_release", BPF_CGROUP_INET_SOCK_RELEASE,
+			  err, errlen) ? -1 : 0;
 }
 
 /* Every entry of a hash map with keys of klen bytes, deleted. */
@@ -322,15 +338,20 @@ static void clear_map(int map, size_t klen)
 		;
 }
 
-static void take_fds(struct guard *g)
+/* The maps' descriptors, by name: 0, or -1 if one is missing. */
+static int take_fds(struct guard *g)
 {
-	g->conf = bpf_map__fd(g->skel->maps.conf);
-	g->nets4 = bpf_map__fd(g->skel->maps.nets4);
-	g->nets6 = bpf_map__fd(g->skel->maps.nets6);
-	g->bcast4 = bpf_map__fd(g->skel->maps.bcast4);
-	g->socks = bpf_map__fd(g->skel->maps.socks);
-	g->users = bpf_map__fd(g->skel->maps.users);
-	g->closed = bpf_map__fd(g->skel->maps.closed);
+	struct bpf_object *o = g->obj;
+
+	g->conf = bpf_object__find_map_fd_by_name(o, "conf");
+	g->nets4 = bpf_object__find_map_fd_by_name(o, "nets4");
+	g->nets6 = bpf_object__find_map_fd_by_name(o, "nets6");
+	g->bcast4 = bpf_object__find_map_fd_by_name(o, "bcast4");
+	g->socks = bpf_object__find_map_fd_by_name(o, "socks");
+	g->users = bpf_object__find_map_fd_by_name(o, "users");
+	g->closed = bpf_object__find_map_fd_by_name(o, "closed");
+	return g->conf < 0 || g->nets4 < 0 || g->nets6 < 0 || g->bcast4 < 0 ||
+	       g->socks < 0 || g->users < 0 || g->closed < 0 ? -1 : 0;
 }
 
 struct guard *guard_start(const struct policy *p, char *err, size_t errlen)
@@ -344,10 +365,13 @@ struct guard *guard_start(const struct policy *p, char *err, size_t errlen)
 	}
 	if (pin_dir(p->bpf_pin_dir, err, errlen))
 		goto fail;
-	g->skel = load(p->bpf_pin_dir, err, errlen);
-	if (!g->skel)
+	g->obj = load(p->bpf_pin_dir, err, errlen);
+	if (!g->obj)
 		goto fail;
-	take_fds(g);
+	if (take_fds(g)) {
+		snprintf(err, errlen, "BPF object: a map is missing");
+		goto fail;
+	}
 	clear_map(g->bcast4, sizeof(uint32_t));	/* guard_refresh() fills it */
 	/* The keys first: the programs refuse everything until ready. */
 	if (guard_set_policy(g, p)) {
@@ -356,7 +380,7 @@ struct guard *guard_start(const struct policy *p, char *err, size_t errlen)
 		goto fail;
 	}
 	cg = pick_cgroup(p, err, errlen);
-	if (cg < 0 || attach_all(g->skel, cg, err, errlen))
+	if (cg < 0 || attach_all(g->obj, cg, err, errlen))
 		goto fail;
 	close(cg);
 	return g;
@@ -371,8 +395,8 @@ void guard_free(struct guard *g)
 {
 	if (!g)
 		return;
-	if (g->skel)
-		guard_bpf__destroy(g->skel);	/* attachments stay */
+	if (g->obj)
+		bpf_object__close(g->obj);	/* attachments stay */
 	free(g);
 }
 
@@ -425,7 +449,7 @@ static bool in_policy(const struct policy *p, int family, uint32_t plen,
  * ones are in: no moment without a line that stays). */
 static void prune(int map, const struct policy *p, int family)
 {
-	uint8_t key[sizeof(struct guard_net6)], next[sizeof(key)];
+	uint8_t key[sizeof(struct guard_net6)] = { 0 }, next[sizeof(key)];
 	bool first = true;
 
 	while (bpf_map_get_next_key(map, first ? NULL : key, next) == 0) {

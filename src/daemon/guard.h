@@ -64,6 +64,9 @@ bool guard_user(struct guard *g, uid_t uid, struct guard_tally *t);
  * from anyone).  Cheap; called with the daemon's periodic scan. */
 void guard_refresh(struct guard *g, struct hostenv *host);
 
+/* The BPF object's bytes (guardelf.c, from the Makefile's skeleton). */
+const void *guard_elf(size_t *len);
+
 /* For the seccomp filter: the bpf() commands guard_* use after the drop. */
 extern const int guard_bpf_cmds[];
 extern const size_t guard_nbpf_cmds;

@@ -368,20 +368,41 @@ int hostenv_kernel_scan(struct hostenv *h, int family,
 	return 0;
 }
 
-/* The IFA_BROADCAST of one RTM_NEWADDR, appended to out. */
+/* Append a (network order) to out, once. */
+static void put_broadcast(uint32_t a, uint32_t *out, size_t max, size_t *n)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (out[i] == a)
+			return;
+	if (*n < max)
+		out[(*n)++] = a;
+}
+
+/*
+ * The broadcast addresses of one RTM_NEWADDR: its IFA_BROADCAST, and the
+ * subnet's, which the kernel routes as broadcast whether or not the
+ * address was given one (fib_add_ifaddr(), prefixes shorter than 31).
+ */
 static void take_broadcast(const struct nlmsghdr *nh, uint32_t *out,
 			   size_t max, size_t *n)
 {
 	const struct ifaddrmsg *ifa = NLMSG_DATA(nh);
 	const struct rtattr *a = IFA_RTA(ifa);
 	int len = (int)IFA_PAYLOAD(nh);
+	uint32_t v, mask;
 
-	if (ifa->ifa_family != AF_INET)
+	if (ifa->ifa_family != AF_INET || ifa->ifa_prefixlen > 32)
 		return;
-	for (; RTA_OK(a, len); a = RTA_NEXT(a, len))
-		if (a->rta_type == IFA_BROADCAST &&
-		    RTA_PAYLOAD(a) == sizeof(uint32_t) && *n < max)
-			memcpy(&out[(*n)++], RTA_DATA(a), sizeof(uint32_t));
+	mask = ifa->ifa_prefixlen ? htonl(~0u << (32 - ifa->ifa_prefixlen)) : 0;
+	for (; RTA_OK(a, len); a = RTA_NEXT(a, len)) {
+		if (RTA_PAYLOAD(a) != sizeof(v))
+			continue;
+		memcpy(&v, RTA_DATA(a), sizeof(v));
+		if (a->rta_type == IFA_BROADCAST)
+			put_broadcast(v, out, max, n);
+		else if (a->rta_type == IFA_LOCAL && ifa->ifa_prefixlen < 31)
+			put_broadcast(v | ~mask, out, max, n);
+	}
 }
 
 /* One datagram of the dump: 1 at its end, 0 for more, -1 on error. */

@@ -142,9 +142,10 @@ else
 	fail "$LABEL/metrics_mode_and_refusal" "$(grep -E 'build_info|refused' <<<"$m" | tr '\n' '|')"
 fi
 
-# Audit records: open and close, with the identifier and the mode.
+# Audit records: open and close, with the identifier, the mode and the
+# BPF guard's counts (guard.sh checks their values).
 if grep -Eq "event=open socket=[0-9]+ uid=65534 pid=[0-9]+ family=inet mode=broker$" "$T/b.log" &&
-	grep -Eq "event=close socket=[0-9]+ uid=65534 pid=[0-9]+ family=inet ident=5555 mode=broker duration_ms=[0-9]+$" "$T/b.log"; then
+	grep -Eq "event=close socket=[0-9]+ uid=65534 pid=[0-9]+ family=inet ident=5555 mode=broker destinations=[0-9]+\+? requests=[0-9]+ replies=[0-9]+ refused=[0-9]+ drops=[0-9]+ duration_ms=[0-9]+$" "$T/b.log"; then
 	pass "$LABEL/audit"
 else
 	fail "$LABEL/audit" "$(grep event= "$T/b.log" | tail -3 | tr '\n' '|')"

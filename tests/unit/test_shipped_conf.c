@@ -20,10 +20,12 @@
 static const char *const keys[] = {
 	"groups", "min_interval", "ident_keep", "raw_compat", "max_sockets",
 	"max_connections", "max_idents", "rate", "burst", "max_request",
-	"mode", "broker_group", "relay_uids", "deny", "allow",
+	"mode", "broker_group", "relay_uids", "deny", "allow", "bpf_guard",
+	"bpf_pin_dir", "bpf_cgroup",
 };
 /* Keys with no value to write as the default: prose only ("# key = "). */
-static const char *const prose_only[] = { "broker_group", "deny", "allow" };
+static const char *const prose_only[] = { "broker_group", "deny", "allow",
+					   "bpf_cgroup" };
 
 static char text[65536];
 static size_t len;

@@ -1,0 +1,426 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# guard - broker mode's BPF guard (src/bpf/guard.bpf.c, src/daemon/guard.c):
+# the per-packet policy the kernel applies to the ping sockets pingsockd
+# hands out.
+#
+#  1. guard_loaded: the daemon says so, runs with no capabilities,
+#     NoNewPrivs and a seccomp filter, in the --bpf-cgroup given.
+#  2. The policy keys limits.sh checks in relay mode, with broker mode's
+#     errnos (a cgroup_skb egress hook can only drop: EPERM, or drop with
+#     congestion: ENOBUFS): rate/burst and min_interval -> ENOBUFS,
+#     deny/allow and max_request -> sendto EPERM (connect() succeeds:
+#     only sends are filtered).
+#  3. A SIGHUP with a changed deny list applies at once to a socket
+#     already handed out.
+#  4. Forged Echo Replies injected from a peer namespace (as hostile.sh
+#     does, with tests/lib/rawinject): a sequence never sent, the right
+#     sequence from the wrong address; the client gets the genuine
+#     replies only and the close record counts the drops.  A reply to a
+#     broadcast request from another host of the subnet does arrive.
+#  5. The close audit record's counts (requests, replies, refused,
+#     destinations).
+#  6. A SIGKILLed daemon leaves the programs attached: a held socket stays
+#     filtered with no daemon running, and a restarted daemon replaces
+#     the programs (one of each attached, not two).
+#
+# The daemon always runs in broker mode; the client is Python's socket
+# module through the shim, as uid 65534 in namespace d (where only
+# pingsockd serves ping sockets); p is a peer on 10.205.0.0/24.
+# shellcheck source-path=SCRIPTDIR source=../lib/shimlib.sh
+. "$(dirname "$0")/../lib/shimlib.sh"
+
+shim_init guard
+# Every daemon of this script in broker mode (daemon_start adds
+# --mode broker --broker-group $BROKER_GID).
+export PS_DAEMON_MODE=broker
+PY=/usr/bin/python3
+INJ=$T/tests/lib/rawinject
+C4=10.205.0.1 P4=10.205.0.2 BCAST=10.205.0.255
+ns_new d closed || { fail "$LABEL/setup" "namespace"; ns_done; }
+if ! { ns_new p closed && ns_veth d p $C4/24 $P4/24; }; then
+	fail "$LABEL/setup" "veth"
+	ns_done
+fi
+# d's address with a broadcast address (brd +: `ip addr replace` would
+# not add it), and p answers requests to a broadcast address.  A second
+# subnet, 10.206.0.0/24, has its address without brd, as a plain `ip addr
+# add` makes it: the kernel routes 10.206.0.255 as a broadcast all the
+# same (table local).
+if ! { ip -n "$(ns_name d)" addr del $C4/24 dev veth-p &&
+	ip -n "$(ns_name d)" addr add $C4/24 brd + dev veth-p &&
+	ip -n "$(ns_name d)" addr add 10.206.0.1/24 dev veth-p &&
+	ip -n "$(ns_name p)" addr add 10.206.0.2/24 dev veth-d &&
+	in_ns p sysctl -qw net.ipv4.icmp_echo_ignore_broadcasts=0; }; then
+	fail "$LABEL/setup" "broadcast"
+	ns_done
+fi
+# Neighbours resolved (as root) before any test.
+in_ns d ping -n -q -c 1 -W 2 $P4 >/dev/null 2>&1 ||
+	{ fail "$LABEL/setup" "no answer from p"; ns_done; }
+mkdir -p "$T/sig" && chmod 777 "$T/sig"
+
+cat >"$T/guard.py" <<'PY'
+import errno, os, socket, struct, sys, time
+
+def sock():
+    return socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_ICMP)
+
+def echo(seq, size=8):
+    return struct.pack('!BBHHH', 8, 0, 0, 0, seq & 0xffff) + b'x' * size
+
+def name(e):
+    return errno.errorcode.get(e, str(e))
+
+def try_send(s, addr, seq, flags=0, size=8):
+    try:
+        s.sendto(echo(seq, size), flags, (addr, 0))
+        return "ok"
+    except OSError as e:
+        return name(e.errno)
+
+def replies(s, wait):
+    """Every Echo Reply that arrives within wait seconds."""
+    out = []
+    end = time.monotonic() + wait
+    while True:
+        left = end - time.monotonic()
+        if left <= 0:
+            return out
+        s.settimeout(left)
+        try:
+            d, a = s.recvfrom(2000)
+        except socket.timeout:
+            return out
+        except OSError as e:
+            out.append("recv %s" % name(e.errno))
+            return out
+        out.append("reply type=%d seq=%d from=%s" %
+                   (d[0], struct.unpack('!H', d[6:8])[0], a[0]))
+
+def wait_file(path):
+    while not os.path.exists(path):
+        time.sleep(0.05)
+
+def ping1(s, addr, seq):
+    """One request; its reply within 3 s: ok, the errno, or noreply."""
+    r = try_send(s, addr, seq)
+    if r != "ok":
+        return r
+    end = time.monotonic() + 3
+    while time.monotonic() < end:
+        s.settimeout(max(end - time.monotonic(), 0.01))
+        try:
+            d, a = s.recvfrom(2000)
+        except socket.timeout:
+            break
+        except OSError as e:
+            return "recv " + name(e.errno)
+        if d[0] == 0 and struct.unpack('!H', d[6:8])[0] == seq & 0xffff:
+            return "ok"
+    return "noreply"
+
+cmd = sys.argv[1]
+print("pid %d" % os.getpid(), flush=True)
+if cmd == "burst":              # ADDR SECONDS: sends at 1000/s, MSG_DONTWAIT
+    s = sock()
+    end = time.monotonic() + float(sys.argv[3])
+    ok = nobufs = 0
+    while time.monotonic() < end:
+        r = try_send(s, sys.argv[2], ok + nobufs, socket.MSG_DONTWAIT)
+        if r == "ok":
+            ok += 1
+        elif r == "ENOBUFS":
+            nobufs += 1
+        else:
+            print("unexpected", r)
+            break
+        time.sleep(0.001)
+    print("sent %d enobufs %d" % (ok, nobufs))
+elif cmd == "dest":             # ADDR...: sendto and connect to each
+    for a in sys.argv[2:]:
+        s = sock()
+        r = try_send(s, a, 1)
+        try:
+            s.connect((a, 0))
+            c = "ok"
+        except OSError as e:
+            c = name(e.errno)
+        print("%s: sendto %s connect %s" % (a, r, c))
+elif cmd == "size":             # ADDR SIZE...: sends of each payload size
+    s = sock()
+    for n in sys.argv[3:]:
+        print("size %s: %s" % (n, try_send(s, sys.argv[2], 1, 0, int(n))))
+elif cmd == "interval":         # ADDR: min_interval, per socket
+    s, s2 = sock(), sock()
+    print("first: %s" % try_send(s, sys.argv[2], 1))
+    print("second: %s" % try_send(s, sys.argv[2], 2))
+    print("other socket: %s" % try_send(s2, sys.argv[2], 1))
+    time.sleep(0.25)
+    print("after 250 ms: %s" % try_send(s, sys.argv[2], 3))
+elif cmd == "echo":             # ADDR N: N requests, each with its reply
+    s = sock()
+    print("results %s" % " ".join(ping1(s, sys.argv[2], i + 1)
+                                  for i in range(int(sys.argv[3]))))
+    s.close()
+elif cmd == "held":             # DIR PHASES ADDR...: one socket, phases
+    d, phases, addrs = sys.argv[2], int(sys.argv[3]), sys.argv[4:]
+    s = sock()
+    seq = 0
+    for n in range(1, phases + 1):
+        wait_file("%s/go.%d" % (d, n))
+        res = []
+        for a in addrs:
+            seq += 1
+            res.append("%s %s" % (a, ping1(s, a, seq)))
+        print("phase %d: %s" % (n, ", ".join(res)), flush=True)
+        open("%s/done.%d" % (d, n), "w").close()
+elif cmd == "forged":           # ADDR DIR: a reply, forgeries, a reply
+    s = sock()
+    print("first: %s" % ping1(s, sys.argv[2], 1))
+    print("ident %d" % s.getsockname()[1], flush=True)
+    open(sys.argv[3] + "/ready", "w").close()
+    wait_file(sys.argv[3] + "/go")
+    got = replies(s, 1.0)
+    r = try_send(s, sys.argv[2], 3)
+    got += replies(s, 2.0)
+    print("after: send %s; %s" % (r, "; ".join(got)))
+    s.close()
+elif cmd == "bcast":            # BCAST READY GO: a request to a broadcast address
+    s = sock()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
+    print("send: %s" % try_send(s, sys.argv[2], 5))
+    print("ident %d" % s.getsockname()[1], flush=True)
+    open(sys.argv[3], "w").close()
+    wait_file(sys.argv[4])
+    print("got: %s" % "; ".join(sorted(set(replies(s, 1.5)))))
+PY
+chmod a+r "$T/guard.py"
+
+py() { shimmed d env "${PY_ENV[@]}" "$PY" "$T/guard.py" "$@"; }
+# conf TEXT: restart the namespace's daemon with that configuration.
+conf() {
+	printf '%b' "$1" >"$T/guard.conf"
+	chmod 644 "$T/guard.conf"
+	shim_daemon_restart d --config "$T/guard.conf"
+}
+check() {	# NAME EXPECTED-ERE OUTPUT
+	if grep -Eq "$2" <<<"$3"; then
+		pass "$LABEL/$1"
+	else
+		fail "$LABEL/$1" "expected /$2/, got: $(tr '\n' '|' <<<"$3")"
+	fi
+}
+# wait_for SECONDS 'COMMANDS': until they succeed (0) or time is up (1).
+wait_for() {
+	local n=$(($1 * 20))
+	for _ in $(seq 1 "$n"); do
+		eval "$2" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+pid_of() { sed -n 's/^pid //p' <<<"$1"; }
+# close_record PID: the daemon's close record for that client's socket.
+close_record() { grep "event=close .*pid=$1 .*mode=broker" "$T/d.log" | tail -1; }
+CLIENTS=()
+kill_clients() {
+	local c
+	for c in "${CLIENTS[@]}"; do kill -KILL "$c" 2>/dev/null; done
+}
+trap 'kill_clients; ns_cleanup' EXIT
+
+# ==== 1. the guard is loaded, the daemon confined ==========================
+conf "" || { fail "$LABEL/setup" "pingsockd"; ns_done; }
+dp=${SHIM_DAEMON[d]}
+why=""
+grep -q 'broker: BPF guard loaded' "$T/d.log" || why="no 'BPF guard loaded' in the log;"
+st=$(cat "/proc/$dp/status")
+grep -q '^CapEff:[[:space:]]*0000000000000000$' <<<"$st" || why="$why $(grep CapEff <<<"$st");"
+grep -q '^NoNewPrivs:[[:space:]]*1$' <<<"$st" || why="$why $(grep NoNewPrivs <<<"$st");"
+grep -q '^Seccomp:[[:space:]]*2$' <<<"$st" || why="$why $(grep '^Seccomp:' <<<"$st");"
+CG=${NS_CGROUPS[0]:-}
+cg2=$(findmnt -n -t cgroup2 -o TARGET | head -1)
+cgline=$(grep '^0::' "/proc/$dp/cgroup")
+[ -n "$CG" ] && [ "$cgline" = "0::${CG#"$cg2"}" ] ||
+	why="$why cgroup '$cgline', want 0::${CG#"$cg2"};"
+if [ -z "$why" ]; then
+	pass "$LABEL/guard_loaded"
+else
+	fail "$LABEL/guard_loaded" "$why"
+fi
+
+# ==== 2. the policy keys, broker mode's errnos ===========================
+# Up to 1000/s for 2 s against 100/s with a burst of 100: at most the
+# burst and 2 s worth (300) go, the rest is ENOBUFS (never a wait).
+conf "rate = 100\n" || { fail "$LABEL/setup" "pingsockd"; ns_done; }
+o=$(py burst $P4 2)
+n=$(sed -n 's/^sent \([0-9]*\) .*/\1/p' <<<"$o")
+if [ -n "$n" ] && [ "$n" -ge 150 ] && [ "$n" -le 305 ] &&
+	grep -Eq 'enobufs [1-9]' <<<"$o"; then
+	pass "$LABEL/rate_100_enobufs"
+else
+	fail "$LABEL/rate_100_enobufs" "expected about 300 sent of 2000: $(tr '\n' '|' <<<"$o")"
+fi
+
+conf "deny = 10.205.0.0/24\nallow = 10.205.0.2/32\n" ||
+	{ fail "$LABEL/setup" "pingsockd"; ns_done; }
+o=$(py dest $P4 10.205.0.3 127.0.0.1)
+check deny_net_eperm '^10\.205\.0\.3: sendto EPERM connect ok$' "$o"
+check allow_host '^10\.205\.0\.2: sendto ok connect ok$' "$o"
+check deny_default_outside_allow '^127\.0\.0\.1: sendto EPERM connect ok$' "$o"
+conf "deny = 10.205.0.0/16\n" || { fail "$LABEL/setup" "pingsockd"; ns_done; }
+o=$(py dest $P4 127.0.0.1)
+check deny_only '^10\.205\.0\.2: sendto EPERM connect ok$' "$o"
+check deny_only_rest '^127\.0\.0\.1: sendto ok connect ok$' "$o"
+
+conf "max_request = 100\n" || { fail "$LABEL/setup" "pingsockd"; ns_done; }
+o=$(py size 127.0.0.1 92 93)
+check max_request_fits '^size 92: ok$' "$o"
+check max_request_over_eperm '^size 93: EPERM$' "$o"
+
+conf "min_interval = 200\n" || { fail "$LABEL/setup" "pingsockd"; ns_done; }
+o=$(py interval 127.0.0.1)
+check min_interval_first '^first: ok$' "$o"
+check min_interval_second_enobufs '^second: ENOBUFS$' "$o"
+check min_interval_per_socket '^other socket: ok$' "$o"
+check min_interval_later_ok '^after 250 ms: ok$' "$o"
+
+# ==== 3. a reload applies at once to a socket already handed out =========
+# held DIR PHASES ADDR... in the background; phase N runs when go.N
+# appears and leaves done.N.
+held_start() {
+	local dir=$1; shift
+	mkdir -p "$dir" && chmod 777 "$dir"
+	py held "$dir" "$@" >"$dir/out" 2>&1 &
+	CLIENTS+=($!)
+	HELD=$!
+}
+# phase DIR N: run phase N of that client, print its line.
+phase() {
+	: >"$1/go.$2"
+	wait_for 15 "[ -e '$1/done.$2' ]"
+	grep "^phase $2: " "$1/out" || echo "phase $2: no result: $(tr '\n' '|' <"$1/out")"
+}
+conf "deny = 127.0.0.2/32\n" || { fail "$LABEL/setup" "pingsockd"; ns_done; }
+R=$T/sig/reload
+held_start "$R" 2 127.0.0.2 127.0.0.1
+o=$(phase "$R" 1)
+check reload_before '^phase 1: 127\.0\.0\.2 EPERM, 127\.0\.0\.1 ok$' "$o"
+lines=$(wc -l <"$T/d.log")
+printf 'deny = 127.0.0.3/32\n' >"$T/guard.conf"
+kill -HUP "${SHIM_DAEMON[d]}"
+wait_for 10 "tail -n +$((lines + 1)) '$T/d.log' | grep -q 'reloaded '" ||
+	fail "$LABEL/reload_logged" "$(tail -3 "$T/d.log" | tr '\n' '|')"
+o=$(phase "$R" 2)
+check reload_existing_socket '^phase 2: 127\.0\.0\.2 ok, 127\.0\.0\.1 ok$' "$o"
+wait "$HELD"
+
+# ==== 4. forged replies ===================================================
+conf "" || { fail "$LABEL/setup" "pingsockd"; ns_done; }
+MAC=$(in_ns d cat /sys/class/net/veth-p/address)
+F=$T/sig/forged
+mkdir -p "$F" && chmod 777 "$F"
+py forged $P4 "$F" >"$F/out" 2>&1 &
+fc=$!
+CLIENTS+=("$fc")
+if wait_for 15 "[ -e '$F/ready' ]"; then
+	id=$(sed -n 's/^ident //p' "$F/out")
+	# A sequence never sent (from the right address), the sequence sent
+	# from two addresses never pinged.
+	out=$(in_ns p "$INJ" veth-d "$MAC" \
+		"v4,src=$P4,dst=$C4,id=$id,seq=2" \
+		"v4,src=10.205.0.7,dst=$C4,id=$id,seq=1" \
+		"v4,src=10.205.0.8,dst=$C4,id=$id,seq=1" 2>&1)
+	[ "$out" = "sent 3" ] || fail "$LABEL/forged_inject" "$out"
+fi
+: >"$F/go"
+wait_for 20 "! kill -0 $fc 2>/dev/null"
+o=$(cat "$F/out")
+check forged_first_genuine '^first: ok$' "$o"
+check forged_never_delivered "^after: send ok; reply type=0 seq=3 from=$P4\$" "$o"
+fpid=$(pid_of "$o")
+wait_for 5 "[ -n \"\$(close_record '$fpid')\" ]"
+rec=$(close_record "$fpid")
+dr=$(sed -n 's/.* drops=\([0-9]*\).*/\1/p' <<<"$rec")
+if [ -n "$dr" ] && [ "$dr" -ge 1 ]; then
+	pass "$LABEL/forged_counted_drops"
+else
+	fail "$LABEL/forged_counted_drops" "close record: ${rec:-none}"
+fi
+echo "# forged: 3 injected, close record: ${rec#*event=}"
+
+# bcast NAME BCAST SRC PEER DST: a request to a broadcast address; p's answer
+# (from PEER) and another host's (injected, from SRC to DST, the
+# request's source) both arrive.
+bcast() {
+	local o id out bc
+	py bcast "$2" "$F/bready.$1" "$F/bgo.$1" >"$F/bout.$1" 2>&1 &
+	bc=$!
+	CLIENTS+=("$bc")
+	if wait_for 15 "[ -e '$F/bready.$1' ]"; then
+		id=$(sed -n 's/^ident //p' "$F/bout.$1")
+		out=$(in_ns p "$INJ" veth-d "$MAC" "v4,src=$3,dst=$5,id=$id,seq=5" 2>&1)
+		[ "$out" = "sent 1" ] || fail "$LABEL/$1_inject" "$out"
+	fi
+	: >"$F/bgo.$1"
+	wait_for 20 "! kill -0 $bc 2>/dev/null"
+	o=$(cat "$F/bout.$1")
+	check "$1" "^got: reply type=0 seq=5 from=$4; reply type=0 seq=5 from=$3\$" "$o"
+	wait_for 5 "[ -n \"\$(close_record '$(pid_of "$o")')\" ]"
+	out=$(close_record "$(pid_of "$o")")
+	echo "# $1: close record: ${out#*event=}"
+}
+bcast bcast_replies_from_others $BCAST 10.205.0.9 $P4 $C4
+# The same to a subnet whose address has no brd: the kernel still routes
+# 10.206.0.255 as a broadcast (fib_add_ifaddr() adds the subnet's
+# broadcast route), and so does the guard (hostenv_broadcasts() takes the
+# subnet's broadcast from each address; before, it took IFA_BROADCAST
+# only and dropped both replies as forged).
+bcast bcast_no_brd_replies_from_others 10.206.0.255 10.206.0.9 10.206.0.2 10.206.0.1
+
+# ==== 5. the close record's counts ========================================
+o=$(py echo 127.0.0.1 3)
+check audit_replies '^results ok ok ok$' "$o"
+apid=$(pid_of "$o")
+wait_for 5 "[ -n \"\$(close_record '$apid')\" ]"
+rec=$(close_record "$apid")
+if grep -q ' destinations=1 requests=3 replies=3 refused=0 ' <<<"$rec"; then
+	pass "$LABEL/audit_close_counts"
+else
+	fail "$LABEL/audit_close_counts" "close record: ${rec:-none}"
+fi
+
+# ==== 6. SIGKILL and restart: no gap, programs replaced ====================
+conf "deny = 127.0.0.2/32\n" || { fail "$LABEL/setup" "pingsockd"; ns_done; }
+K=$T/sig/restart
+held_start "$K" 3 127.0.0.2 127.0.0.1
+o=$(phase "$K" 1)
+check restart_held_before '^phase 1: 127\.0\.0\.2 EPERM, 127\.0\.0\.1 ok$' "$o"
+kill -KILL "${SHIM_DAEMON[d]}"
+wait "${SHIM_DAEMON[d]}" 2>/dev/null
+o=$(phase "$K" 2)
+check restart_no_daemon_still_filtered '^phase 2: 127\.0\.0\.2 EPERM, 127\.0\.0\.1 ok$' "$o"
+SHIM_DAEMON[d]=
+shim_daemon_restart d --config "$T/guard.conf" ||
+	{ fail "$LABEL/setup" "pingsockd restart"; ns_done; }
+o=$(phase "$K" 3)
+check restart_held_after '^phase 3: 127\.0\.0\.2 EPERM, 127\.0\.0\.1 ok$' "$o"
+wait "$HELD"
+progs=$(bpftool cgroup show "$CG" 2>&1)
+cnt() { grep -cw "$1" <<<"$progs"; }
+if [ "$(cnt ps_egress)" = 1 ] && [ "$(cnt ps_ingress)" = 1 ] &&
+	[ "$(cnt ps_release)" = 1 ] && [ "$(grep -c '^[0-9]' <<<"$progs")" = 3 ]; then
+	pass "$LABEL/restart_programs_replaced"
+else
+	fail "$LABEL/restart_programs_replaced" "$(tr '\n' '|' <<<"$progs")"
+fi
+# The new daemon serves as before.
+o=$(py echo 127.0.0.1 1)
+check restart_serves '^results ok$' "$o"
+
+if [ "$FAILED" != 0 ]; then
+	echo "# the daemon's log, last lines:"
+	tail -15 "$T/d.log" | sed 's/^/#   /'
+fi
+ns_done
