@@ -17,6 +17,8 @@
  *   ingress: an Echo Reply reaches the socket only if it answers a request
  *            the socket sent (sequence, and the address it went to).
  *   release: the socket's counts, left for the daemon's close record.
+ * After each packet the socket's counts are copied to the live map, by
+ * cookie, for the daemon's table.
  */
 #include <stdbool.h>
 #include <linux/bpf.h>
@@ -87,6 +89,17 @@ struct {
 	__type(key, __u64);
 	__type(value, struct guard_closed);
 } closed SEC(".maps");
+
+/* Each live socket's counts, by cookie, for the daemon's table: a copy of
+ * its storage's, published after each packet (the daemon has no
+ * descriptor of the socket to read that with). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, GUARD_LIVE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u64);
+	__type(value, struct guard_counts);
+} live SEC(".maps");
 
 /* One ICMP message as the programs read it. */
 struct pkt {
@@ -370,10 +383,27 @@ static __always_inline void record(struct guard_sock *g, const struct pkt *p,
 		g->c.capped = 1;
 }
 
-static __always_inline int refuse(struct guard_sock *g, int verdict)
+/* The socket's counts, copied where the daemon reads them. */
+static __always_inline void publish(struct __sk_buff *skb,
+				    struct guard_sock *g)
+{
+	__u64 cookie = bpf_get_socket_cookie(skb);
+	struct guard_counts *lc = bpf_map_lookup_elem(&live, &cookie), snap;
+
+	if (!lc)
+		return;
+	bpf_spin_lock(&g->lock);
+	snap = g->c;
+	bpf_spin_unlock(&g->lock);
+	*lc = snap;
+}
+
+static __always_inline int refuse(struct __sk_buff *skb, struct guard_sock *g,
+				  int verdict)
 {
 	__sync_fetch_and_add(&g->c.refused, 1);
 	user_count(g->uid, 2);
+	publish(skb, g);
 	return verdict;
 }
 
@@ -399,18 +429,18 @@ int ps_egress(struct __sk_buff *skb)
 			      : parse4(skb, &p, true, &hl);
 	if (rc || (p.type != 8 && p.type != 42 && p.type != 128 &&
 		   p.type != 160))
-		return refuse(g, DROP);
+		return refuse(skb, g, DROP);
 	if (p.len > c->max_request || !dest_allowed(skb, c, &p, hl))
-		return refuse(g, DROP);
+		return refuse(skb, g, DROP);
 	now = bpf_ktime_get_ns();
 	gap = (__u64)c->min_interval_ms * 1000000u;
 	bpf_spin_lock(&g->lock);
 	early = gap && g->last_ns && now - g->last_ns < gap;
 	bpf_spin_unlock(&g->lock);
 	if (early)
-		return refuse(g, DROP_CN);
+		return refuse(skb, g, DROP_CN);
 	if (c->rate && !take_token(g->uid, c, now))
-		return refuse(g, DROP_CN);
+		return refuse(skb, g, DROP_CN);
 	probe = p.type == 42 || p.type == 160;
 	any = any_source(&p);
 	h = addr_hash(&p);
@@ -419,6 +449,7 @@ int ps_egress(struct __sk_buff *skb)
 	record(g, &p, probe, any, h);
 	bpf_spin_unlock(&g->lock);
 	user_count(g->uid, 0);
+	publish(skb, g);
 	return PASS;
 }
 
@@ -478,6 +509,7 @@ int ps_ingress(struct __sk_buff *skb)
 		g->c.forged++;
 	bpf_spin_unlock(&g->lock);
 	user_count(g->uid, ok ? 1 : 3);
+	publish(skb, g);
 	return ok ? PASS : DROP;
 }
 
@@ -497,5 +529,6 @@ int ps_release(struct bpf_sock *sk)
 	rec.uid = g->uid;
 	rec.c = g->c;
 	bpf_map_update_elem(&closed, &cookie, &rec, BPF_ANY);
+	bpf_map_delete_elem(&live, &cookie);
 	return 1;
 }

@@ -13,6 +13,7 @@
 #define GUARD_DESTS 16		/* distinct destinations counted, then "16+" */
 #define GUARD_UIDS 65536	/* users with a rate bucket at once */
 #define GUARD_CLOSED 16384	/* close records waiting for the daemon */
+#define GUARD_LIVE 262144	/* brokered sockets open at once */
 #define GUARD_NETS 1024		/* deny/allow lines, a family */
 
 /* The policy's per-packet keys (the one entry of the conf map). */

@@ -178,6 +178,13 @@ void audit_users(struct server *s, const struct client *c, uint32_t cursor,
 		struct wire_user_entry e = { .uid = us[i]->uid,
 					     .requests = us[i]->requests,
 					     .refused = us[i]->refused };
+		struct guard_tally t;
+
+		/* Brokered sockets' sends, as the guard counted them. */
+		if (s->conf.guard && guard_user(s->conf.guard, e.uid, &t)) {
+			e.requests += t.requests;
+			e.refused += t.refused;
+		}
 
 		memcpy(page + sizeof(h) + i * sizeof(e), &e, sizeof(e));
 	}

@@ -82,6 +82,25 @@ static void bsock_tally(struct server *s, struct ssock *ss, int k)
 	ss->dests.capped |= t.capped;
 }
 
+void bsock_table_counts(struct server *s, const struct ssock *ss,
+			struct wire_table_entry *e)
+{
+	struct guard_tally t;
+
+	for (int k = 0; s->conf.guard && k < 2; k++) {
+		if (!ss->k[k].ino || !ss->k[k].cookie ||
+		    !guard_live(s->conf.guard, ss->k[k].cookie, &t))
+			continue;
+		e->requests += t.requests;
+		e->replies += t.replies;
+		e->errors += t.refused;
+		e->drops += t.forged;
+		e->destinations += t.ndests;
+		if (t.capped)
+			e->flags |= WIRE_TE_DEST_CAPPED;
+	}
+}
+
 /* A kernel socket of ss is gone (or the record is): no longer counted. */
 static void bsock_drop(struct server *s, struct ssock *ss, int k)
 {

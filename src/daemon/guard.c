@@ -24,7 +24,7 @@
 
 struct guard {
 	struct bpf_object *obj;
-	int conf, nets4, nets6, bcast4, socks, users, closed;
+	int conf, nets4, nets6, bcast4, socks, users, closed, live;
 	uint32_t bcast[64];	/* what bcast4 holds now */
 	size_t nbcast;
 };
@@ -53,7 +53,7 @@ static int cgroup2_mount(char *out, size_t outlen)
 
 		if (sep && sscanf(line, "%*s %*s %*s %*s %4095s", mnt) == 1 &&
 		    strlen(mnt) < outlen) {
-			snprintf(out, outlen, "%s", mnt);
+			memcpy(out, mnt, strlen(mnt) + 1);
 			rc = 0;
 		}
 	}
@@ -73,7 +73,7 @@ static int own_cgroup(char *out, size_t outlen)
 	while (rc && fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = '\0';
 		if (strncmp(line, "0::", 3) == 0 && strlen(line + 3) < outlen) {
-			snprintf(out, outlen, "%s", line + 3);
+			memcpy(out, line + 3, strlen(line + 3) + 1);
 			rc = 0;
 		}
 	}
@@ -140,7 +140,8 @@ static int open_cgroup(const char *path, char *err, size_t errlen)
  */
 static int pick_cgroup(const struct policy *p, char *err, size_t errlen)
 {
-	char mnt[PATH_MAX / 2], own[PATH_MAX / 2], path[PATH_MAX];
+	/* Sizes that fit together in path, "/pingsockd" included. */
+	char mnt[PATH_MAX / 4], own[PATH_MAX / 2], path[PATH_MAX];
 	int fd, rc;
 
 	if (p->bpf_cgroup[0]) {
@@ -350,8 +351,10 @@ static int take_fds(struct guard *g)
 	g->socks = bpf_object__find_map_fd_by_name(o, "socks");
 	g->users = bpf_object__find_map_fd_by_name(o, "users");
 	g->closed = bpf_object__find_map_fd_by_name(o, "closed");
+	g->live = bpf_object__find_map_fd_by_name(o, "live");
 	return g->conf < 0 || g->nets4 < 0 || g->nets6 < 0 || g->bcast4 < 0 ||
-	       g->socks < 0 || g->users < 0 || g->closed < 0 ? -1 : 0;
+	       g->socks < 0 || g->users < 0 || g->closed < 0 || g->live < 0
+		       ? -1 : 0;
 }
 
 struct guard *guard_start(const struct policy *p, char *err, size_t errlen)
@@ -493,6 +496,7 @@ int guard_add(struct guard *g, int fd, uid_t uid, uint64_t *cookie)
 		return -ENOMEM;
 	v->uid = (uint32_t)uid;
 	if (getsockopt(fd, SOL_SOCKET, SO_COOKIE, cookie, &len) ||
+	    bpf_map_update_elem(g->live, cookie, &v->c, BPF_ANY) ||
 	    bpf_map_update_elem(g->socks, &fd, v, BPF_NOEXIST))
 		rc = -errno;
 	free(v);
@@ -509,10 +513,21 @@ static void tally(struct guard_tally *t, const struct guard_counts *c)
 	t->capped = c->capped != 0;
 }
 
+bool guard_live(struct guard *g, uint64_t cookie, struct guard_tally *t)
+{
+	struct guard_counts c;
+
+	if (bpf_map_lookup_elem(g->live, &cookie, &c))
+		return false;
+	tally(t, &c);
+	return true;
+}
+
 bool guard_closed(struct guard *g, uint64_t cookie, struct guard_tally *t)
 {
 	struct guard_closed rec;
 
+	bpf_map_delete_elem(g->live, &cookie);	/* the release program's */
 	if (bpf_map_lookup_elem(g->closed, &cookie, &rec))
 		return false;
 	bpf_map_delete_elem(g->closed, &cookie);

@@ -54,6 +54,9 @@ int guard_set_policy(struct guard *g, const struct policy *p);
  */
 int guard_add(struct guard *g, int fd, uid_t uid, uint64_t *cookie);
 
+/* The counts so far of a socket still open.  false: none. */
+bool guard_live(struct guard *g, uint64_t cookie, struct guard_tally *t);
+
 /* The counts a closed socket left (taken: asked once).  false: none. */
 bool guard_closed(struct guard *g, uint64_t cookie, struct guard_tally *t);
 

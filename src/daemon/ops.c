@@ -598,6 +598,8 @@ static void op_table(struct server *s, struct client *c, struct ssock *ss,
 		e.errors = d->errors;
 		e.drops = d->drops;
 		e.age_ms = (now - d->opened_ns) / 1000000u;
+		if (d->broker)
+			bsock_table_counts(s, d, &e);
 		memcpy(page + off, &e, sizeof(e));
 		off += sizeof(e);
 		h.count++;

@@ -302,6 +302,9 @@ void bsock_free(struct server *s, struct ssock *ss);
 void bsock_scan(struct server *s);
 /* A scan soon, as often as the daemon may (bsock_scan_allowed()). */
 void bsock_scan_soon(struct server *s);
+/* A broker record's counts so far, from the guard, added to e's. */
+void bsock_table_counts(struct server *s, const struct ssock *ss,
+			struct wire_table_entry *e);
 void bsock_scan_timer(void *data);
 
 /* ---- ops.c ---- */

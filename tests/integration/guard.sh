@@ -19,7 +19,7 @@
 #     replies only and the close record counts the drops.  A reply to a
 #     broadcast request from another host of the subnet does arrive.
 #  5. The close audit record's counts (requests, replies, refused,
-#     destinations).
+#     destinations), and the live ones in pingsockctl table and metrics.
 #  6. A SIGKILLed daemon leaves the programs attached: a held socket stays
 #     filtered with no daemon running, and a restarted daemon replaces
 #     the programs (one of each attached, not two).
@@ -162,6 +162,14 @@ elif cmd == "echo":             # ADDR N: N requests, each with its reply
     s = sock()
     print("results %s" % " ".join(ping1(s, sys.argv[2], i + 1)
                                   for i in range(int(sys.argv[3]))))
+    s.close()
+elif cmd == "hold":             # ADDR N READY GO: N echoes, then held
+    s = sock()
+    print("results %s" % " ".join(ping1(s, sys.argv[2], i + 1)
+                                  for i in range(int(sys.argv[3]))))
+    sys.stdout.flush()
+    open(sys.argv[4], "w").close()
+    wait_file(sys.argv[5])
     s.close()
 elif cmd == "held":             # DIR PHASES ADDR...: one socket, phases
     d, phases, addrs = sys.argv[2], int(sys.argv[3]), sys.argv[4:]
@@ -389,6 +397,30 @@ if grep -q ' destinations=1 requests=3 replies=3 refused=0 ' <<<"$rec"; then
 	pass "$LABEL/audit_close_counts"
 else
 	fail "$LABEL/audit_close_counts" "close record: ${rec:-none}"
+fi
+
+# The same counts while the socket is open: pingsockctl table (a row of
+# uid 65534 with 3 requests and 3 replies) and metrics (the user's
+# requests include the brokered socket's).
+rm -f "$T/sig/tready" "$T/sig/tgo"
+py hold 127.0.0.1 3 "$T/sig/tready" "$T/sig/tgo" >"$T/hold.out" 2>&1 &
+hold=$!
+wait_for 10 "[ -e '$T/sig/tready' ]"
+tab=$(in_ns d "$T/pingsockctl" --socket "$(ns_sock d)" table 2>&1)
+met=$(in_ns d "$T/pingsockctl" --socket "$(ns_sock d)" metrics 2>&1)
+: >"$T/sig/tgo"
+wait "$hold"
+if awk '$2 == 65534 && $4 == "inet" && $7 == 3 && $8 == 3 { f = 1 }
+	END { exit !f }' <<<"$tab"; then
+	pass "$LABEL/table_live_counts"
+else
+	fail "$LABEL/table_live_counts" "$(tr '\n' '|' <<<"$tab")"
+fi
+n=$(sed -n 's/^pingsockd_user_requests_total{uid="65534"} \([0-9]*\)$/\1/p' <<<"$met")
+if [ -n "$n" ] && [ "$n" -ge 3 ]; then
+	pass "$LABEL/metrics_user_requests"
+else
+	fail "$LABEL/metrics_user_requests" "$(grep user_requests <<<"$met" | tr '\n' '|')"
 fi
 
 # ==== 6. SIGKILL and restart: no gap, programs replaced ====================
