@@ -38,6 +38,11 @@ bool bsock_wanted(const struct server *s, const struct client *c,
 
 	if (base != SOCK_DGRAM || policy_uid_relayed(&s->conf.policy, c->uid))
 		return false;
+	/* mode auto without the BPF guard: per-packet keys, then relay
+	 * (mode broker keeps brokering, as the log said at start). */
+	if (!s->conf.guard && s->conf.policy.mode == POLICY_AUTO &&
+	    policy_per_packet(&s->conf.policy))
+		return false;
 	if (family == AF_INET)
 		return b->v4 && req->u.open.protocol == IPPROTO_ICMP;
 	return family == AF_INET6 && b->v6 &&

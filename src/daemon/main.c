@@ -489,23 +489,25 @@ static void take_passed(struct opts *o, struct server_conf *conf)
 /*
  * Broker mode's per-packet policy in the kernel (guard.h), loaded while
  * root.  Without it brokered sockets get what the kernel gives (no rate,
- * destinations or reply check), as the log says; relay_uids still apply.
+ * destinations or reply check), as the log says; relay_uids still apply,
+ * and mode auto relays everyone while a per-packet key is set (bsock.c).
  */
 static void start_guard(struct server_conf *conf)
 {
+	const char *then = conf->policy.mode == POLICY_AUTO
+		? "mode auto relays every socket while a per-packet key is set"
+		: "the per-packet keys apply to relay_uids only";
 	char err[512];
 
 	if (!(conf->broker.v4 || conf->broker.v6))
 		return;
 	if (!conf->policy.bpf_guard) {
-		log_info("broker: bpf_guard is off: the per-packet keys apply "
-			 "to relay_uids only");
+		log_info("broker: bpf_guard is off: %s", then);
 		return;
 	}
 	conf->guard = guard_start(&conf->policy, err, sizeof(err));
 	if (!conf->guard) {
-		log_warn("broker: no BPF guard (%s): the per-packet keys apply "
-			 "to relay_uids only", err);
+		log_warn("broker: no BPF guard (%s): %s", err, then);
 		return;
 	}
 	guard_refresh(conf->guard, conf->host);

@@ -317,6 +317,12 @@ static int parse_relay_uids(struct policy *p, const char *val, char *why,
 			     &p->relay_uid_high, why, whylen);
 }
 
+bool policy_per_packet(const struct policy *p)
+{
+	return p->rate || p->min_interval_ms || p->max_request < 65535 ||
+	       p->nnets;
+}
+
 bool policy_uid_relayed(const struct policy *p, uint32_t uid)
 {
 	return p->relay_uid_low <= uid && uid <= p->relay_uid_high;

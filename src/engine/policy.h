@@ -116,6 +116,10 @@ void policy_default(struct policy *p);
 int policy_parse(struct policy *p, const char *text, size_t len,
 		 const char *name, char *err, size_t errlen);
 
+/* Does the policy set a per-packet key (rate, min_interval, max_request,
+ * deny/allow), which only relay or broker mode's BPF guard enforce? */
+bool policy_per_packet(const struct policy *p);
+
 /* Is uid served by relay whatever the mode (relay_uids)? */
 bool policy_uid_relayed(const struct policy *p, uint32_t uid);
 

@@ -234,4 +234,37 @@ out=$(in_ns b "$T/pingsockd" --foreground --socket "$T/x.sock" --user "$PS_DAEMO
 	[ "$(range)" = "1 0" ] && pass "$LABEL/refuses_shared_group" ||
 	fail "$LABEL/refuses_shared_group" "exit $rc: $out"
 
+# mode auto without the BPF guard (bpf_guard = no): while a per-packet
+# key is set (a deny line) every socket is relayed, so that the key
+# holds; without one, sockets are brokered again.
+printf 'bpf_guard = no\ndeny = 127.0.0.2/32\n' >"$T/auto.conf"
+chmod 644 "$T/auto.conf"
+auto_open() {	# the open record of one ping, mode=broker or not
+	local n
+	n=$(grep -c 'event=open' "$T/b.log")
+	as_nobody b "$T/ping" -c 1 -W 2 127.0.0.1 >/dev/null 2>&1
+	grep 'event=open' "$T/b.log" | tail -n +$((n + 1)) | head -1
+}
+if daemon_start b --mode auto --broker-group "$G" --config "$T/auto.conf"; then
+	o=$(auto_open)
+	if log_has 'bpf_guard is off: mode auto relays every socket while a per-packet key is set' &&
+		[ -n "$o" ] && ! grep -q 'mode=broker' <<<"$o"; then
+		pass "$LABEL/auto_no_guard_relays_keys"
+	else
+		fail "$LABEL/auto_no_guard_relays_keys" "open: ${o:-none}; $(grep 'broker:' "$T/b.log" | tail -2 | tr '\n' '|')"
+	fi
+	printf 'bpf_guard = no\n' >"$T/auto.conf"
+	kill -HUP "$DAEMON_PID"
+	for _ in $(seq 50); do log_has 'reloaded ' && break; sleep 0.1; done
+	o=$(auto_open)
+	if grep -q 'mode=broker' <<<"$o"; then
+		pass "$LABEL/auto_no_guard_no_keys_brokers"
+	else
+		fail "$LABEL/auto_no_guard_no_keys_brokers" "open: ${o:-none}"
+	fi
+	daemon_stop
+else
+	fail "$LABEL/auto_no_guard_relays_keys" "did not start"
+fi
+
 ns_done
