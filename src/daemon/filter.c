@@ -279,6 +279,13 @@ static int build_rules(scmp_filter_ctx ctx, const struct filter_plan *plan)
 
 		rc = rc ? rc : add(ctx, SCMP_SYS(bpf), 1, &c);
 	}
+	/* Valgrind's bpf() wrapper reads the map's key and value sizes from
+	 * /proc/self/fdinfo (its own open(), read-only). */
+	if (plan->bpf_maps && RUNNING_ON_VALGRIND) {
+		struct scmp_arg_cmp c = ARGMASK(1, O_ACCMODE, O_RDONLY);
+
+		rc = rc ? rc : add(ctx, SCMP_SYS(open), 1, &c);
+	}
 	return rc ? rc : add_files(ctx, plan);
 }
 

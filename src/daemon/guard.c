@@ -515,7 +515,7 @@ static void tally(struct guard_tally *t, const struct guard_counts *c)
 
 bool guard_live(struct guard *g, uint64_t cookie, struct guard_tally *t)
 {
-	struct guard_counts c;
+	struct guard_counts c = { 0 };	/* filled by the kernel */
 
 	if (bpf_map_lookup_elem(g->live, &cookie, &c))
 		return false;
@@ -525,7 +525,7 @@ bool guard_live(struct guard *g, uint64_t cookie, struct guard_tally *t)
 
 bool guard_closed(struct guard *g, uint64_t cookie, struct guard_tally *t)
 {
-	struct guard_closed rec;
+	struct guard_closed rec = { 0 };	/* filled by the kernel */
 
 	bpf_map_delete_elem(g->live, &cookie);	/* the release program's */
 	if (bpf_map_lookup_elem(g->closed, &cookie, &rec))
@@ -537,7 +537,7 @@ bool guard_closed(struct guard *g, uint64_t cookie, struct guard_tally *t)
 
 bool guard_user(struct guard *g, uid_t uid, struct guard_tally *t)
 {
-	struct guard_user u;
+	struct guard_user u = { 0 };	/* filled by the kernel */
 	uint32_t key = (uint32_t)uid;
 
 	if (bpf_map_lookup_elem(g->users, &key, &u))

@@ -330,6 +330,7 @@ static void teardown(struct server *s)
 	raw_close(s->conf.raw4);
 	raw6_close(s->conf.raw6);
 	hostenv_close(s->conf.host);
+	guard_free(s->conf.guard);	/* the programs stay attached */
 	free(s->reqbuf);
 	free(s->msgbuf);
 	closer_stop();

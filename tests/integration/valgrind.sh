@@ -15,28 +15,39 @@ if ! command -v valgrind >/dev/null; then
 fi
 
 PST=$T/tests/lib/pstool
-VGLOG=$T/valgrind.log
+cp "$(dirname "$0")/../valgrind/libbpf.supp" "$T/" && chmod a+r "$T/libbpf.supp"
 ns_new v closed
 printf 'groups = 0 4294967294\n' >"$T/v.conf"
-PS_DAEMON_WRAPPER="valgrind -q --vgdb=no --error-exitcode=99 --leak-check=full \
+
+# vg NAME [pingsockd args]: the daemon under valgrind, a few clients, a
+# reload and a stop; clean means exit 0, every reply, an empty log.
+# Broker mode runs with the BPF guard (libbpf's loading, the maps).
+vg() {
+	local name=$1 out rc vglog=$T/valgrind-$1.log; shift
+	PS_DAEMON_WRAPPER="valgrind -q --vgdb=no --error-exitcode=99 --leak-check=full \
+--suppressions=$T/libbpf.supp \
 --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
---log-file=$VGLOG"
-for _ in 1 2 3; do	# valgrind is slow to start
-	daemon_start v --config "$T/v.conf" && break
-done
-out=$(as_nobody v "$PST" ping 127.0.0.1 5)
-as_nobody v "$PST" pair 127.0.0.1 6001 6002 >/dev/null
-as_nobody v "$PST" garbage >/dev/null
-as_nobody v "$PST" bind 7001 >/dev/null
-kill -HUP "$DAEMON_PID"
-sleep 0.5
-as_nobody v "$PST" ping 127.0.0.1 2 >/dev/null
-kill -TERM "$DAEMON_PID"
-wait "$DAEMON_PID"
-rc=$?
-if [ $rc = 0 ] && [ "$(grep -c '^reply' <<<"$out")" = 5 ] && ! [ -s "$VGLOG" ]; then
-	pass valgrind/daemon_clean
-else
-	fail valgrind/daemon_clean "exit $rc, replies: $(grep -c '^reply' <<<"$out"); $(head -40 "$VGLOG")"
-fi
+--log-file=$vglog"
+	for _ in 1 2 3; do	# valgrind is slow to start
+		daemon_start v --config "$T/v.conf" "$@" && break
+	done
+	out=$(as_nobody v "$PST" ping 127.0.0.1 5)
+	as_nobody v "$PST" pair 127.0.0.1 6001 6002 >/dev/null
+	as_nobody v "$PST" garbage >/dev/null
+	as_nobody v "$PST" bind 7001 >/dev/null
+	kill -HUP "$DAEMON_PID"
+	sleep 0.5
+	as_nobody v "$PST" ping 127.0.0.1 2 >/dev/null
+	kill -TERM "$DAEMON_PID"
+	wait "$DAEMON_PID"
+	rc=$?
+	if [ $rc = 0 ] && [ "$(grep -c '^reply' <<<"$out")" = 5 ] && ! [ -s "$vglog" ]; then
+		pass "valgrind/$name"
+	else
+		fail "valgrind/$name" "exit $rc, replies: $(grep -c '^reply' <<<"$out"); $(head -40 "$vglog")"
+	fi
+}
+vg daemon_clean
+vg broker_guard_clean --mode broker --broker-group "$BROKER_GID"
+grep -q 'BPF guard loaded' "$T/v.log" || fail valgrind/broker_guard_clean "no BPF guard: $(grep -h 'guard' "$T/v.log")"
 ns_done
