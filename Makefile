@@ -368,7 +368,8 @@ build/fuzz/%: tests/fuzz/%.c $(CORE_SRC)
 # than all the rest of an input, so psock.c keeps ASan's write checks, the
 # rest of UBSan and coverage only here (fuzz_wire checks it fully).
 FUZZ_DISPATCH_SRC := tests/fuzz/fuzz_dispatch.c tests/fuzz/dispatch_net.c \
-	tests/fuzz/fake_host.c $(addprefix src/daemon/,server.c loop.c \
+	tests/fuzz/fake_host.c tests/fuzz/fake_guard.c \
+	$(addprefix src/daemon/,server.c loop.c \
 	client.c ops.c ssock.c bsock.c deliver.c audit.c closer.c log.c \
 	share.c arena.c sstate.c notify.c) \
 	$(CORE_SRC)
