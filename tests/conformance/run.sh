@@ -63,7 +63,8 @@
 #          1280 on both ends);
 #          fd00:77::1/64, fe80::1/64 (vc) and fd00:77:1::1/64,
 #          fe80::1/64 (vfar);
-#          ip_forward=1, icmp_ratelimit=0, icmp_echo_ignore_all=1;
+#          ip_forward=1, icmp_ratemask=0 (no ICMP limiter: see
+#          ping_output.sh), icmp_echo_ignore_all=1;
 #          IPv6 forwarding=1, icmp ratelimit=0, echo_ignore_all=1 (the
 #          ratelimit 0 leaves the IPv6 reject routes' errors unlimited
 #          too: no per-source bucket there, unlike IPv4);
@@ -297,7 +298,7 @@ router_up() {
 	ip -n "$(ns_name "$f")" -6 route add default via fd00:77:1::1 ||
 		return 1
 	in_ns "$r" sysctl -qw net.ipv4.ip_forward=1 \
-		net.ipv4.icmp_ratelimit=0 net.ipv4.icmp_echo_ignore_all=1 ||
+		net.ipv4.icmp_ratemask=0 net.ipv4.icmp_echo_ignore_all=1 ||
 		return 1
 	in_ns "$r" sysctl -qw net.ipv6.conf.all.forwarding=1 \
 		net.ipv6.icmp.ratelimit=0 net.ipv6.icmp.echo_ignore_all=1 ||

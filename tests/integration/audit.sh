@@ -24,7 +24,7 @@ PROHIB=10.206.9.1	# the peer answers "administratively prohibited"
 
 ns_new d closed || { fail "$LABEL/setup" "namespace"; ns_done; }
 ns_new p closed && ns_veth d p 10.206.0.1/24 10.206.0.2/24 &&
-	in_ns p sysctl -qw net.ipv4.ip_forward=1 net.ipv4.icmp_ratelimit=0 &&
+	in_ns p sysctl -qw net.ipv4.ip_forward=1 net.ipv4.icmp_ratemask=0 &&
 	ip -n "$(ns_name p)" route add prohibit 10.206.9.0/24 &&
 	ip -n "$(ns_name d)" route add 10.206.9.0/24 via 10.206.0.2 ||
 	{ fail "$LABEL/setup" "veth and routes"; ns_done; }

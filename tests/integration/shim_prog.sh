@@ -14,7 +14,7 @@
 # otherwise FAIL with the first differing line, then the diff.
 #
 # Each side's client namespace 10.77.0.2/24 has a default route via a
-# router namespace 10.77.0.1/24 (ip_forward=1, icmp_ratelimit=0,
+# router namespace 10.77.0.1/24 (ip_forward=1, icmp_ratemask=0,
 # icmp_echo_ignore_all=1, route unreachable 10.77.5.0/24, local
 # 10.78.0.0/16 answered by tests/lib/icmpforge with ICMP errors), for
 # the errors_* scenarios.
@@ -67,7 +67,7 @@ setup_side() {
 	ns_veth "$c" "$r" 10.77.0.2/24 10.77.0.1/24 veth0 vc || return 1
 	ip -n "$(ns_name "$c")" route add default via 10.77.0.1 || return 1
 	in_ns "$r" sysctl -qw net.ipv4.ip_forward=1 \
-		net.ipv4.icmp_ratelimit=0 net.ipv4.icmp_echo_ignore_all=1 ||
+		net.ipv4.icmp_ratemask=0 net.ipv4.icmp_echo_ignore_all=1 ||
 		return 1
 	ip -n "$(ns_name "$r")" route add unreachable 10.77.5.0/24 || return 1
 	ip -n "$(ns_name "$r")" route add local 10.78.0.0/16 dev lo || return 1
