@@ -172,15 +172,25 @@ $(BUILD)/obj/%.o: %.c
 
 # The skeleton: the object's bytes and typed handles for guard.c.
 GUARD_SKEL := $(BUILD)/bpf/guard.skel.h
-$(BUILD)/bpf/guard.bpf.o: src/bpf/guard.bpf.c src/bpf/guard_abi.h
+$(BUILD)/bpf/guard.bpf.o: src/bpf/guard.bpf.c src/bpf/guard_abi.h \
+	src/bpf/guard_maps.h
 	@mkdir -p $(dir $@)
 	$(BPF_CLANG) $(BPF_CFLAGS) -target bpf -Wall -Werror -Isrc \
 	  -I$(BPF_ARCH_INC) -c -o $@ $<
 $(GUARD_SKEL): $(BUILD)/bpf/guard.bpf.o
 	$(BPFTOOL) gen skeleton $< name guard_bpf > $@.tmp && mv $@.tmp $@
+# The netfilter program, an object of its own (its licence, guard_nf.bpf.c).
+GUARD_NF_SKEL := $(BUILD)/bpf/guard_nf.skel.h
+$(BUILD)/bpf/guard_nf.bpf.o: src/bpf/guard_nf.bpf.c src/bpf/guard_abi.h \
+	src/bpf/guard_maps.h
+	@mkdir -p $(dir $@)
+	$(BPF_CLANG) $(BPF_CFLAGS) -target bpf -Wall -Werror -Isrc \
+	  -I$(BPF_ARCH_INC) -c -o $@ $<
+$(GUARD_NF_SKEL): $(BUILD)/bpf/guard_nf.bpf.o
+	$(BPFTOOL) gen skeleton $< name guard_nf_bpf > $@.tmp && mv $@.tmp $@
 GUARD_ELF_O := $(BUILD)/obj/src/daemon/guardelf.o \
 	       $(BUILD)/obj/testing/src/daemon/guardelf.o
-$(GUARD_ELF_O): $(GUARD_SKEL)
+$(GUARD_ELF_O): $(GUARD_SKEL) $(GUARD_NF_SKEL)
 $(GUARD_ELF_O): PS_CPPFLAGS += -I$(BUILD)/bpf
 
 $(CORE_A): $(call obj,$(CORE_SRC))
@@ -329,12 +339,13 @@ bench: all
 	bench/run $(BUILD)
 
 # The BPF program is C for another target: cppcheck is told its macros.
-lint: $(GUARD_SKEL)
+lint: $(GUARD_SKEL) $(GUARD_NF_SKEL)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-	  --inline-suppr -D_GNU_SOURCE -Iinclude -Isrc -isrc/bpf/guard.bpf.c src
+	  --inline-suppr -D_GNU_SOURCE -Iinclude -Isrc -isrc/bpf/guard.bpf.c \
+	  -isrc/bpf/guard_nf.bpf.c src
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-	  --inline-suppr -D__bpf__ '-DSEC(x)=' -D__always_inline=inline -Isrc \
-	  src/bpf/guard.bpf.c
+	  --inline-suppr -D__bpf__ '-DSEC(x)=' -D__always_inline=inline -D__ksym= \
+	  -Isrc src/bpf/guard.bpf.c src/bpf/guard_nf.bpf.c
 	clang-tidy --quiet $(CORE_SRC) $(LIB_SRC) $(DAEMON_SRC) $(PING_SRC) $(CTL_SRC) $(RUN_SRC) $(SHIM_SRC) \
 	  -- $(ALLCPPFLAGS) -I$(BUILD)/bpf -std=gnu11
 

@@ -18,7 +18,8 @@
  *            the socket sent (sequence, and the address it went to).
  *   release: the socket's counts, left for the daemon's close record.
  * After each packet the socket's counts are copied to the live map, by
- * cookie, for the daemon's table.
+ * cookie, for the daemon's table; each request is also recorded under
+ * its identifier (idents), for the ICMP errors' check (guard_nf.bpf.c).
  */
 #include <stdbool.h>
 #include <linux/bpf.h>
@@ -76,12 +77,7 @@ struct {
 	__type(value, struct guard_sock);
 } socks SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, GUARD_UIDS);
-	__type(key, __u32);
-	__type(value, struct guard_user);
-} users SEC(".maps");
+#include "bpf/guard_maps.h"	/* users, idents: shared with guard_nf */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -355,17 +351,22 @@ static __always_inline __u32 slot_of(const struct pkt *p, bool probe)
 	return (probe ? p->seq >> 8 : p->seq) % GUARD_RING;
 }
 
-/* Under the socket's lock: the request, and its destination counted. */
-static __always_inline void record(struct guard_sock *g, const struct pkt *p,
-				   bool probe, bool any, __u32 h)
+static __always_inline void put_req(struct guard_req *r, const struct pkt *p,
+				    bool probe, bool any)
 {
-	struct guard_req *r = &g->ring[slot_of(p, probe)];
-	bool seen = false;
-
 	__builtin_memcpy(r->addr, p->addr, 16);
 	r->seq = p->seq;
 	r->flags = GUARD_REQ_USED | (probe ? GUARD_REQ_PROBE : 0) |
 		   (any ? GUARD_REQ_ANYSRC : 0);
+}
+
+/* Under the socket's lock: the request, and its destination counted. */
+static __always_inline void record(struct guard_sock *g, const struct pkt *p,
+				   bool probe, bool any, __u32 h)
+{
+	bool seen = false;
+
+	put_req(&g->ring[slot_of(p, probe)], p, probe, any);
 	g->c.requests++;
 	for (int i = 0; i < GUARD_DESTS; i++) {
 		if (g->dests[i] == h) {
@@ -405,6 +406,24 @@ static __always_inline int refuse(struct __sk_buff *skb, struct guard_sock *g,
 	user_count(g->uid, 2);
 	publish(skb, g);
 	return verdict;
+}
+
+/* The request again, under its identifier, for the ICMP errors that may
+ * quote it (guard_nf.bpf.c; no entry: the daemon has not made one). */
+static __always_inline void record_ident(const struct bpf_sock *sk,
+					 const struct pkt *p, bool probe,
+					 bool any)
+{
+	struct guard_ident k = {
+		.ident = (__u16)sk->src_port, .family = p->v6 ? 10 : 2,
+	};
+	struct guard_reqs *rq = bpf_map_lookup_elem(&idents, &k);
+
+	if (!rq)
+		return;
+	bpf_spin_lock(&rq->lock);
+	put_req(&rq->ring[slot_of(p, probe)], p, probe, any);
+	bpf_spin_unlock(&rq->lock);
 }
 
 SEC("cgroup_skb/egress")
@@ -448,6 +467,7 @@ int ps_egress(struct __sk_buff *skb)
 	g->last_ns = now;
 	record(g, &p, probe, any, h);
 	bpf_spin_unlock(&g->lock);
+	record_ident(sk, &p, probe, any);
 	user_count(g->uid, 0);
 	publish(skb, g);
 	return PASS;

@@ -80,6 +80,21 @@ struct guard_sock {
 	struct guard_req ring[GUARD_RING];
 };
 
+/* An identifier a brokered socket holds, by family (AF_INET, AF_INET6):
+ * the requests sent from it, for the netfilter program that checks the
+ * ICMP errors quoting them (guard_nf.bpf.c). */
+struct guard_ident {
+	__u16 ident;
+	__u8 family;
+	__u8 pad;
+};
+
+struct guard_reqs {
+	GUARD_LOCK lock;
+	__u32 uid;
+	struct guard_req ring[GUARD_RING];
+};
+
 /* A user's token bucket and totals. */
 struct guard_user {
 	GUARD_LOCK lock;

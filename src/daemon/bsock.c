@@ -71,6 +71,22 @@ static void bsock_take(struct server *s, struct ssock *ss, int k, int fd,
 	pstab_add_foreign(s->tab, ss->family, ident);
 }
 
+/* Does any broker socket that still exists hold this identifier? */
+static bool bsock_ident_held(const struct server *s, int family,
+			     uint16_t ident)
+{
+	for (uint32_t i = 1; i < s->nslots; i++) {
+		const struct ssock *d = s->slots[i].ss;
+
+		if (!d || !d->broker || d->family != family)
+			continue;
+		for (int k = 0; k < 2; k++)
+			if (d->k[k].ino && d->k[k].ident == ident)
+				return true;
+	}
+	return false;
+}
+
 /* What the guard counted for a socket that is gone, into ss's totals. */
 static void bsock_tally(struct server *s, struct ssock *ss, int k)
 {
@@ -115,6 +131,8 @@ static void bsock_drop(struct server *s, struct ssock *ss, int k)
 		return;
 	bsock_tally(s, ss, k);
 	ss->k[k].ino = 0;
+	if (s->conf.guard && !bsock_ident_held(s, ss->family, ss->k[k].ident))
+		guard_forget_ident(s->conf.guard, ss->family, ss->k[k].ident);
 	s->nbroker--;
 	if (u) {
 		if (u->nsockets)
@@ -232,15 +250,15 @@ static int bsock_bind(struct server *s, int family,
  * passes nothing on a ping socket it does not know).  *cookie: 0 without
  * a guard.  The socket is closed on failure.
  */
-static int bsock_register(struct server *s, uid_t uid, int fd,
-			  uint64_t *cookie)
+static int bsock_register(struct server *s, uid_t uid, int family,
+			  uint16_t ident, int fd, uint64_t *cookie)
 {
 	int rc;
 
 	*cookie = 0;
 	if (!s->conf.guard)
 		return 0;
-	rc = guard_add(s->conf.guard, fd, uid, cookie);
+	rc = guard_add(s->conf.guard, fd, family, ident, uid, cookie);
 	if (rc) {
 		log_warn("broker: registering a socket with the BPF guard: %s",
 			 strerror(-rc));
@@ -270,7 +288,8 @@ int bsock_new(struct server *s, struct client *c,
 		return -ENOMEM;
 	err = bsock_bind(s, req->u.open.domain, &dflt, (uint8_t *)&any, alen,
 			 &fd, &ident);
-	if (!err && (err = bsock_register(s, c->uid, fd, &cookie)))
+	if (!err && (err = bsock_register(s, c->uid, req->u.open.domain, ident,
+					  fd, &cookie)))
 		fd = -1;
 	if (!err)
 		err = ssock_pair(pair);
@@ -369,7 +388,8 @@ void bsock_rebind(struct server *s, struct ssock *ss,
 	r->result = bsock_bind(s, ss->family, &o, req->u.addr.bytes,
 			       req->u.addr.len, &nfd, &ident);
 	if (!r->result)
-		r->result = bsock_register(s, ss->uid, nfd, &cookie);
+		r->result = bsock_register(s, ss->uid, ss->family, ident, nfd,
+					   &cookie);
 	if (r->result)
 		return;
 	/* k[1] is free (once a socket); the old socket keeps its count

@@ -16,6 +16,8 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/guard_abi.h"
+#include "daemon/bpfload.h"
+#include "daemon/guardnf.h"
 #include "daemon/hostenv.h"
 #include "daemon/log.h"
 
@@ -24,7 +26,8 @@
 
 struct guard {
 	struct bpf_object *obj;
-	int conf, nets4, nets6, bcast4, socks, users, closed, live;
+	int conf, nets4, nets6, bcast4, socks, users, closed, live, idents;
+	struct guardnf *nf;	/* the ICMP errors' check; NULL: none */
 	uint32_t bcast[64];	/* what bcast4 holds now */
 	size_t nbcast;
 };
@@ -198,62 +201,6 @@ static int pin_dir(const char *dir, char *err, size_t errlen)
 	return 0;
 }
 
-/* Every map pinned as dir/NAME: reused if there (the last daemon's). */
-static int set_pins(struct bpf_object *obj, const char *dir)
-{
-	struct bpf_map *m;
-	char path[PATH_MAX];
-
-	bpf_object__for_each_map(m, obj) {
-		snprintf(path, sizeof(path), "%s/%s", dir, bpf_map__name(m));
-		if (bpf_map__set_pin_path(m, path))
-			return -1;
-	}
-	return 0;
-}
-
-static void unpin_all(struct bpf_object *obj)
-{
-	struct bpf_map *m;
-
-	bpf_object__for_each_map(m, obj)
-		if (bpf_map__pin_path(m))
-			unlink(bpf_map__pin_path(m));
-}
-
-/* Opened and loaded, its maps pinned; once more without the old pins
- * if they no longer fit (another build's layout). */
-static struct bpf_object *load(const char *dir, char *err, size_t errlen)
-{
-	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = "guard");
-	size_t len;
-	const void *elf = guard_elf(&len);
-
-	for (int attempt = 0; attempt < 2; attempt++) {
-		struct bpf_object *obj = bpf_object__open_mem(elf, len, &opts);
-		int rc;
-
-		if (!obj) {
-			snprintf(err, errlen, "BPF object: %s", strerror(errno));
-			return NULL;
-		}
-		rc = set_pins(obj, dir);
-		if (rc == 0)
-			rc = bpf_object__load(obj);
-		if (rc == 0)
-			return obj;
-		snprintf(err, errlen, "loading the BPF programs: %s",
-			 strerror(-rc));
-		if (attempt == 0) {
-			log_warn("broker: %s; the pinned maps in %s are "
-				 "replaced", err, dir);
-			unpin_all(obj);
-		}
-		bpf_object__close(obj);
-	}
-	return NULL;
-}
-
 /* Is the program id one of ours (by name), to be replaced? */
 static int ours(uint32_t id, const char *name)
 {
@@ -352,14 +299,29 @@ static int take_fds(struct guard *g)
 	g->users = bpf_object__find_map_fd_by_name(o, "users");
 	g->closed = bpf_object__find_map_fd_by_name(o, "closed");
 	g->live = bpf_object__find_map_fd_by_name(o, "live");
+	g->idents = bpf_object__find_map_fd_by_name(o, "idents");
 	return g->conf < 0 || g->nets4 < 0 || g->nets6 < 0 || g->bcast4 < 0 ||
-	       g->socks < 0 || g->users < 0 || g->closed < 0 || g->live < 0
-		       ? -1 : 0;
+	       g->socks < 0 || g->users < 0 || g->closed < 0 || g->live < 0 ||
+	       g->idents < 0 ? -1 : 0;
+}
+
+/* The ICMP errors' check (guardnf.h): without it, the rest still holds. */
+static void start_nf(struct guard *g, const char *dir)
+{
+	char err[512];
+
+	g->nf = guardnf_start(dir, err, sizeof(err));
+	if (!g->nf)
+		log_warn("broker: ICMP errors quoting brokered sockets' requests "
+			 "are not checked (%s): they reach the sockets as on "
+			 "the kernel's own", err);
 }
 
 struct guard *guard_start(const struct policy *p, char *err, size_t errlen)
 {
 	struct guard *g = calloc(1, sizeof(*g));
+	const void *elf;
+	size_t len;
 	int cg = -1;
 
 	if (!g) {
@@ -368,7 +330,9 @@ struct guard *guard_start(const struct policy *p, char *err, size_t errlen)
 	}
 	if (pin_dir(p->bpf_pin_dir, err, errlen))
 		goto fail;
-	g->obj = load(p->bpf_pin_dir, err, errlen);
+	elf = guard_elf(&len);
+	g->obj = bpfload_open(elf, len, "guard", p->bpf_pin_dir, 0, 0, err,
+			      errlen);
 	if (!g->obj)
 		goto fail;
 	if (take_fds(g)) {
@@ -386,6 +350,7 @@ struct guard *guard_start(const struct policy *p, char *err, size_t errlen)
 	if (cg < 0 || attach_all(g->obj, cg, err, errlen))
 		goto fail;
 	close(cg);
+	start_nf(g, p->bpf_pin_dir);
 	return g;
 fail:
 	if (cg >= 0)
@@ -398,6 +363,7 @@ void guard_free(struct guard *g)
 {
 	if (!g)
 		return;
+	guardnf_free(g->nf);
 	if (g->obj)
 		bpf_object__close(g->obj);	/* attachments stay */
 	free(g);
@@ -486,7 +452,33 @@ int guard_set_policy(struct guard *g, const struct policy *p)
 
 /* ---- sockets and counts ---- */
 
-int guard_add(struct guard *g, int fd, uid_t uid, uint64_t *cookie)
+/* The identifier's entry, for the errors' check: made once, whichever
+ * socket of the identifier comes first (the same-uid rule: one uid). */
+static int add_ident(struct guard *g, int family, uint16_t ident, uid_t uid)
+{
+	struct guard_ident k = { .ident = ident, .family = (uint8_t)family };
+	struct guard_reqs *v = calloc(1, sizeof(*v));
+	int rc = 0;
+
+	if (!v)
+		return -ENOMEM;
+	v->uid = (uint32_t)uid;
+	if (bpf_map_update_elem(g->idents, &k, v, BPF_NOEXIST) &&
+	    errno != EEXIST)
+		rc = -errno;
+	free(v);
+	return rc;
+}
+
+void guard_forget_ident(struct guard *g, int family, uint16_t ident)
+{
+	struct guard_ident k = { .ident = ident, .family = (uint8_t)family };
+
+	bpf_map_delete_elem(g->idents, &k);
+}
+
+int guard_add(struct guard *g, int fd, int family, uint16_t ident, uid_t uid,
+	      uint64_t *cookie)
 {
 	struct guard_sock *v = calloc(1, sizeof(*v));
 	socklen_t len = sizeof(*cookie);
@@ -500,7 +492,7 @@ int guard_add(struct guard *g, int fd, uid_t uid, uint64_t *cookie)
 	    bpf_map_update_elem(g->socks, &fd, v, BPF_NOEXIST))
 		rc = -errno;
 	free(v);
-	return rc;
+	return rc ? rc : add_ident(g, family, ident, uid);
 }
 
 static void tally(struct guard_tally *t, const struct guard_counts *c)

@@ -9,7 +9,8 @@
  * whole life, whoever holds it, so every brokered socket's packets pass
  * the programs.  The attachment outlives the daemon (a SIGKILL leaves
  * the sockets filtered, by the same pinned maps), and the next daemon
- * replaces the programs in place.
+ * replaces the programs in place.  ICMP errors, which reach a socket
+ * without its cgroup programs, are checked at netfilter (guardnf.h).
  *
  * After the privilege drop the daemon only reads and writes the maps
  * through the descriptors it kept (the seccomp filter allows those bpf()
@@ -48,11 +49,14 @@ void guard_free(struct guard *g);
 int guard_set_policy(struct guard *g, const struct policy *p);
 
 /*
- * Register a socket the daemon made for uid, before it is handed out
- * (unregistered ping sockets pass nothing).  *cookie: the socket's, for
- * guard_closed().  0 or -errno.
+ * Register a socket the daemon made for uid, bound to ident, before it
+ * is handed out (unregistered ping sockets pass nothing).  *cookie: the
+ * socket's, for guard_closed().  0 or -errno.
  */
-int guard_add(struct guard *g, int fd, uid_t uid, uint64_t *cookie);
+int guard_add(struct guard *g, int fd, int family, uint16_t ident, uid_t uid,
+	      uint64_t *cookie);
+/* No socket holds the identifier any more: its requests are forgotten. */
+void guard_forget_ident(struct guard *g, int family, uint16_t ident);
 
 /* The counts so far of a socket still open.  false: none. */
 bool guard_live(struct guard *g, uint64_t cookie, struct guard_tally *t);
@@ -69,6 +73,7 @@ void guard_refresh(struct guard *g, struct hostenv *host);
 
 /* The BPF object's bytes (guardelf.c, from the Makefile's skeleton). */
 const void *guard_elf(size_t *len);
+const void *guard_nf_elf(size_t *len);
 
 /* For the seccomp filter: the bpf() commands guard_* use after the drop. */
 extern const int guard_bpf_cmds[];

@@ -13,9 +13,14 @@ int guard_set_policy(struct guard *g, const struct policy *p)
 	return -ENOSYS;
 }
 
-int guard_add(struct guard *g, int fd, uid_t uid, uint64_t *cookie)
+int guard_add(struct guard *g, int fd, int family, uint16_t ident, uid_t uid,
+	      uint64_t *cookie)
 {
 	return -ENOSYS;
+}
+
+void guard_forget_ident(struct guard *g, int family, uint16_t ident)
+{
 }
 
 bool guard_live(struct guard *g, uint64_t cookie, struct guard_tally *t)

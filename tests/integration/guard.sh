@@ -281,7 +281,8 @@ elif cmd == "errq":             # ADDR DIR: IP(V6)_RECVERR, a reply, then
     open(sys.argv[3] + "/ready", "w").close()
     wait_file(sys.argv[3] + "/go")
     got = []
-    end = time.monotonic() + 5
+    s.setblocking(False)    # no timeout's wait: the queue is read as it is
+    end = time.monotonic() + 2      # injected before "go": queued by now
     while not got and time.monotonic() < end:
         try:
             d, anc, _, _ = s.recvmsg(2000, 512,
@@ -641,20 +642,19 @@ check v6_mcast_reply_from_peer "^got: (.*; )?reply type=129 seq=6 from=$P_LL(;|\
 check v6_mcast_reply_from_host "^got: (.*; )?reply type=129 seq=6 from=$D_LL(;|\$)" "$o"
 echo "# v6 mcast: $(grep '^got: ' <<<"$o")"
 
-# ==== 8. ICMP errors: the gap the guard cannot close ========================
-# A forged ICMP error quoting an Echo Request with a brokered socket's
-# identifier (from p, nothing of it true but the identifier) reaches that
-# socket's error queue: the kernel hands ICMP errors to a ping socket's
-# error queue (ping_err(), ip_icmp_error()/ipv6_icmp_error()) without the
-# socket's receive filter, so no cgroup_skb ingress program sees them.
-# This is the documented limit (pingsockd(8), "The BPF guard": "forged
-# errors carrying a brokered socket's identifier are not filtered, as on
-# the kernel's own socket"); these cases measure it, and PASS while the
-# error does arrive.  Should one fail with "errqueue: nothing", the
-# kernel filters them now and the manual is wrong.
-# errq NAME ADDR SPEC EXPECTED-ERE: the client pings ADDR once with
-# IP(V6)_RECVERR on, p injects SPEC quoting the client's identifier and
-# sequence 1, the client reads its error queue.
+# ==== 8. ICMP errors: checked at netfilter's LOCAL_IN ======================
+# An ICMP error reaches a ping socket's error queue without the socket's
+# receive filter (ping_err(), ip_icmp_error()/ipv6_icmp_error()), so no
+# cgroup_skb ingress program sees it: the guard checks errors with a
+# netfilter program instead (src/bpf/guard_nf.bpf.c, pingsockd(8) "The
+# BPF guard").  An error quoting a request the socket sent (its sequence,
+# to the address it went to) arrives, from any router, as relay delivers
+# it; one quoting a sequence never sent, or the right one to another
+# address, is dropped before the kernel looks for the socket (before the
+# netfilter program, both arrived).
+# errq NAME ADDR SPEC EXPECTED-ERE: the client pings ADDR once (sequence
+# 1) with IP(V6)_RECVERR on, p injects SPEC quoting the client's
+# identifier, the client reads its error queue.
 errq() {
 	local dir=$T/sig/$1 o id out ec
 	mkdir -p "$dir" && chmod 777 "$dir"
@@ -663,7 +663,7 @@ errq() {
 	CLIENTS+=("$ec")
 	if wait_for 15 "[ -e '$dir/ready' ]"; then
 		id=$(sed -n 's/^ident //p' "$dir/out")
-		out=$(in_ns p "$INJ" veth-d "$MAC" "$3,qid=$id,qseq=1" 2>&1)
+		out=$(in_ns p "$INJ" veth-d "$MAC" "$3,qid=$id" 2>&1)
 		[ "$out" = "sent 1" ] || fail "$LABEL/$1_inject" "$out"
 	fi
 	: >"$dir/go"
@@ -674,13 +674,30 @@ errq() {
 	echo "# $1: $(grep '^errqueue: ' <<<"$o")"
 }
 # Host Unreachable; origin 2 is SO_EE_ORIGIN_ICMP.
-errq forged_icmp_error_reaches_errqueue $P4 \
-	"v4,src=$P4,dst=$C4,type=3,code=1,qsrc=$C4,qdst=$P4" \
+errq icmp_error_for_sent_request_arrives $P4 \
+	"v4,src=$P4,dst=$C4,type=3,code=1,qsrc=$C4,qdst=$P4,qseq=1" \
 	'^errqueue: error EHOSTUNREACH origin=2 type=3 code=1 quoted seq=1$'
+errq forged_icmp_error_unsent_seq_dropped $P4 \
+	"v4,src=$P4,dst=$C4,type=3,code=1,qsrc=$C4,qdst=$P4,qseq=7" \
+	'^errqueue: nothing$'
+errq forged_icmp_error_other_dst_dropped $P4 \
+	"v4,src=$P4,dst=$C4,type=3,code=1,qsrc=$C4,qdst=10.205.0.77,qseq=1" \
+	'^errqueue: nothing$'
 # Address Unreachable; origin 3 is SO_EE_ORIGIN_ICMP6.
-errq forged_icmp6_error_reaches_errqueue $P6 \
-	"v6,src=$P6,dst=$C6,type=1,code=3,qsrc=$C6,qdst=$P6" \
+errq icmp6_error_for_sent_request_arrives $P6 \
+	"v6,src=$P6,dst=$C6,type=1,code=3,qsrc=$C6,qdst=$P6,qseq=1" \
 	'^errqueue: error EHOSTUNREACH origin=3 type=1 code=3 quoted seq=1$'
+errq forged_icmp6_error_unsent_seq_dropped $P6 \
+	"v6,src=$P6,dst=$C6,type=1,code=3,qsrc=$C6,qdst=$P6,qseq=7" \
+	'^errqueue: nothing$'
+errq forged_icmp6_error_other_dst_dropped $P6 \
+	"v6,src=$P6,dst=$C6,type=1,code=3,qsrc=$C6,qdst=fd00:205::77,qseq=1" \
+	'^errqueue: nothing$'
+if grep -q 'ICMP errors quoting brokered sockets. requests are not checked' "$T/d.log"; then
+	fail "$LABEL/nf_loaded" "$(grep -h 'ICMP errors quoting' "$T/d.log" | tail -1)"
+else
+	pass "$LABEL/nf_loaded"
+fi
 
 if [ "$FAILED" != 0 ]; then
 	echo "# the daemon's log, last lines:"
