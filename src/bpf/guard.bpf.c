@@ -79,9 +79,12 @@ struct {
 
 #include "bpf/guard_maps.h"	/* users, idents: shared with guard_nf */
 
+/* Close records, until the daemon's next scan takes them (a hash, not an
+ * LRU: one user's churn must not evict another's). */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, GUARD_CLOSED);
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, GUARD_LIVE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u64);
 	__type(value, struct guard_closed);
 } closed SEC(".maps");
@@ -548,7 +551,8 @@ int ps_release(struct bpf_sock *sk)
 	cookie = bpf_get_socket_cookie(sk);
 	rec.uid = g->uid;
 	rec.c = g->c;
-	bpf_map_update_elem(&closed, &cookie, &rec, BPF_ANY);
-	bpf_map_delete_elem(&live, &cookie);
+	/* Full: the live entry stays, for the daemon to read instead. */
+	if (bpf_map_update_elem(&closed, &cookie, &rec, BPF_ANY) == 0)
+		bpf_map_delete_elem(&live, &cookie);
 	return 1;
 }

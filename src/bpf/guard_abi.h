@@ -12,7 +12,6 @@
 #define GUARD_RING 64		/* requests a socket's replies are matched to */
 #define GUARD_DESTS 16		/* distinct destinations counted, then "16+" */
 #define GUARD_UIDS 65536	/* users with a rate bucket at once */
-#define GUARD_CLOSED 16384	/* close records waiting for the daemon */
 #define GUARD_LIVE 262144	/* brokered sockets open at once */
 #define GUARD_NETS 1024		/* deny/allow lines, a family */
 
@@ -89,9 +88,13 @@ struct guard_ident {
 	__u8 pad;
 };
 
+#define GUARD_IDENT_CHOSEN 1	/* bound by its user's choice: unchecked */
+
 struct guard_reqs {
 	GUARD_LOCK lock;
 	__u32 uid;
+	__u32 flags;
+	__u32 pad;
 	struct guard_req ring[GUARD_RING];
 };
 

@@ -10,7 +10,11 @@
  * socket holds must quote a request that identifier really sent (its
  * sequence, to the address it went to), as the relay requires; anything
  * else about it is dropped before the kernel looks for the socket.
- * Errors for other identifiers, and every other packet, pass.
+ * Errors for other identifiers, and every other packet, pass; so do errors
+ * for an identifier its user chose (a bind to it): a raw-socket tool
+ * (traceroute, mtr) picks its identifier itself, and a user must not be
+ * able to aim the check at it.  An IPv6 packet whose extension headers
+ * cannot be followed (more than EXT6_MAX) is dropped.
  *
  * Reading an skb from a netfilter program takes a kfunc, which the kernel
  * offers only to GPL-compatible programs: this file is offered under the
@@ -60,18 +64,37 @@ struct quoted {
 	bool probe;
 };
 
-/* Steps over IPv6 hop-by-hop and destination options at *off. */
+#define EXT6_MAX 8	/* extension headers followed; more: unreadable */
+
+/*
+ * Steps over the IPv6 extension headers the kernel itself skips on the way
+ * to the ICMPv6 header (ipv6_skip_exthdr()): hop-by-hop, routing,
+ * destination options, AH, and a first fragment's header; a later
+ * fragment ends the walk there, as in the kernel.  -1: more than
+ * EXT6_MAX, or unreadable.
+ */
 static __always_inline int skip6(struct bpf_dynptr *d, __u32 *off, __u8 *nh)
 {
-	__u8 eh[2];
+	__u8 eh[4];
 
-	for (int i = 0; i < 4 && (*nh == 0 || *nh == 60); i++) {
-		if (bpf_dynptr_read(eh, sizeof(eh), d, *off, 0))
+	for (int i = 0; i < EXT6_MAX + 1; i++) {
+		if (*nh != 0 && *nh != 43 && *nh != 44 && *nh != 51 &&
+		    *nh != 60)
+			return 0;
+		if (i == EXT6_MAX ||
+		    bpf_dynptr_read(eh, sizeof(eh), d, *off & 0xffff, 0))
 			return -1;
+		if (*nh == 44 && ((eh[2] << 8 | eh[3]) & ~7))
+			return 0;	/* not the first fragment */
+		if (*nh == 44)
+			*off += 8;
+		else if (*nh == 51)
+			*off += ((__u32)eh[1] + 2) * 4;
+		else
+			*off += ((__u32)eh[1] + 1) * 8;
 		*nh = eh[0];
-		*off += ((__u32)eh[1] + 1) * 8;
 	}
-	return 0;
+	return -1;
 }
 
 /* The quoted Echo Request at off (the ICMP header after the quoted IP
@@ -112,7 +135,8 @@ static __always_inline int error4(struct bpf_dynptr *d, struct quoted *q)
 	return quoted_echo(d, off + (__u32)(ip[0] & 0xf) * 4, false, q);
 }
 
-/* An ICMPv6 error quoting an Echo Request: 1, and q. */
+/* An ICMPv6 error quoting an Echo Request: 1, and q; 0: none; -1: an
+ * error whose headers cannot be followed (dropped: the kernel might). */
 static __always_inline int error6(struct bpf_dynptr *d, struct quoted *q)
 {
 	__u8 ip[40], t[1], nh;
@@ -121,7 +145,9 @@ static __always_inline int error6(struct bpf_dynptr *d, struct quoted *q)
 	if (bpf_dynptr_read(ip, sizeof(ip), d, 0, 0))
 		return 0;
 	nh = ip[6];
-	if (skip6(d, &off, &nh) || nh != IPPROTO_ICMPV6 ||
+	if (skip6(d, &off, &nh))
+		return -1;
+	if (nh != IPPROTO_ICMPV6 ||
 	    bpf_dynptr_read(t, 1, d, off & 0xffff, 0) || t[0] < 1 || t[0] > 4)
 		return 0;
 	off += 8;
@@ -130,7 +156,9 @@ static __always_inline int error6(struct bpf_dynptr *d, struct quoted *q)
 	__builtin_memcpy(q->dst, ip + 24, 16);
 	nh = ip[6];
 	off += 40;
-	if (skip6(d, &off, &nh) || nh != IPPROTO_ICMPV6)
+	if (skip6(d, &off, &nh))
+		return -1;
+	if (nh != IPPROTO_ICMPV6)
 		return 0;
 	return quoted_echo(d, off, true, q);
 }
@@ -155,9 +183,19 @@ static __always_inline bool sent(struct guard_reqs *rq, const struct quoted *q)
 	ok = (r->flags & GUARD_REQ_USED) &&
 	     !(r->flags & GUARD_REQ_PROBE) == !q->probe &&
 	     (q->probe ? (r->seq >> 8) == (q->seq >> 8) : r->seq == q->seq) &&
-	     (same16(r->addr, q->dst) || (r->flags & GUARD_REQ_ANYSRC));
+	     same16(r->addr, q->dst);	/* a group's too: errors quote it */
 	bpf_spin_unlock(&rq->lock);
 	return ok;
+}
+
+static __always_inline int count_drop(void)
+{
+	__u32 zero = 0;
+	__u64 *n = bpf_map_lookup_elem(&nf_drops, &zero);
+
+	if (n)
+		__sync_fetch_and_add(n, 1);
+	return NF_DROP;
 }
 
 static __always_inline int check(struct bpf_nf_ctx *ctx, bool v6)
@@ -167,24 +205,23 @@ static __always_inline int check(struct bpf_nf_ctx *ctx, bool v6)
 	struct guard_reqs *rq;
 	struct guard_user *u;
 	struct quoted q = {};
-	__u32 zero = 0;
-	__u64 *n;
+	int rc;
 
 	if (bpf_dynptr_from_skb((struct __sk_buff *)ctx->skb, 0, &d))
 		return NF_ACCEPT;
-	if (!(v6 ? error6(&d, &q) : error4(&d, &q)))
+	rc = v6 ? error6(&d, &q) : error4(&d, &q);
+	if (rc < 0)
+		return count_drop();
+	if (rc == 0)
 		return NF_ACCEPT;
 	k.ident = q.ident;
 	rq = bpf_map_lookup_elem(&idents, &k);
-	if (!rq || sent(rq, &q))
+	if (!rq || (rq->flags & GUARD_IDENT_CHOSEN) || sent(rq, &q))
 		return NF_ACCEPT;
-	n = bpf_map_lookup_elem(&nf_drops, &zero);
-	if (n)
-		__sync_fetch_and_add(n, 1);
 	u = bpf_map_lookup_elem(&users, &rq->uid);
 	if (u)
 		__sync_fetch_and_add(&u->forged, 1);
-	return NF_DROP;
+	return count_drop();
 }
 
 SEC("socket")	/* the loader makes it BPF_PROG_TYPE_NETFILTER */

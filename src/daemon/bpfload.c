@@ -10,16 +10,30 @@
 
 #include "daemon/log.h"
 
-/* Every map pinned as dir/NAME: reused if there. */
-static int set_pins(struct bpf_object *obj, const char *dir)
+static int reused_fd(const struct bpf_map *m, const struct bpfload_reuse *r,
+		     size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(bpf_map__name(m), r[i].map) == 0)
+			return r[i].fd;
+	return -1;
+}
+
+/* Every map pinned as dir/NAME (reused if there), or another object's. */
+static int set_pins(struct bpf_object *obj, const char *dir,
+		    const struct bpfload_reuse *r, size_t n)
 {
 	struct bpf_map *m;
 	char path[PATH_MAX];
 
 	bpf_object__for_each_map(m, obj) {
+		int fd = reused_fd(m, r, n), rc;
+
 		snprintf(path, sizeof(path), "%s/%s", dir, bpf_map__name(m));
-		if (bpf_map__set_pin_path(m, path))
-			return -1;
+		rc = fd >= 0 ? bpf_map__reuse_fd(m, fd)
+			     : bpf_map__set_pin_path(m, path);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }
@@ -48,7 +62,8 @@ static void set_types(struct bpf_object *obj, int prog_type, int attach_type)
 
 struct bpf_object *bpfload_open(const void *elf, size_t len, const char *name,
 				const char *dir, int prog_type, int attach_type,
-				char *err, size_t errlen)
+				const struct bpfload_reuse *reuse,
+				size_t nreuse, char *err, size_t errlen)
 {
 	struct bpf_object_open_opts opts = { .sz = sizeof(opts),
 					     .object_name = name };
@@ -63,13 +78,13 @@ struct bpf_object *bpfload_open(const void *elf, size_t len, const char *name,
 			return NULL;
 		}
 		set_types(obj, prog_type, attach_type);
-		rc = set_pins(obj, dir);
+		rc = set_pins(obj, dir, reuse, nreuse);
 		if (rc == 0)
 			rc = bpf_object__load(obj);
 		if (rc == 0)
 			return obj;
 		snprintf(err, errlen, "loading the BPF object %s: %s", name,
-			 strerror(-rc));
+			 strerror(rc < -1 ? -rc : errno));
 		if (attempt == 0) {
 			log_warn("broker: %s; its pinned maps in %s are "
 				 "replaced", err, dir);

@@ -247,18 +247,20 @@ static int bsock_bind(struct server *s, int family,
 
 /*
  * Register fd with the guard for uid (before it is handed out: the guard
- * passes nothing on a ping socket it does not know).  *cookie: 0 without
+ * passes nothing on a ping socket it does not know); chosen: bound to the
+ * identifier the user asked for.  *cookie: 0 without
  * a guard.  The socket is closed on failure.
  */
 static int bsock_register(struct server *s, uid_t uid, int family,
-			  uint16_t ident, int fd, uint64_t *cookie)
+			  uint16_t ident, bool chosen, int fd,
+			  uint64_t *cookie)
 {
 	int rc;
 
 	*cookie = 0;
 	if (!s->conf.guard)
 		return 0;
-	rc = guard_add(s->conf.guard, fd, family, ident, uid, cookie);
+	rc = guard_add(s->conf.guard, fd, family, ident, chosen, uid, cookie);
 	if (rc) {
 		log_warn("broker: registering a socket with the BPF guard: %s",
 			 strerror(-rc));
@@ -289,7 +291,7 @@ int bsock_new(struct server *s, struct client *c,
 	err = bsock_bind(s, req->u.open.domain, &dflt, (uint8_t *)&any, alen,
 			 &fd, &ident);
 	if (!err && (err = bsock_register(s, c->uid, req->u.open.domain, ident,
-					  fd, &cookie)))
+					  false, fd, &cookie)))
 		fd = -1;
 	if (!err)
 		err = ssock_pair(pair);
@@ -388,8 +390,8 @@ void bsock_rebind(struct server *s, struct ssock *ss,
 	r->result = bsock_bind(s, ss->family, &o, req->u.addr.bytes,
 			       req->u.addr.len, &nfd, &ident);
 	if (!r->result)
-		r->result = bsock_register(s, ss->uid, ss->family, ident, nfd,
-					   &cookie);
+		r->result = bsock_register(s, ss->uid, ss->family, ident,
+					   want > 0, nfd, &cookie);
 	if (r->result)
 		return;
 	/* k[1] is free (once a socket); the old socket keeps its count
@@ -447,10 +449,14 @@ static bool read_kernel(struct server *s, unsigned long **inos, size_t *n)
 	for (int f = 0; f < 2; f++) {
 		int family = f ? AF_INET6 : AF_INET;
 
-		if (hostenv_kernel_scan(s->conf.host, family, &sc) == 0)
+		if (hostenv_kernel_scan(s->conf.host, family, &sc) == 0) {
 			pstab_set_foreign(s->tab, family, bitmap);
-		else
+			if (s->conf.guard)
+				guard_prune_idents(s->conf.guard, family,
+						   bitmap);
+		} else {
 			ok = false;
+		}
 	}
 	if (sc.overflow || (s->nbroker && !sc.inos))
 		ok = false;	/* not all seen: none may be declared gone */
@@ -474,6 +480,21 @@ static bool ino_listed(unsigned long ino, const unsigned long *inos, size_t n)
  * closed.  A record goes when its sockets are gone and its liveness pair
  * hung up; only then is it closed in the audit.
  */
+/* Is cookie one of a record's sockets (its close record ours to take)? */
+static bool cookie_known(void *ctx, uint64_t cookie)
+{
+	const struct server *s = ctx;
+
+	for (uint32_t i = 1; i < s->nslots; i++) {
+		const struct ssock *d = s->slots[i].ss;
+
+		if (d && d->broker &&
+		    (d->k[0].cookie == cookie || d->k[1].cookie == cookie))
+			return true;
+	}
+	return false;
+}
+
 void bsock_scan(struct server *s)
 {
 	unsigned long *inos = NULL;
@@ -493,6 +514,8 @@ void bsock_scan(struct server *s)
 			bsock_free(s, d);
 	}
 	free(inos);
+	if (complete && s->conf.guard)
+		guard_prune_closed(s->conf.guard, cookie_known, s);
 }
 
 void bsock_scan_timer(void *data)

@@ -17,12 +17,12 @@
 
 #include "bpf/guard_abi.h"
 #include "daemon/bpfload.h"
+#include "daemon/guardcg.h"
 #include "daemon/guardnf.h"
 #include "daemon/hostenv.h"
 #include "daemon/log.h"
 
 #define BPF_FS_MAGIC_ 0xcafe4a11
-#define CGROUP2_MAGIC_ 0x63677270
 
 struct guard {
 	struct bpf_object *obj;
@@ -40,144 +40,30 @@ const int guard_bpf_cmds[] = {
 const size_t guard_nbpf_cmds = sizeof(guard_bpf_cmds) /
 			       sizeof(guard_bpf_cmds[0]);
 
-/* ---- the cgroup ---- */
-
-/* The cgroup2 mount point, from /proc/self/mountinfo. */
-static int cgroup2_mount(char *out, size_t outlen)
-{
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char line[1024];
-	int rc = -1;
-
-	if (!f)
-		return -1;
-	while (rc && fgets(line, sizeof(line), f)) {
-		char mnt[PATH_MAX], *sep = strstr(line, " - cgroup2 ");
-
-		if (sep && sscanf(line, "%*s %*s %*s %*s %4095s", mnt) == 1 &&
-		    strlen(mnt) < outlen) {
-			memcpy(out, mnt, strlen(mnt) + 1);
-			rc = 0;
-		}
-	}
-	fclose(f);
-	return rc;
-}
-
-/* The daemon's own cgroup (v2) path, "/..." relative to the mount. */
-static int own_cgroup(char *out, size_t outlen)
-{
-	FILE *f = fopen("/proc/self/cgroup", "re");
-	char line[PATH_MAX + 8];
-	int rc = -1;
-
-	if (!f)
-		return -1;
-	while (rc && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		if (strncmp(line, "0::", 3) == 0 && strlen(line + 3) < outlen) {
-			memcpy(out, line + 3, strlen(line + 3) + 1);
-			rc = 0;
-		}
-	}
-	fclose(f);
-	return rc;
-}
-
-/* Does the cgroup at dir hold this process alone (a service's own)? */
-static bool alone_in(int dir)
-{
-	int fd = openat(dir, "cgroup.procs", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	char buf[64];
-	ssize_t n;
-
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	return strtol(buf, NULL, 10) == getpid() && !strchr(buf, '\n')[1];
-}
-
-/* Move this process into the cgroup at dir. */
-static int join(int dir)
-{
-	int fd = openat(dir, "cgroup.procs", O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-	char pid[24];
-	int n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid()), rc;
-
-	if (fd < 0)
-		return -errno;
-	rc = write(fd, pid, (size_t)n) == n ? 0 : -errno;
-	close(fd);
-	return rc;
-}
-
-/* A cgroup directory: made if missing (root's, 0755), opened, checked. */
-static int open_cgroup(const char *path, char *err, size_t errlen)
-{
-	struct statfs sf;
-	int fd;
-
-	if (mkdir(path, 0755) && errno != EEXIST) {
-		snprintf(err, errlen, "bpf_cgroup %s: %s", path, strerror(errno));
-		return -1;
-	}
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0 || fstatfs(fd, &sf) || sf.f_type != CGROUP2_MAGIC_) {
-		snprintf(err, errlen, "%s: not a cgroup (v2) directory", path);
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	return fd;
-}
+/* ---- load, pin, attach ---- */
 
 /*
- * The cgroup the daemon lives in from now on: bpf_cgroup, or the one it
- * has if it is alone there (systemd gives each service its own), or
- * pingsockd below that one (below the cgroup2 mount for the root
- * cgroup).  Its descriptor, or -1.
+ * The pins may go only where no user can unlink or replace them: dir
+ * root's alone (no symbolic link), in a parent that is root's and either
+ * writable by root alone or sticky (a BPF file system's root is 1777).
  */
-static int pick_cgroup(const struct policy *p, char *err, size_t errlen)
+static bool pins_safe(const char *parent, const char *dir)
 {
-	/* Sizes that fit together in path, "/pingsockd" included. */
-	char mnt[PATH_MAX / 4], own[PATH_MAX / 2], path[PATH_MAX];
-	int fd, rc;
+	int p = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int d = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	struct stat ps, ds;
+	bool ok = p >= 0 && d >= 0 && fstat(p, &ps) == 0 &&
+		  fstat(d, &ds) == 0 && ps.st_uid == 0 &&
+		  (!(ps.st_mode & (S_IWGRP | S_IWOTH)) ||
+		   (ps.st_mode & S_ISVTX)) &&
+		  ds.st_uid == 0 && !(ds.st_mode & (S_IWGRP | S_IWOTH));
 
-	if (p->bpf_cgroup[0]) {
-		snprintf(path, sizeof(path), "%s", p->bpf_cgroup);
-	} else if (cgroup2_mount(mnt, sizeof(mnt))) {
-		snprintf(err, errlen, "no cgroup2 file system mounted");
-		return -1;
-	} else {
-		if (own_cgroup(own, sizeof(own)) || !strcmp(own, "/"))
-			own[0] = '\0';
-		snprintf(path, sizeof(path), "%s%s", mnt, own);
-		fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-		if (fd >= 0 && own[0] && alone_in(fd))
-			return fd;
-		if (fd >= 0)
-			close(fd);
-		snprintf(path, sizeof(path), "%s%s/pingsockd", mnt, own);
-	}
-	fd = open_cgroup(path, err, errlen);
-	rc = fd >= 0 ? join(fd) : 0;
-	if (rc) {
-		snprintf(err, errlen, "joining cgroup %s: %s", path,
-			 strerror(-rc));
-		close(fd);
-		return -1;
-	}
-	if (fd < 0)
-		return -1;
-	log_info("broker: in cgroup %s", path);
-	return fd;
+	if (p >= 0)
+		close(p);
+	if (d >= 0)
+		close(d);
+	return ok;
 }
-
-/* ---- load, pin, attach ---- */
 
 /* The pin directory, on a BPF file system, made if missing (0700). */
 static int pin_dir(const char *dir, char *err, size_t errlen)
@@ -196,6 +82,11 @@ static int pin_dir(const char *dir, char *err, size_t errlen)
 	}
 	if (mkdir(dir, 0700) && errno != EEXIST) {
 		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (!pins_safe(parent, dir)) {
+		snprintf(err, errlen, "%s: not root's alone, or in a directory "
+			 "others may rename it in", dir);
 		return -1;
 	}
 	return 0;
@@ -226,13 +117,17 @@ static int ours(uint32_t id, const char *name)
 static int attach(int cg, struct bpf_program *prog, enum bpf_attach_type type,
 		  char *err, size_t errlen)
 {
-	uint32_t ids[64], n = 64;
-	int old[64], nold = 0, rc;
+	uint32_t ids[256], n = 256;
+	int old[256], nold = 0, rc;
 	const char *name = bpf_program__name(prog);
 
-	if (bpf_prog_query(cg, type, 0, NULL, ids, &n))
-		n = 0;
-	for (uint32_t i = 0; i < n && nold < 64; i++) {
+	/* Every old copy must be found, or two would run on each packet. */
+	if (bpf_prog_query(cg, type, 0, NULL, ids, &n)) {
+		snprintf(err, errlen, "listing the cgroup's programs: %s",
+			 strerror(errno));
+		return -1;
+	}
+	for (uint32_t i = 0; i < n && nold < 256; i++) {
 		int fd = ours(ids[i], name);
 
 		if (fd >= 0)
@@ -277,7 +172,7 @@ static int attach_all(struct bpf_object *obj, int cg, char *err,
 /* Every entry of a hash map with keys of klen bytes, deleted. */
 static void clear_map(int map, size_t klen)
 {
-	uint8_t key[64];
+	uint8_t key[64] = { 0 };
 
 	if (klen > sizeof(key))
 		return;
@@ -310,7 +205,7 @@ static void start_nf(struct guard *g, const char *dir)
 {
 	char err[512];
 
-	g->nf = guardnf_start(dir, err, sizeof(err));
+	g->nf = guardnf_start(dir, g->users, g->idents, err, sizeof(err));
 	if (!g->nf)
 		log_warn("broker: ICMP errors quoting brokered sockets' requests "
 			 "are not checked (%s): they reach the sockets as on "
@@ -331,8 +226,8 @@ struct guard *guard_start(const struct policy *p, char *err, size_t errlen)
 	if (pin_dir(p->bpf_pin_dir, err, errlen))
 		goto fail;
 	elf = guard_elf(&len);
-	g->obj = bpfload_open(elf, len, "guard", p->bpf_pin_dir, 0, 0, err,
-			      errlen);
+	g->obj = bpfload_open(elf, len, "guard", p->bpf_pin_dir, 0, 0, NULL, 0,
+			      err, errlen);
 	if (!g->obj)
 		goto fail;
 	if (take_fds(g)) {
@@ -346,7 +241,7 @@ struct guard *guard_start(const struct policy *p, char *err, size_t errlen)
 			 strerror(errno));
 		goto fail;
 	}
-	cg = pick_cgroup(p, err, errlen);
+	cg = guardcg_pick(p, err, errlen);
 	if (cg < 0 || attach_all(g->obj, cg, err, errlen))
 		goto fail;
 	close(cg);
@@ -418,7 +313,7 @@ static bool in_policy(const struct policy *p, int family, uint32_t plen,
  * ones are in: no moment without a line that stays). */
 static void prune(int map, const struct policy *p, int family)
 {
-	uint8_t key[sizeof(struct guard_net6)] = { 0 }, next[sizeof(key)];
+	uint8_t key[sizeof(struct guard_net6)] = { 0 }, next[sizeof(key)] = { 0 };
 	bool first = true;
 
 	while (bpf_map_get_next_key(map, first ? NULL : key, next) == 0) {
@@ -440,8 +335,17 @@ int guard_set_policy(struct guard *g, const struct policy *p)
 		.max_request = p->max_request, .any_allow = p->any_allow,
 		.ready = 1,
 	};
+	struct guard_conf old = { 0 }, during;
 	uint32_t zero = 0;
 
+	/* While the networks change, the stricter of the two any_allow: a
+	 * moment with the old lines gone and the new not yet in force may
+	 * refuse a send either policy allows, never pass one both refuse. */
+	bpf_map_lookup_elem(g->conf, &zero, &old);
+	during = c;
+	during.any_allow = old.any_allow || c.any_allow;
+	if (bpf_map_update_elem(g->conf, &zero, &during, BPF_ANY))
+		return -errno;
 	for (unsigned i = 0; i < p->nnets; i++)
 		if (put_net(g, p, &p->nets[i]))
 			return -errno;
@@ -452,9 +356,11 @@ int guard_set_policy(struct guard *g, const struct policy *p)
 
 /* ---- sockets and counts ---- */
 
-/* The identifier's entry, for the errors' check: made once, whichever
- * socket of the identifier comes first (the same-uid rule: one uid). */
-static int add_ident(struct guard *g, int family, uint16_t ident, uid_t uid)
+/* The identifier's entry, for the errors' check, made afresh: the daemon
+ * gives out only identifiers no kernel socket holds, so an entry there
+ * is a gone socket's. */
+static int add_ident(struct guard *g, int family, uint16_t ident,
+		     bool chosen, uid_t uid)
 {
 	struct guard_ident k = { .ident = ident, .family = (uint8_t)family };
 	struct guard_reqs *v = calloc(1, sizeof(*v));
@@ -463,11 +369,51 @@ static int add_ident(struct guard *g, int family, uint16_t ident, uid_t uid)
 	if (!v)
 		return -ENOMEM;
 	v->uid = (uint32_t)uid;
-	if (bpf_map_update_elem(g->idents, &k, v, BPF_NOEXIST) &&
-	    errno != EEXIST)
+	v->flags = chosen ? GUARD_IDENT_CHOSEN : 0;
+	if (bpf_map_update_elem(g->idents, &k, v, BPF_ANY))
 		rc = -errno;
 	free(v);
 	return rc;
+}
+
+/* The user's bucket and totals, made by the daemon (the programs make
+ * one only for a socket an earlier daemon handed out): a map full of
+ * other uids refuses this socket, not another user's sends. */
+static int add_user(struct guard *g, uid_t uid)
+{
+	struct guard_user u = { 0 };
+	uint32_t key = (uint32_t)uid;
+
+	if (bpf_map_update_elem(g->users, &key, &u, BPF_NOEXIST) &&
+	    errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+void guard_prune_users(struct guard *g, bool (*known)(void *, uid_t),
+		       void *ctx)
+{
+	uint32_t key = 0, next = 0, n = 0;
+	bool first = true;
+
+	/* Only past half full: a bucket deleted is a bucket refilled, so
+	 * users the daemon does not know (sockets an earlier daemon handed
+	 * out) keep theirs while there is room. */
+	while (bpf_map_get_next_key(g->users, n ? &key : NULL, &next) == 0 &&
+	       n <= GUARD_UIDS / 2) {
+		key = next;
+		n++;
+	}
+	if (n <= GUARD_UIDS / 2)
+		return;
+	while (bpf_map_get_next_key(g->users, first ? NULL : &key,
+				    &next) == 0) {
+		key = next;
+		first = false;
+		if (!known(ctx, (uid_t)next) &&
+		    bpf_map_delete_elem(g->users, &next) == 0)
+			first = true;
+	}
 }
 
 void guard_forget_ident(struct guard *g, int family, uint16_t ident)
@@ -477,8 +423,24 @@ void guard_forget_ident(struct guard *g, int family, uint16_t ident)
 	bpf_map_delete_elem(g->idents, &k);
 }
 
-int guard_add(struct guard *g, int fd, int family, uint16_t ident, uid_t uid,
-	      uint64_t *cookie)
+void guard_prune_idents(struct guard *g, int family, const uint8_t *bound)
+{
+	struct guard_ident key = { 0 }, next = { 0 };	/* valgrind: set */
+	bool first = true;
+
+	while (bpf_map_get_next_key(g->idents, first ? NULL : &key,
+				    &next) == 0) {
+		key = next;
+		first = false;
+		if (next.family == family &&
+		    !(bound[next.ident / 8] & (1u << (next.ident % 8))) &&
+		    bpf_map_delete_elem(g->idents, &next) == 0)
+			first = true;	/* the walk again, from the start */
+	}
+}
+
+int guard_add(struct guard *g, int fd, int family, uint16_t ident,
+	      bool chosen, uid_t uid, uint64_t *cookie)
 {
 	struct guard_sock *v = calloc(1, sizeof(*v));
 	socklen_t len = sizeof(*cookie);
@@ -492,7 +454,10 @@ int guard_add(struct guard *g, int fd, int family, uint16_t ident, uid_t uid,
 	    bpf_map_update_elem(g->socks, &fd, v, BPF_NOEXIST))
 		rc = -errno;
 	free(v);
-	return rc ? rc : add_ident(g, family, ident, uid);
+	if (rc && *cookie)
+		bpf_map_delete_elem(g->live, cookie);
+	rc = rc ? rc : add_user(g, uid);
+	return rc ? rc : add_ident(g, family, ident, chosen, uid);
 }
 
 static void tally(struct guard_tally *t, const struct guard_counts *c)
@@ -518,13 +483,34 @@ bool guard_live(struct guard *g, uint64_t cookie, struct guard_tally *t)
 bool guard_closed(struct guard *g, uint64_t cookie, struct guard_tally *t)
 {
 	struct guard_closed rec = { 0 };	/* filled by the kernel */
+	bool found;
 
-	bpf_map_delete_elem(g->live, &cookie);	/* the release program's */
-	if (bpf_map_lookup_elem(g->closed, &cookie, &rec))
-		return false;
-	bpf_map_delete_elem(g->closed, &cookie);
-	tally(t, &rec.c);
-	return true;
+	if (bpf_map_lookup_elem(g->closed, &cookie, &rec) == 0) {
+		bpf_map_delete_elem(g->closed, &cookie);
+		tally(t, &rec.c);
+		found = true;
+	} else {
+		/* The release program found closed full: the last copy. */
+		found = guard_live(g, cookie, t);
+	}
+	bpf_map_delete_elem(g->live, &cookie);
+	return found;
+}
+
+void guard_prune_closed(struct guard *g, bool (*known)(void *, uint64_t),
+			void *ctx)
+{
+	uint64_t key = 0, next = 0;
+	bool first = true;
+
+	while (bpf_map_get_next_key(g->closed, first ? NULL : &key,
+				    &next) == 0) {
+		key = next;
+		first = false;
+		if (!known(ctx, next) &&
+		    bpf_map_delete_elem(g->closed, &next) == 0)
+			first = true;
+	}
 }
 
 bool guard_user(struct guard *g, uid_t uid, struct guard_tally *t)

@@ -49,20 +49,36 @@ void guard_free(struct guard *g);
 int guard_set_policy(struct guard *g, const struct policy *p);
 
 /*
- * Register a socket the daemon made for uid, bound to ident, before it
- * is handed out (unregistered ping sockets pass nothing).  *cookie: the
+ * Register a socket the daemon made for uid, bound to ident (chosen: by
+ * the user's bind; its ICMP errors then go unchecked, guardnf.h), before
+ * it is handed out (unregistered ping sockets pass nothing).  *cookie: the
  * socket's, for guard_closed().  0 or -errno.
  */
-int guard_add(struct guard *g, int fd, int family, uint16_t ident, uid_t uid,
-	      uint64_t *cookie);
+int guard_add(struct guard *g, int fd, int family, uint16_t ident,
+	      bool chosen, uid_t uid, uint64_t *cookie);
 /* No socket holds the identifier any more: its requests are forgotten. */
 void guard_forget_ident(struct guard *g, int family, uint16_t ident);
+/* Every identifier of family that no kernel ping socket is bound to (a bit
+ * clear in the 65,536-bit map bound, as /proc/net/icmp lists them) is
+ * forgotten: entries a killed daemon left behind go at the next scan. */
+void guard_prune_idents(struct guard *g, int family, const uint8_t *bound);
 
 /* The counts so far of a socket still open.  false: none. */
 bool guard_live(struct guard *g, uint64_t cookie, struct guard_tally *t);
 
 /* The counts a closed socket left (taken: asked once).  false: none. */
 bool guard_closed(struct guard *g, uint64_t cookie, struct guard_tally *t);
+
+/* Once the users map is over half full: every user's bucket and totals
+ * that known() says the daemon keeps no state for, deleted (so that the
+ * map stays free for the users there are). */
+void guard_prune_users(struct guard *g, bool (*known)(void *, uid_t),
+		       void *ctx);
+
+/* The close records of sockets known() does not know (an earlier
+ * daemon's), deleted: nobody would take them. */
+void guard_prune_closed(struct guard *g, bool (*known)(void *, uint64_t),
+			void *ctx);
 
 /* A user's totals over its brokered sockets.  false: none yet. */
 bool guard_user(struct guard *g, uid_t uid, struct guard_tally *t);

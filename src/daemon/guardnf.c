@@ -14,6 +14,7 @@
 
 #include "daemon/bpfload.h"
 #include "daemon/guard.h"
+#include "daemon/log.h"
 
 /* Linux 6.4's netfilter programs and links; this libbpf and these headers
  * may predate them. */
@@ -22,6 +23,7 @@
 #define NFPROTO_IPV4_ 2
 #define NFPROTO_IPV6_ 10
 #define NF_INET_LOCAL_IN_ 1
+#define NF_IP_DEFRAG 1		/* BPF_F_NETFILTER_IP_DEFRAG */
 /* After conntrack and mangle, before filter.  A hook takes one link of a
  * priority: the next daemon's links go at the other one of the pair, and
  * the last daemon's are let go once they are in. */
@@ -40,16 +42,32 @@ struct nf_link_attr {
 	uint32_t nf_flags;
 };
 
+/* union bpf_attr as BPF_LINK_CREATE reads it: the rest of it 0. */
+union nf_attr {
+	struct nf_link_attr nf;
+	char whole[128];
+};
+
+/* The link, at the first priority of the pair that is free. */
+static int link_create(union nf_attr *a)
+{
+	int fd = (int)syscall(SYS_bpf, BPF_LINK_CREATE, a, sizeof(*a));
+
+	if (fd < 0 && errno == EBUSY) {
+		a->nf.priority = NF_PRIORITY - 1;
+		fd = (int)syscall(SYS_bpf, BPF_LINK_CREATE, a, sizeof(*a));
+	}
+	return fd;
+}
+
 /* A link of prog at LOCAL_IN for pf, pinned as path in place of the last
  * daemon's (attached before that one goes: no moment without). */
 static int link_pinned(struct bpf_object *obj, const char *prog, int pf,
 		       const char *path, char *err, size_t errlen)
 {
 	struct bpf_program *p = bpf_object__find_program_by_name(obj, prog);
-	union {
-		struct nf_link_attr nf;
-		char whole[128];	/* the rest of union bpf_attr: 0 */
-	} a;
+	union nf_attr a;
+	char tmp[PATH_MAX];
 	int fd;
 
 	if (!p) {
@@ -62,19 +80,28 @@ static int link_pinned(struct bpf_object *obj, const char *prog, int pf,
 	a.nf.pf = (uint32_t)pf;
 	a.nf.hooknum = NF_INET_LOCAL_IN_;
 	a.nf.priority = NF_PRIORITY;
-	fd = (int)syscall(SYS_bpf, BPF_LINK_CREATE, &a, sizeof(a));
-	if (fd < 0 && errno == EBUSY) {
-		a.nf.priority = NF_PRIORITY - 1;
-		fd = (int)syscall(SYS_bpf, BPF_LINK_CREATE, &a, sizeof(a));
+	/* Reassembled first: IPv6 fragments otherwise reach LOCAL_IN one by
+	 * one, and are put together only after it (Linux 6.6). */
+	a.nf.nf_flags = NF_IP_DEFRAG;
+	fd = link_create(&a);
+	if (fd < 0 && errno == EINVAL) {
+		log_warn("broker: no reassembly before the ICMP errors' check "
+			 "(Linux before 6.6): fragmented IPv6 errors pass it");
+		a.nf.nf_flags = 0;
+		fd = link_create(&a);
 	}
 	if (fd < 0) {
 		snprintf(err, errlen, "netfilter link for %s: %s", prog,
 			 strerror(errno));
 		return -1;
 	}
-	unlink(path);
-	if (bpf_obj_pin(fd, path)) {
+	/* Pinned beside, then renamed over the old pin: the old link goes
+	 * only once the new one is attached and pinned. */
+	snprintf(tmp, sizeof(tmp), "%s_new", path);	/* no dot: bpffs */
+	unlink(tmp);
+	if (bpf_obj_pin(fd, tmp) || rename(tmp, path)) {
 		snprintf(err, errlen, "pinning %s: %s", path, strerror(errno));
+		unlink(tmp);
 		close(fd);
 		return -1;
 	}
@@ -82,8 +109,12 @@ static int link_pinned(struct bpf_object *obj, const char *prog, int pf,
 	return 0;
 }
 
-struct guardnf *guardnf_start(const char *pin_dir, char *err, size_t errlen)
+struct guardnf *guardnf_start(const char *pin_dir, int users, int idents,
+			      char *err, size_t errlen)
 {
+	const struct bpfload_reuse reuse[] = {
+		{ "users", users }, { "idents", idents },
+	};
 	struct guardnf *n = calloc(1, sizeof(*n));
 	char p4[PATH_MAX], p6[PATH_MAX];
 	size_t len;
@@ -94,8 +125,8 @@ struct guardnf *guardnf_start(const char *pin_dir, char *err, size_t errlen)
 		return NULL;
 	}
 	n->obj = bpfload_open(elf, len, "guard_nf", pin_dir,
-			      PROG_TYPE_NETFILTER, ATTACH_NETFILTER, err,
-			      errlen);
+			      PROG_TYPE_NETFILTER, ATTACH_NETFILTER, reuse, 2,
+			      err, errlen);
 	snprintf(p4, sizeof(p4), "%s/nf_link4", pin_dir);
 	snprintf(p6, sizeof(p6), "%s/nf_link6", pin_dir);
 	if (!n->obj ||

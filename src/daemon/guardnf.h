@@ -8,7 +8,7 @@
  * the kernel looks for the socket.
  *
  * Loaded after guard.h's object, from the same pin directory: it shares
- * that object's users and idents maps.  Its links are pinned there too
+ * that object's users and idents maps (their descriptors).  Its links are pinned there too
  * (nf_link4, nf_link6), so that they outlive the daemon as the cgroup
  * attachments do; the next daemon's links replace them.
  */
@@ -20,8 +20,10 @@
 
 struct guardnf;
 
-/* As root: load, attach for IPv4 and IPv6, pin.  NULL with err filled. */
-struct guardnf *guardnf_start(const char *pin_dir, char *err, size_t errlen);
+/* As root: load (with guard.h's users and idents maps, by descriptor),
+ * attach for IPv4 and IPv6, pin.  NULL with err filled. */
+struct guardnf *guardnf_start(const char *pin_dir, int users, int idents,
+			      char *err, size_t errlen);
 /* Errors dropped since the maps were made. */
 uint64_t guardnf_drops(const struct guardnf *n);
 /* The descriptors closed; the pinned links stay. */

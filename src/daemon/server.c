@@ -125,6 +125,14 @@ static void watchdog(void *data)
 		loop_at(s->loop, &s->watchdog_timer, loop_now_ns() + ns / 2);
 }
 
+/* Does the daemon keep state for uid (its sockets, its connections)? */
+static bool uid_known(void *ctx, uid_t uid)
+{
+	struct server *s = ctx;
+
+	return uidtab_get(s->uids, uid, false) != NULL;
+}
+
 /* Once a second: forget idle users, read /proc/net/icmp(6) (bsock.h),
  * the broadcast addresses again (guard.h), give back what the closing thread closed (closer.h). */
 static void tick(void *data)
@@ -133,8 +141,10 @@ static void tick(void *data)
 
 	uidtab_prune(s->uids, loop_now_ns());
 	bsock_scan(s);
-	if (s->conf.guard)
+	if (s->conf.guard) {
 		guard_refresh(s->conf.guard, s->conf.host);
+		guard_prune_users(s->conf.guard, uid_known, s);
+	}
 	closer_collect();
 	loop_at(s->loop, &s->tick_timer, loop_now_ns() + 1000000000u);
 }

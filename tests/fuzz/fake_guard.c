@@ -13,8 +13,8 @@ int guard_set_policy(struct guard *g, const struct policy *p)
 	return -ENOSYS;
 }
 
-int guard_add(struct guard *g, int fd, int family, uint16_t ident, uid_t uid,
-	      uint64_t *cookie)
+int guard_add(struct guard *g, int fd, int family, uint16_t ident,
+	      bool chosen, uid_t uid, uint64_t *cookie)
 {
 	return -ENOSYS;
 }
@@ -36,6 +36,20 @@ bool guard_closed(struct guard *g, uint64_t cookie, struct guard_tally *t)
 bool guard_user(struct guard *g, uid_t uid, struct guard_tally *t)
 {
 	return false;
+}
+
+void guard_prune_idents(struct guard *g, int family, const uint8_t *bound)
+{
+}
+
+void guard_prune_users(struct guard *g, bool (*known)(void *, uid_t),
+		       void *ctx)
+{
+}
+
+void guard_prune_closed(struct guard *g, bool (*known)(void *, uint64_t),
+			void *ctx)
+{
 }
 
 void guard_refresh(struct guard *g, struct hostenv *host)
