@@ -38,12 +38,28 @@
 #     Address Unreachable) quoting an Echo Request with a brokered
 #     socket's identifier, injected from p, reaches the socket's error
 #     queue (IP_RECVERR / IPV6_RECVERR, MSG_ERRQUEUE): the kernel path
-#     no ingress program sees (pingsockd(8), "The BPF guard").
+#     no ingress program sees (pingsockd(8), "The BPF guard").  The
+#     netfilter program checks errors: one quoting a sequence never sent,
+#     or the right one to another address, is dropped; one quoting the
+#     request sent arrives.  ICMPv6 errors with extension headers, built
+#     by forge6.py (AF_PACKET, from p): Destination Options headers (1,
+#     5) or a Routing header in the quoted packet, a Destination Options
+#     header in the error itself, the error in two fragments: dropped
+#     when forged, delivered when true; a chain of 9: dropped.
+#  9. An identifier its user chose (bind to 23456): a forged error
+#     quoting it arrives (unchecked, so that no user can aim the check
+#     at a raw-socket tool's identifier).
+# 10. The idents map (bpftool map dump): a held socket's identifier is
+#     there, and gone within seconds of its close; one left by a
+#     SIGKILLed daemon (its client gone since) is pruned by the next.
+# 11. A pin directory of uid 65534's, a symbolic link as the pin
+#     directory, a --bpf-cgroup with a parent's cgroup.procs of uid
+#     65534's: "no BPF guard" (daemons in a namespace q of their own).
 #
 # The daemon always runs in broker mode; the client is Python's socket
 # module through the shim, as uid 65534 in namespace d (where only
 # pingsockd serves ping sockets); p is a peer on 10.205.0.0/24 and
-# fd00:205::/64.  Traffic stays in the two namespaces.
+# fd00:205::/64.  Traffic stays in the namespaces.
 # shellcheck source-path=SCRIPTDIR source=../lib/shimlib.sh
 . "$(dirname "$0")/../lib/shimlib.sh"
 
@@ -228,7 +244,7 @@ elif cmd == "hold":             # ADDR N READY GO: N echoes, then held
     s = sock()
     print("results %s" % " ".join(ping1(s, sys.argv[2], i + 1)
                                   for i in range(int(sys.argv[3]))))
-    sys.stdout.flush()
+    print("ident %d" % s.getsockname()[1], flush=True)
     open(sys.argv[4], "w").close()
     wait_file(sys.argv[5])
     s.close()
@@ -270,8 +286,11 @@ elif cmd == "mcast6":           # IFNAME: a request to ff02::1 out of IFNAME
     print("send: %s" % try_send(s, "ff02::1", 6))
     print("got: %s" % "; ".join(sorted(set(replies(s, 3.0)))))
     s.close()
-elif cmd == "errq":             # ADDR DIR: IP(V6)_RECVERR, a reply, then
-    s = sock(sys.argv[2])       # what the error queue gets
+elif cmd == "errq":             # ADDR DIR [PORT]: IP(V6)_RECVERR, a reply,
+    s = sock(sys.argv[2])       # then what the error queue gets; bound to
+    if len(sys.argv) > 4:       # identifier PORT first if given
+        s.bind(("::" if s.family == socket.AF_INET6 else "0.0.0.0",
+                int(sys.argv[4])))
     if s.family == socket.AF_INET6:
         s.setsockopt(socket.IPPROTO_IPV6, 25, 1)        # IPV6_RECVERR
     else:
@@ -302,6 +321,77 @@ elif cmd == "errq":             # ADDR DIR: IP(V6)_RECVERR, a reply, then
     s.close()
 PY
 chmod a+r "$T/guard.py"
+
+# forge6.py IFNAME DSTMAC MODE SRC DST QSRC QDST QSEQ QID: as root in p, an
+# ICMPv6 Address Unreachable from SRC to DST quoting an Echo Request
+# (QSRC to QDST, identifier QID, sequence QSEQ), with the extension
+# headers rawinject cannot make.  MODE: plain (none); inner (the quoted
+# packet has a Destination Options header, PadN, before its ICMPv6
+# header); innerN (N of them); innerrt (a Routing header, segments left
+# 0, instead); outer (the error itself has a Destination Options header);
+# frag (the error in two fragments: the first carries the IPv6 and
+# Fragment headers and the first 32 bytes of the ICMPv6 message, the
+# second the rest).  Ethernet
+# frames on an AF_PACKET SOCK_RAW socket; the ICMPv6 checksum covers the
+# pseudo-header.  Prints "sent 1" once every frame of the error went.
+cat >"$T/forge6.py" <<'PY'
+import os, socket, struct, sys
+
+ifname, dmac, mode, src, dst, qsrc, qdst, qseq, qid = sys.argv[1:10]
+src, dst, qsrc, qdst = (socket.inet_pton(socket.AF_INET6, a)
+                        for a in (src, dst, qsrc, qdst))
+
+def csum(b):
+    if len(b) % 2:
+        b += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+def ip6(nh, plen, a, b):    # flow label 0xf0f0f, as rawinject's
+    return struct.pack("!IHBB", 0x60000000 | 0xf0f0f, plen, nh, 64) + a + b
+
+def dstopt(nh):             # 8 bytes: PadN of 4 bytes of padding
+    return bytes([nh, 0, 1, 4, 0, 0, 0, 0])
+
+def routing(nh):            # 8 bytes: type 0, no segments left
+    return bytes([nh, 0, 0, 0, 0, 0, 0, 0])
+
+echo = struct.pack("!BBHHH", 128, 0, 0, int(qid), int(qseq)) + b"pingsock"
+if mode == "innerrt":
+    quoted = ip6(43, 8 + len(echo), qsrc, qdst) + routing(58) + echo
+elif mode.startswith("inner"):
+    n = int(mode[5:] or 1)
+    ext = b"".join(dstopt(60 if i < n - 1 else 58) for i in range(n))
+    quoted = ip6(60, len(ext) + len(echo), qsrc, qdst) + ext + echo
+else:
+    quoted = ip6(58, len(echo), qsrc, qdst) + echo
+icmp = struct.pack("!BBHI", 1, 3, 0, 0) + quoted
+sum6 = csum(src + dst + struct.pack("!I3xB", len(icmp), 58) + icmp)
+icmp = icmp[:2] + struct.pack("!H", sum6) + icmp[4:]
+if mode == "outer":
+    pkts = [ip6(60, 8 + len(icmp), src, dst) + dstopt(58) + icmp]
+elif mode == "frag":
+    fid = struct.unpack("!I", os.urandom(4))[0]
+    head, tail = icmp[:32], icmp[32:]
+    pkts = [ip6(44, 8 + len(head), src, dst) +
+            struct.pack("!BBHI", 58, 0, 0 << 3 | 1, fid) + head,
+            ip6(44, 8 + len(tail), src, dst) +
+            struct.pack("!BBHI", 58, 0, 32 // 8 << 3, fid) + tail]
+else:
+    pkts = [ip6(58, len(icmp), src, dst) + icmp]
+with open("/sys/class/net/%s/address" % ifname) as f:
+    smac = bytes.fromhex(f.read().strip().replace(":", ""))
+eth = bytes.fromhex(dmac.replace(":", "")) + smac + b"\x86\xdd"
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind((ifname, 0))
+for p in pkts:
+    if s.send(eth + p) != len(eth) + len(p):
+        sys.exit("short send")
+print("sent 1")
+PY
+chmod a+r "$T/forge6.py"
 
 py() { shimmed d env "${PY_ENV[@]}" "$PY" "$T/guard.py" "$@"; }
 # conf TEXT: restart the namespace's daemon with that configuration.
@@ -652,24 +742,32 @@ echo "# v6 mcast: $(grep '^got: ' <<<"$o")"
 # it; one quoting a sequence never sent, or the right one to another
 # address, is dropped before the kernel looks for the socket (before the
 # netfilter program, both arrived).
-# errq NAME ADDR SPEC EXPECTED-ERE: the client pings ADDR once (sequence
-# 1) with IP(V6)_RECVERR on, p injects SPEC quoting the client's
-# identifier, the client reads its error queue.
+# errq NAME ADDR SPEC EXPECTED-ERE [PORT]: the client (bound to identifier
+# PORT first, if given) pings ADDR once (sequence 1) with IP(V6)_RECVERR
+# on, p injects SPEC quoting the client's identifier, the client reads
+# its error queue.  SPEC: rawinject's, without qid; or ext6:MODE,SRC,DST,
+# QSRC,QDST,QSEQ for forge6.py.
 errq() {
-	local dir=$T/sig/$1 o id out ec
+	local dir=$T/sig/$1 o id out ec a
 	mkdir -p "$dir" && chmod 777 "$dir"
-	py errq "$2" "$dir" >"$dir/out" 2>&1 &
+	py errq "$2" "$dir" ${5:+"$5"} >"$dir/out" 2>&1 &
 	ec=$!
 	CLIENTS+=("$ec")
 	if wait_for 15 "[ -e '$dir/ready' ]"; then
 		id=$(sed -n 's/^ident //p' "$dir/out")
-		out=$(in_ns p "$INJ" veth-d "$MAC" "$3,qid=$id" 2>&1)
+		case $3 in
+		ext6:*) IFS=, read -ra a <<<"${3#ext6:}"
+			out=$(in_ns p "$PY" "$T/forge6.py" veth-d "$MAC" \
+				"${a[@]}" "$id" 2>&1) ;;
+		*) out=$(in_ns p "$INJ" veth-d "$MAC" "$3,qid=$id" 2>&1) ;;
+		esac
 		[ "$out" = "sent 1" ] || fail "$LABEL/$1_inject" "$out"
 	fi
 	: >"$dir/go"
 	wait_for 20 "! kill -0 $ec 2>/dev/null"
 	o=$(cat "$dir/out")
 	check "$1_first" '^first: ok$' "$o"
+	[ -z "${5:-}" ] || check "$1_bound" "^ident $5\$" "$o"
 	check "$1" "$4" "$o"
 	echo "# $1: $(grep '^errqueue: ' <<<"$o")"
 }
@@ -698,6 +796,156 @@ if grep -q 'ICMP errors quoting brokered sockets. requests are not checked' "$T/
 else
 	pass "$LABEL/nf_loaded"
 fi
+# IPv6 extension headers, followed as the kernel follows them (fragments
+# reassembled before the check): a Destination Options header in the
+# quoted packet (inner), 5 of them (inner5), a Routing header there
+# (innerrt), a Destination Options header in the error itself (outer),
+# the error in two fragments (frag).  Each shape quoting the request sent
+# arrives (the kernel delivers such an error: the forgery is a real
+# threat), each quoting an unsent sequence is dropped; the plain shape
+# is forged_icmp6_error_unsent_seq_dropped above.  MEASURED against the
+# build before 14df092: inner and outer were dropped already (its walk
+# took up to 4 hop-by-hop or destination options headers); inner5,
+# innerrt and frag were delivered.
+for m in inner inner5 innerrt outer frag; do
+	errq "icmp6_error_ext_${m}_for_sent_request_arrives" $P6 \
+		"ext6:$m,$P6,$C6,$C6,$P6,1" \
+		'^errqueue: error EHOSTUNREACH origin=3 type=1 code=3 quoted seq=1$'
+	errq "forged_icmp6_error_ext_${m}_unsent_seq_dropped" $P6 \
+		"ext6:$m,$P6,$C6,$C6,$P6,7" '^errqueue: nothing$'
+done
+# A chain of more than 8 extension headers (9 in the quote) is not
+# followed: the error is dropped even quoting the request sent (the
+# kernel, which has no such limit, would deliver it; before 14df092 it
+# was).
+errq icmp6_error_ext_chain9_dropped $P6 "ext6:inner9,$P6,$C6,$C6,$P6,1" \
+	'^errqueue: nothing$'
+
+# ==== 9. a user-chosen identifier: its errors unchecked ====================
+# A socket bound to an identifier its user picked (23456): a forged error
+# quoting it (a sequence never sent) reaches the error queue, as
+# pingsockd(8) says: otherwise a user could bind to a raw-socket tool's
+# identifier (traceroute's, mtr's) and have its errors dropped.
+errq chosen_ident_errors_unchecked $P4 \
+	"v4,src=$P4,dst=$C4,type=3,code=1,qsrc=$C4,qdst=$P4,qseq=7" \
+	'^errqueue: error EHOSTUNREACH origin=2 type=3 code=1 quoted seq=7$' \
+	23456
+
+# ==== 10. identifiers of gone sockets pruned ==============================
+# The idents map (pinned as $T/bpffs/d/idents; key: the identifier,
+# little-endian, the family, a pad byte) loses a socket's entry once the
+# socket is closed, and a restarted daemon prunes the entries an earlier
+# one (SIGKILLed) left (the daemon scans /proc/net/icmp once a second).
+# idents4: the IPv4 identifiers in the map, one a line; "error" if the
+# map cannot be read.
+idents4() {
+	bpftool -j map dump pinned "$T/bpffs/d/idents" 2>/dev/null | "$PY" -c '
+import json, sys
+for e in json.load(sys.stdin):
+    k = [int(b, 16) for b in e["key"]]
+    if k[2] == 2:
+        print(k[0] | k[1] << 8)' 2>/dev/null || echo error
+}
+ident_held() { idents4 | grep -qx "$1"; }
+ident_gone() {
+	local l; l=$(idents4)
+	[ "$l" != error ] && ! grep -qx "$1" <<<"$l"
+}
+ms() { echo $(($(date +%s%N) / 1000000)); }
+# hold_ident NAME: a client holding a socket (one echo of 127.0.0.1),
+# its pid in HOLD, its identifier in HID; $T/sig/NAME.go lets it close.
+hold_ident() {
+	py hold 127.0.0.1 1 "$T/sig/$1.ready" "$T/sig/$1.go" >"$T/sig/$1.out" 2>&1 &
+	HOLD=$!
+	CLIENTS+=("$HOLD")
+	wait_for 15 "[ -e '$T/sig/$1.ready' ]"
+	HID=$(sed -n 's/^ident //p' "$T/sig/$1.out")
+	if [ -n "$HID" ] && wait_for 5 "ident_held $HID"; then
+		pass "$LABEL/$1_entry_while_held"
+	else
+		fail "$LABEL/$1_entry_while_held" "ident '$HID'; map: $(idents4 | tr '\n' ' '); $(tr '\n' '|' <"$T/sig/$1.out")"
+	fi
+}
+# gone NAME: the entry of HID goes within 6 s (a busy machine's margin
+# over the scan's second).
+gone() {
+	local t0; t0=$(ms)
+	if [ -n "$HID" ] && wait_for 6 "ident_gone $HID"; then
+		pass "$LABEL/$1"
+		echo "# $1: gone after $(($(ms) - t0)) ms"
+	else
+		fail "$LABEL/$1" "ident $HID still in the map after 6 s: $(idents4 | tr '\n' ' ')"
+	fi
+}
+conf "" || { fail "$LABEL/setup" "pingsockd"; ns_done; }
+hold_ident idents_close
+: >"$T/sig/idents_close.go"
+wait "$HOLD"
+gone idents_pruned_on_close
+hold_ident idents_sigkill
+kill -KILL "${SHIM_DAEMON[d]}"
+wait "${SHIM_DAEMON[d]}" 2>/dev/null
+SHIM_DAEMON[d]=
+: >"$T/sig/idents_sigkill.go"
+wait "$HOLD"
+# No daemon: nothing takes the entry (the case below means something).
+sleep 1.5
+if ident_held "$HID"; then
+	pass "$LABEL/idents_stale_without_daemon"
+else
+	fail "$LABEL/idents_stale_without_daemon" "map: $(idents4 | tr '\n' ' ')"
+fi
+shim_daemon_restart d --config "$T/guard.conf" ||
+	{ fail "$LABEL/setup" "pingsockd restart"; ns_done; }
+gone idents_stale_pruned_after_restart
+
+# ==== 11. a pin directory or cgroup others may touch: no guard ============
+# Daemons in a namespace of their own (q), each stopped once it has said
+# whether it has a guard: a pin directory of uid 65534's, a symbolic
+# link as the pin directory, a --bpf-cgroup whose parent's cgroup.procs
+# is uid 65534's (a delegated subtree) are refused ("no BPF guard").
+ns_new q closed || { fail "$LABEL/setup" "namespace q"; ns_done; }
+# lone ARGS...: a daemon in q with ARGS (after daemon_start's --bpf-*
+# options: the last wins); its log's line on the guard.
+lone() {
+	: >"$T/q.log"
+	rm -f "$(ns_sock q)"
+	if daemon_start q "$@"; then
+		wait_for 10 "grep -q 'BPF guard' '$T/q.log'"
+		daemon_stop
+	fi
+	grep -m1 'BPF guard' "$T/q.log" || echo "no guard line: $(tr '\n' '|' <"$T/q.log")"
+}
+B=$T/bpffs
+if ! { mkdir "$B/q-user" && chown 65534 "$B/q-user"; }; then
+	fail "$LABEL/setup" "pin directory of uid 65534"
+fi
+o=$(lone --bpf-pin-dir "$B/q-user")
+check pin_dir_not_roots_no_guard "no BPF guard \($B/q-user: not root's alone" "$o"
+if ! { mkdir -m 700 "$B/q-real" && ln -s q-real "$B/q-link"; }; then
+	fail "$LABEL/setup" "pin directory symbolic link"
+fi
+o=$(lone --bpf-pin-dir "$B/q-link")
+check pin_dir_symlink_no_guard "no BPF guard \($B/q-link: not root's alone" "$o"
+o=$(find "$B/q-real" "$B/q-user" -mindepth 1 2>&1)
+if [ -z "$o" ]; then
+	pass "$LABEL/pin_dir_refused_nothing_pinned"
+else
+	fail "$LABEL/pin_dir_refused_nothing_pinned" "$(tr '\n' ' ' <<<"$o")"
+fi
+# The delegated cgroup: known to ns_cleanup too (child first), should a
+# case fail with a daemon in it.
+CGU=$cg2/pingsock-test-$NS_PREFIX-user
+NS_CGROUPS+=("$CGU/child" "$CGU")
+if mkdir "$CGU" && chown 65534 "$CGU/cgroup.procs" && mkdir "$CGU/child"; then
+	o=$(lone --bpf-cgroup "$CGU/child")
+	check cgroup_not_roots_no_guard "no BPF guard \(cgroup $CGU/child: .*not root's alone" "$o"
+	[ -z "$(cat "$CGU/child/cgroup.procs")" ] ||
+		fail "$LABEL/cgroup_not_roots_not_joined" "$(cat "$CGU/child/cgroup.procs")"
+else
+	fail "$LABEL/setup" "cgroup $CGU of uid 65534"
+fi
+rmdir "$CGU/child" "$CGU" 2>/dev/null
 
 if [ "$FAILED" != 0 ]; then
 	echo "# the daemon's log, last lines:"
