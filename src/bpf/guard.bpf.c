@@ -271,40 +271,44 @@ static __always_inline bool dest_allowed(struct __sk_buff *skb,
 	return net_allowed4(c, p->addr) && route_allowed4(skb, c, hl);
 }
 
-/* Replies to a group, a broadcast or "any" come from other addresses. */
-static __always_inline bool any_source(const struct pkt *p)
+/* May replies to a request sent to p's address come from any address (a
+ * group, a broadcast address of this namespace, the unspecified)? */
+static __always_inline bool any_source(const __u8 *addr, bool v6)
 {
 	__u32 a4;
 
-	if (p->v6) {
+	if (v6) {
 		__u64 w0, w1;
 
-		__builtin_memcpy(&w0, p->addr, 8);
-		__builtin_memcpy(&w1, p->addr + 8, 8);
-		return p->addr[0] == 0xff || (w0 == 0 && w1 == 0);
+		__builtin_memcpy(&w0, addr, 8);
+		__builtin_memcpy(&w1, addr + 8, 8);
+		return addr[0] == 0xff || (w0 == 0 && w1 == 0);
 	}
-	__builtin_memcpy(&a4, p->addr, 4);
-	if ((p->addr[0] & 0xf0) == 0xe0 || a4 == 0 || a4 == 0xffffffff)
+	__builtin_memcpy(&a4, addr, 4);
+	if ((addr[0] & 0xf0) == 0xe0 || a4 == 0 || a4 == 0xffffffff)
 		return true;
 	return bpf_map_lookup_elem(&bcast4, &a4) != NULL;
 }
 
+/* The user's entry (the daemon makes it; the programs only for a socket
+ * an earlier daemon handed out).  NULL: the map is full. */
+static __always_inline struct guard_user *user_of(__u32 uid)
+{
+	struct guard_user *u = bpf_map_lookup_elem(&users, &uid), fresh = {};
+
+	if (u)
+		return u;
+	bpf_map_update_elem(&users, &uid, &fresh, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&users, &uid);
+}
+
 /* The user's bucket: may one more request go now? */
-static __always_inline bool take_token(__u32 uid, const struct guard_conf *c,
-				       __u64 now)
+static __always_inline bool take_token(struct guard_user *u,
+				       const struct guard_conf *c, __u64 now)
 {
 	__u64 cost = NSEC / c->rate, cap = cost * (c->burst ? c->burst : 1);
-	struct guard_user *u = bpf_map_lookup_elem(&users, &uid), fresh = {};
 	bool ok;
 
-	if (!u) {
-		fresh.tokens_ns = cap;
-		fresh.last_ns = now;
-		bpf_map_update_elem(&users, &uid, &fresh, BPF_NOEXIST);
-		u = bpf_map_lookup_elem(&users, &uid);
-		if (!u)
-			return false;
-	}
 	bpf_spin_lock(&u->lock);
 	if (now > u->last_ns) {
 		u->tokens_ns += now - u->last_ns;
@@ -319,27 +323,6 @@ static __always_inline bool take_token(__u32 uid, const struct guard_conf *c,
 	return ok;
 }
 
-/* The user's totals (made on first use; none if the map is full). */
-static __always_inline void user_count(__u32 uid, int what)
-{
-	struct guard_user *u = bpf_map_lookup_elem(&users, &uid), fresh = {};
-
-	if (!u) {
-		bpf_map_update_elem(&users, &uid, &fresh, BPF_NOEXIST);
-		u = bpf_map_lookup_elem(&users, &uid);
-		if (!u)
-			return;
-	}
-	if (what == 0)
-		__sync_fetch_and_add(&u->requests, 1);
-	else if (what == 1)
-		__sync_fetch_and_add(&u->replies, 1);
-	else if (what == 2)
-		__sync_fetch_and_add(&u->refused, 1);
-	else
-		__sync_fetch_and_add(&u->forged, 1);
-}
-
 static __always_inline __u32 addr_hash(const struct pkt *p)
 {
 	__u32 w[4];
@@ -349,97 +332,102 @@ static __always_inline __u32 addr_hash(const struct pkt *p)
 		(w[3] * 0xc2b2ae35u)) | 1;	/* never 0, a free slot */
 }
 
-static __always_inline __u32 slot_of(const struct pkt *p, bool probe)
+static __always_inline __u32 slot_of(__u16 seq, bool probe)
 {
-	return (probe ? p->seq >> 8 : p->seq) % GUARD_RING;
+	return (probe ? seq >> 8 : seq) % GUARD_RING;
 }
 
-static __always_inline void put_req(struct guard_req *r, const struct pkt *p,
-				    bool probe, bool any)
+/* Under the socket's lock: a destination counted, once (GUARD_DESTS,
+ * then capped).  1 if it is a new one. */
+static __always_inline int count_dest(struct guard_sock *g, __u32 h)
 {
-	__builtin_memcpy(r->addr, p->addr, 16);
-	r->seq = p->seq;
-	r->flags = GUARD_REQ_USED | (probe ? GUARD_REQ_PROBE : 0) |
-		   (any ? GUARD_REQ_ANYSRC : 0);
-}
-
-/* Under the socket's lock: the request, and its destination counted. */
-static __always_inline void record(struct guard_sock *g, const struct pkt *p,
-				   bool probe, bool any, __u32 h)
-{
-	bool seen = false;
-
-	put_req(&g->ring[slot_of(p, probe)], p, probe, any);
-	g->c.requests++;
 	for (int i = 0; i < GUARD_DESTS; i++) {
-		if (g->dests[i] == h) {
-			seen = true;
-			break;
-		}
+		if (g->dests[i] == h)
+			return 0;
 		if (g->dests[i] == 0) {
 			g->dests[i] = h;
-			g->c.ndests++;
-			seen = true;
-			break;
+			g->ndests++;
+			return 1;
 		}
 	}
-	if (!seen)
-		g->c.capped = 1;
+	g->capped = 1;
+	return 0;
 }
 
-/* The socket's counts, copied where the daemon reads them. */
-static __always_inline void publish(struct __sk_buff *skb,
-				    struct guard_sock *g)
+/* The socket's counts (the daemon's table and close record read them). */
+static __always_inline struct guard_counts *counts_of(struct __sk_buff *skb)
 {
 	__u64 cookie = bpf_get_socket_cookie(skb);
-	struct guard_counts *lc = bpf_map_lookup_elem(&live, &cookie), snap;
 
-	if (!lc)
-		return;
-	bpf_spin_lock(&g->lock);
-	snap = g->c;
-	bpf_spin_unlock(&g->lock);
-	*lc = snap;
+	return bpf_map_lookup_elem(&live, &cookie);
 }
 
-static __always_inline int refuse(struct __sk_buff *skb, struct guard_sock *g,
-				  int verdict)
+static __always_inline int refuse(struct guard_counts *lc,
+				  const struct guard_sock *g, int verdict)
 {
-	__sync_fetch_and_add(&g->c.refused, 1);
-	user_count(g->uid, 2);
-	publish(skb, g);
+	struct guard_user *u = bpf_map_lookup_elem(&users, &g->uid);
+
+	if (lc)
+		__sync_fetch_and_add(&lc->refused, 1);
+	if (u)
+		__sync_fetch_and_add(&u->refused, 1);
 	return verdict;
 }
 
-/* The request again, under its identifier, for the ICMP errors that may
- * quote it (guard_nf.bpf.c; no entry: the daemon has not made one). */
-static __always_inline void record_ident(const struct bpf_sock *sk,
-					 const struct pkt *p, bool probe,
-					 bool any)
+/* The request, under its identifier: the replies and the ICMP errors
+ * that answer it are checked against it (here and guard_nf.bpf.c). */
+static __always_inline void record(const struct bpf_sock *sk,
+				   const struct pkt *p, bool probe)
 {
 	struct guard_ident k = {
 		.ident = (__u16)sk->src_port, .family = p->v6 ? 10 : 2,
 	};
 	struct guard_reqs *rq = bpf_map_lookup_elem(&idents, &k);
+	struct guard_req *r;
 
 	if (!rq)
 		return;
+	r = &rq->ring[slot_of(p->seq, probe)];
 	bpf_spin_lock(&rq->lock);
-	put_req(&rq->ring[slot_of(p, probe)], p, probe, any);
+	__builtin_memcpy(r->addr, p->addr, 16);
+	r->seq = p->seq;
+	r->flags = GUARD_REQ_USED | (probe ? GUARD_REQ_PROBE : 0);
 	bpf_spin_unlock(&rq->lock);
+}
+
+/* min_interval and the socket's destinations, under its lock: 0 to go,
+ * -1 too early.  *fresh: a destination not seen before. */
+static __always_inline int pace(struct guard_sock *g,
+				const struct guard_conf *c,
+				const struct pkt *p, __u64 now, int *fresh)
+{
+	__u64 gap = (__u64)c->min_interval_ms * 1000000u;
+	__u32 h = addr_hash(p);
+	int rc = 0;
+
+	bpf_spin_lock(&g->lock);
+	if (gap && g->last_ns && now - g->last_ns < gap) {
+		rc = -1;
+	} else {
+		g->last_ns = now;
+		*fresh = count_dest(g, h);
+	}
+	bpf_spin_unlock(&g->lock);
+	return rc;
 }
 
 SEC("cgroup_skb/egress")
 int ps_egress(struct __sk_buff *skb)
 {
 	struct bpf_sock *sk = ping_sock(skb);
+	struct guard_counts *lc;
+	struct guard_user *u;
 	struct guard_sock *g;
 	struct guard_conf *c;
 	struct pkt p = {};
-	__u32 zero = 0, hl = 0, h;
-	__u64 now, gap;
-	bool probe, any, early;
-	int rc;
+	__u32 zero = 0, hl = 0;
+	__u64 now;
+	int rc, fresh = 0;
 
 	if (!sk)
 		return PASS;
@@ -447,32 +435,31 @@ int ps_egress(struct __sk_buff *skb)
 	c = bpf_map_lookup_elem(&conf, &zero);
 	if (!g || !c || !c->ready)
 		return DROP;
+	lc = counts_of(skb);
 	rc = sk->family == 10 ? parse6(skb, &p, true)
 			      : parse4(skb, &p, true, &hl);
 	if (rc || (p.type != 8 && p.type != 42 && p.type != 128 &&
 		   p.type != 160))
-		return refuse(skb, g, DROP);
-	if (p.len > c->max_request || !dest_allowed(skb, c, &p, hl))
-		return refuse(skb, g, DROP);
+		return refuse(lc, g, DROP);
+	if (p.len > c->max_request ||
+	    ((c->nets || hl > 20) && !dest_allowed(skb, c, &p, hl)))
+		return refuse(lc, g, DROP);
 	now = bpf_ktime_get_ns();
-	gap = (__u64)c->min_interval_ms * 1000000u;
-	bpf_spin_lock(&g->lock);
-	early = gap && g->last_ns && now - g->last_ns < gap;
-	bpf_spin_unlock(&g->lock);
-	if (early)
-		return refuse(skb, g, DROP_CN);
-	if (c->rate && !take_token(g->uid, c, now))
-		return refuse(skb, g, DROP_CN);
-	probe = p.type == 42 || p.type == 160;
-	any = any_source(&p);
-	h = addr_hash(&p);
-	bpf_spin_lock(&g->lock);
-	g->last_ns = now;
-	record(g, &p, probe, any, h);
-	bpf_spin_unlock(&g->lock);
-	record_ident(sk, &p, probe, any);
-	user_count(g->uid, 0);
-	publish(skb, g);
+	if (pace(g, c, &p, now, &fresh))
+		return refuse(lc, g, DROP_CN);
+	u = user_of(g->uid);
+	if (c->rate && (!u || !take_token(u, c, now)))
+		return refuse(lc, g, DROP_CN);
+	record(sk, &p, p.type == 42 || p.type == 160);
+	if (u)
+		__sync_fetch_and_add(&u->requests, 1);
+	if (lc) {
+		__sync_fetch_and_add(&lc->requests, 1);
+		if (fresh)
+			__sync_fetch_and_add(&lc->ndests, 1);
+		if (g->capped)
+			lc->capped = 1;
+	}
 	return PASS;
 }
 
@@ -485,62 +472,72 @@ static __always_inline bool same16(const __u8 *a, const __u8 *b)
 	return x[0] == y[0] && x[1] == y[1];
 }
 
-/* Does the reply in p answer a request of g's ring? */
-static __always_inline bool answers(struct guard_sock *g, const struct pkt *p,
-				    bool probe)
+/*
+ * Does the reply in p answer a request of the identifier's?  1: yes;
+ * 2: the sequence matches but the reply comes from elsewhere (*dst: where
+ * the request went, for a group's check); 0: no.
+ */
+static __always_inline int answers(struct guard_reqs *rq, const struct pkt *p,
+				   bool probe, __u8 *dst)
 {
-	struct guard_req *r = &g->ring[slot_of(p, probe)];
-	bool same_seq, same_addr;
+	struct guard_req *r = &rq->ring[slot_of(p->seq, probe)];
+	int rc = 0;
 
-	if (!(r->flags & GUARD_REQ_USED) ||
-	    !(r->flags & GUARD_REQ_PROBE) != !probe)
-		return false;
-	same_seq = probe ? (r->seq >> 8) == (p->seq >> 8) : r->seq == p->seq;
-	same_addr = same16(r->addr, p->addr);
-	return same_seq && (same_addr || (r->flags & GUARD_REQ_ANYSRC));
+	bpf_spin_lock(&rq->lock);
+	if ((r->flags & GUARD_REQ_USED) &&
+	    !(r->flags & GUARD_REQ_PROBE) == !probe &&
+	    (probe ? (r->seq >> 8) == (p->seq >> 8) : r->seq == p->seq)) {
+		rc = same16(r->addr, p->addr) ? 1 : 2;
+		__builtin_memcpy(dst, r->addr, 16);
+	}
+	bpf_spin_unlock(&rq->lock);
+	return rc;
 }
 
 SEC("cgroup_skb/ingress")
 int ps_ingress(struct __sk_buff *skb)
 {
 	struct bpf_sock *sk = ping_sock(skb);
-	struct guard_sock *g;
+	struct guard_ident k = {};
+	struct guard_counts *lc;
+	struct guard_reqs *rq;
 	struct pkt p = {};
+	__u8 dst[16] = {};
 	__u32 hl = 0;
 	bool probe, ok;
 	int rc;
 
 	if (!sk)
 		return PASS;
-	g = bpf_sk_storage_get(&socks, sk, 0, 0);
-	if (!g)
-		return DROP;
+	k.ident = (__u16)sk->src_port;
+	k.family = sk->family == 10 ? 10 : 2;
+	rq = bpf_map_lookup_elem(&idents, &k);
+	if (!rq)
+		return DROP;	/* not a socket the daemon handed out */
 	rc = sk->family == 10 ? parse6(skb, &p, false)
 			      : parse4(skb, &p, false, &hl);
 	if (rc)
 		return DROP;
 	probe = p.type == 43 || p.type == 161;
+	rc = answers(rq, &p, probe, dst);
 	/* A reply on the loopback device comes from this host itself (only
 	 * root could forge one there): to a group or broadcast request the
 	 * host's own answer can come before egress has recorded the request
 	 * (the looped-back copy is handled first). */
-	bpf_spin_lock(&g->lock);
-	ok = answers(g, &p, probe) || skb->ingress_ifindex == LOOPBACK_IFINDEX;
-	if (ok)
-		g->c.replies++;
-	else
-		g->c.forged++;
-	bpf_spin_unlock(&g->lock);
-	user_count(g->uid, ok ? 1 : 3);
-	publish(skb, g);
+	ok = rc == 1 || (rc == 2 && any_source(dst, p.v6)) ||
+	     skb->ingress_ifindex == LOOPBACK_IFINDEX;
+	lc = counts_of(skb);
+	if (lc)
+		__sync_fetch_and_add(ok ? &lc->replies : &lc->forged, 1);
 	return ok ? PASS : DROP;
 }
 
 SEC("cgroup/sock_release")
 int ps_release(struct bpf_sock *sk)
 {
-	struct guard_sock *g;
 	struct guard_closed rec = {};
+	struct guard_counts *lc;
+	struct guard_sock *g;
 	__u64 cookie;
 
 	if (!is_ping(sk))
@@ -549,8 +546,11 @@ int ps_release(struct bpf_sock *sk)
 	if (!g)
 		return 1;
 	cookie = bpf_get_socket_cookie(sk);
+	lc = bpf_map_lookup_elem(&live, &cookie);
+	if (!lc)
+		return 1;
 	rec.uid = g->uid;
-	rec.c = g->c;
+	rec.c = *lc;
 	/* Full: the live entry stays, for the daemon to read instead. */
 	if (bpf_map_update_elem(&closed, &cookie, &rec, BPF_ANY) == 0)
 		bpf_map_delete_elem(&live, &cookie);

@@ -23,6 +23,8 @@ struct guard_conf {
 	__u32 max_request;	/* bytes of ICMP message, header included */
 	__u32 any_allow;	/* outside the allowed networks is denied */
 	__u32 ready;		/* set once the daemon has written the rest */
+	__u32 nets;		/* deny/allow lines: 0, no trie to look in */
+	__u32 pad;
 };
 
 /* LPM trie keys: prefix length in bits, then the address. */
@@ -58,7 +60,6 @@ struct guard_counts {
 
 #define GUARD_REQ_USED 1
 #define GUARD_REQ_PROBE 2	/* an Extended Echo Request (RFC 8335) */
-#define GUARD_REQ_ANYSRC 4	/* to a group: any source may answer */
 
 /* One request sent, in the ring slot its sequence number picks. */
 struct guard_req {
@@ -69,14 +70,15 @@ struct guard_req {
 };
 
 /* Socket storage of a brokered socket, set by the daemon before it
- * hands the socket out. */
+ * hands the socket out.  Its counts are in the live map (by cookie), its
+ * requests in the idents map (by identifier). */
 struct guard_sock {
 	GUARD_LOCK lock;
 	__u32 uid;
 	__u64 last_ns;		/* the last request's time, for min_interval */
-	struct guard_counts c;
 	__u32 dests[GUARD_DESTS];	/* hashes of the destinations seen */
-	struct guard_req ring[GUARD_RING];
+	__u32 ndests;
+	__u32 capped;
 };
 
 /* An identifier a brokered socket holds, by family (AF_INET, AF_INET6):

@@ -71,22 +71,6 @@ static void bsock_take(struct server *s, struct ssock *ss, int k, int fd,
 	pstab_add_foreign(s->tab, ss->family, ident);
 }
 
-/* Does any broker socket that still exists hold this identifier? */
-static bool bsock_ident_held(const struct server *s, int family,
-			     uint16_t ident)
-{
-	for (uint32_t i = 1; i < s->nslots; i++) {
-		const struct ssock *d = s->slots[i].ss;
-
-		if (!d || !d->broker || d->family != family)
-			continue;
-		for (int k = 0; k < 2; k++)
-			if (d->k[k].ino && d->k[k].ident == ident)
-				return true;
-	}
-	return false;
-}
-
 /* What the guard counted for a socket that is gone, into ss's totals. */
 static void bsock_tally(struct server *s, struct ssock *ss, int k)
 {
@@ -129,10 +113,8 @@ static void bsock_drop(struct server *s, struct ssock *ss, int k)
 
 	if (!ss->k[k].ino)
 		return;
-	bsock_tally(s, ss, k);
+	bsock_tally(s, ss, k);	/* its identifier goes at the scan's prune */
 	ss->k[k].ino = 0;
-	if (s->conf.guard && !bsock_ident_held(s, ss->family, ss->k[k].ident))
-		guard_forget_ident(s->conf.guard, ss->family, ss->k[k].ident);
 	s->nbroker--;
 	if (u) {
 		if (u->nsockets)
@@ -437,12 +419,48 @@ static int ino_cmp(const void *a, const void *b)
 
 /* Read /proc/net/icmp and icmp6: the identifiers of the kernel's sockets
  * for relay's automatic binding, and which of ours still exist. */
+/*
+ * The guard's identifier entries that no socket holds go.  /proc/net/icmp
+ * can miss a socket while others come and go during the read (it is read
+ * by position), so an entry goes only if neither a record of ours holds
+ * its identifier nor the kernel listed it, in two reads in a row.
+ */
+static void prune_idents(struct server *s, int family, const uint8_t *listed)
+{
+	static uint8_t missed[2][65536 / 8], keep[65536 / 8];
+	uint8_t *m = missed[family == AF_INET6];
+
+	memcpy(keep, listed, sizeof(keep));
+	for (uint32_t i = 1; i < s->nslots; i++) {
+		const struct ssock *d = s->slots[i].ss;
+
+		for (int k = 0; d && d->broker && d->family == family && k < 2;
+		     k++)
+			if (d->k[k].ino)
+				keep[d->k[k].ident / 8] |=
+					(uint8_t)(1u << (d->k[k].ident % 8));
+	}
+	for (size_t i = 0; i < sizeof(keep); i++) {
+		uint8_t gone = (uint8_t)~keep[i];
+
+		keep[i] |= (uint8_t)~m[i];	/* missed once: kept once more */
+		m[i] = gone;
+	}
+	guard_prune_idents(s->conf.guard, family, keep);
+}
+
 static bool read_kernel(struct server *s, unsigned long **inos, size_t *n)
 {
 	static uint8_t bitmap[65536 / 8];
 	struct hostenv_scan sc = { .bitmap = bitmap,
 				   .owner = (uint32_t)s->conf.self_uid };
-	bool ok = true;
+	uint64_t now = loop_now_ns();
+	/* The guard's identifiers, against the list: once a second (a walk
+	 * of its map), not at every scan a hang-up asks for. */
+	bool ok = true, prune = s->conf.guard && now >= s->idents_pruned_ns;
+
+	if (prune)
+		s->idents_pruned_ns = now + 1000000000u;
 
 	sc.cap = s->nbroker + 64;	/* ours, and some made meanwhile */
 	sc.inos = s->nbroker ? calloc(sc.cap, sizeof(*sc.inos)) : NULL;
@@ -451,9 +469,8 @@ static bool read_kernel(struct server *s, unsigned long **inos, size_t *n)
 
 		if (hostenv_kernel_scan(s->conf.host, family, &sc) == 0) {
 			pstab_set_foreign(s->tab, family, bitmap);
-			if (s->conf.guard)
-				guard_prune_idents(s->conf.guard, family,
-						   bitmap);
+			if (prune)
+				prune_idents(s, family, bitmap);
 		} else {
 			ok = false;
 		}
@@ -480,19 +497,45 @@ static bool ino_listed(unsigned long ino, const unsigned long *inos, size_t n)
  * closed.  A record goes when its sockets are gone and its liveness pair
  * hung up; only then is it closed in the audit.
  */
-/* Is cookie one of a record's sockets (its close record ours to take)? */
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The cookies of the records' sockets, sorted, for cookie_known(). */
+struct cookies {
+	uint64_t *v;
+	size_t n;
+};
+
 static bool cookie_known(void *ctx, uint64_t cookie)
 {
-	const struct server *s = ctx;
+	const struct cookies *c = ctx;
 
+	return bsearch(&cookie, c->v, c->n, sizeof(*c->v), u64_cmp) != NULL;
+}
+
+/* Close records nobody will take (an earlier daemon's sockets) go; ours
+ * stay for the scan that sees their socket gone.  O(n log n). */
+static void prune_closed(struct server *s)
+{
+	struct cookies c = { calloc(2 * (size_t)s->nslots + 1, sizeof(uint64_t)),
+			     0 };
+
+	if (!c.v)
+		return;
 	for (uint32_t i = 1; i < s->nslots; i++) {
 		const struct ssock *d = s->slots[i].ss;
 
-		if (d && d->broker &&
-		    (d->k[0].cookie == cookie || d->k[1].cookie == cookie))
-			return true;
+		for (int k = 0; d && d->broker && k < 2; k++)
+			if (d->k[k].cookie)
+				c.v[c.n++] = d->k[k].cookie;
 	}
-	return false;
+	qsort(c.v, c.n, sizeof(*c.v), u64_cmp);
+	guard_prune_closed(s->conf.guard, cookie_known, &c);
+	free(c.v);
 }
 
 void bsock_scan(struct server *s)
@@ -515,7 +558,7 @@ void bsock_scan(struct server *s)
 	}
 	free(inos);
 	if (complete && s->conf.guard)
-		guard_prune_closed(s->conf.guard, cookie_known, s);
+		prune_closed(s);
 }
 
 void bsock_scan_timer(void *data)

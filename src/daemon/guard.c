@@ -333,7 +333,7 @@ int guard_set_policy(struct guard *g, const struct policy *p)
 		.rate = p->rate, .burst = p->burst,
 		.min_interval_ms = p->min_interval_ms,
 		.max_request = p->max_request, .any_allow = p->any_allow,
-		.ready = 1,
+		.ready = 1, .nets = p->nnets,
 	};
 	struct guard_conf old = { 0 }, during;
 	uint32_t zero = 0;
@@ -344,6 +344,7 @@ int guard_set_policy(struct guard *g, const struct policy *p)
 	bpf_map_lookup_elem(g->conf, &zero, &old);
 	during = c;
 	during.any_allow = old.any_allow || c.any_allow;
+	during.nets = old.nets + c.nets;	/* the trie is looked in */
 	if (bpf_map_update_elem(g->conf, &zero, &during, BPF_ANY))
 		return -errno;
 	for (unsigned i = 0; i < p->nnets; i++)
@@ -416,13 +417,6 @@ void guard_prune_users(struct guard *g, bool (*known)(void *, uid_t),
 	}
 }
 
-void guard_forget_ident(struct guard *g, int family, uint16_t ident)
-{
-	struct guard_ident k = { .ident = ident, .family = (uint8_t)family };
-
-	bpf_map_delete_elem(g->idents, &k);
-}
-
 void guard_prune_idents(struct guard *g, int family, const uint8_t *bound)
 {
 	struct guard_ident key = { 0 }, next = { 0 };	/* valgrind: set */
@@ -443,6 +437,7 @@ int guard_add(struct guard *g, int fd, int family, uint16_t ident,
 	      bool chosen, uid_t uid, uint64_t *cookie)
 {
 	struct guard_sock *v = calloc(1, sizeof(*v));
+	struct guard_counts zero = { 0 };
 	socklen_t len = sizeof(*cookie);
 	int rc = 0;
 
@@ -450,7 +445,7 @@ int guard_add(struct guard *g, int fd, int family, uint16_t ident,
 		return -ENOMEM;
 	v->uid = (uint32_t)uid;
 	if (getsockopt(fd, SOL_SOCKET, SO_COOKIE, cookie, &len) ||
-	    bpf_map_update_elem(g->live, cookie, &v->c, BPF_ANY) ||
+	    bpf_map_update_elem(g->live, cookie, &zero, BPF_ANY) ||
 	    bpf_map_update_elem(g->socks, &fd, v, BPF_NOEXIST))
 		rc = -errno;
 	free(v);

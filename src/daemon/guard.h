@@ -56,8 +56,6 @@ int guard_set_policy(struct guard *g, const struct policy *p);
  */
 int guard_add(struct guard *g, int fd, int family, uint16_t ident,
 	      bool chosen, uid_t uid, uint64_t *cookie);
-/* No socket holds the identifier any more: its requests are forgotten. */
-void guard_forget_ident(struct guard *g, int family, uint16_t ident);
 /* Every identifier of family that no kernel ping socket is bound to (a bit
  * clear in the 65,536-bit map bound, as /proc/net/icmp lists them) is
  * forgotten: entries a killed daemon left behind go at the next scan. */

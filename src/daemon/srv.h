@@ -176,6 +176,7 @@ struct server {
 	uint64_t netns;		/* SO_NETNS_COOKIE of the raw socket's */
 	unsigned fd_budget;	/* descriptors for clients (uidtab UID_FDS) */
 	unsigned nbroker;	/* kernel sockets handed out, alive */
+	uint64_t idents_pruned_ns;	/* the guard's identifiers, next */
 	struct loop_timer scan_timer;	/* a /proc scan soon (bsock.c) */
 	uint16_t brover[2];	/* broker identifiers, by family */
 	struct rate_bucket scans;	/* bsock_scan_allowed() */
