@@ -143,17 +143,28 @@ static __always_inline int read_icmp(struct __sk_buff *skb, __u32 off,
 static __always_inline int parse4(struct __sk_buff *skb, struct pkt *p,
 				  bool egress, __u32 *hl)
 {
-	struct iphdr ip;
+	struct {
+		struct iphdr ip;
+		__u8 icmp[8];
+	} h;
 
-	if (bpf_skb_load_bytes(skb, 0, &ip, sizeof(ip)))
+	/* The header and the ICMP header at once when there are no options
+	 * (one load, the usual packet). */
+	if (bpf_skb_load_bytes(skb, 0, &h, sizeof(h)) &&
+	    bpf_skb_load_bytes(skb, 0, &h.ip, sizeof(h.ip)))
 		return -1;
-	*hl = (__u32)ip.ihl * 4;
-	if (*hl < sizeof(ip) || ip.protocol != IPPROTO_ICMP)
+	*hl = (__u32)h.ip.ihl * 4;
+	if (*hl < sizeof(h.ip) || h.ip.protocol != IPPROTO_ICMP)
 		return -1;
 	__builtin_memset(p->addr, 0, sizeof(p->addr));
-	__builtin_memcpy(p->addr, egress ? &ip.daddr : &ip.saddr, 4);
+	__builtin_memcpy(p->addr, egress ? &h.ip.daddr : &h.ip.saddr, 4);
 	p->v6 = 0;
-	return read_icmp(skb, *hl, p);
+	if (*hl != sizeof(h.ip) || skb->len < sizeof(h))
+		return read_icmp(skb, *hl, p);
+	p->type = h.icmp[0];
+	p->seq = (__u16)(h.icmp[6] << 8 | h.icmp[7]);
+	p->len = skb->len - *hl;
+	return 0;
 }
 
 /* Hop-by-hop and destination options are stepped over; a routing
@@ -271,6 +282,15 @@ static __always_inline bool dest_allowed(struct __sk_buff *skb,
 	return net_allowed4(c, p->addr) && route_allowed4(skb, c, hl);
 }
 
+static __always_inline bool same16(const __u8 *a, const __u8 *b)
+{
+	__u64 x[2], y[2];
+
+	__builtin_memcpy(x, a, 16);
+	__builtin_memcpy(y, b, 16);
+	return x[0] == y[0] && x[1] == y[1];
+}
+
 /* May replies to a request sent to p's address come from any address (a
  * group, a broadcast address of this namespace, the unspecified)? */
 static __always_inline bool any_source(const __u8 *addr, bool v6)
@@ -337,7 +357,7 @@ static __always_inline __u32 slot_of(__u16 seq, bool probe)
 	return (probe ? seq >> 8 : seq) % GUARD_RING;
 }
 
-/* Under the socket's lock: a destination counted, once (GUARD_DESTS,
+/* A destination counted, once (GUARD_DESTS,
  * then capped).  1 if it is a new one. */
 static __always_inline int count_dest(struct guard_sock *g, __u32 h)
 {
@@ -395,24 +415,30 @@ static __always_inline void record(const struct bpf_sock *sk,
 	bpf_spin_unlock(&rq->lock);
 }
 
-/* min_interval and the socket's destinations, under its lock: 0 to go,
- * -1 too early.  *fresh: a destination not seen before. */
+/* min_interval and the socket's destinations: 0 to go,
+ * -1 too early.  same: to the destination allowed last, under this
+ * policy (counted already); *fresh: a destination not seen before. */
 static __always_inline int pace(struct guard_sock *g,
 				const struct guard_conf *c,
-				const struct pkt *p, __u64 now, int *fresh)
+				const struct pkt *p, __u64 now, bool same,
+				int *fresh)
 {
 	__u64 gap = (__u64)c->min_interval_ms * 1000000u;
-	__u32 h = addr_hash(p);
+	__u32 h = same ? 0 : addr_hash(p);
 	int rc = 0;
 
-	bpf_spin_lock(&g->lock);
+	/* No lock: only egress writes these, and a socket's sends are
+	 * serialised (lock_sock, under which the hook runs). */
 	if (gap && g->last_ns && now - g->last_ns < gap) {
 		rc = -1;
 	} else {
 		g->last_ns = now;
-		*fresh = count_dest(g, h);
+		if (!same) {
+			*fresh = count_dest(g, h);
+			__builtin_memcpy(g->last_dst, p->addr, 16);
+			g->last_gen = c->gen;
+		}
 	}
-	bpf_spin_unlock(&g->lock);
 	return rc;
 }
 
@@ -428,6 +454,7 @@ int ps_egress(struct __sk_buff *skb)
 	__u32 zero = 0, hl = 0;
 	__u64 now;
 	int rc, fresh = 0;
+	bool same;
 
 	if (!sk)
 		return PASS;
@@ -441,11 +468,16 @@ int ps_egress(struct __sk_buff *skb)
 	if (rc || (p.type != 8 && p.type != 42 && p.type != 128 &&
 		   p.type != 160))
 		return refuse(lc, g, DROP);
-	if (p.len > c->max_request ||
-	    ((c->nets || hl > 20) && !dest_allowed(skb, c, &p, hl)))
+	if (p.len > c->max_request)
+		return refuse(lc, g, DROP);
+	/* Read unlocked: a socket's sends are serialised (lock_sock), and
+	 * the hook runs under that lock. */
+	same = hl <= 20 && g->last_gen == c->gen && c->gen &&
+	       same16(g->last_dst, p.addr);
+	if (!same && (c->nets || hl > 20) && !dest_allowed(skb, c, &p, hl))
 		return refuse(lc, g, DROP);
 	now = bpf_ktime_get_ns();
-	if (pace(g, c, &p, now, &fresh))
+	if (pace(g, c, &p, now, same, &fresh))
 		return refuse(lc, g, DROP_CN);
 	u = user_of(g->uid);
 	if (c->rate && (!u || !take_token(u, c, now)))
@@ -463,14 +495,6 @@ int ps_egress(struct __sk_buff *skb)
 	return PASS;
 }
 
-static __always_inline bool same16(const __u8 *a, const __u8 *b)
-{
-	__u64 x[2], y[2];
-
-	__builtin_memcpy(x, a, 16);
-	__builtin_memcpy(y, b, 16);
-	return x[0] == y[0] && x[1] == y[1];
-}
 
 /*
  * Does the reply in p answer a request of the identifier's?  1: yes;

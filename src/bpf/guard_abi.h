@@ -24,7 +24,7 @@ struct guard_conf {
 	__u32 any_allow;	/* outside the allowed networks is denied */
 	__u32 ready;		/* set once the daemon has written the rest */
 	__u32 nets;		/* deny/allow lines: 0, no trie to look in */
-	__u32 pad;
+	__u32 gen;		/* changed at each write: cached answers go */
 };
 
 /* LPM trie keys: prefix length in bits, then the address. */
@@ -73,12 +73,17 @@ struct guard_req {
  * hands the socket out.  Its counts are in the live map (by cookie), its
  * requests in the idents map (by identifier). */
 struct guard_sock {
-	GUARD_LOCK lock;
 	__u32 uid;
+	__u32 pad0;
 	__u64 last_ns;		/* the last request's time, for min_interval */
 	__u32 dests[GUARD_DESTS];	/* hashes of the destinations seen */
 	__u32 ndests;
 	__u32 capped;
+	/* The last destination allowed, under the policy of conf.gen (a
+	 * pinger sends to one: the trie and the list are not looked in). */
+	__u8 last_dst[16];
+	__u32 last_gen;		/* 0: none */
+	__u32 pad;
 };
 
 /* An identifier a brokered socket holds, by family (AF_INET, AF_INET6):

@@ -342,7 +342,11 @@ int guard_set_policy(struct guard *g, const struct policy *p)
 	 * moment with the old lines gone and the new not yet in force may
 	 * refuse a send either policy allows, never pass one both refuse. */
 	bpf_map_lookup_elem(g->conf, &zero, &old);
+	/* A new generation at each write: the answers sockets cached under
+	 * an older one are looked up again (never 0: "none"). */
+	c.gen = old.gen + 2 ? old.gen + 2 : 1;
 	during = c;
+	during.gen = c.gen - 1 ? c.gen - 1 : UINT32_MAX;
 	during.any_allow = old.any_allow || c.any_allow;
 	during.nets = old.nets + c.nets;	/* the trie is looked in */
 	if (bpf_map_update_elem(g->conf, &zero, &during, BPF_ANY))
