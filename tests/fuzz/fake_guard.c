@@ -19,10 +19,6 @@ int guard_add(struct guard *g, int fd, int family, uint16_t ident,
 	return -ENOSYS;
 }
 
-void guard_forget_ident(struct guard *g, int family, uint16_t ident)
-{
-}
-
 bool guard_live(struct guard *g, uint64_t cookie, struct guard_tally *t)
 {
 	return false;
