@@ -117,14 +117,19 @@ static __always_inline int quoted_echo(struct bpf_dynptr *d, __u32 off,
 /* An IPv4 ICMP error quoting an Echo Request: 1, and q. */
 static __always_inline int error4(struct bpf_dynptr *d, struct quoted *q)
 {
-	__u8 ip[20], t[1];
+	__u8 ip[24], t;
 	__u32 off;
 
+	/* The header and, without options, the ICMP type in one read (every
+	 * packet of the namespace comes here).  Shorter than 24 bytes: no
+	 * ICMP error, which quotes at least 28 more. */
 	if (bpf_dynptr_read(ip, sizeof(ip), d, 0, 0) || ip[9] != IPPROTO_ICMP)
 		return 0;
 	off = (__u32)(ip[0] & 0xf) * 4;
-	if (bpf_dynptr_read(t, 1, d, off, 0) ||
-	    (t[0] != 3 && t[0] != 4 && t[0] != 5 && t[0] != 11 && t[0] != 12))
+	t = ip[20];
+	if (off != 20 && bpf_dynptr_read(&t, 1, d, off, 0))
+		return 0;
+	if (t != 3 && t != 4 && t != 5 && t != 11 && t != 12)
 		return 0;
 	off += 8;
 	if (bpf_dynptr_read(ip, sizeof(ip), d, off, 0) ||

@@ -106,11 +106,13 @@ static const struct { int level, name; } sockopts[] = {
 	{ SOL_SOCKET, PSD_SO_PASSRIGHTS }, /* closer.h, on new pairs */
 	{ SOL_SOCKET, SO_REUSEADDR },	  /* broker sockets (broker.h) */
 	{ SOL_SOCKET, SO_BINDTOIFINDEX }, /* those, and the route probes */
-	{ SOL_SOCKET, SO_BROADCAST },	  /* the route probes */
+	{ SOL_SOCKET, SO_BROADCAST },	  /* the route probes; raw.c */
 	{ SOL_SOCKET, SO_DONTROUTE },	  /* those, for SO_DONTROUTE */
 	{ SOL_SOCKET, SO_LINGER },	  /* closer.c: a passed socket */
 	{ SOL_IP, IP_FREEBIND },	  /* broker sockets */
 	{ SOL_IP, IP_MULTICAST_TTL },	  /* raw.c, per send to a group */
+	{ SOL_IP, IP_MTU_DISCOVER },	  /* raw.c, per send */
+	{ SOL_IP, IP_MULTICAST_LOOP },
 	{ SOL_IPV6, IPV6_FREEBIND },
 	{ SOL_IPV6, IPV6_MTU_DISCOVER },  /* raw6.c, per send */
 	{ SOL_IPV6, IPV6_MULTICAST_LOOP },

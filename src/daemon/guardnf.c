@@ -80,11 +80,14 @@ static int link_pinned(struct bpf_object *obj, const char *prog, int pf,
 	a.nf.pf = (uint32_t)pf;
 	a.nf.hooknum = NF_INET_LOCAL_IN_;
 	a.nf.priority = NF_PRIORITY;
-	/* Reassembled first: IPv6 fragments otherwise reach LOCAL_IN one by
-	 * one, and are put together only after it (Linux 6.6). */
-	a.nf.nf_flags = NF_IP_DEFRAG;
+	/* IPv6 fragments reach LOCAL_IN one by one and are put together
+	 * only after it: reassembled first (Linux 6.6).  IPv4 needs nothing:
+	 * ip_local_deliver() reassembles before LOCAL_IN, and the flag would
+	 * register defragmentation at PRE_ROUTING and LOCAL_OUT for every
+	 * IPv4 packet of the namespace (measured: +75 ns an echo). */
+	a.nf.nf_flags = pf == NFPROTO_IPV6_ ? NF_IP_DEFRAG : 0;
 	fd = link_create(&a);
-	if (fd < 0 && errno == EINVAL) {
+	if (fd < 0 && errno == EINVAL && a.nf.nf_flags) {
 		log_warn("broker: no reassembly before the ICMP errors' check "
 			 "(Linux before 6.6): fragmented IPv6 errors pass it");
 		a.nf.nf_flags = 0;

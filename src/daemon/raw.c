@@ -2,6 +2,7 @@
 #include "daemon/raw.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <linux/filter.h>
 #include <linux/icmp.h>
 #include <netinet/in.h>
@@ -16,16 +17,24 @@
 #define NPMTU (IP_PMTUDISC_OMIT + 1)
 
 /*
- * Sending sockets, one per combination of the per-socket options that a
- * raw socket cannot take per packet: SO_BROADCAST, IP_MTU_DISCOVER and
- * IP_MULTICAST_LOOP.  (TTL, TOS, source and device go per packet.)  All
- * are opened at start-up, while we may; all but the receiving one drop
- * whatever they would receive.
+ * Two sockets.  The receiver also sends every request with the default
+ * options; one more socket sends the others, its SO_BROADCAST,
+ * IP_MTU_DISCOVER and IP_MULTICAST_LOOP (which a raw socket cannot take
+ * per packet; TTL, TOS, source and device go per packet) set right
+ * before the send when they differ (the daemon is one thread).  Not one
+ * socket per combination: every raw ICMP socket of the namespace is
+ * looked at for every ICMP packet it receives, pingsockd's or not
+ * (raw_v4_input(); measured: 23 more of them cost the kernel's own ping
+ * sockets in the namespace 12 % of their echo rate on loopback).
  */
+struct raw_opts {
+	int broadcast, pmtudisc, mc_loop, mc_ttl;
+};
+
 struct raw {
 	int fd;			/* receives; sends for the default options */
-	int send[2][NPMTU][2];	/* [broadcast][pmtudisc][mc_loop] */
-	int mc_ttl[2][NPMTU][2];	/* each one's IP_MULTICAST_TTL now */
+	int alt;		/* sends for any other options */
+	struct raw_opts fd_now, alt_now;	/* what each has set */
 	struct rawio_batch *batch;
 };
 
@@ -38,7 +47,7 @@ static int drop_all(int fd)
 	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog));
 }
 
-static int open_one(uint32_t filter, int broadcast, char *err, size_t errlen)
+static int open_one(uint32_t filter, char *err, size_t errlen)
 {
 	struct icmp_filter f = { .data = filter };
 	int fd = socket(AF_INET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC,
@@ -50,8 +59,7 @@ static int open_one(uint32_t filter, int broadcast, char *err, size_t errlen)
 					  "with CAP_NET_RAW)" : "");
 		return -1;
 	}
-	if (setsockopt(fd, SOL_RAW, ICMP_FILTER, &f, sizeof(f)) ||
-	    (broadcast && rawio_set_int(fd, SOL_SOCKET, SO_BROADCAST, 1))) {
+	if (setsockopt(fd, SOL_RAW, ICMP_FILTER, &f, sizeof(f))) {
 		snprintf(err, errlen, "raw socket options: %s", strerror(errno));
 		close(fd);
 		return -1;
@@ -79,17 +87,14 @@ static int recv_options(int fd, char *err, size_t errlen)
 	return 0;
 }
 
-/* The sender for one combination; it receives nothing. */
-static int open_sender(int broadcast, int pmtudisc, int mc_loop, char *err,
-		       size_t errlen)
+/* The second sender; it receives nothing. */
+static int open_alt(char *err, size_t errlen)
 {
-	int fd = open_one(~0u, broadcast, err, errlen);
+	int fd = open_one(~0u, err, errlen);
 
 	if (fd < 0)
 		return -1;
-	if (drop_all(fd) ||
-	    rawio_set_int(fd, SOL_IP, IP_MTU_DISCOVER, pmtudisc) ||
-	    rawio_set_int(fd, SOL_IP, IP_MULTICAST_LOOP, mc_loop)) {
+	if (drop_all(fd)) {
 		snprintf(err, errlen, "raw socket options: %s", strerror(errno));
 		close(fd);
 		return -1;
@@ -99,21 +104,43 @@ static int open_sender(int broadcast, int pmtudisc, int mc_loop, char *err,
 	return fd;
 }
 
-static int open_senders(struct raw *r, char *err, size_t errlen)
+
+/* Set on fd each option of want that differs from *now. 0 or -errno. */
+static int opts_apply(int fd, struct raw_opts *now, const struct raw_opts *want)
 {
-	for (int b = 0; b < 2; b++)
-		for (int m = 0; m < NPMTU; m++)
-			for (int l = 0; l < 2; l++) {
-				/* The default combination is the receiver's. */
-				if (!b && m == IP_PMTUDISC_WANT && l)
-					r->send[b][m][l] = r->fd;
-				else
-					r->send[b][m][l] =
-						open_sender(b, m, l, err, errlen);
-				if (r->send[b][m][l] < 0)
-					return -1;
-			}
+	static const struct {
+		int level, name;
+		size_t off;
+	} opt[] = {
+		{ SOL_SOCKET, SO_BROADCAST, offsetof(struct raw_opts, broadcast) },
+		{ SOL_IP, IP_MTU_DISCOVER, offsetof(struct raw_opts, pmtudisc) },
+		{ SOL_IP, IP_MULTICAST_LOOP, offsetof(struct raw_opts, mc_loop) },
+		{ SOL_IP, IP_MULTICAST_TTL, offsetof(struct raw_opts, mc_ttl) },
+	};
+
+	for (size_t i = 0; i < sizeof(opt) / sizeof(opt[0]); i++) {
+		int *cur = (int *)((char *)now + opt[i].off);
+		int v = *(const int *)((const char *)want + opt[i].off);
+
+		if (*cur == v)
+			continue;
+		if (rawio_set_int(fd, opt[i].level, opt[i].name, v))
+			return -errno;
+		*cur = v;
+	}
 	return 0;
+}
+
+/* Every option set to its default explicitly (a fresh socket's
+ * IP_MTU_DISCOVER follows net.ipv4.ip_no_pmtu_disc).  0 or -errno. */
+static int opts_init(int fd, struct raw_opts *now)
+{
+	static const struct raw_opts dflt = { .broadcast = 0,
+					      .pmtudisc = IP_PMTUDISC_WANT,
+					      .mc_loop = 1, .mc_ttl = 1 };
+
+	*now = (struct raw_opts){ -1, -1, -1, -1 };
+	return opts_apply(fd, now, &dflt);
 }
 
 struct raw *raw_open(int family, char *err, size_t errlen)
@@ -130,14 +157,14 @@ struct raw *raw_open(int family, char *err, size_t errlen)
 		free(r);
 		return NULL;
 	}
-	memset(r->send, 0xff, sizeof(r->send));	/* all -1 */
-	for (int b = 0; b < 2; b++)
-		for (int m = 0; m < NPMTU; m++)
-			for (int l = 0; l < 2; l++)
-				r->mc_ttl[b][m][l] = 1;	/* the default */
-	r->fd = open_one(recv_filter(), 0, err, errlen);
+	r->alt = -1;
+	r->fd = open_one(recv_filter(), err, errlen);
 	if (r->fd < 0 || recv_options(r->fd, err, errlen) ||
-	    open_senders(r, err, errlen)) {
+	    (r->alt = open_alt(err, errlen)) < 0 ||
+	    opts_init(r->fd, &r->fd_now) || opts_init(r->alt, &r->alt_now)) {
+		if (r->fd >= 0 && r->alt >= 0)
+			snprintf(err, errlen, "raw socket options: %s",
+				 strerror(errno));
 		raw_close(r);
 		return NULL;
 	}
@@ -148,11 +175,8 @@ void raw_close(struct raw *r)
 {
 	if (!r)
 		return;
-	for (int b = 0; b < 2; b++)
-		for (int m = 0; m < NPMTU; m++)
-			for (int l = 0; l < 2; l++)
-				if (r->send[b][m][l] >= 0 && r->send[b][m][l] != r->fd)
-					close(r->send[b][m][l]);
+	if (r->alt >= 0)
+		close(r->alt);
 	if (r->fd >= 0)
 		close(r->fd);
 	rawio_batch_free(r->batch);
@@ -170,6 +194,26 @@ int raw_listen(struct raw *r, bool on)
 
 	return setsockopt(r->fd, SOL_RAW, ICMP_FILTER, &f, sizeof(f)) ? -errno
 								       : 0;
+}
+
+/* The socket for info's options, set as they must be: fd or -errno. */
+static int raw_sender(struct raw *r, const struct ps_sendinfo *info)
+{
+	struct raw_opts want = { .broadcast = info->broadcast,
+				 .pmtudisc = info->pmtudisc,
+				 .mc_loop = info->mc_loop };
+	bool dflt = !want.broadcast && want.pmtudisc == IP_PMTUDISC_WANT &&
+		    want.mc_loop;
+	struct raw_opts *now = dflt ? &r->fd_now : &r->alt_now;
+	int fd = dflt ? r->fd : r->alt, rc;
+
+	if (info->pmtudisc < 0 || info->pmtudisc >= NPMTU)
+		return -EINVAL;
+	/* IP_MULTICAST_TTL counts only for a group without IP_TTL. */
+	want.mc_ttl = ps_addr_is_multicast(&info->dst) && info->ttl < 0
+			      ? info->mc_ttl : now->mc_ttl;
+	rc = opts_apply(fd, now, &want);
+	return rc ? rc : fd;
 }
 
 int raw_send(struct raw *r, const struct ps_sendinfo *info,
@@ -210,20 +254,9 @@ int raw_send(struct raw *r, const struct ps_sendinfo *info,
 	mh.msg_controllen = used;
 	if (!used)
 		mh.msg_control = NULL;
-	if (info->pmtudisc < 0 || info->pmtudisc >= NPMTU)
-		return -EINVAL;
-	fd = r->send[info->broadcast][info->pmtudisc][info->mc_loop];
-	if (ps_addr_is_multicast(&info->dst) && info->ttl < 0) {
-		int *cur = &r->mc_ttl[info->broadcast][info->pmtudisc][info->mc_loop];
-
-		/* The daemon is one thread: set it right before the send. */
-		if (*cur != info->mc_ttl) {
-			if (rawio_set_int(fd, SOL_IP, IP_MULTICAST_TTL,
-					  info->mc_ttl))
-				return -errno;
-			*cur = info->mc_ttl;
-		}
-	}
+	fd = raw_sender(r, info);
+	if (fd < 0)
+		return fd;
 	/* raw_sendmsg() routes on-link only for MSG_DONTROUTE, as
 	 * ping_v4_sendmsg() does for the socket's SO_DONTROUTE: an off-link
 	 * destination fails with the kernel's ENETUNREACH. */

@@ -4,10 +4,13 @@
  * opened at start-up and kept.
  *
  * One socket receives (ICMP_FILTER passes only Echo Replies and the error
- * types, with SO_TIMESTAMPNS and IP_PKTINFO); sending uses it, or a second
- * socket with SO_BROADCAST set for ping sockets that set SO_BROADCAST (the
- * kernel answers EACCES for a broadcast route otherwise, as for the ping
- * socket).  The second one filters out everything it would receive.
+ * types, with SO_TIMESTAMPNS and IP_PKTINFO) and sends the requests of
+ * ping sockets with the default options; a second one sends the others,
+ * its SO_BROADCAST (without it the kernel answers EACCES for a broadcast
+ * route, as for the ping socket), IP_MTU_DISCOVER and IP_MULTICAST_LOOP
+ * set before each send as the request needs.  The second one filters out
+ * everything it would receive.  Two, not one a combination: the kernel
+ * looks at every raw ICMP socket of the namespace for every ICMP packet.
  */
 #ifndef PSD_RAW_H
 #define PSD_RAW_H

@@ -322,6 +322,32 @@ elif cmd == "errq":             # ADDR DIR [PORT]: IP(V6)_RECVERR, a reply,
 PY
 chmod a+r "$T/guard.py"
 
+# forgelib.py: what forge6.py and forge4.py share: the Internet checksum,
+# and the frames sent on IFNAME to DSTMAC (AF_PACKET SOCK_RAW).
+cat >"$T/forgelib.py" <<'PY'
+import socket, struct, sys
+
+def csum(b):
+    if len(b) % 2:
+        b += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+def send_frames(ifname, dmac, ethertype, pkts):
+    with open("/sys/class/net/%s/address" % ifname) as f:
+        smac = bytes.fromhex(f.read().strip().replace(":", ""))
+    eth = bytes.fromhex(dmac.replace(":", "")) + smac + ethertype
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    s.bind((ifname, 0))
+    for p in pkts:
+        if s.send(eth + p) != len(eth) + len(p):
+            sys.exit("short send")
+    print("sent 1")
+PY
+chmod a+r "$T/forgelib.py"
+
 # forge6.py IFNAME DSTMAC MODE SRC DST QSRC QDST QSEQ QID: as root in p, an
 # ICMPv6 Address Unreachable from SRC to DST quoting an Echo Request
 # (QSRC to QDST, identifier QID, sequence QSEQ), with the extension
@@ -336,18 +362,11 @@ chmod a+r "$T/guard.py"
 # pseudo-header.  Prints "sent 1" once every frame of the error went.
 cat >"$T/forge6.py" <<'PY'
 import os, socket, struct, sys
+from forgelib import csum, send_frames
 
 ifname, dmac, mode, src, dst, qsrc, qdst, qseq, qid = sys.argv[1:10]
 src, dst, qsrc, qdst = (socket.inet_pton(socket.AF_INET6, a)
                         for a in (src, dst, qsrc, qdst))
-
-def csum(b):
-    if len(b) % 2:
-        b += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return ~s & 0xffff
 
 def ip6(nh, plen, a, b):    # flow label 0xf0f0f, as rawinject's
     return struct.pack("!IHBB", 0x60000000 | 0xf0f0f, plen, nh, 64) + a + b
@@ -381,17 +400,36 @@ elif mode == "frag":
             struct.pack("!BBHI", 58, 0, 32 // 8 << 3, fid) + tail]
 else:
     pkts = [ip6(58, len(icmp), src, dst) + icmp]
-with open("/sys/class/net/%s/address" % ifname) as f:
-    smac = bytes.fromhex(f.read().strip().replace(":", ""))
-eth = bytes.fromhex(dmac.replace(":", "")) + smac + b"\x86\xdd"
-s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-s.bind((ifname, 0))
-for p in pkts:
-    if s.send(eth + p) != len(eth) + len(p):
-        sys.exit("short send")
-print("sent 1")
+send_frames(ifname, dmac, b"\x86\xdd", pkts)
 PY
 chmod a+r "$T/forge6.py"
+
+# forge4.py IFNAME DSTMAC SRC DST QSRC QDST QSEQ QID: as root in p, an
+# ICMP Host Unreachable from SRC to DST quoting an Echo Request (QSRC to
+# QDST, identifier QID, sequence QSEQ), in two IPv4 fragments: the first
+# carries the first 32 bytes of the ICMP message, the second the rest.
+# Prints "sent 1" once both went.
+cat >"$T/forge4.py" <<'PY'
+import os, socket, struct, sys
+from forgelib import csum, send_frames
+
+ifname, dmac, src, dst, qsrc, qdst, qseq, qid = sys.argv[1:9]
+src, dst, qsrc, qdst = (socket.inet_aton(a) for a in (src, dst, qsrc, qdst))
+
+def ip4(ident, frag, body, a, b):
+    h = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(body), ident, frag,
+                    64, 1, 0, a, b)
+    return h[:10] + struct.pack("!H", csum(h)) + h[12:] + body
+
+echo = struct.pack("!BBHHH", 8, 0, 0, int(qid), int(qseq)) + b"pingsock"
+icmp = struct.pack("!BBHI", 3, 1, 0, 0) + ip4(1, 0, echo, qsrc, qdst)
+icmp = icmp[:2] + struct.pack("!H", csum(icmp)) + icmp[4:]
+fid = struct.unpack("!H", os.urandom(2))[0]
+pkts = [ip4(fid, 0x2000, icmp[:32], src, dst),      # MF, offset 0
+        ip4(fid, 32 // 8, icmp[32:], src, dst)]     # offset 32 bytes
+send_frames(ifname, dmac, b"\x08\x00", pkts)
+PY
+chmod a+r "$T/forge4.py"
 
 py() { shimmed d env "${PY_ENV[@]}" "$PY" "$T/guard.py" "$@"; }
 # conf TEXT: restart the namespace's daemon with that configuration.
@@ -746,7 +784,8 @@ echo "# v6 mcast: $(grep '^got: ' <<<"$o")"
 # PORT first, if given) pings ADDR once (sequence 1) with IP(V6)_RECVERR
 # on, p injects SPEC quoting the client's identifier, the client reads
 # its error queue.  SPEC: rawinject's, without qid; or ext6:MODE,SRC,DST,
-# QSRC,QDST,QSEQ for forge6.py.
+# QSRC,QDST,QSEQ for forge6.py; or frag4:SRC,DST,QSRC,QDST,QSEQ for
+# forge4.py.
 errq() {
 	local dir=$T/sig/$1 o id out ec a
 	mkdir -p "$dir" && chmod 777 "$dir"
@@ -758,6 +797,9 @@ errq() {
 		case $3 in
 		ext6:*) IFS=, read -ra a <<<"${3#ext6:}"
 			out=$(in_ns p "$PY" "$T/forge6.py" veth-d "$MAC" \
+				"${a[@]}" "$id" 2>&1) ;;
+		frag4:*) IFS=, read -ra a <<<"${3#frag4:}"
+			out=$(in_ns p "$PY" "$T/forge4.py" veth-d "$MAC" \
 				"${a[@]}" "$id" 2>&1) ;;
 		*) out=$(in_ns p "$INJ" veth-d "$MAC" "$3,qid=$id" 2>&1) ;;
 		esac
@@ -775,6 +817,15 @@ errq() {
 errq icmp_error_for_sent_request_arrives $P4 \
 	"v4,src=$P4,dst=$C4,type=3,code=1,qsrc=$C4,qdst=$P4,qseq=1" \
 	'^errqueue: error EHOSTUNREACH origin=2 type=3 code=1 quoted seq=1$'
+# The same error in two IPv4 fragments: the IPv4 link asks for no
+# reassembly (ip_local_deliver() reassembles before LOCAL_IN; the flag
+# would put defragmentation on every IPv4 packet of the namespace), and
+# the check still sees the whole error.
+errq icmp_error_frag4_for_sent_request_arrives $P4 \
+	"frag4:$P4,$C4,$C4,$P4,1" \
+	'^errqueue: error EHOSTUNREACH origin=2 type=3 code=1 quoted seq=1$'
+errq forged_icmp_error_frag4_unsent_seq_dropped $P4 \
+	"frag4:$P4,$C4,$C4,$P4,7" '^errqueue: nothing$'
 errq forged_icmp_error_unsent_seq_dropped $P4 \
 	"v4,src=$P4,dst=$C4,type=3,code=1,qsrc=$C4,qdst=$P4,qseq=7" \
 	'^errqueue: nothing$'
