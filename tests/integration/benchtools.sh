@@ -43,6 +43,7 @@ hf() {
 
 # While CMD runs: its cgroup is CG, two cgroup programs and one more
 # netfilter link are there.
+# shellcheck disable=SC2016  # expanded by the inner sh
 out=$(hf sh -c 'cat /proc/self/cgroup
 	bpftool cgroup show "$1" | grep -cE "cgroup_inet_(egress|ingress)"
 	bpftool link list | grep -cE "^[0-9]+: +(netfilter|type 10) "' sh "$CG" 2>&1)
