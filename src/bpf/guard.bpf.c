@@ -476,7 +476,10 @@ int ps_egress(struct __sk_buff *skb)
 	       same16(g->last_dst, p.addr);
 	if (!same && (c->nets || hl > 20) && !dest_allowed(skb, c, &p, hl))
 		return refuse(lc, g, DROP);
-	now = bpf_ktime_get_ns();
+	/* The clock only for a rule that reads it (the defaults have none;
+	 * a socket's last send then reads 0: the first one after a SIGHUP
+	 * sets min_interval goes, as a new socket's would). */
+	now = c->rate || c->min_interval_ms ? bpf_ktime_get_ns() : 0;
 	if (pace(g, c, &p, now, same, &fresh))
 		return refuse(lc, g, DROP_CN);
 	u = user_of(g->uid);
