@@ -143,7 +143,8 @@ ns_bpf_cleanup() {
 # accepts.
 # Without a --config among args, the daemon gets one that lifts the
 # per-user limits (rate, max_sockets): tests load it harder than any one
-# user should; the limits have their own tests.
+# user should; the limits have their own tests.  PS_DAEMON_START_S: how
+# long to wait for it (5 s; a daemon under valgrind needs more).
 daemon_start() {
 	local short=$1; shift
 	local sock; sock=$(ns_sock "$short")
@@ -168,7 +169,7 @@ daemon_start() {
 		"$@" 2>>"$T/$short.log" &
 	DAEMON_PID=$!
 	DAEMON_PIDS+=("$DAEMON_PID")
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 $((${PS_DAEMON_START_S:-5} * 20))); do
 		[ -S "$sock" ] && break
 		kill -0 "$DAEMON_PID" 2>/dev/null || break
 		sleep 0.05
