@@ -2,7 +2,6 @@
 #include "daemon/raw.h"
 
 #include <errno.h>
-#include <stddef.h>
 #include <linux/filter.h>
 #include <linux/icmp.h>
 #include <netinet/in.h>
@@ -104,31 +103,29 @@ static int open_alt(char *err, size_t errlen)
 	return fd;
 }
 
+/* One option, set only if it differs from *cur.  0 or -errno. */
+static int set_if(int fd, int level, int name, int *cur, int v)
+{
+	if (*cur == v)
+		return 0;
+	if (rawio_set_int(fd, level, name, v))
+		return -errno;
+	*cur = v;
+	return 0;
+}
 
 /* Set on fd each option of want that differs from *now. 0 or -errno. */
 static int opts_apply(int fd, struct raw_opts *now, const struct raw_opts *want)
 {
-	static const struct {
-		int level, name;
-		size_t off;
-	} opt[] = {
-		{ SOL_SOCKET, SO_BROADCAST, offsetof(struct raw_opts, broadcast) },
-		{ SOL_IP, IP_MTU_DISCOVER, offsetof(struct raw_opts, pmtudisc) },
-		{ SOL_IP, IP_MULTICAST_LOOP, offsetof(struct raw_opts, mc_loop) },
-		{ SOL_IP, IP_MULTICAST_TTL, offsetof(struct raw_opts, mc_ttl) },
-	};
+	int rc = set_if(fd, SOL_SOCKET, SO_BROADCAST, &now->broadcast,
+			want->broadcast);
 
-	for (size_t i = 0; i < sizeof(opt) / sizeof(opt[0]); i++) {
-		int *cur = (int *)((char *)now + opt[i].off);
-		int v = *(const int *)((const char *)want + opt[i].off);
-
-		if (*cur == v)
-			continue;
-		if (rawio_set_int(fd, opt[i].level, opt[i].name, v))
-			return -errno;
-		*cur = v;
-	}
-	return 0;
+	rc = rc ? rc : set_if(fd, SOL_IP, IP_MTU_DISCOVER, &now->pmtudisc,
+			      want->pmtudisc);
+	rc = rc ? rc : set_if(fd, SOL_IP, IP_MULTICAST_LOOP, &now->mc_loop,
+			      want->mc_loop);
+	return rc ? rc : set_if(fd, SOL_IP, IP_MULTICAST_TTL, &now->mc_ttl,
+				want->mc_ttl);
 }
 
 /* Every option set to its default explicitly (a fresh socket's
