@@ -25,17 +25,10 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "clock.h"
 
 #define ROUNDS 5
 #define MSG_LEN 48	/* about a WIRE_SEND of a 16-byte ping */
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static void die(const char *what)
 {

@@ -42,6 +42,7 @@
 
 #include "backend.h"
 #include "pingsock.h"
+#include "clock.h"
 
 #define PAYLOAD_LEN 56		/* ping's default, so packets look usual */
 #define PKT_LEN (8 + PAYLOAD_LEN)
@@ -68,14 +69,6 @@ static struct sockaddr_in dst = {
 	.sin_family = AF_INET,
 	.sin_addr.s_addr = 0x0100007f,	/* 127.0.0.1 in network order */
 };
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 __attribute__((format(printf, 1, 2), noreturn))
 static void die(const char *fmt, ...)

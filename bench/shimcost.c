@@ -20,16 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <fcntl.h>
+#include "clock.h"
 
 static int pipefd[2], dgram[2], efd, epfd;
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static void die(const char *what)
 {
