@@ -86,6 +86,7 @@ static int dial(const char *path)
 {
 	static const uint8_t zero[WIRE_NONCE_LEN];
 	uint8_t token[WIRE_NONCE_LEN];
+	uint32_t slot;		/* an answer slot: it makes no send */
 	int fd = call_connect(path), rc, arena = -1;
 
 	if (fd == -ENAMETOOLONG) {
@@ -101,7 +102,7 @@ static int dial(const char *path)
 				strerror(-fd));
 		exit(1);
 	}
-	rc = call_hello(fd, zero, token, &arena);
+	rc = call_hello(fd, zero, token, &slot, &arena);
 	if (arena >= 0)
 		close(arena);	/* a state arena: pingsockctl opens no socket */
 	if (rc == WIRE_R_BROKEN)

@@ -162,6 +162,8 @@ void arena_slot_give(struct arena **head, struct arena *a, uint32_t slot)
 	atomic_store(&w->errq, 0);
 	atomic_store(&w->tsflags, 0);
 	atomic_store(&w->wakes, 0);
+	atomic_store(&w->ans_seq, 0);
+	atomic_store(&w->ans_result, 0);
 	a->free[a->nfree++] = slot;
 	arena_put(head, a);
 }

@@ -2,9 +2,10 @@
 /*
  * client - the control connections, one per client process: accepting
  * them (credentials, network namespace, the user's share), reading one
- * request at a time, answering it (ops.c runs it), and the send that
- * waits for its time (rate, min_interval: a timer; the client is not read
- * meanwhile).  A client that sends garbage or does not read its answers
+ * request at a time, answering it (ops.c runs it) on the channel or, for
+ * a send that asks, in the connection's answer slot of its arena (wire.h:
+ * WIRE_RQ_SLOT, WIRE_WAIT), and the send that waits for its time (rate,
+ * min_interval: a timer; the client is not read meanwhile).  A client that sends garbage or does not read its answers
  * is disconnected; the daemon goes on.
  */
 #include "daemon/srv.h"
@@ -62,6 +63,23 @@ static int send_reply(struct client *c, uint16_t type, const struct reply *r)
 	return sendmsg(c->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 ? -1 : 0;
 }
 
+/*
+ * A send's answer in the connection's answer slot (wire.h: the result,
+ * then the count with release, so that a client that sees the count
+ * sees the result), kept for a WIRE_WAIT.
+ */
+static void answer_in_slot(struct client *c, int32_t result)
+{
+	struct wire_shm *w = arena_slot(c->arena, c->ans_slot);
+
+	if (++c->ans_seq == 0)
+		c->ans_seq = 1;
+	atomic_store_explicit(&w->ans_result, result, memory_order_relaxed);
+	atomic_store_explicit(&w->ans_seq, c->ans_seq, memory_order_release);
+	c->ans_last = result;
+	c->ans_waitable = true;
+}
+
 /* A waiting send is due: send it, answer, read that client again. */
 static void fire_parked(void *data)
 {
@@ -77,7 +95,9 @@ static void fire_parked(void *data)
 	c->park = NULL;
 	ops_unpark(s, p);
 	loop_group_change(c->grp, c->fd, EPOLLIN, &c->h);
-	if (send_reply(c, WIRE_SEND, &r))
+	if (c->park_slot)
+		answer_in_slot(c, r.result);
+	else if (send_reply(c, WIRE_SEND, &r))
 		client_free(s, c);
 }
 
@@ -103,22 +123,63 @@ enum dispatch_rc {
 	DISPATCH_STUCK,		/* its answer could not be queued */
 };
 
+/* The answer slot's protocol (wire.h): WIRE_RQ_SLOT only on a
+ * connection that has a slot, WIRE_WAIT only after such a send, once. */
+static bool slot_in_turn(const struct client *c, const struct wire_req *req)
+{
+	if ((req->rqflags & WIRE_RQ_SLOT) && !c->ans_slot)
+		return false;
+	return req->type != WIRE_WAIT || c->ans_waitable;
+}
+
+/* HELLO's answer, after the token: the connection's answer slot, none
+ * (0) if the arena is full (its sends are then answered on the
+ * channel). */
+static void give_answer_slot(struct client *c, struct reply *r)
+{
+	c->ans_slot = arena_slot_take(c->arena);
+	memcpy(r->body + r->len, &c->ans_slot, 4);
+	r->len += 4;
+}
+
+/* WIRE_WAIT: the last send answered in the slot, answered again on the
+ * channel as that send. */
+static enum dispatch_rc answer_wait(struct client *c)
+{
+	struct reply r = { .result = c->ans_last, .fd = -1, .fd2 = -1 };
+
+	c->ans_waitable = false;
+	return send_reply(c, WIRE_SEND, &r) ? DISPATCH_STUCK : DISPATCH_DONE;
+}
+
 /* Run a decoded request and answer it (or park it). */
 static enum dispatch_rc dispatch(struct server *s, struct client *c,
 				 const struct wire_req *req)
 {
 	struct reply r = { .fd = -1, .fd2 = -1 };
+	bool in_slot = req->rqflags & WIRE_RQ_SLOT;	/* ops_run() checks */
 	enum dispatch_rc rc;
 
+	if (!slot_in_turn(c, req))
+		return DISPATCH_REFUSED;
+	if (req->type == WIRE_WAIT)
+		return answer_wait(c);
 	if (ops_run(s, c, req, &r))
 		return DISPATCH_REFUSED;
+	if (req->type == WIRE_HELLO && r.result == 0)
+		give_answer_slot(c, &r);
+	c->park_slot = in_slot;
 	if (r.park && park(s, c, r.park) == 0)
 		return DISPATCH_DONE;
 	if (r.park) {
 		ops_unpark(s, r.park);
 		r.result = -ENOBUFS;
 	}
-	rc = send_reply(c, req->type, &r) ? DISPATCH_STUCK : DISPATCH_DONE;
+	rc = DISPATCH_DONE;
+	if (in_slot)
+		answer_in_slot(c, r.result);
+	else if (send_reply(c, req->type, &r))
+		rc = DISPATCH_STUCK;
 	if (r.fd >= 0)
 		close(r.fd);
 	if (r.fd2 >= 0)
@@ -146,6 +207,8 @@ void client_free(struct server *s, struct client *c)
 	while (c->nsocks)
 		ssock_unlink(c, c->socks[0]);
 	free(c->socks);
+	if (c->ans_slot)
+		arena_slot_give(&s->arenas, c->arena, c->ans_slot);
 	arena_put(&s->arenas, c->arena);
 	free(c->groups);
 	if (s->clients == c)
@@ -176,8 +239,11 @@ static void on_client(void *data, uint32_t events)
 	/* A client whose send is parked is not read (park() asks for no
 	 * event), but epoll reports its hang-up all the same: it is gone,
 	 * and its send with it.  Reading on would take its next request
-	 * and park that one over the first, which would leak. */
-	if (c->park) {
+	 * and park that one over the first, which would leak.  Any other
+	 * client that hung up is gone too: what it left unread no caller
+	 * waits for (each waits for its answer), and a send answered in
+	 * the slot would not fail to tell us so, as a written answer does. */
+	if (c->park || (events & (EPOLLHUP | EPOLLERR))) {
 		client_free(s, c);
 		return;
 	}

@@ -52,7 +52,7 @@ static void op_hello(struct server *s, struct client *c, struct ssock *ss,
 		return;
 	}
 	memcpy(r->body, arena_token(c->arena), WIRE_NONCE_LEN);
-	r->len = WIRE_NONCE_LEN;
+	r->len = WIRE_NONCE_LEN;	/* and the answer slot (client.c) */
 }
 
 /* A refusal by a limit: counted (for the user too), and said at a

@@ -57,6 +57,11 @@ struct client {
 	bool hello;
 	bool foreign;		/* another network namespace: nothing served */
 	struct arena *arena;	/* its process's state arena (after HELLO) */
+	uint32_t ans_slot;	/* its answer slot there (0: none) */
+	uint32_t ans_seq;	/* WIRE_RQ_SLOT sends answered there */
+	int32_t ans_last;	/* the last one's result, for WIRE_WAIT */
+	bool ans_waitable;	/* one was answered there since the last WAIT */
+	bool park_slot;		/* the parked send asked for WIRE_RQ_SLOT */
 	struct ssock **socks;	/* sockets this connection may use */
 	size_t nsocks, capsocks;
 	struct loop_group *grp;	/* its user's share of the loop */

@@ -38,16 +38,22 @@ int call_connect(const char *path)
 }
 
 int call_hello(int fd, const uint8_t *token, uint8_t *token_out,
-	       int *arena_fd)
+	       uint32_t *ans_slot, int *arena_fd)
 {
 	struct wire_req hello = { .type = WIRE_HELLO,
 				  .u.version = WIRE_VERSION };
+	uint8_t body[WIRE_NONCE_LEN + 4];
 	int fds[CALL_MAX_FDS];
-	size_t len = WIRE_NONCE_LEN;
+	size_t len = sizeof(body);
 	int rc;
 
 	memcpy(hello.nonce, token, WIRE_NONCE_LEN);
-	rc = call_exchange(fd, &hello, NULL, 0, token_out, &len, fds);
+	rc = call_exchange(fd, &hello, NULL, 0, body, &len, fds);
+	*ans_slot = 0;
+	if (rc >= 0) {	/* the row's length, checked (ans_hello) */
+		memcpy(token_out, body, WIRE_NONCE_LEN);
+		memcpy(ans_slot, body + WIRE_NONCE_LEN, 4);
+	}
 	*arena_fd = rc >= 0 ? fds[0] : -1;
 	for (int i = rc >= 0 ? 1 : 0; i < CALL_MAX_FDS; i++)
 		if (fds[i] >= 0)
@@ -88,21 +94,36 @@ static int xsend(int fd, struct msghdr *mh)
 static atomic_uint spinners;
 static _Atomic uint64_t last_answer_ns;	/* when the last answer came */
 
+/* May this thread spin for an answer now (t0)?  If so, spin_end()
+ * after. */
+static bool spin_begin(uint64_t t0)
+{
+	if (t0 - atomic_load_explicit(&last_answer_ns, memory_order_relaxed) >=
+	    CALL_SPIN_RECENT_NS)
+		return false;
+	if (atomic_fetch_add(&spinners, 1) < CALL_SPINNERS)
+		return true;
+	atomic_fetch_sub(&spinners, 1);
+	return false;
+}
+
+static void spin_end(void)
+{
+	atomic_fetch_sub(&spinners, 1);
+}
+
 static bool spin_for(int fd, struct msghdr *mh, ssize_t *n, uint64_t t0)
 {
 	uint64_t until = t0 + CALL_SPIN_NS;
 	bool got = false;
 
-	if (t0 - atomic_load_explicit(&last_answer_ns, memory_order_relaxed) >=
-	    CALL_SPIN_RECENT_NS)
+	if (!spin_begin(t0))
 		return false;
-	if (atomic_fetch_add(&spinners, 1) < CALL_SPINNERS) {
-		do {
-			*n = sys_recvmsg(fd, mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-			got = *n >= 0 || (errno != EAGAIN && errno != EINTR);
-		} while (!got && clock_mono_ns() <= until);
-	}
-	atomic_fetch_sub(&spinners, 1);
+	do {
+		*n = sys_recvmsg(fd, mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+		got = *n >= 0 || (errno != EAGAIN && errno != EINTR);
+	} while (!got && clock_mono_ns() <= until);
+	spin_end();
 	return got;
 }
 
@@ -206,10 +227,22 @@ static int take_answer(int fd, const struct wire_req *req, void *body,
 	return ans.result;
 }
 
-/* No request carries a descriptor (the daemon refuses them, wire.h). */
-int call_exchange(int fd, const struct wire_req *req,
-		  const struct iovec *data, int ndata, void *body,
-		  size_t *bodylen, int *fd_out)
+/* A spinning thread's pause: the other hardware thread of its core
+ * gets on meanwhile. */
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+/* Send req and its data: 0, -EINVAL (it cannot be encoded) or
+ * WIRE_R_BROKEN.  No request carries a descriptor (the daemon refuses
+ * them, wire.h). */
+static int put_request(int fd, const struct wire_req *req,
+		       const struct iovec *data, int ndata)
 {
 	uint8_t hdr[WIRE_REQ_HDR + 64 + WIRE_ADDR_MAX + WIRE_OPTVAL_MAX +
 		    WIRE_CTL_MAX];
@@ -217,8 +250,6 @@ int call_exchange(int fd, const struct wire_req *req,
 	struct msghdr mh = { .msg_iov = iov };
 	long n = wire_encode_req(req, hdr, sizeof(hdr));
 
-	for (int i = 0; fd_out && i < CALL_MAX_FDS; i++)
-		fd_out[i] = -1;
 	if (n < 0 || ndata < 0 || ndata > CALL_MAX_DATA)
 		return -EINVAL;
 	iov[0].iov_base = hdr;
@@ -226,7 +257,74 @@ int call_exchange(int fd, const struct wire_req *req,
 	for (int i = 0; i < ndata; i++)
 		iov[1 + i] = data[i];
 	mh.msg_iovlen = 1 + (size_t)ndata;
-	if (xsend(fd, &mh))
-		return WIRE_R_BROKEN;
-	return take_answer(fd, req, body, bodylen, fd_out);
+	return xsend(fd, &mh) ? WIRE_R_BROKEN : 0;
+}
+
+int call_exchange(int fd, const struct wire_req *req,
+		  const struct iovec *data, int ndata, void *body,
+		  size_t *bodylen, int *fd_out)
+{
+	int rc;
+
+	for (int i = 0; fd_out && i < CALL_MAX_FDS; i++)
+		fd_out[i] = -1;
+	rc = put_request(fd, req, data, ndata);
+	return rc ? rc : take_answer(fd, req, body, bodylen, fd_out);
+}
+
+/*
+ * Wait (spinning, up to CALL_SPIN_NS from t0) for the answer numbered
+ * seq in the answer slot: false if none came in time.  Else *rc is the
+ * result, checked as the channel's answer would be (an 8-byte answer of
+ * req's type), or WIRE_R_MALFORMED for one no pingsockd gives.
+ */
+static bool slot_answer(const struct wire_req *req, const struct wire_shm *ans,
+			uint32_t seq, uint64_t t0, int *rc)
+{
+	uint8_t msg[WIRE_RESP_HDR] = { 0 };
+	struct wire_answer a;
+	uint32_t tries = 0;
+	int32_t result;
+
+	while (atomic_load_explicit(&ans->ans_seq, memory_order_acquire) !=
+	       seq) {
+		/* The clock now and then: a read of memory is far cheaper. */
+		if (++tries % 64 == 0 && clock_mono_ns() > t0 + CALL_SPIN_NS)
+			return false;
+		cpu_relax();
+	}
+	result = atomic_load_explicit(&ans->ans_result, memory_order_relaxed);
+	memcpy(msg, &req->type, 2);
+	memcpy(msg + 4, &result, 4);
+	*rc = wire_check_answer(req, msg, sizeof(msg), &a) ? WIRE_R_MALFORMED
+							  : a.result;
+	(void)answered(0);
+	return true;
+}
+
+int call_send(int fd, const struct wire_req *req, const struct iovec *data,
+	      int ndata, const struct wire_shm *ans, uint32_t *seq)
+{
+	struct wire_req q = *req, wait = { .type = WIRE_WAIT };
+	uint64_t t0 = clock_mono_ns();
+	bool got;
+	int rc;
+
+	if (!ans || req->type != WIRE_SEND || !spin_begin(t0))
+		return call_exchange(fd, req, data, ndata, NULL, NULL, NULL);
+	q.rqflags = WIRE_RQ_SLOT;
+	rc = put_request(fd, &q, data, ndata);
+	if (rc) {
+		spin_end();
+		return rc;
+	}
+	if (++*seq == 0)
+		*seq = 1;	/* never 0: a slot given back reads 0 */
+	got = slot_answer(req, ans, *seq, t0, &rc);
+	spin_end();
+	if (got)
+		return rc;
+	/* Not yet (a send made to wait, a busy daemon): on the channel. */
+	rc = put_request(fd, &wait, NULL, 0);
+	return rc ? rc : take_answer(fd, req, NULL, NULL, NULL);
 }

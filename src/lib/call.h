@@ -32,15 +32,16 @@ int call_connect(const char *path);
 /*
  * WIRE_HELLO on a new connection, naming the state arena token
  * (WIRE_NONCE_LEN bytes; zeros for none): 0 with the arena's token in
- * token_out and, if the daemon made a new arena, its memfd in *arena_fd
- * (else -1), or why not - -EPROTO (a daemon of
+ * token_out, the connection's answer slot in *ans_slot (0: none) and, if
+ * the daemon made a new arena, its memfd in *arena_fd (else -1), or why
+ * not - -EPROTO (a daemon of
  * another protocol version), WIRE_R_FOREIGN_NS (it serves only its own
  * network namespace), WIRE_R_BROKEN (it closed the connection at once:
  * it refuses this one, or is no pingsockd), WIRE_R_MALFORMED (not an
  * answer of this protocol), or another -errno it answered.
  */
 int call_hello(int fd, const uint8_t *token, uint8_t *token_out,
-	       int *arena_fd);
+	       uint32_t *ans_slot, int *arena_fd);
 
 /*
  * Send req on fd, followed by the bytes of data[0..ndata) (WIRE_SEND's
@@ -57,5 +58,15 @@ int call_hello(int fd, const uint8_t *token, uint8_t *token_out,
 int call_exchange(int fd, const struct wire_req *req,
 		  const struct iovec *data, int ndata, void *body,
 		  size_t *bodylen, int *fd_out);
+
+/*
+ * A WIRE_SEND as call_exchange() would make it, but answered in the
+ * connection's answer slot (ans, from HELLO; *seq counts the sends
+ * answered there, wire.h) while this thread may spin for its answer:
+ * the same result, two system calls fewer.  It falls back to the
+ * channel (call_exchange(), or WIRE_WAIT if it has waited too long).
+ */
+int call_send(int fd, const struct wire_req *req, const struct iovec *data,
+	      int ndata, const struct wire_shm *ans, uint32_t *seq);
 
 #endif

@@ -29,6 +29,8 @@ struct conn {
 	int fd;
 	bool broken;		/* broke, or spoke out of protocol */
 	uint64_t idle_ns;	/* given back then (clock_mono_ns()) */
+	const struct wire_shm *ans;	/* its answer slot, or NULL */
+	uint32_t ans_seq;	/* sends answered there (call_send()) */
 };
 
 /*
@@ -161,14 +163,16 @@ static int hello_error(int rc)
 	}
 }
 
-/* Connect and say hello: the descriptor, -errno or WIRE_R_FOREIGN_NS. */
-static int dial(void)
+/* Connect and say hello: the descriptor (*ans: its answer slot, or
+ * NULL), -errno or WIRE_R_FOREIGN_NS. */
+static int dial(const struct wire_shm **ans)
 {
 	int fd = call_connect(conn_path()), rc;
 
+	*ans = NULL;
 	if (fd < 0)
 		return fd;
-	rc = state_hello(fd);
+	rc = state_hello(fd, ans);
 	if (rc < 0) {
 		sys_close(fd);
 		return hello_error(rc);
@@ -204,6 +208,7 @@ static bool may_dial(void)
  */
 static int grow(struct conn **out)
 {
+	const struct wire_shm *ans;
 	struct conn *c = NULL;
 	int fd;
 
@@ -215,10 +220,12 @@ static int grow(struct conn **out)
 	c->state = CONN_DIALLING;
 	pool.n++;
 	pthread_mutex_unlock(&pool.mu);
-	fd = dial();
+	fd = dial(&ans);
 	pthread_mutex_lock(&pool.mu);
 	if (fd >= 0) {
 		c->fd = fd;
+		c->ans = ans;
+		c->ans_seq = 0;
 		c->state = CONN_BUSY;
 		*out = c;
 		return 0;
@@ -302,7 +309,11 @@ int conn_exchange(struct conn *c, const struct wire_req *req,
 		fd_out[i] = -1;
 	if (c->broken)
 		return WIRE_R_BROKEN;
-	rc = call_exchange(c->fd, req, data, ndata, body, bodylen, fd_out);
+	if (req->type == WIRE_SEND && !body && !fd_out)
+		rc = call_send(c->fd, req, data, ndata, c->ans, &c->ans_seq);
+	else
+		rc = call_exchange(c->fd, req, data, ndata, body, bodylen,
+				   fd_out);
 	if (rc == WIRE_R_BROKEN || rc == WIRE_R_MALFORMED)
 		c->broken = true;
 	return rc == WIRE_R_MALFORMED ? -EPROTO : rc;

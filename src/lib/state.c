@@ -37,17 +37,22 @@ static int adopt(int memfd, const uint8_t *tok)
 	return 0;
 }
 
-int state_hello(int fd)
+int state_hello(int fd, const struct wire_shm **ans)
 {
 	uint8_t got[WIRE_NONCE_LEN];
+	uint32_t slot = 0;
 	int memfd = -1, rc;
 
+	*ans = NULL;
 	lock_take(LOCK_HELLO);
-	rc = call_hello(fd, token, got, &memfd);
+	rc = call_hello(fd, token, got, &slot, &memfd);
 	if (rc >= 0 && memfd >= 0)
 		rc = adopt(memfd, got);
 	else if (rc >= 0 && !atomic_load(&arena))
 		rc = -EPROTO;	/* our token, but we have no arena */
+	/* In the arena this HELLO named, before another can replace it. */
+	if (rc >= 0)
+		*ans = state_slot(slot);
 	lock_give(LOCK_HELLO);
 	if (memfd >= 0)
 		sys_close(memfd);

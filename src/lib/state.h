@@ -18,8 +18,10 @@
  * WIRE_HELLO on a new connection, naming the process's arena (or asking
  * for one), and taking a new one if the daemon made one.  What
  * call_hello() returns; -EPROTO for an arena that cannot be mapped.
+ * *ans: the connection's answer slot in that arena, or NULL if it has
+ * none.
  */
-int state_hello(int fd);
+int state_hello(int fd, const struct wire_shm **ans);
 
 /* Slot of the process's arena (checked: slot_ok in wire/types.c), or
  * NULL when there is none. */

@@ -263,10 +263,16 @@ static bool slot_ok(uint32_t slot)
 	return slot > 0 && slot < WIRE_ARENA_SLOTS;
 }
 
-/* WIRE_HELLO: the arena's token; the arena itself if it is a new one (a
+/* WIRE_HELLO: the arena's token, then u32 the connection's answer slot
+ * (0: none, the arena is full); the arena itself if it is a new one (a
  * token other than the one the request named). */
 static int ans_hello(const struct wire_req *req, struct wire_answer *ans)
 {
+	uint32_t slot;
+
+	memcpy(&slot, ans->body + WIRE_NONCE_LEN, 4);
+	if (slot != 0 && !slot_ok(slot))
+		return -1;
 	if (memcmp(ans->body, req->nonce, WIRE_NONCE_LEN) != 0)
 		want_fd(ans, WIRE_FD_ARENA);
 	return 0;
@@ -405,7 +411,7 @@ static const struct wire_req_type types[WIRE_TYPE_END] = {
 	/* name, access, encode, decode,
 	 *	answer: also, ok, body, fds, check */
 	[WIRE_HELLO] = { "hello", WIRE_ACC_FIRST, enc_hello, dec_hello,
-		WIRE_R_FOREIGN_NS, WIRE_OK_ZERO, WIRE_NONCE_LEN, { 0 },
+		WIRE_R_FOREIGN_NS, WIRE_OK_ZERO, WIRE_NONCE_LEN + 4, { 0 },
 		ans_hello },
 	[WIRE_OPEN] = { "open", 0, enc_open, dec_open,
 		0, WIRE_OK_ZERO, 12, { 0 }, ans_open },
@@ -444,6 +450,10 @@ static const struct wire_req_type types[WIRE_TYPE_END] = {
 		0, WIRE_OK_ZERO, CHECKED, { 0 }, ans_users },
 	[WIRE_FIND] = { "find", 0, enc_find, dec_find,
 		0, WIRE_OK_ZERO, 12, { 0 }, ans_find },
+	/* Answered as the send it waits for (wire.h): the client checks
+	 * that answer against that WIRE_SEND, never against this row. */
+	[WIRE_WAIT] = { "wait", 0, NULL, NULL,
+		0, WIRE_OK_ZERO, 0, { 0 }, NULL },
 };
 
 const struct wire_req_type *wire_req_type(unsigned type)

@@ -27,7 +27,7 @@ long wire_encode_req(const struct wire_req *req, uint8_t *buf, size_t cap)
 		return -1;
 	wbuf_init(&w, buf, cap);
 	wbuf_u16(&w, req->type);
-	wbuf_u16(&w, 0);
+	wbuf_u16(&w, req->rqflags);
 	wbuf_u32(&w, req->handle);
 	if (t->encode)
 		t->encode(&w, req);
@@ -38,12 +38,15 @@ int wire_decode_req(const uint8_t *msg, size_t len, struct wire_req *req)
 {
 	const struct wire_req_type *t;
 	struct rbuf r;
-	uint16_t flags;
 
 	memset(req, 0, sizeof(*req));
 	rbuf_init(&r, msg, len);
-	if (rbuf_u16(&r, &req->type) || rbuf_u16(&r, &flags) ||
-	    rbuf_u32(&r, &req->handle) || flags != 0)
+	if (rbuf_u16(&r, &req->type) || rbuf_u16(&r, &req->rqflags) ||
+	    rbuf_u32(&r, &req->handle))
+		return -1;
+	/* WIRE_RQ_SLOT on a send, and no other flag on anything. */
+	if (req->rqflags != 0 &&
+	    !(req->rqflags == WIRE_RQ_SLOT && req->type == WIRE_SEND))
 		return -1;
 	t = wire_req_type(req->type);
 	if (!t || (t->decode && t->decode(&r, req)))

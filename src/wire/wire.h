@@ -48,7 +48,7 @@
 
 #include "wire/in6ext.h"
 
-#define WIRE_VERSION 10
+#define WIRE_VERSION 11
 
 /* Largest ICMP message a client may hand over (the kernel's 0xFFFF check). */
 #define WIRE_DATA_MAX 0xFFFF
@@ -96,6 +96,9 @@ enum wire_type {
 			 * relayed socket whose data descriptor has that
 			 * cookie; -ENOENT if none (a program inherited
 			 * it across exec: it proves it holds it next) */
+	WIRE_WAIT,	/* -> the answer of the last WIRE_SEND that asked
+			 * for WIRE_RQ_SLOT, on this channel, as that
+			 * WIRE_SEND's own (its type) */
 	WIRE_TYPE_END
 };
 
@@ -129,11 +132,24 @@ struct wire_proof {
 /* WIRE_OPEN's answer, after the handle. */
 #define WIRE_OPEN_BROKER 1u	/* a kernel ping socket: see broker.h */
 
+/*
+ * The request header's flags (u16 after the type).  WIRE_RQ_SLOT, on a
+ * WIRE_SEND only: answer in this connection's answer slot (struct
+ * wire_shm's ans_*; its index came with HELLO's answer), not on the
+ * channel.
+ * A client that spins for its answer reads memory instead of calling
+ * recvmsg(), and the daemon saves a sendmsg(): two system calls of the
+ * six a relayed echo costs.  One that gives up waiting sends WIRE_WAIT
+ * and reads the answer from the channel as usual.
+ */
+#define WIRE_RQ_SLOT 1u
+
 /* WIRE_SEND: namelen of this value means "msg_name was NULL". */
 #define WIRE_NO_NAME 0xFFFFFFFFu
 
 struct wire_req {
 	uint16_t type;
+	uint16_t rqflags;	/* WIRE_RQ_* (the header's flags) */
 	uint32_t handle;
 	/* WIRE_ATTACH and WIRE_BROKER_BIND: the proof's nonce;
 	 * WIRE_HELLO: the arena's token. */
@@ -513,7 +529,18 @@ struct wire_shm {
 	_Atomic uint32_t wakes;		/* wake-ups put on the data pair, ever:
 					 * while 0 a reader need not look for
 					 * one */
-	uint32_t pad[2];
+	/*
+	 * Used only in a connection's answer slot (WIRE_RQ_SLOT), and
+	 * never in a socket's, so that a slot that changes hands is never
+	 * taken for an answer: the daemon writes the answer of each
+	 * WIRE_RQ_SLOT send here, the result first, then the count of
+	 * those sends on the connection (from 1, never 0) with release.
+	 * The client waits for the count it expects (acquire), then checks
+	 * the result as it would the channel's answer.  Zeroed when the
+	 * slot is given back.
+	 */
+	_Atomic uint32_t ans_seq;
+	_Atomic int32_t ans_result;
 };
 
 /* SO_TIMESTAMPING flags as Linux 6.18 has them (newer than the headers

@@ -66,6 +66,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,6 +156,14 @@ struct expect {
 	int arena;
 	bool alive;
 	unsigned drops;
+	/* A send answered in the connection's answer slot, the slot_seq'th
+	 * there: nothing comes on the channel (wire.h: WIRE_RQ_SLOT). */
+	bool in_slot;
+	uint32_t slot_seq;
+	/* WIRE_WAIT's: req is the send it waits for, answered as that one
+	 * was when the daemon ran it (what happened to its socket since is
+	 * no measure of the result). */
+	bool waited;
 };
 
 struct fclient {
@@ -170,6 +179,12 @@ struct fclient {
 				 * (SO_PASSRIGHTS off; all do, if the kernel
 				 * has it) */
 	int arena;		/* its process's arena (H.a), -1: none yet */
+	/* A send answered in the slot and not yet waited for (as the
+	 * daemon will see it), and that send. */
+	bool waitable;
+	struct wire_req slot_send;
+	uint32_t slot_sends;	/* sends with WIRE_RQ_SLOT it made */
+	uint32_t ans_slot;	/* its answer slot (HELLO's answer) */
 	struct expect out[MAX_OUT];
 	unsigned head, nout;
 };
@@ -474,8 +489,10 @@ static void slot_plausible(const uint32_t *w)
 		fuzz_fail("a state slot's pending error is no errno");
 	if (w[W(errq)] > ERRQ_PLAUSIBLE)
 		fuzz_fail("a state slot counts more records than can be queued");
-	if (w[W(pad)] || w[W(pad) + 1])
-		fuzz_fail("a state slot's padding is not zero");
+	/* A slot a connection had for its answers is zeroed before a
+	 * socket gets it. */
+	if (w[W(ans_seq)] || w[W(ans_result)])
+		fuzz_fail("a socket's state slot holds a send's answer");
 }
 
 /* Every arena that mirrors a live relayed socket holds one plausible
@@ -847,6 +864,29 @@ static void expect_req(const struct wire_req *req, struct expect *e)
 	e->drops = H.drops;
 }
 
+/* The answer slot's protocol (wire.h), for a client past HELLO: a send
+ * with WIRE_RQ_SLOT is answered there (every connection has a slot: no
+ * harness fills an arena), WIRE_WAIT only after one such, once. */
+static void slot_protocol(struct fclient *c, const struct wire_req *req,
+			  struct expect *e)
+{
+	if (req->rqflags & WIRE_RQ_SLOT) {
+		e->in_slot = true;
+		if (++c->slot_sends == 0)
+			c->slot_sends = 1;
+		e->slot_seq = c->slot_sends;
+		c->waitable = true;
+		c->slot_send = e->req;
+	} else if (req->type == WIRE_WAIT) {
+		e->disconnect = !c->waitable;
+		if (c->waitable) {
+			e->req = c->slot_send;
+			e->waited = true;
+		}
+		c->waitable = false;
+	}
+}
+
 /*
  * What the daemon must do with this frame from c, given what c sent
  * before it (the daemon takes them in order): answer it, or disconnect
@@ -871,6 +911,8 @@ static void classify(struct fclient *c, const uint8_t *frame, size_t len,
 			c->hello = req.u.version == WIRE_VERSION;
 	} else if (!c->hello || c->foreign) {
 		e->disconnect = true;	/* a foreign one is told at HELLO */
+	} else {
+		slot_protocol(c, &req, e);
 	}
 	c->doomed = e->disconnect;
 	if (e->disconnect)
@@ -955,7 +997,8 @@ static void send_frame(int ci, const uint8_t *frame, size_t flen,
 	trace("  client %d: frame of %zu bytes, type %u, handle %#x: %s", ci,
 	      flen + dlen, c->out[(c->head + c->nout) % MAX_OUT].req.type,
 	      c->out[(c->head + c->nout) % MAX_OUT].req.handle,
-	      c->out[(c->head + c->nout) % MAX_OUT].disconnect ? "refuse" : "answer");
+	      c->out[(c->head + c->nout) % MAX_OUT].disconnect ? "refuse"
+	      : c->out[(c->head + c->nout) % MAX_OUT].in_slot ? "slot" : "answer");
 	c->nout++;
 }
 
@@ -1087,6 +1130,7 @@ static void ans_hello(int ci, const struct expect *e, int32_t result,
 		      const uint8_t *body, size_t len, const int *fds, int nfds)
 {
 	struct fclient *c = &H.c[ci];
+	uint32_t slot;
 	int known;
 
 	if (result != (e->req.u.version != WIRE_VERSION ? -EPROTO
@@ -1094,8 +1138,12 @@ static void ans_hello(int ci, const struct expect *e, int32_t result,
 		fuzz_fail("HELLO: a wrong result");
 	if (result)
 		return;
-	if (len != WIRE_NONCE_LEN || all_zero(body, len))
-		fuzz_fail("HELLO: no token");
+	if (len != WIRE_NONCE_LEN + 4 || all_zero(body, WIRE_NONCE_LEN))
+		fuzz_fail("HELLO: no token and answer slot");
+	memcpy(&slot, body + WIRE_NONCE_LEN, 4);
+	if (slot == 0 || slot >= WIRE_ARENA_SLOTS)
+		fuzz_fail("HELLO: no answer slot in an arena with room");
+	c->ans_slot = slot;
 	known = arena_find(body);
 	if (memcmp(body, e->req.nonce, WIRE_NONCE_LEN) == 0) {
 		if (nfds || known < 0)
@@ -1338,7 +1386,7 @@ static void ans_find(int ci, const struct expect *e, const uint8_t *body,
 static void ans_other(int ci, const struct expect *e, int32_t result,
 		      const uint8_t *body, size_t len)
 {
-	if (needs_sock(e->req.type))
+	if (needs_sock(e->req.type) && !e->waited)
 		check_access(ci, e, result);
 	if (e->req.type == WIRE_ERRQ && result < 0 && result != -EAGAIN &&
 	    result != WIRE_R_UNATTACHED && result != -EBADF)
@@ -1478,12 +1526,48 @@ static int take_fds(struct msghdr *mh, int *fds, int max)
 
 /* What came for client ci: until it waits for nothing more (all: the
  * last look, to see that nothing came that nobody asked for). */
+/*
+ * The sends at the head of c's queue that the daemon has answered in
+ * the answer slot, taken and checked like a channel's answer.  false if
+ * the head is one that it has not answered yet: nothing can come on the
+ * channel before (the daemon takes a client's requests in order).
+ */
+static bool slot_answers(int ci)
+{
+	struct fclient *c = &H.c[ci];
+
+	while (c->nout && c->out[c->head].in_slot && !c->out[c->head].disconnect) {
+		const struct expect *e = &c->out[c->head];
+		const struct wire_shm *w;
+		uint8_t msg[WIRE_RESP_HDR] = { 0 };
+		int32_t result;
+
+		if (c->arena < 0 || !c->ans_slot)
+			fuzz_fail("a send answered in a slot it has none of");
+		w = &H.a[c->arena].map[c->ans_slot];
+		if (atomic_load(&w->ans_seq) != e->slot_seq)
+			return false;
+		result = atomic_load(&w->ans_result);
+		trace("  client %d: slot answer %u result %d", ci,
+		      e->slot_seq, result);
+		memcpy(msg, &e->req.type, 2);
+		memcpy(msg + 4, &result, 4);
+		check_lib(e, msg, sizeof(msg), NULL, 0);
+		ans_route(ci, e, result, NULL, 0, NULL, 0);
+		c->head = (c->head + 1) % MAX_OUT;
+		c->nout--;
+		c->answered = true;
+	}
+	return true;
+}
+
 static void read_answers(int ci, bool all)
 {
 	struct fclient *c = &H.c[ci];
 	static uint8_t buf[ANSWER_MAX];
 
-	while (c->fd >= 0 && (all || c->nout || (c->listener && !c->answered))) {
+	while (c->fd >= 0 && slot_answers(ci) &&
+	       (all || c->nout || (c->listener && !c->answered))) {
 		union {
 			struct cmsghdr align;
 			char b[CMSG_SPACE(8 * sizeof(int))];
@@ -1830,6 +1914,8 @@ static void op_send(void)
 	how = fin_u8(&H.in);
 	len = make_echo(family, msg, sizeof(msg));
 	req.u.send.flags = how & 1 ? MSG_DONTWAIT : 0;
+	if (how & 0x20)
+		req.rqflags = WIRE_RQ_SLOT;	/* answered in the slot */
 	if ((how & 6) == 6)
 		req.u.send.flags = (int)fin_u32(&H.in);
 	req.u.send.len = (uint32_t)len;
@@ -1995,6 +2081,7 @@ static void op_simple(void)
 	static const uint16_t types[] = {
 		WIRE_DETACH, WIRE_GETNAME, WIRE_GETPEER, WIRE_SHUTDOWN,
 		WIRE_STATS, WIRE_TABLE, WIRE_ERRQ, WIRE_USERS, WIRE_FIND,
+		WIRE_WAIT,
 	};
 	struct wire_req req;
 	uint8_t how;

@@ -74,8 +74,10 @@ def addr(k=0):
 
 
 def send(c=0, h=0, k=0, plen=16, dontwait=False, ctl=None, turn=True,
-         noname=False):
-    how = (1 if dontwait else 0) | (0x10 if ctl else 0) | (8 if noname else 0)
+         noname=False, slot=False):
+    """slot: answered in the connection's answer slot (WIRE_RQ_SLOT)."""
+    how = (1 if dontwait else 0) | (0x10 if ctl else 0) | \
+        (8 if noname else 0) | (0x20 if slot else 0)
     out = op("send", c, h, how, 0, plen, 0x34, 0x12, turn=turn)
     return out + ([] if noname else addr(k)) + (ctl or [])
 
@@ -210,6 +212,18 @@ def seeds():
     s["arena_kept"] = config() + client() + hello() + open_() + \
         op("close_client", 0) + client() + hello() + open_() + \
         op("arena", 1, 0)
+    # Sends answered in the answer slot, one made to wait, a WAIT for it
+    # and one more WAIT (out of protocol: disconnected).
+    s["slot_wait"] = config(rate=1) + client() + hello() + open_() + \
+        send(slot=True) + send(slot=True) + op("simple", 0, 9, 0) + \
+        op("clock", 3) + op("simple", 0, 9, 0)
+    # Sends answered in the slot still queued when the client hangs up:
+    # the daemon lets it go at once (a written answer's failure used to
+    # tell it), and its sockets cost it no more than their descriptors.
+    s["slot_hangup"] = config(rate=1) + client() + hello() + open_() + \
+        open_() + send(h=1, slot=True, turn=False) + \
+        send(h=1, slot=True, turn=False) + send(slot=True) + \
+        op("close_client", 0)
     return s
 
 

@@ -186,7 +186,7 @@ def conn():
     s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     s.settimeout(10)
     s.connect(sys.argv[1])
-    s.send(struct.pack("<HHII", 1, 0, 0, 10) + bytes(16))  # HELLO (protocol 10), no arena
+    s.send(struct.pack("<HHII", 1, 0, 0, 11) + bytes(16))  # HELLO (protocol 11), no arena
     answer(s)
     s.send(struct.pack("<HHIiii", 2, 0, 0, socket.AF_INET,
                        socket.SOCK_DGRAM, socket.IPPROTO_ICMP))

@@ -6,10 +6,13 @@
 # compromised daemon may deny service, but never corrupts a client's
 # memory (design.md, "Security model").
 #
-# tests/lib/impostor.c answers like pingsockd (protocol 10) but for one
+# tests/lib/impostor.c answers like pingsockd (protocol 11) but for one
 # malformation per run (impostor list): control answers with a result
-# out of range, the wrong type, a body of the wrong length, a slot out of
-# the arena, descriptors too many, too few or of the wrong kind; a state
+# out of range (on the channel or in the answer slot), the wrong type, a
+# body of the wrong length, a slot out of the arena (a socket's or the
+# connection's answer slot), descriptors too many, too few or of the
+# wrong kind; a send's answer that never comes in the answer slot (only
+# on the channel, for WIRE_WAIT: not a malformation); a state
 # arena that is a pipe, unsealed or not sealed against shrinking (and
 # shrunk once handed out), small, empty, without its magic, of another
 # file system (hugetlbfs, a plain file), missing where the token is new
@@ -53,7 +56,7 @@ sanitizer='ERROR: [A-Za-z]*Sanitizer|runtime error:|stack smashing'
 # The lines pstool untrusted must print in MODE (all of them).
 expect() {
 	case $1 in
-	none|ctl-*|open-slot-last|find-any) echo "socket=OK send=64 getopt=OK errq1=EAGAIN peek=64 recv1=64 recv2=EAGAIN" ;;
+	none|ctl-*|open-slot-last|find-any|send-slot-late) echo "socket=OK send=64 getopt=OK errq1=EAGAIN peek=64 recv1=64 recv2=EAGAIN" ;;
 	broker-none) echo "socket=OK bind=OK" ;;
 	# The setopt answer ends the connection; the next dial (bind's) is
 	# sent an arena with the client's own token, the one after works.

@@ -47,6 +47,8 @@
 # 15  sandbox: IP_HDRINCL kills (SIGSYS), an abstract unix connect is
 #     refused (Landlock), an inherited descriptor is closed at start.
 # 16  a broker group inside someone's /etc/subgid range is refused.
+# 17  the answer slot's protocol (wire.h: WIRE_RQ_SLOT, WIRE_WAIT) broken
+#     three ways: each disconnects and counts; kept, it answers.
 # (8, the library against an impostor daemon: impostor.sh; 12, LSRR:
 # tests/conformance/ipopts.c; 14: broker.sh's restored range.)
 #
@@ -618,6 +620,33 @@ sec_malformed() {
 	dstop mf
 }
 
+# ==== 17. the answer slot's protocol =====================================
+# A client that breaks it (WIRE_WAIT with nothing to wait for,
+# WIRE_RQ_SLOT with an unknown flag or on a request other than a send)
+# is disconnected and counted; one that keeps it gets its send's answer
+# in its slot and again on the channel for its one WAIT (-9: EBADF,
+# for a handle there is none of).  The daemon
+# serves the next ping.
+sec_slotproto() {
+	local pe0 pe1 out
+	dstart sp d --config "$UNLIMITED" || { fail security/17_setup "no daemon"; return; }
+	pe0=$(stat_of sp protocol_errors)
+	out=$(as 1000 sp "$ATK" slotproto | tr '\n' ' ')
+	pe1=$(stat_of sp protocol_errors)
+	echo "# $out; protocol_errors $pe0 -> $pe1"
+	check 17_slot_wait_first_closed "$out" grep -q 'wait_first=closed' <<<"$out"
+	check 17_slot_unknown_flag_closed "$out" grep -q 'send_flags=closed' <<<"$out"
+	check 17_slot_flag_not_send_closed "$out" grep -q 'stats_flag=closed' <<<"$out"
+	check 17_slot_answered "$out" grep -q "slot_seq=1 slot_result=-9" <<<"$out"
+	check 17_slot_wait_answered "$out" grep -q "wait=-9 " <<<"$out"
+	check 17_slot_second_wait_closed "$out" grep -q 'wait_again=closed' <<<"$out"
+	check 17_slot_all_counted "protocol_errors $pe0 -> $pe1" \
+		[ $((${pe1:-0} - ${pe0:-0})) -eq 4 ]
+	check 17_slot_daemon_serves "ping failed" \
+		as 1000 sp "$T/ping" -c 1 -W 2 127.0.0.1
+	dstop sp
+}
+
 # ==== 7. kernel sockets past max_sockets (broker) ========================
 # The kernel's ping sockets of the daemon's uid in namespace m (each
 # handed out one is listed there until its last copy is closed).
@@ -892,7 +921,7 @@ sec_subgid() {
 }
 
 # ---- main -------------------------------------------------------------
-for s in race linger steal netns conns park bbind hoard user demo malformed sandbox subgid; do
+for s in race linger steal netns conns park bbind hoard user demo malformed slotproto sandbox subgid; do
 	wanted "$s" || continue
 	t=$(ms)
 	"sec_$s"

@@ -41,6 +41,10 @@
  *   attack malformed N
  *        finding 13: N connections that each say HELLO, then send a
  *        malformed request
+ *   attack slotproto
+ *        the answer slot's protocol broken (WIRE_WAIT with nothing to
+ *        wait for, WIRE_RQ_SLOT with another flag or on another request),
+ *        and kept: a send answered in the slot, then WIRE_WAIT for it
  *
  * The proof of holding a socket (wire.h: struct wire_proof) is made here,
  * not by the library.  Built against an older wire.h (no proofs: the
@@ -60,7 +64,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
+#include <stdatomic.h>
 #include <sys/inotify.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
@@ -883,6 +889,109 @@ static int cmd_malformed(char **argv)
 	return 0;
 }
 
+/* ---- the answer slot's protocol (wire.h: WIRE_RQ_SLOT, WIRE_WAIT) ---- */
+
+#ifdef WIRE_RQ_SLOT
+/* Send a request with header flags hflags: 0 or errno. */
+static int put_flagged(int fd, const struct wire_req *req, uint16_t hflags)
+{
+	static uint8_t buf[WIRE_MSG_MAX];
+	long n = wire_encode_req(req, buf, sizeof(buf));
+
+	if (n < 0)
+		return EINVAL;
+	memcpy(buf + 2, &hflags, 2);
+	return send_msg(fd, buf, (size_t)n, NULL, 0);
+}
+
+/* Send a request with header flags hflags; then what came back:
+ * "closed", "timeout" or the result. */
+static const char *flagged(int fd, const struct wire_req *req,
+			   uint16_t hflags, char *out, size_t cap)
+{
+	struct answer a;
+	int rc;
+
+	if (put_flagged(fd, req, hflags))
+		return "closed";
+	rc = get_answer(fd, 3000, &a);
+	answer_close(&a);
+	if (rc != ANS_OK)
+		return rc == ANS_CLOSED ? "closed" : "timeout";
+	snprintf(out, cap, "%d", (int)a.result);
+	return out;
+}
+
+/* A new connection's HELLO answer: its answer slot, mapped (the arena
+ * came with it: a new token), or NULL. */
+static const struct wire_shm *hello_slot(int *fd)
+{
+	struct wire_req req = { .type = WIRE_HELLO, .u.version = WIRE_VERSION };
+	const struct wire_shm *base;
+	struct answer a;
+	uint32_t slot = 0;
+
+	*fd = dial();
+	if (*fd < 0 || send_req(*fd, &req, NULL, 0, NULL, 0) ||
+	    get_answer(*fd, 3000, &a) != ANS_OK || a.result != 0 ||
+	    a.nfds != 1 || a.blen != WIRE_NONCE_LEN + 4)
+		return NULL;
+	memcpy(&slot, a.body + WIRE_NONCE_LEN, 4);
+	base = mmap(NULL, WIRE_ARENA_SIZE, PROT_READ, MAP_SHARED, a.fds[0], 0);
+	answer_close(&a);
+	if (base == MAP_FAILED || slot == 0 || slot >= WIRE_ARENA_SLOTS)
+		return NULL;
+	return &base[slot];
+}
+
+/*
+ * A client out of the slot's protocol: WIRE_WAIT before any send
+ * answered in the slot; WIRE_RQ_SLOT with another flag, or on a request
+ * other than a send; each on a connection of its own, each must close
+ * it.  Then in protocol: a send answered in the slot (a handle there is
+ * none of: -EBADF there), WIRE_WAIT for it, and a second WAIT, which
+ * is out of protocol again.
+ */
+static int cmd_slotproto(char **argv)
+{
+	struct wire_req wait = { .type = WIRE_WAIT };
+	struct wire_req stats = { .type = WIRE_STATS };
+	struct wire_req send = { .type = WIRE_SEND, .handle = 0x7ffffff0u };
+	const struct wire_shm *slot;
+	char b[5][16];
+	int fd;
+
+	(void)argv;
+	send.u.send.namelen = WIRE_NO_NAME;
+	fd = hello_conn(3000);
+	printf("wait_first=%s\n", fd < 0 ? "nohello" :
+	       flagged(fd, &wait, 0, b[0], sizeof(b[0])));
+	close(fd);
+	fd = hello_conn(3000);
+	printf("send_flags=%s\n", fd < 0 ? "nohello" :
+	       flagged(fd, &send, WIRE_RQ_SLOT | 2, b[1], sizeof(b[1])));
+	close(fd);
+	fd = hello_conn(3000);
+	printf("stats_flag=%s\n", fd < 0 ? "nohello" :
+	       flagged(fd, &stats, WIRE_RQ_SLOT, b[2], sizeof(b[2])));
+	close(fd);
+	slot = hello_slot(&fd);
+	if (!slot) {
+		printf("slot=none\n");
+		return 0;
+	}
+	/* No answer on the channel: WAIT's is the first. */
+	(void)put_flagged(fd, &send, WIRE_RQ_SLOT);
+	printf("wait=%s\n", flagged(fd, &wait, 0, b[3], sizeof(b[3])));
+	printf("slot_seq=%u slot_result=%d\n",
+	       (unsigned)atomic_load(&slot->ans_seq),
+	       (int)atomic_load(&slot->ans_result));
+	printf("wait_again=%s\n", flagged(fd, &wait, 0, b[4], sizeof(b[4])));
+	close(fd);
+	return 0;
+}
+#endif
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -895,6 +1004,9 @@ int main(int argc, char **argv)
 		{ "conns", 4, cmd_conns }, { "park", 5, cmd_park },
 		{ "bbind", 4, cmd_bbind }, { "dupbind", 4, cmd_dupbind },
 		{ "hoard", 6, cmd_hoard }, { "malformed", 3, cmd_malformed },
+#ifdef WIRE_RQ_SLOT
+		{ "slotproto", 2, cmd_slotproto },
+#endif
 	};
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -902,6 +1014,6 @@ int main(int argc, char **argv)
 		if (strcmp(argv[1], cmds[i].name) == 0 && argc == cmds[i].argc)
 			return cmds[i].fn(argv);
 	fprintf(stderr, "usage: attack race|linger|steal|victim|conns|park|"
-		"bbind|dupbind|hoard|malformed ... (see attack.c)\n");
+		"bbind|dupbind|hoard|malformed|slotproto ... (see attack.c)\n");
 	return 2;
 }

@@ -7,8 +7,9 @@
  *   impostor PATH MODE
  *
  * It listens on PATH (mode 0666) and answers every request as pingsockd
- * does (protocol 10): HELLO with the token of its one state arena, and
- * the arena itself (a sealed memfd) to a client that does not name it;
+ * does (protocol 11): HELLO with the token of its one state arena and an
+ * answer slot there, and the arena itself (a sealed memfd) to a client
+ * that does not name it; a send that asks for it answered in the slot;
  * OPEN with the data descriptor and a slot of the arena; a socket's
  * request on a connection that does not know it with WIRE_R_UNATTACHED,
  * and ATTACH with the slot; the error queue kept here and served a
@@ -85,6 +86,9 @@ struct ans {
 struct conn {
 	int fd;
 	uint32_t knows;
+	uint32_t ans_slot;	/* its answer slot (HELLO's answer) */
+	uint32_t ans_seq;	/* sends answered there */
+	int32_t ans_last;	/* the last one's result, for WIRE_WAIT */
 };
 
 /* The one arena: any token but zeros will do, the impostor has no other
@@ -117,6 +121,7 @@ static int nsocks;
 static struct psock *sk;
 
 static uint32_t next_handle = 1;
+static uint32_t next_ans_slot = 1000;
 /* An arena handed out without SEAL_SHRINK: shrunk once it is sent, as a
  * liar would to make the client's mapping fault. */
 static int shrink_fd = -1;
@@ -386,6 +391,7 @@ enum spoil {
 	SP_ARENA_FILE, SP_TOKEN_OWN, SP_TOKEN_OWN_ARENA,
 	SP_ERRQ_SHORT, SP_ERRQ_NOLEN, SP_ERRQ_LEN_BIG, SP_ERRQ_LEN_SMALL,
 	SP_ERRQ_ERRNO_BODY, SP_STATS_VERSION, SP_USERS_LOOP, SP_FIND_ANY,
+	SP_HELLO_SLOT_BIG, SP_SLOT_LATE,
 };
 
 /* What is put on the socket OPEN made, or in its slot; the records
@@ -473,6 +479,10 @@ static const struct mode modes[] = {
 	{ "bind-body", WIRE_BIND, SP_BODY_LONG, 0, 0, 0, false },
 	{ "bind-fds", WIRE_BIND, SP_FDS_EXTRA, 0, 0, 0, false },
 	{ "send-result", WIRE_SEND, SP_SEND_RESULT, 0, 0, 0, false },
+	/* Not a malformation: a send's answer that never comes in the
+	 * answer slot, only on the channel for WIRE_WAIT. */
+	{ "send-slot-late", WIRE_SEND, SP_SLOT_LATE, 0, 0, 0, false },
+	{ "hello-slot-big", WIRE_HELLO, SP_HELLO_SLOT_BIG, 0, 0, 0, false },
 	{ "send-type", WIRE_SEND, SP_TYPE, 0, 0, 0, false },
 	{ "getopt-body", WIRE_GETOPT, SP_GETOPT_BODY, 0, 0, 0, false },
 	{ "getname-body", WIRE_GETNAME, SP_BODY_LONG, 0, 0, 0, false },
@@ -719,6 +729,10 @@ static void spoil(struct ans *a, const struct wire_req *req, enum spoil s)
 	case SP_HANDLE0: memset(a->body, 0, 4); break;
 	case SP_FAIL_FDS: a->result = -EACCES; break;
 	case SP_SEND_RESULT: a->result = (int32_t)req->u.send.len + 1000; break;
+	case SP_HELLO_SLOT_BIG:
+		memcpy(a->body + WIRE_NONCE_LEN, "\0\0\1\0", 4);  /* 65536 */
+		break;
+	case SP_SLOT_LATE: break;	/* serve() */
 	case SP_GETOPT_BODY: a->len = WIRE_OPTVAL_MAX; break;
 	case SP_SETOPT_BODY: a->len = 4; break;
 	case SP_UNATTACHED: a->result = WIRE_R_UNATTACHED; break;
@@ -1039,11 +1053,14 @@ static void answer_send(const struct wire_req *req, struct ans *a)
 				    ? (int32_t)req->u.send.len : -EMSGSIZE;
 }
 
-/* HELLO: the token; the arena unless the client named it. */
-static void answer_hello(const struct wire_req *req, struct ans *a)
+/* HELLO: the token and the connection's answer slot; the arena unless
+ * the client named it. */
+static void answer_hello(const struct wire_req *req, struct ans *a,
+			 const struct conn *cn)
 {
 	memcpy(a->body, arena_token, WIRE_NONCE_LEN);
-	a->len = WIRE_NONCE_LEN;
+	memcpy(a->body + WIRE_NONCE_LEN, &cn->ans_slot, 4);
+	a->len = WIRE_NONCE_LEN + 4;
 	if (memcmp(req->nonce, arena_token, WIRE_NONCE_LEN) != 0)
 		add_fd(a, arena.fd, false);
 }
@@ -1096,7 +1113,7 @@ static void answer_normal(const struct wire_req *req, struct ans *a,
 	if (a->result)
 		return;
 	switch (req->type) {
-	case WIRE_HELLO: answer_hello(req, a); break;
+	case WIRE_HELLO: answer_hello(req, a, cn); break;
 	case WIRE_OPEN:
 		if (mode->broker)
 			new_broker(a, req->u.open.domain);
@@ -1191,10 +1208,36 @@ static int read_req(int c, struct wire_req *req)
 	return 0;
 }
 
+/*
+ * A send that asked for its answer in the slot: there, as pingsockd
+ * does (its result spoilt or not), unless that answer is spoilt in a way
+ * the slot cannot carry (its type, its body, its descriptors: then on
+ * the channel, where a client that waits for the slot in vain finds it
+ * after its WIRE_WAIT), or late (SP_SLOT_LATE: never in the slot).
+ * true if answered here.
+ */
+static bool answer_slot(struct conn *cn, const struct ans *a,
+			enum spoil how)
+{
+	struct wire_shm *w = &arena.base[cn->ans_slot];
+
+	if (a->type != WIRE_SEND || a->flags || a->len || a->nfds)
+		return false;
+	cn->ans_last = a->result;
+	if (how == SP_SLOT_LATE)
+		return true;
+	if (++cn->ans_seq == 0)
+		cn->ans_seq = 1;
+	atomic_store_explicit(&w->ans_result, a->result, memory_order_relaxed);
+	atomic_store_explicit(&w->ans_seq, cn->ans_seq, memory_order_release);
+	return true;
+}
+
 /* One request: its answer, spoilt if it is the one; 0, or -1 at EOF. */
 static int serve(struct conn *cn)
 {
 	static struct ans a;
+	enum spoil how = SP_NONE;
 	struct wire_req req;
 
 	if (read_req(cn->fd, &req))
@@ -1203,13 +1246,21 @@ static int serve(struct conn *cn)
 	memset(&a, 0, sizeof(a));
 	a.type = req.type;
 	answer_normal(&req, &a, cn);
+	if (req.type == WIRE_WAIT) {	/* as the send it waits for */
+		a.type = WIRE_SEND;
+		a.result = cn->ans_last;
+	}
 	if (!spoilt && mode->type == req.type) {
 		spoilt = true;
-		spoil(&a, &req, mode->spoil);
+		how = mode->spoil;
+		spoil(&a, &req, how);
 	} else if (spoilt && !spoilt2 && mode->type2 == req.type) {
 		spoilt2 = true;
-		spoil(&a, &req, mode->spoil2);
+		how = mode->spoil2;
+		spoil(&a, &req, how);
 	}
+	if ((req.rqflags & WIRE_RQ_SLOT) && answer_slot(cn, &a, how))
+		return 0;
 	send_ans(cn->fd, &a);
 	if (shrink_fd >= 0) {
 		if (ftruncate(shrink_fd, 0))
@@ -1285,7 +1336,9 @@ static void loop(int lfd)
 			int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 
 			if (c >= 0) {
-				conns[n] = (struct conn){ .fd = c };
+				/* Answer slots after every socket's. */
+				conns[n] = (struct conn){
+					.fd = c, .ans_slot = next_ans_slot++ };
 				p[n].fd = c;
 				p[n].events = POLLIN;
 				p[n++].revents = 0;

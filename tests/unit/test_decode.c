@@ -344,7 +344,7 @@ static int chk(const struct wire_req *req, int32_t result, const void *body,
 static void answer_header(void)
 {
 	struct wire_req req = { .type = WIRE_HELLO };
-	uint8_t tok[WIRE_NONCE_LEN] = { 0 };
+	uint8_t tok[WIRE_NONCE_LEN + 4] = { 0 };
 	size_t n = answer(WIRE_HELLO, 0, tok, sizeof(tok));
 
 	CHECK_EQ(wire_check_answer(&req, ans_buf, n, &ans), 0);
@@ -395,22 +395,39 @@ static void answer_results(void)
 	}
 }
 
-/* The arena comes with HELLO's answer only when its token is new. */
+/* The arena comes with HELLO's answer only when its token is new; the
+ * answer slot after the token is 0 (none) or a slot of the arena. */
 static void answer_hello(void)
 {
+	static const uint32_t bad_slots[] = { WIRE_ARENA_SLOTS,
+					      WIRE_ARENA_SLOTS + 1,
+					      0xffffffffu };
 	struct wire_req req = { .type = WIRE_HELLO };
-	uint8_t tok[WIRE_NONCE_LEN];
+	uint8_t tok[WIRE_NONCE_LEN + 4];
+	uint32_t slot = 5;
 
-	memset(tok, 7, sizeof(tok));
+	memset(tok, 7, WIRE_NONCE_LEN);
+	memcpy(tok + WIRE_NONCE_LEN, &slot, 4);
 	CHECK_EQ(chk(&req, 0, tok, sizeof(tok)), 0);
 	CHECK_EQ(ans.nfds, 1);
 	CHECK_EQ(ans.fd_kind[0], WIRE_FD_ARENA);
-	memcpy(req.nonce, tok, sizeof(tok));
+	memcpy(req.nonce, tok, WIRE_NONCE_LEN);
 	CHECK_EQ(chk(&req, 0, tok, sizeof(tok)), 0);
 	CHECK_EQ(ans.nfds, 0);
 	CHECK_EQ(chk(&req, 0, tok, sizeof(tok) - 1), -1);
+	CHECK_EQ(chk(&req, 0, tok, WIRE_NONCE_LEN), -1);  /* version 10's */
 	CHECK_EQ(chk(&req, 0, NULL, 0), -1);
 	CHECK_EQ(chk(&req, -EPROTO, NULL, 0), 0);
+	slot = 0;	/* none: the arena is full */
+	memcpy(tok + WIRE_NONCE_LEN, &slot, 4);
+	CHECK_EQ(chk(&req, 0, tok, sizeof(tok)), 0);
+	slot = WIRE_ARENA_SLOTS - 1;
+	memcpy(tok + WIRE_NONCE_LEN, &slot, 4);
+	CHECK_EQ(chk(&req, 0, tok, sizeof(tok)), 0);
+	for (size_t i = 0; i < sizeof(bad_slots) / sizeof(bad_slots[0]); i++) {
+		memcpy(tok + WIRE_NONCE_LEN, &bad_slots[i], 4);
+		CHECK_EQ(chk(&req, 0, tok, sizeof(tok)), -1);
+	}
 }
 
 static void answer_open(void)

@@ -43,7 +43,7 @@ static void sockaddr4(uint8_t *out, uint32_t host_addr, uint16_t port)
 	memcpy(out, &s, sizeof(s));
 }
 
-#define NSAMPLES 40	/* room for samples()' */
+#define NSAMPLES 44	/* room for samples()' */
 
 /* One or more valid messages of every request type. */
 static size_t samples(struct sample *s)
@@ -117,6 +117,16 @@ static size_t samples(struct sample *s)
 	s[n].req.u.send.ctl = ctlbuf;
 	s[n].req.u.send.len = 8;
 	s[n++].dlen = 8;
+
+	s[n].req.type = WIRE_SEND;	/* answered in the answer slot */
+	s[n].req.rqflags = WIRE_RQ_SLOT;
+	s[n].req.handle = 8;
+	s[n].req.u.send.namelen = WIRE_NO_NAME;
+	s[n].req.u.send.len = 16;
+	s[n++].dlen = 16;
+
+	s[n].req.type = WIRE_WAIT;
+	s[n++].req.handle = 0;
 
 	s[n].req.type = WIRE_SEND;			/* empty message */
 	s[n].req.u.send.namelen = 0;
@@ -218,7 +228,8 @@ static size_t samples(struct sample *s)
 static int same_req(const struct wire_req *a, const struct wire_req *b,
 		    const uint8_t *m, size_t mlen)
 {
-	if (a->type != b->type || a->handle != b->handle)
+	if (a->type != b->type || a->handle != b->handle ||
+	    a->rqflags != b->rqflags)
 		return 0;
 	switch (a->type) {
 	case WIRE_HELLO:
@@ -422,10 +433,11 @@ static void unknown_type_refused(void)
 	}
 }
 
-/* The u16 after the type must be 0 in every message. */
+/* The u16 after the type: WIRE_RQ_SLOT on a send, else 0. */
 static void nonzero_flags_refused(void)
 {
-	static const uint16_t flags[] = { 1, 0x8000, 0xffff };
+	static const uint16_t flags[] = { WIRE_RQ_SLOT, 2, WIRE_RQ_SLOT | 2,
+					  0x8000, 0xffff };
 	struct sample s[NSAMPLES];
 	size_t n = samples(s);
 
@@ -433,9 +445,14 @@ static void nonzero_flags_refused(void)
 		for (size_t f = 0; f < sizeof(flags) / sizeof(flags[0]); f++) {
 			struct wire_req out;
 			long len = build(&s[i].req, data, s[i].dlen);
+			bool ok = flags[f] == WIRE_RQ_SLOT &&
+				  s[i].req.type == WIRE_SEND;
 
 			memcpy(msg + 2, &flags[f], 2);
-			CHECK_EQ(wire_decode_req(msg, (size_t)len, &out), -1);
+			CHECK_EQ(wire_decode_req(msg, (size_t)len, &out),
+				 ok ? 0 : -1);
+			if (ok)
+				CHECK_EQ(out.rqflags, WIRE_RQ_SLOT);
 		}
 	}
 }
