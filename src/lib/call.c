@@ -238,17 +238,17 @@ static inline void cpu_relax(void)
 #endif
 }
 
-/* Send req and its data: 0, -EINVAL (it cannot be encoded) or
- * WIRE_R_BROKEN.  No request carries a descriptor (the daemon refuses
- * them, wire.h). */
-static int put_request(int fd, const struct wire_req *req,
+/* Send req, with the header's flags rqflags, and its data: 0, -EINVAL
+ * (it cannot be encoded) or WIRE_R_BROKEN.  No request carries a
+ * descriptor (the daemon refuses them, wire.h). */
+static int put_request(int fd, const struct wire_req *req, uint16_t rqflags,
 		       const struct iovec *data, int ndata)
 {
 	uint8_t hdr[WIRE_REQ_HDR + 64 + WIRE_ADDR_MAX + WIRE_OPTVAL_MAX +
 		    WIRE_CTL_MAX];
 	struct iovec iov[1 + CALL_MAX_DATA];
 	struct msghdr mh = { .msg_iov = iov };
-	long n = wire_encode_req(req, hdr, sizeof(hdr));
+	long n = wire_encode_req_as(req, rqflags, hdr, sizeof(hdr));
 
 	if (n < 0 || ndata < 0 || ndata > CALL_MAX_DATA)
 		return -EINVAL;
@@ -268,7 +268,7 @@ int call_exchange(int fd, const struct wire_req *req,
 
 	for (int i = 0; fd_out && i < CALL_MAX_FDS; i++)
 		fd_out[i] = -1;
-	rc = put_request(fd, req, data, ndata);
+	rc = put_request(fd, req, req->rqflags, data, ndata);
 	return rc ? rc : take_answer(fd, req, body, bodylen, fd_out);
 }
 
@@ -305,15 +305,14 @@ static bool slot_answer(const struct wire_req *req, const struct wire_shm *ans,
 int call_send(int fd, const struct wire_req *req, const struct iovec *data,
 	      int ndata, const struct wire_shm *ans, uint32_t *seq)
 {
-	struct wire_req q = *req, wait = { .type = WIRE_WAIT };
+	static const struct wire_req wait = { .type = WIRE_WAIT };
 	uint64_t t0 = clock_mono_ns();
 	bool got;
 	int rc;
 
 	if (!ans || req->type != WIRE_SEND || !spin_begin(t0))
 		return call_exchange(fd, req, data, ndata, NULL, NULL, NULL);
-	q.rqflags = WIRE_RQ_SLOT;
-	rc = put_request(fd, &q, data, ndata);
+	rc = put_request(fd, req, WIRE_RQ_SLOT, data, ndata);
 	if (rc) {
 		spin_end();
 		return rc;
@@ -325,6 +324,6 @@ int call_send(int fd, const struct wire_req *req, const struct iovec *data,
 	if (got)
 		return rc;
 	/* Not yet (a send made to wait, a busy daemon): on the channel. */
-	rc = put_request(fd, &wait, NULL, 0);
+	rc = put_request(fd, &wait, 0, NULL, 0);
 	return rc ? rc : take_answer(fd, req, NULL, NULL, NULL);
 }

@@ -20,6 +20,12 @@ const char *wire_type_name(unsigned type)
 
 long wire_encode_req(const struct wire_req *req, uint8_t *buf, size_t cap)
 {
+	return wire_encode_req_as(req, req->rqflags, buf, cap);
+}
+
+long wire_encode_req_as(const struct wire_req *req, uint16_t rqflags,
+			uint8_t *buf, size_t cap)
+{
 	const struct wire_req_type *t = wire_req_type(req->type);
 	struct wbuf w;
 
@@ -27,7 +33,7 @@ long wire_encode_req(const struct wire_req *req, uint8_t *buf, size_t cap)
 		return -1;
 	wbuf_init(&w, buf, cap);
 	wbuf_u16(&w, req->type);
-	wbuf_u16(&w, req->rqflags);
+	wbuf_u16(&w, rqflags);
 	wbuf_u32(&w, req->handle);
 	if (t->encode)
 		t->encode(&w, req);

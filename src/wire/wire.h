@@ -436,6 +436,10 @@ void wire_user_entry_at(const uint8_t *body, size_t i,
  * payloads are not copied: wire_encode_req() writes everything before it.
  */
 long wire_encode_req(const struct wire_req *req, uint8_t *buf, size_t cap);
+/* The same with the header's flags given (WIRE_RQ_*), not req->rqflags:
+ * a caller that asks for the answer slot need not copy the request. */
+long wire_encode_req_as(const struct wire_req *req, uint16_t rqflags,
+			uint8_t *buf, size_t cap);
 
 /*
  * Decode one request message of len bytes.  Returns 0, or -1 if the message

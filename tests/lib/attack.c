@@ -896,11 +896,10 @@ static int cmd_malformed(char **argv)
 static int put_flagged(int fd, const struct wire_req *req, uint16_t hflags)
 {
 	static uint8_t buf[WIRE_MSG_MAX];
-	long n = wire_encode_req(req, buf, sizeof(buf));
+	long n = wire_encode_req_as(req, hflags, buf, sizeof(buf));
 
 	if (n < 0)
 		return EINVAL;
-	memcpy(buf + 2, &hflags, 2);
 	return send_msg(fd, buf, (size_t)n, NULL, 0);
 }
 
