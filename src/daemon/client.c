@@ -5,8 +5,9 @@
  * request at a time, answering it (ops.c runs it) on the channel or, for
  * a send that asks, in the connection's answer slot of its arena (wire.h:
  * WIRE_RQ_SLOT, WIRE_WAIT), and the send that waits for its time (rate,
- * min_interval: a timer; the client is not read meanwhile).  A client that sends garbage or does not read its answers
- * is disconnected; the daemon goes on.
+ * min_interval: a timer; the client is not read meanwhile).  A client
+ * that sends garbage or does not read its answers is disconnected; the
+ * daemon goes on.
  */
 #include "daemon/srv.h"
 
@@ -157,7 +158,7 @@ static enum dispatch_rc dispatch(struct server *s, struct client *c,
 				 const struct wire_req *req)
 {
 	struct reply r = { .fd = -1, .fd2 = -1 };
-	bool in_slot = req->rqflags & WIRE_RQ_SLOT;	/* ops_run() checks */
+	bool in_slot = req->rqflags & WIRE_RQ_SLOT;  /* slot_in_turn() checks */
 	enum dispatch_rc rc;
 
 	if (!slot_in_turn(c, req))
