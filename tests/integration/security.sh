@@ -802,8 +802,9 @@ sec_user() {
 # earlier pingsockd's user left it: /run/pingsock that user's, with a
 # link planted at the demo's old pid file, to a root-owned file.  The
 # checkout's ./demo (build/ is built: its make has nothing to do) pings 3
-# times; the file is untouched, /run/pingsock now root's.  The demo's
-# daemon is stopped afterwards (the pingsockd of that namespace).
+# times; the file is untouched, /run/pingsock now root's.  Then
+# `./demo stop` stops the daemon and removes /run/pingsock, empty: nothing
+# left behind (any pingsockd of that namespace still there is killed).
 sec_demo() {
 	local victim=$T/victim.demo missing="" pkg out
 	if ! [ -x "$ROOT/build/pingsockd" ] || ! [ -x "$ROOT/demo" ]; then
@@ -832,6 +833,9 @@ setpriv --reuid="$(id -u "$duser")" --regid="$(id -g "$duser")" --clear-groups \
 echo $? >"$out/demo.rc"
 stat -c '%u:%g %a' /run/pingsock >"$out/demo.dir"
 cat /run/pingsockd-demo.pid >"$out/demo.pidfile" 2>/dev/null
+rm -f /run/pingsock/pingsockd.pid	# the planted link: not the demo's
+(cd "$root" && timeout 30 ./demo stop) >"$out/demo-stop.out" 2>&1
+ls -A /run/pingsock >"$out/demo.left" 2>&1 || echo gone >"$out/demo.left"
 me=$(readlink /proc/self/ns/net)
 for p in $(pgrep -x pingsockd); do
 	[ "$(readlink "/proc/$p/ns/net")" = "$me" ] || continue
@@ -851,8 +855,10 @@ SH
 		[ "$(stat -c '%u:%g %a' "$victim") $(cat "$victim")" = "0:0 600 demo-untouched" ]
 	check 11_demo_run_pingsock_root_owned "$(cat "$T/demo.dir" 2>/dev/null)" \
 		grep -q '^0:' "$T/demo.dir"
-	check 11_demo_daemon_stopped "$(cat "$T/demo.killed" 2>/dev/null)" \
-		eval '[ -s "$T/demo.killed" ] && ! kill -0 $(cat "$T/demo.killed") 2>/dev/null'
+	check 11_demo_stop_stops "$(cat "$T/demo-stop.out" 2>/dev/null); left running: $(cat "$T/demo.killed" 2>/dev/null)" \
+		eval 'grep -q "stopped" "$T/demo-stop.out" && ! [ -s "$T/demo.killed" ]'
+	check 11_demo_stop_leaves_no_run_pingsock "/run/pingsock still there, holding: [$(cat "$T/demo.left" 2>/dev/null)]" \
+		grep -qx gone "$T/demo.left"
 }
 
 # ==== 15. the sandbox ====================================================
