@@ -115,14 +115,18 @@ static bool ours(int fd)
 	return fd >= 0 && (size_t)fd < ntab && tab[fd].kind != FDK_NONE;
 }
 
-/* Does another entry share e's resources? */
+/* Does another entry share e's resources?  A broker socket's entries
+ * share its bk; a relayed socket's are descriptors of its data
+ * descriptor (the same inode: a dup), not just of its slot, which is the
+ * daemon's word (fdtab_slot_clash). */
 static bool shared(int fd, const struct fdent *e)
 {
 	if (!e->shm && !e->bk)
 		return false;
 	for (size_t i = 0; i < ntab; i++)
 		if (i != (size_t)fd && tab[i].kind != FDK_NONE &&
-		    tab[i].shm == e->shm && tab[i].bk == e->bk)
+		    tab[i].shm == e->shm && tab[i].bk == e->bk &&
+		    (e->bk || (tab[i].dev == e->dev && tab[i].ino == e->ino)))
 			return true;
 	return false;
 }
@@ -293,6 +297,30 @@ void fdtab_clear_keep(int fd)
 	if (ours(fd))
 		tab[fd].keep_ident = false;
 	lock_give(LOCK_FDTAB);
+}
+
+bool fdtab_slot_clash(int fd, const struct wire_shm *shm)
+{
+	struct stat st, now;
+	bool clash = false;
+
+	if (fstat(fd, &st) != 0)
+		return true;
+	lock_take(LOCK_FDTAB);
+	for (size_t i = 0; i < ntab && !clash; i++) {
+		const struct fdent *e = &tab[i];
+
+		if (i == (size_t)fd || !fdkind_relayed(e->kind) ||
+		    e->shm != shm ||
+		    (e->dev == st.st_dev && e->ino == st.st_ino))
+			continue;
+		/* A stale entry (its descriptor closed behind the
+		 * library's back) holds a slot the daemon gave back. */
+		clash = fstat((int)i, &now) == 0 && now.st_dev == e->dev &&
+			now.st_ino == e->ino;
+	}
+	lock_give(LOCK_FDTAB);
+	return clash;
 }
 
 void fdtab_set_attached(int fd, uint32_t handle, pid_t pid,

@@ -117,6 +117,13 @@ void fdtab_broker_swapped(const struct broker_sock *bk, const struct stat *st);
 void fdtab_set_stamp(int fd, const struct timespec *ts);
 /* The first send is being made: keep_ident no longer applies. */
 void fdtab_clear_keep(int fd);
+/*
+ * Does a live entry of another socket (another inode than fd's) have the
+ * state slot shm?  The daemon gives each socket a slot of its own; a
+ * slot given twice is an impostor's, and would make one socket's close
+ * release the other's (its epoll registrations in the shim).
+ */
+bool fdtab_slot_clash(int fd, const struct wire_shm *shm);
 /* Record a (re)attachment: the handle, and the socket's state slot in
  * this process's arena; the entry as it is now in out. */
 void fdtab_set_attached(int fd, uint32_t handle, pid_t pid,

@@ -191,7 +191,8 @@ static int open_daemon(int domain, int type, int protocol, enum fdkind kind)
 	fd = fds[0];
 	if (rc >= 0 && (fds[1] >= 0 || fds[2] >= 0))
 		rc = -ECONNRESET;
-	if (rc >= 0 && !(ent.shm = state_slot(body[2])))
+	if (rc >= 0 && (!(ent.shm = state_slot(body[2])) ||
+			fdtab_slot_clash(fd, ent.shm)))
 		rc = -EPROTO;
 	for (int i = 1; i < CONN_MAX_FDS; i++)
 		if (fds[i] >= 0)

@@ -106,7 +106,8 @@ static int attach(struct conn *c, int fd, struct fdent *ent)
 
 	if (rc >= 0 && body[1] != (uint32_t)ent->family)
 		rc = -EPROTO;
-	if (rc >= 0 && !(shm = state_slot(body[2])))
+	if (rc >= 0 && (!(shm = state_slot(body[2])) ||
+			fdtab_slot_clash(fd, shm)))
 		rc = -EPROTO;
 	if (rc >= 0) {
 		ent->handle = body[0];

@@ -10,7 +10,8 @@
 # malformation per run (impostor list): control answers with a result
 # out of range (on the channel or in the answer slot), the wrong type, a
 # body of the wrong length, a slot out of the arena (a socket's or the
-# connection's answer slot), descriptors too many, too few or of the
+# connection's answer slot) or one a live socket holds (a second socket
+# is refused), descriptors too many, too few or of the
 # wrong kind; a send's answer that never comes in the answer slot (only
 # on the channel, for WIRE_WAIT: not a malformation); a state
 # arena that is a pipe, unsealed or not sealed against shrinking (and
@@ -56,7 +57,7 @@ sanitizer='ERROR: [A-Za-z]*Sanitizer|runtime error:|stack smashing'
 # The lines pstool untrusted must print in MODE (all of them).
 expect() {
 	case $1 in
-	none|ctl-*|open-slot-last|find-any|send-slot-late) echo "socket=OK send=64 getopt=OK errq1=EAGAIN peek=64 recv1=64 recv2=EAGAIN" ;;
+	none|ctl-*|open-slot-last|open-slot-same|find-any|send-slot-late) echo "socket=OK send=64 getopt=OK errq1=EAGAIN peek=64 recv1=64 recv2=EAGAIN" ;;
 	broker-none) echo "socket=OK bind=OK" ;;
 	# The setopt answer ends the connection; the next dial (bind's) is
 	# sent an arena with the client's own token, the one after works.
@@ -147,6 +148,24 @@ for mode in $("$IMP" list); do
 	# shellcheck disable=SC2046  # one word per expected line
 	verdict "impostor/$mode" "$rc" "$out" "$T/client.err" \
 		$(expect "$mode") leak=0
+done
+
+# ---- one state slot given to two sockets ----
+# The daemon gives each socket a slot of its own; the library must not
+# take a second socket in a live one's slot (it would count the two as
+# copies of one socket: closing one would keep the other's release, and
+# the shim's epoll registrations, alive for a closed descriptor).
+for mode in none open-slot-same; do
+	impostor_start "$mode" || { fail "impostor/twosocks/$mode" "did not start"; continue; }
+	out=$(timeout -k 2 20 setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env PINGSOCK_BACKEND=daemon PINGSOCK_SOCKET="$SOCK" \
+		"$PST" twosocks 2>"$T/client.err")
+	rc=$?
+	impostor_stop
+	want=socket2=OK
+	[ $mode = open-slot-same ] && want=socket2=EPROTO
+	verdict "impostor/twosocks/$mode" "$rc" "$out" "$T/client.err" \
+		socket1=OK "$want" close1=OK leak=0
 done
 
 # ---- pingsockctl: the library's request client, its checks ----

@@ -391,7 +391,7 @@ enum spoil {
 	SP_ARENA_FILE, SP_TOKEN_OWN, SP_TOKEN_OWN_ARENA,
 	SP_ERRQ_SHORT, SP_ERRQ_NOLEN, SP_ERRQ_LEN_BIG, SP_ERRQ_LEN_SMALL,
 	SP_ERRQ_ERRNO_BODY, SP_STATS_VERSION, SP_USERS_LOOP, SP_FIND_ANY,
-	SP_HELLO_SLOT_BIG, SP_SLOT_LATE,
+	SP_HELLO_SLOT_BIG, SP_SLOT_LATE, SP_SLOT_SAME,
 };
 
 /* What is put on the socket OPEN made, or in its slot; the records
@@ -463,6 +463,9 @@ static const struct mode modes[] = {
 	{ "open-slot-big", WIRE_OPEN, SP_SLOT_BIG, 0, 0, 0, false },
 	/* Not a malformation: the arena's last slot, which must work. */
 	{ "open-slot-last", WIRE_OPEN, SP_SLOT_LAST, 0, 0, 0, false },
+	/* Every socket OPEN makes in slot 1: a first socket works, a second
+	 * one while the first lives is refused (pstool twosocks). */
+	{ "open-slot-same", 0, SP_SLOT_SAME, 0, 0, 0, false },
 	{ "broker-udp", WIRE_OPEN, SP_FD0_UDP, 0, 0, 0, true },
 	{ "broker-raw", WIRE_OPEN, SP_FD0_RAW, 0, 0, 0, true },
 	{ "broker-family", WIRE_OPEN, SP_FD0_FAMILY, 0, 0, 0, true },
@@ -937,6 +940,8 @@ static void new_sock(struct ans *a, int family)
 	sk->slot = (uint32_t)nsocks;
 	if (mode->spoil == SP_SLOT_LAST)
 		sk->slot = WIRE_ARENA_SLOTS - (uint32_t)nsocks;
+	if (mode->spoil == SP_SLOT_SAME)
+		sk->slot = 1;
 	sk->shm = &arena.base[sk->slot];
 	/* Every receive option that writes the IP options. */
 	atomic_store(&sk->shm->cmsg, WIRE_CM_RECVOPTS | WIRE_CM_RETOPTS |

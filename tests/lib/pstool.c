@@ -51,6 +51,8 @@
  *                                   SEQ: the request's (default 8 or
  *                                   128, seq 1); type 42 or 160 is an
  *                                   RFC 8335 PROBE of interface index 1
+ *   pstool twosocks                 two sockets at once, then closed
+ *                                   ("socket1=", "socket2=", "leak=N")
  *   pstool untrusted                every call once on one socket, as a
  *                                   client of an impostor daemon
  *                                   (tests/lib/impostor.c); print
@@ -1549,6 +1551,24 @@ static int cmd_untrusted(void)
 	return 0;
 }
 
+/* Two sockets at once (an impostor that gives both one state slot:
+ * the second is refused), then both closed. */
+static int cmd_twosocks(void)
+{
+	int before = low_fds(), a, b;
+
+	a = pingsock_socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
+	said("socket1", a < 0 ? -1 : 0);
+	b = pingsock_socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
+	said("socket2", b < 0 ? -1 : 0);
+	if (a >= 0)
+		said("close1", pingsock_close(a));
+	if (b >= 0)
+		said("close2", pingsock_close(b));
+	printf("leak=%d\n", low_fds() - before);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1584,6 +1604,8 @@ int main(int argc, char **argv)
 		return cmd_victim(argc, argv);
 	if (argc >= 2 && strcmp(argv[1], "untrusted") == 0)
 		return cmd_untrusted();
+	if (argc >= 2 && strcmp(argv[1], "twosocks") == 0)
+		return cmd_twosocks();
 	fprintf(stderr, "usage: pstool ping|bind|pair|garbage|rawsend ...\n");
 	return 2;
 }
