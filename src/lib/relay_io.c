@@ -68,6 +68,17 @@ static void keep_ident(int fd, struct fdent *ent, const struct iovec *iov,
 	(void)relay_call(fd, ent, &req, NULL, 0, NULL, NULL);
 }
 
+/* The caller asked not to wait: MSG_DONTWAIT or O_NONBLOCK. */
+static bool nonblocking(int fd, int flags)
+{
+	int fl;
+
+	if (flags & MSG_DONTWAIT)
+		return true;
+	fl = sys_fcntl(fd, F_GETFL);
+	return fl >= 0 && (fl & O_NONBLOCK);
+}
+
 /*
  * One WIRE_SEND.  namelen is WIRE_NO_NAME when the caller gave no address;
  * the daemon checks the name and data exactly as the kernel would.
@@ -86,7 +97,11 @@ static long dsend(int fd, struct fdent *ent, int flags, const void *name,
 		return -ENOBUFS;
 	if (ent->keep_ident)
 		keep_ident(fd, ent, iov, niov);
-	req.u.send.flags = flags;
+	/* The daemon cannot see O_NONBLOCK (a flag of the program's open
+	 * file): a non-blocking socket's send that the policy would make
+	 * wait must fail EAGAIN, as with MSG_DONTWAIT, not block. */
+	req.u.send.flags = nonblocking(fd, flags) ? flags | MSG_DONTWAIT
+						  : flags;
 	req.u.send.len = total > WIRE_DATA_MAX ? UINT32_MAX : (uint32_t)total;
 	req.u.send.namelen = namelen;
 	if (namelen != WIRE_NO_NAME)
@@ -139,17 +154,6 @@ ssize_t relay_sendto(int fd, struct fdent *ent, const void *buf, size_t len,
 		return sys_ret(-EINVAL);
 	return sys_ret(dsend(fd, ent, flags, dst, dst ? dstlen : WIRE_NO_NAME,
 			     &iov, 1, NULL, 0));
-}
-
-/* The caller asked not to wait: MSG_DONTWAIT or O_NONBLOCK. */
-static bool nonblocking(int fd, int flags)
-{
-	int fl;
-
-	if (flags & MSG_DONTWAIT)
-		return true;
-	fl = sys_fcntl(fd, F_GETFL);
-	return fl >= 0 && (fl & O_NONBLOCK);
 }
 
 /*
