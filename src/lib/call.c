@@ -17,6 +17,28 @@
 
 #define CALL_SPIN_NS 50000
 
+/*
+ * How long the daemon may take to take a request and answer it.
+ * pingsockd answers each request at once, but for a send it makes wait
+ * for the rate (a blocking send waits as long as that takes, as the
+ * kernel's waits for room); an impostor at the socket path could
+ * otherwise hold socket(), close() or a MSG_DONTWAIT send for ever, and
+ * every fork() of the program behind the locks taken meanwhile.  The
+ * receive and send timeouts bound each wait, connect()'s included
+ * (a listener that never accepts).
+ */
+#define CALL_TIMEOUT_S 10
+
+static int set_timeouts(int fd)
+{
+	struct timeval tv = { .tv_sec = CALL_TIMEOUT_S };
+
+	if (sys_setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+	    sys_setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
+		return -errno;
+	return 0;
+}
+
 int call_connect(const char *path)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
@@ -29,6 +51,11 @@ int call_connect(const char *path)
 	fd = sys_socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
+	rc = set_timeouts(fd);
+	if (rc) {
+		sys_close(fd);
+		return rc;
+	}
 	if (sys_connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
 		rc = -errno;
 		sys_close(fd);
@@ -139,20 +166,33 @@ static ssize_t answered(ssize_t n)
 	return n;
 }
 
+/* Wait on: a timeout (EAGAIN) only for a patient wait, a signal
+ * (EINTR) while the time allowed lasts (signals do not restart a
+ * receive with a timeout, and each new one would start it again). */
+static bool wait_on(bool patient, uint64_t until)
+{
+	if (errno == EAGAIN)
+		return patient;
+	return errno == EINTR && (patient || clock_mono_ns() < until);
+}
+
 /* A client that does not spin sleeps at once: a look without waiting
  * first would find nothing (the daemon has yet to be scheduled) at the
  * cost of one more system call for every call (measured: 194 of 200
- * pings' sends). */
-static ssize_t xrecv(int fd, struct msghdr *mh)
+ * pings' sends).  Only a patient wait (a blocking send's answer) outlasts
+ * CALL_TIMEOUT_S. */
+static ssize_t xrecv(int fd, struct msghdr *mh, bool patient)
 {
+	uint64_t t0 = clock_mono_ns();
+	uint64_t until = t0 + (uint64_t)CALL_TIMEOUT_S * 1000000000u;
 	ssize_t n;
 
-	if (spin_for(fd, mh, &n, clock_mono_ns()))
+	if (spin_for(fd, mh, &n, t0))
 		return answered(n);
 	atomic_fetch_add_explicit(&sleepers, 1, memory_order_relaxed);
 	do {
 		n = sys_recvmsg(fd, mh, MSG_CMSG_CLOEXEC);
-	} while (n < 0 && errno == EINTR);
+	} while (n < 0 && wait_on(patient, until));
 	atomic_fetch_sub_explicit(&sleepers, 1, memory_order_relaxed);
 	return answered(n);
 }
@@ -208,7 +248,9 @@ static int take_answer(int fd, const struct wire_req *req, void *body,
 			     .msg_controllen = sizeof(cbuf.b) };
 	struct wire_answer ans;
 	struct got_fds g;
-	ssize_t got = xrecv(fd, &mh);
+	/* Only a send that may block waits for its answer without end. */
+	ssize_t got = xrecv(fd, &mh, req->type == WIRE_SEND &&
+				     !(req->u.send.flags & MSG_DONTWAIT));
 	unsigned nfds;
 	bool other;
 

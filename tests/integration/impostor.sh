@@ -22,7 +22,9 @@
 # result, a body or descriptor with a failure; datagrams, wake-ups and
 # error-queue records that are truncated, oversized, of the wrong kind or
 # family, with options longer than their buffer, data or fields where a
-# wake-up has none, or an errno that is none; a data descriptor the
+# wake-up has none, or an errno that is none; a request never answered
+# (HELLO, DETACH: the call gives up after the library's timeout, where it
+# used to wait for ever); a data descriptor the
 # daemon closed (its end, the control connection kept); nonsense in the
 # state slot (a pending error that is no errno or that the daemon does
 # not have, counts out of range, every receive option on).  For each, a
@@ -65,6 +67,10 @@ expect() {
 	# A daemon out of descriptors says so; any other errno at HELLO is
 	# not one socket() can mean.
 	hello-emfile) echo "socket=EMFILE" ;;
+	# Never answered: the library gives up after its timeout (10 s), as
+	# for a daemon that closed at once; close() closes all the same.
+	mute-hello) echo "socket=ECONNREFUSED" ;;
+	mute-detach) echo "socket=OK send=64 close=OK" ;;
 	hello-*|open-*|broker-*) echo "socket=EPROTO" ;;
 	bbind-*|bind-*) echo "bind=EPROTO" ;;
 	send-*) echo "send=EPROTO" ;;

@@ -391,7 +391,7 @@ enum spoil {
 	SP_ARENA_FILE, SP_TOKEN_OWN, SP_TOKEN_OWN_ARENA,
 	SP_ERRQ_SHORT, SP_ERRQ_NOLEN, SP_ERRQ_LEN_BIG, SP_ERRQ_LEN_SMALL,
 	SP_ERRQ_ERRNO_BODY, SP_STATS_VERSION, SP_USERS_LOOP, SP_FIND_ANY,
-	SP_HELLO_SLOT_BIG, SP_SLOT_LATE, SP_SLOT_SAME,
+	SP_HELLO_SLOT_BIG, SP_SLOT_LATE, SP_SLOT_SAME, SP_MUTE,
 };
 
 /* What is put on the socket OPEN made, or in its slot; the records
@@ -485,6 +485,10 @@ static const struct mode modes[] = {
 	/* Not a malformation: a send's answer that never comes in the
 	 * answer slot, only on the channel for WIRE_WAIT. */
 	{ "send-slot-late", WIRE_SEND, SP_SLOT_LATE, 0, 0, 0, false },
+	/* The first request of the type never answered (the connection
+	 * kept): the library gives up after its timeout. */
+	{ "mute-hello", WIRE_HELLO, SP_MUTE, 0, 0, 0, false },
+	{ "mute-detach", WIRE_DETACH, SP_MUTE, 0, 0, 0, false },
 	{ "hello-slot-big", WIRE_HELLO, SP_HELLO_SLOT_BIG, 0, 0, 0, false },
 	{ "send-type", WIRE_SEND, SP_TYPE, 0, 0, 0, false },
 	{ "getopt-body", WIRE_GETOPT, SP_GETOPT_BODY, 0, 0, 0, false },
@@ -736,6 +740,7 @@ static void spoil(struct ans *a, const struct wire_req *req, enum spoil s)
 		memcpy(a->body + WIRE_NONCE_LEN, "\0\0\1\0", 4);  /* 65536 */
 		break;
 	case SP_SLOT_LATE: break;	/* serve() */
+	case SP_MUTE: break;		/* serve() */
 	case SP_GETOPT_BODY: a->len = WIRE_OPTVAL_MAX; break;
 	case SP_SETOPT_BODY: a->len = 4; break;
 	case SP_UNATTACHED: a->result = WIRE_R_UNATTACHED; break;
@@ -1264,6 +1269,8 @@ static int serve(struct conn *cn)
 		how = mode->spoil2;
 		spoil(&a, &req, how);
 	}
+	if (how == SP_MUTE)
+		return 0;
 	if ((req.rqflags & WIRE_RQ_SLOT) && answer_slot(cn, &a, how))
 		return 0;
 	send_ans(cn->fd, &a);
