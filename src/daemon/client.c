@@ -90,9 +90,11 @@ static void fire_parked(void *data)
 	struct reply r = { .fd = -1, .fd2 = -1 };
 	struct ssock *ss = ssock_get(s, p->handle);
 
-	/* Its socket may have gone meanwhile: the handle says so. */
-	r.result = ss ? ops_finish_send(s, ss, &p->info, p->pkt, p->len)
-		      : -EBADF;
+	/* Its socket may have gone meanwhile, and its handle be another's
+	 * now (its serial says so). */
+	r.result = ss && ss->serial == p->serial
+			   ? ops_finish_send(s, ss, &p->info, p->pkt, p->len)
+			   : -EBADF;
 	c->park = NULL;
 	ops_unpark(s, p);
 	loop_group_change(c->grp, c->fd, EPOLLIN, &c->h);

@@ -11,7 +11,6 @@
 
 #include <errno.h>
 #include <netinet/in.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
@@ -371,6 +370,7 @@ static struct parked *park(struct server *s, struct ssock *ss,
 		return NULL;
 	u->parked += len;
 	p->handle = ss->handle;
+	p->serial = ss->serial;
 	p->uid = ss->uid;
 	p->info = *info;
 	p->len = len;

@@ -75,10 +75,13 @@ struct client {
  * A send that policy makes wait (rate, min_interval): checked and
  * rewritten already, it goes out at due_ns.  The client waits for the
  * answer, so its connection is not read meanwhile.  It names its socket
- * by handle: a socket closed meanwhile is simply not found (EBADF).
+ * by handle and serial: a socket closed meanwhile is not found (EBADF),
+ * nor taken for another that got the handle since (the handle's
+ * generation wraps after 4,096 sockets in its slot).
  */
 struct parked {
 	uint32_t handle;
+	uint64_t serial;
 	uid_t uid;		/* whose parked bytes it counts in */
 	struct ps_sendinfo info;
 	uint64_t due_ns;
@@ -127,6 +130,7 @@ struct ssock {
 				 * liveness (broker) pair */
 	struct server *srv;
 	uint32_t handle;
+	uint64_t serial;	/* never the same twice (server.serials) */
 	struct psock *ps;
 	uid_t uid;
 	pid_t pid;
@@ -193,6 +197,7 @@ struct server {
 	const struct ps_env *env;
 	struct slot *slots;
 	uint32_t nslots, free_head;
+	uint64_t serials;	/* the last socket's serial */
 	struct ssock **by_cookie;	/* relayed sockets by cookie (ssock.c) */
 	struct client *clients;
 	struct arena *arenas;	/* all of them (arena.h) */

@@ -108,6 +108,7 @@ int ssock_slot(struct server *s, struct ssock *ss)
 	s->slots[idx].ss = ss;
 	s->slots[idx].gen = (s->slots[idx].gen + 1) & (UINT32_MAX >> HANDLE_IDX_BITS);
 	ss->handle = s->slots[idx].gen << HANDLE_IDX_BITS | idx;
+	ss->serial = ++s->serials;
 	return 0;
 }
 

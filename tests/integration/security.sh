@@ -49,6 +49,9 @@
 # 16  a broker group inside someone's /etc/subgid range is refused.
 # 17  the answer slot's protocol (wire.h: WIRE_RQ_SLOT, WIRE_WAIT) broken
 #     three ways: each disconnects and counts; kept, it answers.
+# 18  a send made to wait outlives its socket, whose handle comes round
+#     to a new socket: EBADF, not a send through that one (the daemon
+#     died of it in broker mode).
 # (8, the library against an impostor daemon: impostor.sh; 12, LSRR:
 # tests/conformance/ipopts.c; 14: broker.sh's restored range.)
 #
@@ -647,6 +650,27 @@ sec_slotproto() {
 	dstop sp
 }
 
+# ==== 18. a waiting send's handle given to another socket ================
+# Broker mode, raw_compat, min_interval 15 s: an emulated raw socket's
+# second send waits; its socket is closed and its slot cycled (4,095
+# opens) until the next socket opened, a broker one, gets the waiting
+# send's handle.  When its time comes the send must find its socket
+# gone (EBADF).  It once went out through the new socket (another
+# user's, in relay mode), and here dereferenced the broker record's NULL
+# socket: the daemon died (SIGSEGV).
+sec_wrap() {
+	local c out
+	c=$(conf wrap 'raw_compat = yes\nmin_interval = 15000\nrate = 0\nmax_sockets = 0\n')
+	dstart wr m --config "$c" --mode broker --broker-group "$G" ||
+		{ fail security/18_wrap_setup "no daemon"; return; }
+	out=$(as 1000 wr timeout -k 2 60 "$ATK" wrap 2>&1 | tr '\n' ' ')
+	echo "# $out"
+	check 18_wrap_handle_reused "$out" grep -q "handle is the waiting send's" <<<"$out"
+	check 18_wrap_waiting_send_ebadf "$out" grep -q "waiting send answered EBADF" <<<"$out"
+	check 18_wrap_daemon_alive "died: $(tail -3 "$T/wr.log" | tr '\n' ' ')" alive wr
+	dstop wr
+}
+
 # ==== 7. kernel sockets past max_sockets (broker) ========================
 # The kernel's ping sockets of the daemon's uid in namespace m (each
 # handed out one is listed there until its last copy is closed).
@@ -927,7 +951,7 @@ sec_subgid() {
 }
 
 # ---- main -------------------------------------------------------------
-for s in race linger steal netns conns park bbind hoard user demo malformed slotproto sandbox subgid; do
+for s in race linger steal netns conns park bbind hoard user demo malformed slotproto wrap sandbox subgid; do
 	wanted "$s" || continue
 	t=$(ms)
 	"sec_$s"

@@ -991,6 +991,93 @@ static int cmd_slotproto(char **argv)
 }
 #endif
 
+/* ---- review, daemon finding 3: a waiting send's handle reused ---- */
+
+/* A raw socket's Echo Request (its checksum the sender's) to 127.0.0.1. */
+static int send_raw_lo(int conn, uint32_t h)
+{
+	static uint8_t pkt[16] = { 8, 0, 0, 0, 0x12, 0x34, 0, 1 };
+	struct sockaddr_in to = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct wire_req req = { .type = WIRE_SEND, .handle = h };
+	uint16_t sum;
+
+	pkt[2] = pkt[3] = 0;
+	sum = inet_sum(pkt, sizeof(pkt));
+	pkt[2] = (uint8_t)(sum >> 8);
+	pkt[3] = (uint8_t)sum;
+	req.u.send.len = sizeof(pkt);
+	req.u.send.datalen = sizeof(pkt);
+	req.u.send.namelen = sizeof(to);
+	memcpy(req.u.send.name, &to, sizeof(to));
+	return send_req(conn, &req, pkt, sizeof(pkt), NULL, 0);
+}
+
+/* Raw sockets opened and closed on conn until the next one opened in
+ * slot idx gets generation gen (handles: wire.h); the opens made. */
+static long cycle_to(int conn, uint32_t idx, uint32_t gen)
+{
+	struct answer a;
+	long n = 0;
+
+	for (;;) {
+		uint32_t nh;
+
+		usleep(200);	/* its close seen: the slot free again */
+		if (open_req(conn, AF_INET, SOCK_RAW, &a) != ANS_OK ||
+		    a.result || a.blen < 4)
+			return -1;
+		memcpy(&nh, a.body, 4);
+		answer_close(&a);
+		n++;
+		if ((nh & 0xFFFFF) == idx && ((nh >> 20) + 1) % 4096 == gen)
+			return n;
+	}
+}
+
+/*
+ * wrap: a raw send made to wait (min_interval), its socket closed, and
+ * its slot cycled until the next socket opened (a broker one, in broker
+ * mode) gets the waiting send's handle.  When its time comes the send
+ * must find its socket gone (EBADF): it once went out through the new
+ * socket, and in broker mode killed the daemon (ps_sent(NULL)).
+ */
+static int cmd_wrap(char **argv)
+{
+	struct answer a;
+	int pc = hello_conn(3000), q = hello_conn(3000), datafd;
+	uint32_t h, nh = 0;
+	long n;
+
+	(void)argv;
+	if (pc < 0 || q < 0 || open_req(pc, AF_INET, SOCK_RAW, &a) != ANS_OK ||
+	    a.result || a.blen < 4 || a.nfds < 1)
+		return printf("wrap: open failed\n"), 1;
+	memcpy(&h, a.body, 4);
+	datafd = a.fds[0];
+	if (send_raw_lo(pc, h) || get_answer(pc, 3000, &a) != ANS_OK ||
+	    a.result <= 0 || send_raw_lo(pc, h) ||
+	    get_answer(pc, 200, &a) != ANS_TIMEOUT)
+		return printf("wrap: the second send did not wait\n"), 1;
+	close(datafd);
+	n = cycle_to(q, h & 0xFFFFF, h >> 20);
+	usleep(100000);	/* the last one's close seen */
+	if (n < 0 || open_req(q, AF_INET, SOCK_DGRAM, &a) != ANS_OK || a.result)
+		return printf("wrap: cycling failed\n"), 1;
+	memcpy(&nh, a.body, 4);
+	printf("wrap: %ld opens; the new socket's handle %s\n", n,
+	       nh == h ? "is the waiting send's" : "is another");
+	switch (get_answer(pc, 60000, &a)) {
+	case ANS_OK:
+		printf("wrap: waiting send answered %s\n",
+		       a.result > 0 ? "sent" : ename(-a.result));
+		break;
+	case ANS_CLOSED: printf("wrap: waiting send: connection closed\n"); break;
+	default: printf("wrap: waiting send: no answer\n");
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -1003,6 +1090,7 @@ int main(int argc, char **argv)
 		{ "conns", 4, cmd_conns }, { "park", 5, cmd_park },
 		{ "bbind", 4, cmd_bbind }, { "dupbind", 4, cmd_dupbind },
 		{ "hoard", 6, cmd_hoard }, { "malformed", 3, cmd_malformed },
+		{ "wrap", 2, cmd_wrap },
 #ifdef WIRE_RQ_SLOT
 		{ "slotproto", 2, cmd_slotproto },
 #endif
@@ -1013,6 +1101,6 @@ int main(int argc, char **argv)
 		if (strcmp(argv[1], cmds[i].name) == 0 && argc == cmds[i].argc)
 			return cmds[i].fn(argv);
 	fprintf(stderr, "usage: attack race|linger|steal|victim|conns|park|"
-		"bbind|dupbind|hoard|malformed|slotproto ... (see attack.c)\n");
+		"bbind|dupbind|hoard|malformed|slotproto|wrap ... (see attack.c)\n");
 	return 2;
 }
