@@ -124,6 +124,8 @@ struct ksock {
 };
 
 /* A socket the daemon serves: relayed, or a broker socket's record. */
+#define SSOCK_PROOFS 4
+
 struct ssock {
 	struct loop_handler h;	/* ssock.c's or bsock.c's, data: this */
 	int fd;			/* the daemon's end of the data (relay) or
@@ -153,10 +155,13 @@ struct ssock {
 	uint64_t opened_ns;	/* audit: when it was opened */
 	struct destset dests;	/* audit: distinct destinations */
 	uint64_t last_send_ns;	/* for min_interval */
-	/* The last proof of holding its descriptor (wire.h: struct
-	 * wire_proof), for one WIRE_ATTACH or WIRE_BROKER_BIND. */
-	uint8_t proof[WIRE_NONCE_LEN];
-	bool has_proof;
+	/* The last proofs of holding its descriptor (wire.h: struct
+	 * wire_proof), each good for one WIRE_ATTACH or WIRE_BROKER_BIND:
+	 * a few, so that processes attaching at once do not spoil each
+	 * other's, and none used up by a wrong nonce (anyone's). */
+	uint8_t proofs[SSOCK_PROOFS][WIRE_NONCE_LEN];
+	bool proof_ok[SSOCK_PROOFS];
+	uint8_t next_proof;	/* the slot the next one takes */
 	/* Broker mode: a kernel ping socket handed out (ps is NULL, no
 	 * client is linked to it).  k[0] the socket in use, k[1] the one a
 	 * bind replaced, until it is gone too; the record goes when both

@@ -347,23 +347,40 @@ bool ssock_take_writes(struct ssock *ss)
 			break;
 		if ((size_t)n == sizeof(pf) && pf.magic == WIRE_PROOF_MAGIC &&
 		    !(mh.msg_flags & MSG_TRUNC)) {
-			memcpy(ss->proof, pf.nonce, sizeof(ss->proof));
-			ss->has_proof = true;
+			memcpy(ss->proofs[ss->next_proof], pf.nonce,
+			       WIRE_NONCE_LEN);
+			ss->proof_ok[ss->next_proof] = true;
+			ss->next_proof = (ss->next_proof + 1) % SSOCK_PROOFS;
 		}
 	}
 	return true;
 }
 
-/* Did the caller prove that it holds the socket?  The proof is used up. */
+/* Equal nonces?  In a time that does not tell how much of one matched. */
+static bool same_nonce(const uint8_t *a, const uint8_t *b)
+{
+	uint8_t d = 0;
+
+	for (size_t i = 0; i < WIRE_NONCE_LEN; i++)
+		d |= a[i] ^ b[i];
+	return d == 0;
+}
+
+/* Did the caller prove that it holds the socket?  The proof it names is
+ * used up; a wrong nonce uses up none (whoever sends it: any connection
+ * may name any handle here). */
 bool ssock_proven(struct ssock *ss, const uint8_t *nonce)
 {
-	bool ok;
+	int found = -1;
 
 	if (!ssock_take_writes(ss) && !ss->broker)
 		return false;
-	ok = ss->has_proof &&
-	     memcmp(ss->proof, nonce, sizeof(ss->proof)) == 0;
-	ss->has_proof = false;
-	memset(ss->proof, 0, sizeof(ss->proof));
-	return ok;
+	for (int i = 0; i < SSOCK_PROOFS; i++)
+		if (ss->proof_ok[i] && same_nonce(ss->proofs[i], nonce))
+			found = i;
+	if (found < 0)
+		return false;
+	ss->proof_ok[found] = false;
+	memset(ss->proofs[found], 0, WIRE_NONCE_LEN);
+	return true;
 }

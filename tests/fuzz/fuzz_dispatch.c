@@ -96,7 +96,9 @@ void __wrap_closer_stop(void);
 #define MAX_HSOCK 12
 #define MAX_OUT 16		/* requests a client has not had answered */
 #define MAX_SEQS 48		/* sequence numbers remembered per socket */
-#define NPROOF 4		/* proofs remembered per socket */
+#define NPROOF 64		/* proofs remembered per socket (more than
+				 * the daemon's SSOCK_PROOFS: any it takes
+				 * must be among them) */
 #define ANSWER_MAX (WIRE_RESP_HDR + WIRE_RESP_BODY_MAX + 64)
 #define DGRAM_MAX (WIRE_DGRAM_HDR + WIRE_DATA_MAX + 64)
 #define MAX_ARENAS 40		/* more than the HELLOs of a session */

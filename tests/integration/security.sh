@@ -52,6 +52,8 @@
 # 18  a send made to wait outlives its socket, whose handle comes round
 #     to a new socket: EBADF, not a send through that one (the daemon
 #     died of it in broker mode).
+# 19  proofs of holding a socket: a wrong nonce uses none up, and two
+#     written one after the other each work once.
 # (8, the library against an impostor daemon: impostor.sh; 12, LSRR:
 # tests/conformance/ipopts.c; 14: broker.sh's restored range.)
 #
@@ -650,6 +652,25 @@ sec_slotproto() {
 	dstop sp
 }
 
+# ==== 19. proofs of holding a socket ====================================
+# A WIRE_ATTACH with a wrong nonce (any connection may send one for any
+# handle) used up the proof its owner had just written: the owner's own
+# ATTACH then failed EBADF (ECONNRESET in the program), and another user
+# could keep it failing.  And only the last proof counted: of two
+# processes attaching at once, the first failed.
+sec_proofs() {
+	local out
+	dstart pf d --config "$UNLIMITED" || { fail security/19_setup "no daemon"; return; }
+	out=$(as 1000 pf "$ATK" proofs)
+	echo "# $out"
+	check 19_proof_wrong_refused "$out" grep -q 'wrong=EBADF ' <<<"$out"
+	check 19_proof_not_spoilt_by_wrong "$out" grep -q 'after_wrong=OK ' <<<"$out"
+	check 19_proof_older_of_two "$out" grep -q 'older_of_two=OK ' <<<"$out"
+	check 19_proof_newer_of_two "$out" grep -q 'newer_of_two=OK ' <<<"$out"
+	check 19_proof_used_up "$out" grep -q 'used_again=EBADF ' <<<"$out"
+	dstop pf
+}
+
 # ==== 18. a waiting send's handle given to another socket ================
 # Broker mode, raw_compat, min_interval 15 s: an emulated raw socket's
 # second send waits; its socket is closed and its slot cycled (4,095
@@ -951,7 +972,7 @@ sec_subgid() {
 }
 
 # ---- main -------------------------------------------------------------
-for s in race linger steal netns conns park bbind hoard user demo malformed slotproto wrap sandbox subgid; do
+for s in race linger steal netns conns park bbind hoard user demo malformed slotproto wrap proofs sandbox subgid; do
 	wanted "$s" || continue
 	t=$(ms)
 	"sec_$s"

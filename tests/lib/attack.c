@@ -991,6 +991,65 @@ static int cmd_slotproto(char **argv)
 }
 #endif
 
+/* ---- review, daemon finding 2: proofs spoilt by a wrong nonce ---- */
+
+/* WIRE_ATTACH of h with this nonce, on a new connection: its errno (0:
+ * attached), or -1 without an answer. */
+static int attach_nonce(uint32_t h, const uint8_t *nonce)
+{
+	struct wire_req req = { .type = WIRE_ATTACH, .handle = h };
+	struct answer a;
+	int c = hello_conn(3000), r;
+
+	if (c < 0)
+		return -1;
+	memcpy(req.nonce, nonce, WIRE_NONCE_LEN);
+	r = call(c, &req, NULL, 0, &a);
+	answer_close(&a);
+	close(c);
+	return r == ANS_OK ? (a.result < 0 ? -a.result : 0) : -1;
+}
+
+/* A proof written on datafd: its nonce in nonce. */
+static void proof_on(int datafd, uint8_t *nonce)
+{
+	if (prove(datafd, nonce))
+		memset(nonce, 0xee, WIRE_NONCE_LEN);
+}
+
+static void said_errno(const char *what, int e)
+{
+	printf("%s=%s ", what, e < 0 ? "no-answer" : e ? ename(e) : "OK");
+}
+
+/*
+ * proofs: a WIRE_ATTACH with a wrong nonce (anyone's: any connection may
+ * name any handle) must not use up the proof written for another, and
+ * of two proofs written one after the other (two processes attaching
+ * at once), each must work once.
+ */
+static int cmd_proofs(char **argv)
+{
+	uint8_t wrong[WIRE_NONCE_LEN] = { 0 }, p1[WIRE_NONCE_LEN],
+		p2[WIRE_NONCE_LEN];
+	uint32_t h;
+	int datafd;
+
+	(void)argv;
+	if (own_socket(&h, &datafd) < 0)
+		return 1;
+	proof_on(datafd, p1);
+	said_errno("wrong", attach_nonce(h, wrong));
+	said_errno("after_wrong", attach_nonce(h, p1));
+	proof_on(datafd, p1);
+	proof_on(datafd, p2);
+	said_errno("older_of_two", attach_nonce(h, p1));
+	said_errno("newer_of_two", attach_nonce(h, p2));
+	said_errno("used_again", attach_nonce(h, p1));
+	printf("\n");
+	return 0;
+}
+
 /* ---- review, daemon finding 3: a waiting send's handle reused ---- */
 
 /* A raw socket's Echo Request (its checksum the sender's) to 127.0.0.1. */
@@ -1090,7 +1149,7 @@ int main(int argc, char **argv)
 		{ "conns", 4, cmd_conns }, { "park", 5, cmd_park },
 		{ "bbind", 4, cmd_bbind }, { "dupbind", 4, cmd_dupbind },
 		{ "hoard", 6, cmd_hoard }, { "malformed", 3, cmd_malformed },
-		{ "wrap", 2, cmd_wrap },
+		{ "wrap", 2, cmd_wrap }, { "proofs", 2, cmd_proofs },
 #ifdef WIRE_RQ_SLOT
 		{ "slotproto", 2, cmd_slotproto },
 #endif
@@ -1101,6 +1160,6 @@ int main(int argc, char **argv)
 		if (strcmp(argv[1], cmds[i].name) == 0 && argc == cmds[i].argc)
 			return cmds[i].fn(argv);
 	fprintf(stderr, "usage: attack race|linger|steal|victim|conns|park|"
-		"bbind|dupbind|hoard|malformed|slotproto|wrap ... (see attack.c)\n");
+		"bbind|dupbind|hoard|malformed|slotproto|wrap|proofs ... (see attack.c)\n");
 	return 2;
 }
