@@ -17,7 +17,8 @@ struct arena {
 	uint8_t token[WIRE_NONCE_LEN];
 	uid_t uid;		/* whose it is */
 	struct wire_shm *base;
-	unsigned refs;
+	unsigned refs;		/* connections and slots */
+	unsigned conns;		/* connections alone */
 	uint32_t next;		/* slots below it have been handed out */
 	uint32_t *free;		/* slots given back */
 	uint32_t nfree, capfree;
@@ -103,14 +104,17 @@ struct arena *arena_get(struct arena **head, const uint8_t *token, uid_t uid,
 	}
 	if (!a)
 		a = arena_new(head, uid, fd);
-	if (a)
+	if (a) {
 		a->refs++;
+		a->conns++;
+	}
 	return a;
 }
 
-void arena_put(struct arena **head, struct arena *a)
+/* A reference given back; the last one unmaps and frees it. */
+static void unref(struct arena **head, struct arena *a)
 {
-	if (!a || --a->refs)
+	if (--a->refs)
 		return;
 	for (struct arena **p = head; *p; p = &(*p)->next_arena) {
 		if (*p == a) {
@@ -121,6 +125,19 @@ void arena_put(struct arena **head, struct arena *a)
 	munmap(a->base, WIRE_ARENA_SIZE);
 	free(a->free);
 	free(a);
+}
+
+void arena_put(struct arena **head, struct arena *a)
+{
+	if (!a)
+		return;
+	a->conns--;
+	unref(head, a);
+}
+
+bool arena_last_conn(const struct arena *a)
+{
+	return a && a->conns == 1;
 }
 
 const uint8_t *arena_token(const struct arena *a)
@@ -150,7 +167,7 @@ void arena_slot_give(struct arena **head, struct arena *a, uint32_t slot)
 		uint32_t *f = realloc(a->free, n * sizeof(*f));
 
 		if (!f) {
-			arena_put(head, a);	/* the slot is lost, not reused */
+			unref(head, a);	/* the slot is lost, not reused */
 			return;
 		}
 		a->free = f;
@@ -165,7 +182,7 @@ void arena_slot_give(struct arena **head, struct arena *a, uint32_t slot)
 	atomic_store(&w->ans_seq, 0);
 	atomic_store(&w->ans_result, 0);
 	a->free[a->nfree++] = slot;
-	arena_put(head, a);
+	unref(head, a);
 }
 
 struct wire_shm *arena_slot(struct arena *a, uint32_t slot)

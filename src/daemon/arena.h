@@ -4,8 +4,12 @@
  * wire_shm), a sealed memfd the daemon maps, hands out once and does not
  * keep, so that a socket's state costs the daemon no descriptor.  A
  * process's later connections, and its forked children's, name theirs by
- * its token.  An arena lives while a connection uses it or a socket has a
- * slot in it (a reference each).
+ * its token.  An arena lives while a connection uses it, and its slots
+ * (sockets' state, connections' answers) only as long: when its last
+ * connection goes, its sockets' slots in it are given back
+ * (sstate_drop_arena), so that arenas are bounded by connections (one
+ * user once made 65,000 of them, one at a time, with one socket, and
+ * took the daemon's every mapping).
  */
 #ifndef PSD_ARENA_H
 #define PSD_ARENA_H
@@ -27,8 +31,11 @@ struct arena;
  */
 struct arena *arena_get(struct arena **head, const uint8_t *token, uid_t uid,
 			int *fd);
-/* A reference given back; the last one unmaps and frees it. */
+/* A connection's reference given back; the last reference unmaps and
+ * frees it. */
 void arena_put(struct arena **head, struct arena *a);
+/* Is the caller's connection the last one using a? */
+bool arena_last_conn(const struct arena *a);
 const uint8_t *arena_token(const struct arena *a);
 
 /* A free slot (a reference taken), or 0 if it is full. */

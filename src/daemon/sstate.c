@@ -65,6 +65,23 @@ int sstate_mirror(struct ssock *ss, struct arena *a, uint32_t *slot)
 	return 0;
 }
 
+/* Each socket's slot in a, given back (its last connection goes). */
+void sstate_drop_arena(struct server *s, struct arena *a)
+{
+	for (uint32_t i = 1; i < s->nslots; i++) {
+		struct ssock *ss = s->slots[i].ss;
+
+		for (uint32_t j = 0; ss && j < ss->nmirrors;) {
+			if (ss->mirrors[j].a != a) {
+				j++;
+				continue;
+			}
+			arena_slot_give(&s->arenas, a, ss->mirrors[j].slot);
+			ss->mirrors[j] = ss->mirrors[--ss->nmirrors];
+		}
+	}
+}
+
 static void uid_bytes(struct server *s, uid_t uid, int64_t n)
 {
 	struct uident *u = uidtab_get(s->uids, uid, false);

@@ -54,6 +54,8 @@
 #     died of it in broker mode).
 # 19  proofs of holding a socket: a wrong nonce uses none up, and two
 #     written one after the other each work once.
+# 20  one socket attached from 3,000 new state arenas, one after the
+#     other: the daemon's mappings stay bounded, another user pings.
 # (8, the library against an impostor daemon: impostor.sh; 12, LSRR:
 # tests/conformance/ipopts.c; 14: broker.sh's restored range.)
 #
@@ -652,6 +654,37 @@ sec_slotproto() {
 	dstop sp
 }
 
+# ==== 20. an arena for each attach ======================================
+# One socket of uid 1000, attached 3,000 times, each time from a new
+# connection with a new state arena (a 2 MiB mapping), each connection
+# closed after.  The arenas stayed, one mapping each, while the socket
+# lived: 65,000 of them took every mapping the daemon may have, and
+# everyone else's socket() failed ENOMEM.  Now an arena goes with its
+# last connection: the daemon's mappings stay as they were, and another
+# user pings.
+maps_of() { wc -l <"/proc/${DPID[$1]}/maps" 2>/dev/null; }
+sec_mirrors() {
+	local m0 m1 out atk
+	dstart mi d --config "$UNLIMITED" || { fail security/20_setup "no daemon"; return; }
+	ping3 65533 mi >/dev/null	# warm-up, for the baseline
+	m0=$(maps_of mi)
+	bg "$T/mirrors.out" 1000 mi "$ATK" mirrors 3000 "$T/stop.mirrors"
+	atk=$BG
+	line_in "$T/mirrors.out" '^holding$' 120
+	m1=$(maps_of mi)
+	out=$(head -1 "$T/mirrors.out")
+	echo "# uid 1000: $out; the daemon's mappings $m0 -> $m1"
+	check 20_mirrors_attached "$out" grep -q 'attached=3000 failed=0' <<<"$out"
+	check 20_mirrors_mappings_bounded "mappings $m0 -> $m1" \
+		[ "$((m1 - m0))" -lt 100 ]
+	ping3 65534 mi
+	check 20_mirrors_others_ping "$PING_SAYS" [ $PING_OK = 1 ]
+	touch "$T/stop.mirrors"
+	reap "$atk"
+	check 20_mirrors_daemon_alive "died" alive mi
+	dstop mi
+}
+
 # ==== 19. proofs of holding a socket ====================================
 # A WIRE_ATTACH with a wrong nonce (any connection may send one for any
 # handle) used up the proof its owner had just written: the owner's own
@@ -972,7 +1005,7 @@ sec_subgid() {
 }
 
 # ---- main -------------------------------------------------------------
-for s in race linger steal netns conns park bbind hoard user demo malformed slotproto wrap proofs sandbox subgid; do
+for s in race linger steal netns conns park bbind hoard user demo malformed slotproto wrap proofs mirrors sandbox subgid; do
 	wanted "$s" || continue
 	t=$(ms)
 	"sec_$s"

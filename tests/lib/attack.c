@@ -991,6 +991,44 @@ static int cmd_slotproto(char **argv)
 }
 #endif
 
+/* ---- review, daemon finding 1: an arena for each attach ---- */
+
+/*
+ * mirrors N STOPFILE: one socket, attached from N new arenas one after
+ * the other (a new connection each: HELLO with a zero token makes a new
+ * arena), each connection closed after; then hold the socket until
+ * STOPFILE.  Each arena used to stay, with its 2 MiB mapping, for as
+ * long as the socket lived.
+ */
+static int cmd_mirrors(char **argv)
+{
+	int n = atoi(argv[2]), ok = 0, bad = 0, datafd;
+	uint32_t h;
+
+	if (own_socket(&h, &datafd) < 0)
+		return 1;
+	for (int i = 0; i < n; i++) {
+		struct answer a;
+		int c = hello_conn(3000), r;
+
+		if (c < 0) {
+			bad++;
+			continue;
+		}
+		r = attach_req(c, h, datafd, &a);
+		if (r == ANS_OK && a.result == 0)
+			ok++;
+		else
+			bad++;
+		answer_close(&a);
+		close(c);
+	}
+	printf("mirrors attached=%d failed=%d\n", ok, bad);
+	printf("holding\n");
+	wait_file(argv[3]);
+	return 0;
+}
+
 /* ---- review, daemon finding 2: proofs spoilt by a wrong nonce ---- */
 
 /* WIRE_ATTACH of h with this nonce, on a new connection: its errno (0:
@@ -1150,6 +1188,7 @@ int main(int argc, char **argv)
 		{ "bbind", 4, cmd_bbind }, { "dupbind", 4, cmd_dupbind },
 		{ "hoard", 6, cmd_hoard }, { "malformed", 3, cmd_malformed },
 		{ "wrap", 2, cmd_wrap }, { "proofs", 2, cmd_proofs },
+		{ "mirrors", 4, cmd_mirrors },
 #ifdef WIRE_RQ_SLOT
 		{ "slotproto", 2, cmd_slotproto },
 #endif
@@ -1160,6 +1199,7 @@ int main(int argc, char **argv)
 		if (strcmp(argv[1], cmds[i].name) == 0 && argc == cmds[i].argc)
 			return cmds[i].fn(argv);
 	fprintf(stderr, "usage: attack race|linger|steal|victim|conns|park|"
-		"bbind|dupbind|hoard|malformed|slotproto|wrap|proofs ... (see attack.c)\n");
+		"bbind|dupbind|hoard|malformed|slotproto|wrap|proofs|mirrors ...\n"
+		"(see attack.c)\n");
 	return 2;
 }
