@@ -363,8 +363,8 @@ static int arena_find(const uint8_t *token)
 
 /*
  * Is arena a sure to be alive?  A connection that uses it is open (and
- * sent nothing it is disconnected for), or a relayed socket with a slot
- * in it lives (this harness holds its data descriptor).
+ * sent nothing it is disconnected for).  Sockets' slots do not keep it:
+ * they are given back with its last connection (arena.h).
  */
 static bool arena_held(int a)
 {
@@ -372,9 +372,6 @@ static bool arena_held(int a)
 		return false;
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		if (H.c[i].fd >= 0 && !H.c[i].doomed && H.c[i].arena == a)
-			return true;
-	for (unsigned i = 0; i < H.nh; i++)
-		if (!H.h[i].broker && !H.h[i].gone && H.h[i].slot[a])
 			return true;
 	return false;
 }
@@ -507,7 +504,9 @@ static void check_slots(const struct hsock *hs)
 	if (hs->broker || hs->gone)
 		return;
 	for (unsigned i = 0; i < H.na; i++) {
-		if (!hs->slot[i])
+		/* An arena whose last connection went gives its slots back
+		 * (zeroed; the daemon may not have seen it go yet). */
+		if (!hs->slot[i] || !arena_held((int)i))
 			continue;
 		slot_read(&H.a[i], hs->slot[i], w);
 		slot_plausible(w);
