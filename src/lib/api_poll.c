@@ -27,6 +27,9 @@
 #include "lib/sys.h"
 
 #define EXPORT __attribute__((visibility("default")))
+/* Looks without waiting that found the state slot changed, in a row,
+ * before a wait gives up (poll_wait). */
+#define POLL_STALE_MAX 64
 
 /* A relayed socket (fdent of kind FDK_NONE otherwise). */
 static bool relayed(int fd, struct fdent *e)
@@ -224,21 +227,25 @@ static int poll_wait(struct pollfd *fds, nfds_t nfds, int64_t deadline,
 		errno = ENOMEM;
 		return -1;
 	}
-	/* A wake-up that turns out stale (its error already taken) makes
-	 * this return early with nothing ready, as a spurious wake-up
-	 * would; poll() callers loop anyway, but do it here while time is
-	 * left. */
-	for (;;) {
-		int r = wait_once(ps.all, nfds, deadline,
-				  any_synth(&ps, fds, nfds), mask, p);
+	/* A wake-up that turns out stale (its error already taken) would
+	 * make this return early with nothing ready; so would a state
+	 * slot that showed something (a look without waiting) and no
+	 * longer does when merged (another holder took the error; an
+	 * impostor that flips it): wait on while time is left, a bounded
+	 * number of times for the second (never "timed out" before the
+	 * time, nor for a wait without end). */
+	for (int stale = 0;;) {
+		bool synth = any_synth(&ps, fds, nfds);
+		int r = wait_once(ps.all, nfds, deadline, synth, mask, p);
 
 		if (r < 0) {
 			pollset_free(&ps);
 			return -1;
 		}
 		n = pollset_merge(&ps, fds, nfds);
-		if (n || r == 0 || deadline == 0 ||
-		    (deadline > 0 && now_ns() >= deadline))
+		if (n || deadline == 0 ||
+		    (deadline > 0 && now_ns() >= deadline) ||
+		    (r == 0 && (!synth || ++stale > POLL_STALE_MAX)))
 			break;
 	}
 	pollset_free(&ps);

@@ -98,6 +98,10 @@ static size_t ncopies;
  * needs no look at its events. */
 static _Atomic unsigned nlive;
 
+/* Looks without waiting that found the state slot changed, in a row,
+ * before a wait gives up (ours_wait). */
+#define EP_STALE_MAX 64
+
 /* Epoll descriptors (keys and copies) of a set with a shimmed
  * registration, for the fast path. */
 #define EP_MAP_FDS 65536
@@ -547,7 +551,7 @@ static int ours_wait(const struct wait_call *w, int epfd,
 	bool ready;
 	int n, key;
 
-	for (;;) {
+	for (int stale = 0;;) {
 		/* Its key again each time: a copy's close may change it. */
 		lock_take(LOCK_SHIM_EPOLL);
 		key = key_of(epfd);
@@ -560,8 +564,12 @@ static int ours_wait(const struct wait_call *w, int epfd,
 		lock_take(LOCK_SHIM_EPOLL);
 		n = translate(key_of(epfd), ev, n, max);
 		lock_give(LOCK_SHIM_EPOLL);
-		/* Only stale wake-ups came: wait on while time is left. */
-		if (n || ready || timed_out(w))
+		/* Only stale wake-ups came, or the state slot that showed
+		 * something (a look without waiting) no longer does
+		 * (another holder took the error; an impostor that flips
+		 * it): wait on while time is left, a bounded number of
+		 * times for the second (never 0 before the time). */
+		if (n || timed_out(w) || (ready && ++stale > EP_STALE_MAX))
 			return n;
 	}
 }

@@ -67,6 +67,9 @@ expect() {
 	# A daemon out of descriptors says so; any other errno at HELLO is
 	# not one socket() can mean.
 	hello-emfile) echo "socket=EMFILE" ;;
+	# The pending error comes and goes: any call may meet it (its own
+	# test is the shim's waits, below).
+	slot-err-flip) echo "socket=OK close=OK" ;;
 	# Never answered: the library gives up after its timeout (10 s), as
 	# for a daemon that closed at once; close() closes all the same.
 	mute-hello) echo "socket=ECONNREFUSED" ;;
@@ -222,6 +225,55 @@ for mode in dg-optlen dg-wake dg-wake-data errq-optlen errq-errno errq-short \
 	[ "$rc" -le 2 ] && rc=0
 	verdict "impostor/shim/$mode" "$rc" "" "$T/client.err"
 done
+
+# ---- waits against a state slot that flips ----
+# slot-err-flip sets and clears the socket's pending error again and
+# again.  poll() and epoll_wait() under the shim (Python's, as uid 65534,
+# with nothing queued to read) read the slot, wait without waiting when
+# it shows the error, and read it again: a wait must never end with
+# nothing before its time (200 ms).
+# They once returned 0 at once, a third of the time.
+cat >"$T/flip.py" <<'EOF'
+import select, socket, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_ICMP)
+time.sleep(0.1)
+for _ in range(1000):   # what the impostor queued: nothing readable
+    try:
+        s.recv(256, socket.MSG_DONTWAIT)
+    except OSError:
+        pass
+p = select.poll()
+p.register(s.fileno(), select.POLLIN)
+ep = select.epoll()
+ep.register(s.fileno(), select.EPOLLIN)
+early = {"poll": 0, "epoll": 0}
+n = 0
+end = time.monotonic() + 3
+while time.monotonic() < end:
+    t = time.monotonic()
+    if not p.poll(200) and time.monotonic() - t < 0.15:
+        early["poll"] += 1
+    t = time.monotonic()
+    if not ep.poll(0.2) and time.monotonic() - t < 0.15:
+        early["epoll"] += 1
+    n += 1
+print("waits=%d" % n)
+print("early_poll=%d" % early["poll"])
+print("early_epoll=%d" % early["epoll"])
+EOF
+chmod 644 "$T/flip.py"
+if impostor_start slot-err-flip; then
+	out=$(timeout -k 2 30 setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env LD_PRELOAD="$PRELOAD" PINGSOCK_BACKEND=daemon PINGSOCK_SOCKET="$SOCK" \
+		ASAN_OPTIONS=detect_leaks=0 /usr/bin/python3 "$T/flip.py" 2>"$T/client.err")
+	rc=$?
+	impostor_stop
+	echo "# slot-err-flip: $(tr '\n' ' ' <<<"$out")"
+	verdict impostor/shim/waits_not_early "$rc" "$out" "$T/client.err" \
+		early_poll=0 early_epoll=0
+else
+	fail impostor/shim/waits_not_early "did not start: $(tail -2 "$T/impostor.log")"
+fi
 
 # ---- a claim on a pair the program inherited from someone else ----
 # An impostor (here uid 65533, no root: anyone who binds the path) says

@@ -45,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -404,7 +405,7 @@ enum inject {
 	EQ_ONE, EQ_OPTLEN, EQ_ERRNO, EQ_KIND, EQ_WAKE, EQ_ORIGIN,
 	EQ_OFFENDER, EQ_FAMILY, EQ_ERRNO0, EQ_LEN_MAX, EQ_LONG,
 	SL_ERR, SL_ERR_BIG, SL_ERR_NEG, SL_ERR_STUCK, SL_ERRQ, SL_CMSG,
-	SL_SHUT, SL_WAKES,
+	SL_SHUT, SL_WAKES, SL_ERR_FLIP,
 };
 
 struct mode {
@@ -572,6 +573,9 @@ static const struct mode modes[] = {
 	{ "slot-cmsg", 0, 0, 0, 0, SL_CMSG, false },
 	{ "slot-shutdown", 0, 0, 0, 0, SL_SHUT, false },
 	{ "slot-wakes", 0, 0, 0, 0, SL_WAKES, false },
+	/* The pending error set and cleared again and again (for 5 s, by a
+	 * child): a wait must not end "timed out" before its time. */
+	{ "slot-err-flip", 0, 0, 0, 0, SL_ERR_FLIP, false },
 };
 
 static const struct mode *mode;
@@ -860,6 +864,32 @@ static void inject_records(enum inject in)
 }
 
 /* Nonsense in the state slot, which only the daemon writes. */
+
+/* SL_ERR_FLIP: a child (gone with the impostor) sets and clears the
+ * socket's pending error for 5 s. */
+static void err_flip(void)
+{
+	struct timespec t0, t;
+
+	if (fork() != 0)
+		return;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* Its mapping of the arena is all it needs: no connection of the
+	 * impostor's is kept open by it. */
+	close_range(3, ~0u, 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		atomic_store(&sk->shm->err, EHOSTUNREACH);
+		for (volatile int i = 0; i < 2000; i++)
+			;
+		atomic_store(&sk->shm->err, 0);
+		for (volatile int i = 0; i < 2000; i++)
+			;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec < 5);
+	_exit(0);
+}
+
 static void inject_slot(enum inject in)
 {
 	switch (in) {
@@ -874,6 +904,7 @@ static void inject_slot(enum inject in)
 		break;
 	case SL_SHUT: atomic_store(&sk->shm->shutdown, UINT32_MAX); break;
 	case SL_WAKES: atomic_store(&sk->shm->wakes, UINT32_MAX); break;
+	case SL_ERR_FLIP: err_flip(); break;
 	default: break;
 	}
 }
