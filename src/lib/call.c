@@ -217,18 +217,30 @@ static void keep_fd(int fd, unsigned i, void *arg)
  * Is this the answer req must get (wire_check_answer()), with exactly
  * the descriptors it promises, each of its kind?
  */
-static bool answer_ok(const struct wire_req *req, const uint8_t *resp,
-		      ssize_t got, const struct msghdr *mh,
+static bool answer_ok(int fd, const struct wire_req *req,
+		      const uint8_t *resp, ssize_t got, const struct msghdr *mh,
 		      const struct got_fds *g, unsigned nfds,
 		      struct wire_answer *ans)
 {
+	uid_t listener = FDCHECK_UNMAPPED;
+
 	if (got < 0 || (mh->msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
 	    wire_check_answer(req, resp, (size_t)got, ans) ||
 	    nfds != ans->nfds)
 		return false;
-	for (unsigned i = 0; i < nfds; i++)
+	for (unsigned i = 0; i < nfds; i++) {
 		if (!fdcheck_kind(g->fd[i], ans->fd_kind[i], ans->fd_family))
 			return false;
+		/* A pair the daemon made (a socket's data or liveness
+		 * descriptor), not an impostor's connection to a third
+		 * party, which the library would write its proof to, with
+		 * the program's credentials.  (A listener's uid unmapped
+		 * here tells nothing: taken as before.) */
+		if (ans->fd_kind[i] == WIRE_FD_SEQPACKET &&
+		    (!fdcheck_maker(fd, &listener) ||
+		     !fdcheck_pair_of(listener, g->fd[i], true)))
+			return false;
+	}
 	return true;
 }
 
@@ -257,7 +269,7 @@ static int take_answer(int fd, const struct wire_req *req, void *body,
 	if (got < 0)
 		return WIRE_R_BROKEN;
 	nfds = wire_rights_each(&mh, keep_fd, &g, &other);
-	if (other || !answer_ok(req, resp, got, &mh, &g, nfds, &ans) ||
+	if (other || !answer_ok(fd, req, resp, got, &mh, &g, nfds, &ans) ||
 	    (body && bodylen && ans.len > *bodylen)) {
 		for (unsigned i = 0; i < nfds && i <= CALL_MAX_FDS; i++)
 			sys_close(g.fd[i]);

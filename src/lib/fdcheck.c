@@ -93,3 +93,16 @@ bool fdcheck_maker(int fd, uid_t *uid)
 	*uid = cr.uid;
 	return true;
 }
+
+bool fdcheck_pair_of(uid_t listener, int fd, bool unmapped_ok)
+{
+	uid_t maker;
+
+	if (!sockopt_is(fd, SO_ACCEPTCONN, 0) || !fdcheck_maker(fd, &maker))
+		return false;
+	if (listener == 0)
+		return true;
+	if (listener == FDCHECK_UNMAPPED)
+		return unmapped_ok;
+	return maker == listener;
+}

@@ -30,4 +30,19 @@ bool fdcheck_kind(int fd, int kind, int family);
  */
 bool fdcheck_maker(int fd, uid_t *uid);
 
+/* What SO_PEERCRED reads as for a uid this user namespace does not map
+ * (the kernel's default overflowuid: "nobody"). */
+#define FDCHECK_UNMAPPED 65534
+
+/*
+ * Can fd (an AF_UNIX socket) be a pair that the daemon listening as uid
+ * listener made (relay.c, made_by_listener, says why this is the
+ * rule)?  Not a listening socket; any pair when the listener is root
+ * (pingsockd starts as root, and makes its pairs after it has dropped
+ * it); else only a pair that listener's very uid made, not a connection
+ * to a third party's listener.  A listener whose uid is not mapped here
+ * looks like any other unmapped one: unmapped_ok says what to answer.
+ */
+bool fdcheck_pair_of(uid_t listener, int fd, bool unmapped_ok);
+
 #endif

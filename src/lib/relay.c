@@ -177,12 +177,6 @@ static int find_call(struct conn *c, uint64_t cookie, struct fdent *ent)
 }
 
 /*
- * What SO_PEERCRED reads as for a uid this user namespace does not map
- * (the kernel's default overflowuid: "nobody").
- */
-#define UID_UNMAPPED 65534
-
-/*
  * May the daemon at the other end of c claim the inherited descriptor
  * fd, and so have a proof written on it?  A pair's SO_PEERCRED is its
  * maker's; a connection's, the listener's.  The claim alone is not
@@ -203,7 +197,7 @@ static int find_call(struct conn *c, uint64_t cookie, struct fdent *ent)
  * The program's own pairs were left out before (inherit.c, made_by_us).
  * Uids as this namespace sees them: in a user namespace that maps
  * neither, an impostor's and a third party's would both read as
- * UID_UNMAPPED and look alike, so a listener of that uid is never
+ * FDCHECK_UNMAPPED and look alike, so a listener of that uid is never
  * trusted.  That costs only the re-attach across exec (the descriptor
  * stays a plain AF_UNIX socket), and only to an unmapped root listener
  * or a daemon run as nobody, which pingsockd refuses without
@@ -211,13 +205,10 @@ static int find_call(struct conn *c, uint64_t cookie, struct fdent *ent)
  */
 static bool made_by_listener(const struct conn *c, int fd)
 {
-	uid_t listener, maker;
+	uid_t listener;
 
-	if (!conn_listener_uid(c, &listener) || !fdcheck_maker(fd, &maker))
-		return false;
-	if (listener == 0)
-		return true;
-	return listener != UID_UNMAPPED && maker == listener;
+	return conn_listener_uid(c, &listener) &&
+	       fdcheck_pair_of(listener, fd, false);
 }
 
 /*

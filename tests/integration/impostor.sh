@@ -70,6 +70,9 @@ expect() {
 	# The pending error comes and goes: any call may meet it (its own
 	# test is the shim's waits, below).
 	slot-err-flip) echo "socket=OK close=OK" ;;
+	# The impostor's own listener here (root's): its own pair, as good
+	# as any it makes.  (Its test is below, with a third party.)
+	open-data-foreign) echo "leak=0" ;;
 	# Never answered: the library gives up after its timeout (10 s), as
 	# for a daemon that closed at once; close() closes all the same.
 	mute-hello) echo "socket=ECONNREFUSED" ;;
@@ -274,6 +277,62 @@ if impostor_start slot-err-flip; then
 else
 	fail impostor/shim/waits_not_early "did not start: $(tail -2 "$T/impostor.log")"
 fi
+
+# ---- a data descriptor that is a connection to a third party ----
+# The third party: root's listener (abstract "pingsock-impostor-3rd",
+# SO_PASSCRED), which prints what reaches it and whose credentials came
+# with it.  The impostor, uid 65533 (anyone who binds the socket path),
+# answers OPEN with a connection to it as the socket's data descriptor.
+# The library must refuse it (its maker is root, not the listener's
+# uid): it once wrote its proof there, with the program's credentials
+# (root's, for a root program under the shim).
+cat >"$T/third.py" <<'EOF'
+import socket, struct, sys
+l = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+l.bind("\0pingsock-impostor-3rd")
+l.listen(8)
+print("listening", flush=True)
+l.settimeout(20)
+try:
+    while True:
+        c, _ = l.accept()
+        c.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
+        c.settimeout(3)
+        try:
+            data, anc, _, _ = c.recvmsg(256, 256)
+            uid = [struct.unpack("iii", d)[1] for lv, t, d in anc
+                   if t == socket.SCM_CREDENTIALS]
+            if data:
+                print("got %d bytes from uid %s" % (len(data), uid), flush=True)
+        except OSError:
+            pass
+except OSError:
+    pass
+EOF
+chmod 644 "$T/third.py"
+/usr/bin/python3 "$T/third.py" >"$T/third.out" 2>&1 &
+THIRD=$!
+for _ in $(seq 1 100); do grep -q listening "$T/third.out" && break; sleep 0.05; done
+install -d -m 0755 -o 65533 -g 65533 "$T/imp-f"
+if impostor_start open-data-foreign "$T/imp-f/socket" 65533; then
+	out=$(timeout -k 2 20 env PINGSOCK_BACKEND=daemon \
+		PINGSOCK_SOCKET="$T/imp-f/socket" "$PST" untrusted 2>"$T/client.err")
+	rc=$?
+	sleep 0.3
+	impostor_stop
+	echo "# third party: $(grep -v listening "$T/third.out" | tr '\n' ' ')"
+	verdict impostor/foreign_data_refused "$rc" "$out" "$T/client.err" \
+		socket=EPROTO leak=0
+	if grep -q '^got' "$T/third.out"; then
+		fail impostor/foreign_data_nothing_written "$(grep '^got' "$T/third.out" | head -1)"
+	else
+		pass impostor/foreign_data_nothing_written
+	fi
+else
+	fail impostor/foreign_data_refused "did not start: $(tail -2 "$T/impostor.log")"
+fi
+kill "$THIRD" 2>/dev/null
+wait "$THIRD" 2>/dev/null
 
 # ---- a claim on a pair the program inherited from someone else ----
 # An impostor (here uid 65533, no root: anyone who binds the path) says

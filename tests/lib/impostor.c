@@ -40,6 +40,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -393,6 +394,7 @@ enum spoil {
 	SP_ERRQ_SHORT, SP_ERRQ_NOLEN, SP_ERRQ_LEN_BIG, SP_ERRQ_LEN_SMALL,
 	SP_ERRQ_ERRNO_BODY, SP_STATS_VERSION, SP_USERS_LOOP, SP_FIND_ANY,
 	SP_HELLO_SLOT_BIG, SP_SLOT_LATE, SP_SLOT_SAME, SP_MUTE,
+	SP_DATA_FOREIGN,
 };
 
 /* What is put on the socket OPEN made, or in its slot; the records
@@ -467,6 +469,11 @@ static const struct mode modes[] = {
 	/* Every socket OPEN makes in slot 1: a first socket works, a second
 	 * one while the first lives is refused (pstool twosocks). */
 	{ "open-slot-same", 0, SP_SLOT_SAME, 0, 0, 0, false },
+	/* The data descriptor a connection to a third party's listener
+	 * (impostor.sh starts one, root's; without it, one of its own),
+	 * and the first SETOPT answered "unattached" (a proof asked for). */
+	{ "open-data-foreign", WIRE_SETOPT, SP_UNATTACHED, 0, SP_DATA_FOREIGN,
+	  0, false },
 	{ "broker-udp", WIRE_OPEN, SP_FD0_UDP, 0, 0, 0, true },
 	{ "broker-raw", WIRE_OPEN, SP_FD0_RAW, 0, 0, 0, true },
 	{ "broker-family", WIRE_OPEN, SP_FD0_FAMILY, 0, 0, 0, true },
@@ -960,6 +967,33 @@ static uint32_t sock_bit(const struct psock *p)
 
 /* A new relayed socket: its pair, its slot (socket i has slot i + 1, as
  * the daemon hands them out, or counts down from the arena's last). */
+/* A connection to the third party's listener (abstract
+ * "pingsock-impostor-3rd"), or to one of the impostor's own if there is
+ * none; -1 if neither can be had. */
+static int third_party(void)
+{
+	static const char name[] = "\0pingsock-impostor-3rd";
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	socklen_t len = offsetof(struct sockaddr_un, sun_path) + sizeof(name) - 1;
+	static int own = -1;
+	int c = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	memcpy(sun.sun_path, name, sizeof(name) - 1);
+	if (c >= 0 && connect(c, (struct sockaddr *)&sun, len) == 0)
+		return c;
+	if (own < 0) {
+		own = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+		if (own < 0 || bind(own, (struct sockaddr *)&sun, len) ||
+		    listen(own, 8))
+			return c < 0 ? -1 : (close(c), -1);
+	}
+	if (c >= 0 && connect(c, (struct sockaddr *)&sun, len) == 0)
+		return c;
+	if (c >= 0)
+		close(c);
+	return -1;
+}
+
 static void new_sock(struct ans *a, int family)
 {
 	int d[2];
@@ -984,6 +1018,14 @@ static void new_sock(struct ans *a, int family)
 				    WIRE_CM_TTL | WIRE_CM_PKTINFO |
 				    WIRE_CM_TIMESTAMP);
 	put_u32x3(a, sk->handle, 0, sk->slot);
+	if (mode->spoil2 == SP_DATA_FOREIGN) {
+		int c = third_party();
+
+		if (c >= 0) {
+			close(d[1]);
+			d[1] = c;
+		}
+	}
 	add_fd(a, d[1], true);
 }
 
