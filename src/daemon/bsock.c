@@ -287,7 +287,7 @@ int bsock_new(struct server *s, struct client *c,
 	ss->pid = c->pid;
 	if (!err && ssock_slot(s, ss))
 		err = -ENOMEM;
-	if (!err && loop_watch(s->loop, ss->fd, EPOLLIN | EPOLLRDHUP, &ss->h)) {
+	if (!err && loop_watch(s->loop, ss->fd, SSOCK_WATCH, &ss->h)) {
 		ssock_unslot(s, ss->handle);
 		err = -ENOMEM;
 	}
@@ -387,15 +387,14 @@ void bsock_rebind(struct server *s, struct ssock *ss,
 }
 
 /*
- * The client wrote on its liveness descriptor (a proof), or let go of it:
- * the record goes when its kernel sockets are gone too (a scan, soon).
+ * The client let go of its liveness descriptor: the record goes when its
+ * kernel sockets are gone too (a scan, soon).
  */
 static void on_live(void *data, uint32_t events)
 {
 	struct ssock *ss = data;
 
-	if (!(events & (EPOLLHUP | EPOLLRDHUP | EPOLLERR)) &&
-	    ssock_take_writes(ss))
+	if (!(events & (EPOLLHUP | EPOLLRDHUP | EPOLLERR)))
 		return;
 	ss->live_gone = true;
 	loop_forget(ss->srv->loop, ss->fd);

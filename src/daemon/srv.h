@@ -126,6 +126,16 @@ struct ksock {
 /* A socket the daemon serves: relayed, or a broker socket's record. */
 #define SSOCK_PROOFS 4
 
+/*
+ * What the loop watches a socket's data (or liveness) pair for: its
+ * hang-up alone.  What the client writes there (a proof) is read when a
+ * request asks for it (ssock_proven()), not when it comes: a user
+ * writing on thousands of its own descriptors once had the loop read
+ * them all, ahead of every other user (another's ping: 0.12 ms, then
+ * 20 ms on average).
+ */
+#define SSOCK_WATCH EPOLLRDHUP
+
 struct ssock {
 	struct loop_handler h;	/* ssock.c's or bsock.c's, data: this */
 	int fd;			/* the daemon's end of the data (relay) or

@@ -256,10 +256,8 @@ static void on_data(void *data, uint32_t events)
 {
 	struct ssock *ss = data;
 
-	if (!(events & (EPOLLHUP | EPOLLRDHUP | EPOLLERR)) &&
-	    ssock_take_writes(ss))
-		return;
-	ssock_free(ss->srv, ss);
+	if (events & (EPOLLHUP | EPOLLRDHUP | EPOLLERR))
+		ssock_free(ss->srv, ss);
 }
 
 /* Create the socket and its data pair; *client_fd is the client's end. */
@@ -304,7 +302,7 @@ int ssock_new_relay(struct server *s, struct client *c,
 		err = -ENOMEM;
 		goto fail;
 	}
-	if (loop_watch(s->loop, ss->fd, EPOLLIN | EPOLLRDHUP, &ss->h) ||
+	if (loop_watch(s->loop, ss->fd, SSOCK_WATCH, &ss->h) ||
 	    ssock_link(c, ss)) {
 		ssock_unslot(s, ss->handle);
 		err = -ENOMEM;

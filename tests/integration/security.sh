@@ -56,6 +56,8 @@
 #     written one after the other each work once.
 # 20  one socket attached from 3,000 new state arenas, one after the
 #     other: the daemon's mappings stay bounded, another user pings.
+# 21  junk written on 2,000 sockets' data descriptors: the daemon does
+#     not read it (it stays idle), another user pings.
 # (8, the library against an impostor daemon: impostor.sh; 12, LSRR:
 # tests/conformance/ipopts.c; 14: broker.sh's restored range.)
 #
@@ -654,6 +656,35 @@ sec_slotproto() {
 	dstop sp
 }
 
+# ==== 21. junk on data descriptors =====================================
+# uid 1000 opens 2,000 sockets and writes junk on all their data
+# descriptors, round after round.  The loop read what came on each as it
+# came, ahead of every other user's requests: the daemon busy all the
+# time, another user's ping 0.12 ms, then 20 ms on average.  Now a
+# socket's descriptor is read only when a request asks for a proof: the
+# daemon stays idle meanwhile, and another user pings.
+sec_datajunk() {
+	local out cpu0 cpu1 atk
+	dstart dj d --config "$UNLIMITED" || { fail security/21_setup "no daemon"; return; }
+	bg "$T/datajunk.out" 1000 dj "$ATK" datajunk 2000 "$T/stop.datajunk"
+	atk=$BG
+	line_in "$T/datajunk.out" '^writing$' 60
+	cpu0=$(cpu_ticks dj)
+	sleep 2
+	cpu1=$(cpu_ticks dj)
+	ping3 65534 dj
+	touch "$T/stop.datajunk"
+	reap "$atk"
+	out=$(tr '\n' ' ' <"$T/datajunk.out")
+	echo "# uid 1000: $out; the daemon's CPU time meanwhile: $((cpu1 - cpu0)) ticks in 2 s"
+	check 21_datajunk_sockets "$out" grep -q 'datajunk sockets=2000' <<<"$out"
+	check 21_datajunk_daemon_idle "$((cpu1 - cpu0)) ticks in 2 s" \
+		[ $((cpu1 - cpu0)) -le 20 ]
+	check 21_datajunk_others_ping "$PING_SAYS" [ $PING_OK = 1 ]
+	check 21_datajunk_daemon_alive "died" alive dj
+	dstop dj
+}
+
 # ==== 20. an arena for each attach ======================================
 # One socket of uid 1000, attached 3,000 times, each time from a new
 # connection with a new state arena (a 2 MiB mapping), each connection
@@ -1005,7 +1036,7 @@ sec_subgid() {
 }
 
 # ---- main -------------------------------------------------------------
-for s in race linger steal netns conns park bbind hoard user demo malformed slotproto wrap proofs mirrors sandbox subgid; do
+for s in race linger steal netns conns park bbind hoard user demo malformed slotproto wrap proofs mirrors datajunk sandbox subgid; do
 	wanted "$s" || continue
 	t=$(ms)
 	"sec_$s"

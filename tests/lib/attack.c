@@ -1175,6 +1175,40 @@ static int cmd_wrap(char **argv)
 	return 0;
 }
 
+/* ---- review, daemon finding S1: junk on data descriptors ---- */
+
+/*
+ * datajunk N STOPFILE: N sockets (one connection), then 64-byte junk
+ * written on all their data descriptors, round after round, until
+ * STOPFILE ("writing" once started).  The loop once read what came on
+ * each of them, ahead of every other user's requests.
+ */
+static int cmd_datajunk(char **argv)
+{
+	static int fds[MAX_CONNS];
+	int n = atoi(argv[2]), got = 0, c = hello_conn(3000);
+	long writes = 0;
+	char junk[64] = { 0 };
+
+	for (int i = 0; i < n && i < MAX_CONNS && c >= 0; i++) {
+		struct answer a;
+
+		if (open_req(c, AF_INET, SOCK_DGRAM, &a) != ANS_OK ||
+		    a.result || a.nfds < 1)
+			break;
+		fds[got++] = a.fds[0];
+		for (int k = 1; k < a.nfds; k++)
+			close(a.fds[k]);
+	}
+	printf("datajunk sockets=%d\nwriting\n", got);
+	while (!exists(argv[3]))
+		for (int i = 0; i < got; i++)
+			writes += send(fds[i], junk, sizeof(junk),
+				       MSG_DONTWAIT | MSG_NOSIGNAL) > 0;
+	printf("datajunk writes=%ld\n", writes);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -1188,7 +1222,7 @@ int main(int argc, char **argv)
 		{ "bbind", 4, cmd_bbind }, { "dupbind", 4, cmd_dupbind },
 		{ "hoard", 6, cmd_hoard }, { "malformed", 3, cmd_malformed },
 		{ "wrap", 2, cmd_wrap }, { "proofs", 2, cmd_proofs },
-		{ "mirrors", 4, cmd_mirrors },
+		{ "mirrors", 4, cmd_mirrors }, { "datajunk", 4, cmd_datajunk },
 #ifdef WIRE_RQ_SLOT
 		{ "slotproto", 2, cmd_slotproto },
 #endif
@@ -1199,7 +1233,7 @@ int main(int argc, char **argv)
 		if (strcmp(argv[1], cmds[i].name) == 0 && argc == cmds[i].argc)
 			return cmds[i].fn(argv);
 	fprintf(stderr, "usage: attack race|linger|steal|victim|conns|park|"
-		"bbind|dupbind|hoard|malformed|slotproto|wrap|proofs|mirrors ...\n"
+		"bbind|dupbind|hoard|malformed|slotproto|wrap|proofs|mirrors|datajunk ...\n"
 		"(see attack.c)\n");
 	return 2;
 }
