@@ -123,7 +123,7 @@ struct ksock {
 	uint16_t ident;
 };
 
-/* A socket the daemon serves: relayed, or a broker socket's record. */
+/* Proofs of holding a socket kept (struct ssock: proofs). */
 #define SSOCK_PROOFS 4
 
 /*
@@ -136,6 +136,7 @@ struct ksock {
  */
 #define SSOCK_WATCH EPOLLRDHUP
 
+/* A socket the daemon serves: relayed, or a broker socket's record. */
 struct ssock {
 	struct loop_handler h;	/* ssock.c's or bsock.c's, data: this */
 	int fd;			/* the daemon's end of the data (relay) or
