@@ -84,8 +84,10 @@ static int apply_type_flags(int fd, int type)
 {
 	if (!(type & SOCK_CLOEXEC) && sys_fcntl(fd, F_SETFD, 0) < 0)
 		return -errno;
-	if ((type & SOCK_NONBLOCK) &&
-	    sys_fcntl(fd, F_SETFL, sys_fcntl(fd, F_GETFL) | O_NONBLOCK) < 0)
+	/* The open file's flags as a new socket's, whatever the daemon's
+	 * end had set on it (an impostor's O_NONBLOCK, O_ASYNC): only
+	 * SOCK_NONBLOCK's. */
+	if (sys_fcntl(fd, F_SETFL, type & SOCK_NONBLOCK ? O_NONBLOCK : 0) < 0)
 		return -errno;
 	return 0;
 }

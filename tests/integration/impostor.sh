@@ -59,7 +59,10 @@ sanitizer='ERROR: [A-Za-z]*Sanitizer|runtime error:|stack smashing'
 # The lines pstool untrusted must print in MODE (all of them).
 expect() {
 	case $1 in
-	none|ctl-*|open-slot-last|open-slot-same|find-any|send-slot-late) echo "socket=OK send=64 getopt=OK errq1=EAGAIN peek=64 recv1=64 recv2=EAGAIN" ;;
+	none|ctl-*|open-slot-last|open-slot-same|find-any|send-slot-late) echo "socket=OK flags=as_new send=64 getopt=OK errq1=EAGAIN peek=64 recv1=64 recv2=EAGAIN" ;;
+	# The daemon's end set O_NONBLOCK and O_ASYNC on the open file: a
+	# blocking socket all the same, as socket() makes it.
+	open-data-flags) echo "socket=OK flags=as_new send=64 getopt=OK peek=64 recv1=64 recv2=EAGAIN" ;;
 	broker-none) echo "socket=OK bind=OK" ;;
 	# The setopt answer ends the connection; the next dial (bind's) is
 	# sent an arena with the client's own token, the one after works.

@@ -394,7 +394,7 @@ enum spoil {
 	SP_ERRQ_SHORT, SP_ERRQ_NOLEN, SP_ERRQ_LEN_BIG, SP_ERRQ_LEN_SMALL,
 	SP_ERRQ_ERRNO_BODY, SP_STATS_VERSION, SP_USERS_LOOP, SP_FIND_ANY,
 	SP_HELLO_SLOT_BIG, SP_SLOT_LATE, SP_SLOT_SAME, SP_MUTE,
-	SP_DATA_FOREIGN, SP_FRESH_ARENA,
+	SP_DATA_FOREIGN, SP_FRESH_ARENA, SP_DATA_FLAGS,
 };
 
 /* What is put on the socket OPEN made, or in its slot; the records
@@ -474,6 +474,9 @@ static const struct mode modes[] = {
 	 * and the first SETOPT answered "unattached" (a proof asked for). */
 	{ "open-data-foreign", WIRE_SETOPT, SP_UNATTACHED, 0, SP_DATA_FOREIGN,
 	  0, false },
+	/* The data descriptor's open file O_NONBLOCK and O_ASYNC: the
+	 * socket must be as a new one (blocking) all the same. */
+	{ "open-data-flags", 0, SP_DATA_FLAGS, 0, 0, 0, false },
 	/* A new token and a new arena at every HELLO, and every GETOPT
 	 * answered malformed (the client dials again): pstool arenas. */
 	{ "hello-arena-fresh", 0, SP_FRESH_ARENA, 0, 0, 0, false },
@@ -1021,6 +1024,8 @@ static void new_sock(struct ans *a, int family)
 				    WIRE_CM_TTL | WIRE_CM_PKTINFO |
 				    WIRE_CM_TIMESTAMP);
 	put_u32x3(a, sk->handle, 0, sk->slot);
+	if (mode->spoil == SP_DATA_FLAGS)
+		(void)fcntl(d[1], F_SETFL, O_NONBLOCK | O_ASYNC);
 	if (mode->spoil2 == SP_DATA_FOREIGN) {
 		int c = third_party();
 

@@ -1545,6 +1545,9 @@ static int cmd_untrusted(void)
 
 	fd = pingsock_socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
 	said("socket", fd < 0 ? -1 : 0);
+	if (fd >= 0)
+		printf("flags=%s\n", fcntl(fd, F_GETFL) & (O_NONBLOCK | O_ASYNC)
+					     ? "changed" : "as_new");
 	if (fd >= 0) {
 		untrusted_calls(fd);
 		said("close", pingsock_close(fd));
