@@ -77,23 +77,6 @@ size_t conn_fds(int *out, size_t max)
 	return n;
 }
 
-bool conn_points_into(const void *base, size_t len)
-{
-	const char *b = base;
-	bool in = false;
-
-	pthread_mutex_lock(&pool.mu);
-	for (int i = 0; i < CONN_POOL_MAX && !in; i++) {
-		const struct conn *c = &pool.c[i];
-		const char *p = (const char *)c->ans;
-
-		in = (c->state == CONN_IDLE || c->state == CONN_BUSY) && p &&
-		     p >= b && p < b + len;
-	}
-	pthread_mutex_unlock(&pool.mu);
-	return in;
-}
-
 /* The thread holds c (CONN_BUSY): its fd stays open meanwhile. */
 bool conn_listener_uid(const struct conn *c, uid_t *uid)
 {

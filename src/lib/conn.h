@@ -100,8 +100,6 @@ int conn_dial_error(void);
  * impostor's uid when one bound the path.  false: not known.
  */
 bool conn_listener_uid(const struct conn *c, uid_t *uid);
-/* Does a connection's answer slot lie in [base, base + len)? */
-bool conn_points_into(const void *base, size_t len);
 
 /* The socket path in use (PINGSOCK_SOCKET or the default). */
 const char *conn_path(void);

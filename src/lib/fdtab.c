@@ -299,21 +299,6 @@ void fdtab_clear_keep(int fd)
 	lock_give(LOCK_FDTAB);
 }
 
-bool fdtab_points_into(const void *base, size_t len)
-{
-	const char *b = base;
-	bool in = false;
-
-	lock_take(LOCK_FDTAB);
-	for (size_t i = 0; i < ntab && !in; i++) {
-		const char *p = (const char *)tab[i].shm;
-
-		in = tab[i].kind != FDK_NONE && p && p >= b && p < b + len;
-	}
-	lock_give(LOCK_FDTAB);
-	return in;
-}
-
 bool fdtab_slot_clash(int fd, const struct wire_shm *shm)
 {
 	struct stat st, now;

@@ -117,8 +117,6 @@ void fdtab_broker_swapped(const struct broker_sock *bk, const struct stat *st);
 void fdtab_set_stamp(int fd, const struct timespec *ts);
 /* The first send is being made: keep_ident no longer applies. */
 void fdtab_clear_keep(int fd);
-/* Does an entry's state slot lie in [base, base + len)? */
-bool fdtab_points_into(const void *base, size_t len);
 /*
  * Does a live entry of another socket (another inode than fd's) have the
  * state slot shm?  The daemon gives each socket a slot of its own; a

@@ -76,7 +76,6 @@ expect() {
 	# The impostor's own listener here (root's): its own pair, as good
 	# as any it makes.  (Its test is below, with a third party.)
 	open-data-foreign) echo "leak=0" ;;
-	hello-arena-fresh) echo "socket=OK getopt=EPROTO leak=0" ;;
 	# Never answered: the library gives up after its timeout (10 s), as
 	# for a daemon that closed at once; close() closes all the same.
 	mute-hello) echo "socket=ECONNREFUSED" ;;
@@ -183,30 +182,6 @@ for mode in none open-slot-same; do
 	verdict "impostor/twosocks/$mode" "$rc" "$out" "$T/client.err" \
 		socket1=OK "$want" close1=OK leak=0
 done
-
-# ---- a new arena at every HELLO ----
-# hello-arena-fresh answers each GETOPT malformed (the next call dials
-# again) and each HELLO with a new token and a new 2 MiB arena.  The
-# library kept every arena mapped: 2,000 calls, 2,000 mappings (at
-# 65,000, no mmap() of the program's own worked).  An arena nothing
-# points into is now mapped over: the mappings stay few.
-if impostor_start hello-arena-fresh; then
-	out=$(timeout -k 2 60 setpriv --reuid=65534 --regid=65534 --clear-groups \
-		env PINGSOCK_BACKEND=daemon PINGSOCK_SOCKET="$SOCK" \
-		"$PST" arenas 2000 2>"$T/client.err")
-	rc=$?
-	impostor_stop
-	grew=$(sed -n 's/^maps_grew=//p' <<<"$out")
-	echo "# hello-arena-fresh: $(tr '\n' ' ' <<<"$out")"
-	verdict impostor/arenas_bounded "$rc" "$out" "$T/client.err" socket=OK close=OK
-	if [ -n "$grew" ] && [ "$grew" -lt 16 ]; then
-		pass impostor/arenas_mappings_bounded
-	else
-		fail impostor/arenas_mappings_bounded "2,000 calls: $grew more mappings"
-	fi
-else
-	fail impostor/arenas_bounded "did not start: $(tail -2 "$T/impostor.log")"
-fi
 
 # ---- pingsockctl: the library's request client, its checks ----
 # (issue 16: it had a reader of its own, which took an answer with

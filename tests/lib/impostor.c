@@ -394,7 +394,7 @@ enum spoil {
 	SP_ERRQ_SHORT, SP_ERRQ_NOLEN, SP_ERRQ_LEN_BIG, SP_ERRQ_LEN_SMALL,
 	SP_ERRQ_ERRNO_BODY, SP_STATS_VERSION, SP_USERS_LOOP, SP_FIND_ANY,
 	SP_HELLO_SLOT_BIG, SP_SLOT_LATE, SP_SLOT_SAME, SP_MUTE,
-	SP_DATA_FOREIGN, SP_FRESH_ARENA, SP_DATA_FLAGS,
+	SP_DATA_FOREIGN, SP_DATA_FLAGS,
 };
 
 /* What is put on the socket OPEN made, or in its slot; the records
@@ -477,9 +477,6 @@ static const struct mode modes[] = {
 	/* The data descriptor's open file O_NONBLOCK and O_ASYNC: the
 	 * socket must be as a new one (blocking) all the same. */
 	{ "open-data-flags", 0, SP_DATA_FLAGS, 0, 0, 0, false },
-	/* A new token and a new arena at every HELLO, and every GETOPT
-	 * answered malformed (the client dials again): pstool arenas. */
-	{ "hello-arena-fresh", 0, SP_FRESH_ARENA, 0, 0, 0, false },
 	{ "broker-udp", WIRE_OPEN, SP_FD0_UDP, 0, 0, 0, true },
 	{ "broker-raw", WIRE_OPEN, SP_FD0_RAW, 0, 0, 0, true },
 	{ "broker-family", WIRE_OPEN, SP_FD0_FAMILY, 0, 0, 0, true },
@@ -1152,15 +1149,6 @@ static void answer_hello(const struct wire_req *req, struct ans *a,
 	memcpy(a->body, arena_token, WIRE_NONCE_LEN);
 	memcpy(a->body + WIRE_NONCE_LEN, &cn->ans_slot, 4);
 	a->len = WIRE_NONCE_LEN + 4;
-	if (mode->spoil == SP_FRESH_ARENA) {
-		static uint32_t gen;
-
-		gen++;
-		memcpy(a->body, &gen, sizeof(gen));
-		add_fd(a, a_memfd(WIRE_ARENA_SIZE, SEALS_ALL, WIRE_ARENA_MAGIC),
-		       true);
-		return;
-	}
 	if (memcmp(req->nonce, arena_token, WIRE_NONCE_LEN) != 0)
 		add_fd(a, arena.fd, false);
 }
@@ -1361,8 +1349,6 @@ static int serve(struct conn *cn)
 	}
 	if (how == SP_MUTE)
 		return 0;
-	if (mode->spoil == SP_FRESH_ARENA && req.type == WIRE_GETOPT)
-		a.flags = 1;	/* malformed: the client dials again */
 	if ((req.rqflags & WIRE_RQ_SLOT) && answer_slot(cn, &a, how))
 		return 0;
 	send_ans(cn->fd, &a);

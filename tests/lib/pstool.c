@@ -51,8 +51,6 @@
  *                                   SEQ: the request's (default 8 or
  *                                   128, seq 1); type 42 or 160 is an
  *                                   RFC 8335 PROBE of interface index 1
- *   pstool arenas N                 N getsockopt calls on one socket;
- *                                   "maps_grew=N": mappings more after
  *   pstool twosocks                 two sockets at once, then closed
  *                                   ("socket1=", "socket2=", "leak=N")
  *   pstool untrusted                every call once on one socket, as a
@@ -1556,40 +1554,6 @@ static int cmd_untrusted(void)
 	return 0;
 }
 
-static int maps_count(void)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	int n = 0, c;
-
-	while (f && (c = getc(f)) != EOF)
-		n += c == '\n';
-	if (f)
-		fclose(f);
-	return n;
-}
-
-/* One socket, then N getsockopt calls (an impostor that answers each
- * malformed and gives a new arena at each HELLO): how many more
- * mappings the process has after them ("maps_grew=N"). */
-static int cmd_arenas(char **argv)
-{
-	int n = atoi(argv[2]), before, fd, ttl;
-	socklen_t tl;
-
-	fd = pingsock_socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
-	said("socket", fd < 0 ? -1 : 0);
-	if (fd < 0)
-		return 0;
-	before = maps_count();
-	for (int i = 0; i < n; i++) {
-		tl = sizeof(ttl);
-		(void)pingsock_getsockopt(fd, SOL_IP, IP_TTL, &ttl, &tl);
-	}
-	printf("maps_grew=%d\n", maps_count() - before);
-	said("close", pingsock_close(fd));
-	return 0;
-}
-
 /* Two sockets at once (an impostor that gives both one state slot:
  * the second is refused), then both closed. */
 static int cmd_twosocks(void)
@@ -1645,8 +1609,6 @@ int main(int argc, char **argv)
 		return cmd_untrusted();
 	if (argc >= 2 && strcmp(argv[1], "twosocks") == 0)
 		return cmd_twosocks();
-	if (argc >= 3 && strcmp(argv[1], "arenas") == 0)
-		return cmd_arenas(argv);
 	fprintf(stderr, "usage: pstool ping|bind|pair|garbage|rawsend ...\n");
 	return 2;
 }
