@@ -19,6 +19,7 @@ struct arena {
 	struct wire_shm *base;
 	unsigned refs;		/* connections and slots */
 	unsigned conns;		/* connections alone */
+	uint64_t lingering;	/* no connection since (a count), or 0 */
 	uint32_t next;		/* slots below it have been handed out */
 	uint32_t *free;		/* slots given back */
 	uint32_t nfree, capfree;
@@ -107,6 +108,7 @@ struct arena *arena_get(struct arena **head, const uint8_t *token, uid_t uid,
 	if (a) {
 		a->refs++;
 		a->conns++;
+		a->lingering = 0;
 	}
 	return a;
 }
@@ -129,15 +131,39 @@ static void unref(struct arena **head, struct arena *a)
 
 void arena_put(struct arena **head, struct arena *a)
 {
+	static uint64_t lingered;
+
 	if (!a)
 		return;
-	a->conns--;
+	if (--a->conns == 0)
+		a->lingering = ++lingered;
 	unref(head, a);
 }
 
-bool arena_last_conn(const struct arena *a)
+bool arena_will_linger(const struct arena *a)
 {
-	return a && a->conns == 1;
+	return a && a->conns == 1 && a->refs > 1;
+}
+
+uid_t arena_uid(const struct arena *a)
+{
+	return a->uid;
+}
+
+struct arena *arena_lingerer(struct arena *head, uid_t uid, bool any,
+			     unsigned *n)
+{
+	struct arena *oldest = NULL;
+
+	*n = 0;
+	for (struct arena *a = head; a; a = a->next_arena) {
+		if (!a->lingering || (!any && a->uid != uid))
+			continue;
+		(*n)++;
+		if (!oldest || a->lingering < oldest->lingering)
+			oldest = a;
+	}
+	return oldest;
 }
 
 const uint8_t *arena_token(const struct arena *a)

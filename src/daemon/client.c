@@ -212,8 +212,7 @@ void client_free(struct server *s, struct client *c)
 	free(c->socks);
 	if (c->ans_slot)
 		arena_slot_give(&s->arenas, c->arena, c->ans_slot);
-	if (arena_last_conn(c->arena))
-		sstate_drop_arena(s, c->arena);
+	sstate_linger(s, c->arena);
 	arena_put(&s->arenas, c->arena);
 	free(c->groups);
 	if (s->clients == c)

@@ -268,9 +268,10 @@ int sstate_mirror(struct ssock *ss, struct arena *a, uint32_t *slot);
 void sstate_publish(struct ssock *ss);
 /* Its slots given back, its error queue freed. */
 void sstate_free(struct server *s, struct ssock *ss);
-/* Every socket's slot in arena a given back: a's last connection goes
- * (a process that comes back attaches its sockets again). */
-void sstate_drop_arena(struct server *s, struct arena *a);
+/* Arena a's last connection goes; if it will linger (its sockets' slots
+ * keep it), room is made: past its user's share, or all users', of
+ * lingering arenas, the oldest one's slots are given back (arena.h). */
+void sstate_linger(struct server *s, struct arena *a);
 /* A pending error set (err > 0) or cleared (0); wake: tell a waiter. */
 void sstate_set_err(struct ssock *ss, int err, bool wake);
 /* Take the pending error: positive, or 0. */

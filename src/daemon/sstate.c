@@ -65,8 +65,9 @@ int sstate_mirror(struct ssock *ss, struct arena *a, uint32_t *slot)
 	return 0;
 }
 
-/* Each socket's slot in a, given back (its last connection goes). */
-void sstate_drop_arena(struct server *s, struct arena *a)
+/* Each socket's slot in a, given back: a then goes (it has no
+ * connection). */
+static void drop_arena(struct server *s, struct arena *a)
 {
 	for (uint32_t i = 1; i < s->nslots; i++) {
 		struct ssock *ss = s->slots[i].ss;
@@ -80,6 +81,21 @@ void sstate_drop_arena(struct server *s, struct arena *a)
 			ss->mirrors[j] = ss->mirrors[--ss->nmirrors];
 		}
 	}
+}
+
+void sstate_linger(struct server *s, struct arena *a)
+{
+	struct arena *old;
+	unsigned n;
+
+	if (!arena_will_linger(a))
+		return;
+	old = arena_lingerer(s->arenas, arena_uid(a), false, &n);
+	if (old && n >= ARENA_LINGER_UID)
+		drop_arena(s, old);
+	old = arena_lingerer(s->arenas, 0, true, &n);
+	if (old && n >= ARENA_LINGER_ALL)
+		drop_arena(s, old);
 }
 
 static void uid_bytes(struct server *s, uid_t uid, int64_t n)

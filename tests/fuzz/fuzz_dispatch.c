@@ -363,8 +363,9 @@ static int arena_find(const uint8_t *token)
 
 /*
  * Is arena a sure to be alive?  A connection that uses it is open (and
- * sent nothing it is disconnected for).  Sockets' slots do not keep it:
- * they are given back with its last connection (arena.h).
+ * sent nothing it is disconnected for).  Sockets' slots keep it too, but
+ * not surely: past its user's share of arenas without a connection, the
+ * oldest one's slots are given back (arena.h).
  */
 static bool arena_held(int a)
 {
@@ -504,8 +505,8 @@ static void check_slots(const struct hsock *hs)
 	if (hs->broker || hs->gone)
 		return;
 	for (unsigned i = 0; i < H.na; i++) {
-		/* An arena whose last connection went gives its slots back
-		 * (zeroed; the daemon may not have seen it go yet). */
+		/* An arena whose last connection went may have given its
+		 * slots back (zeroed; arena.h: lingering arenas). */
 		if (!hs->slot[i] || !arena_held((int)i))
 			continue;
 		slot_read(&H.a[i], hs->slot[i], w);

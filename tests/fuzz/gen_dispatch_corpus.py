@@ -210,9 +210,9 @@ def seeds():
         op("close_fd", 0, K_DATA) + op("close_client", 0) + client() + \
         hello() + open_() + op("arena", 0, 0)
     # A process's only connection goes while its socket lives: the
-    # arena goes with it (its slots given back), and the next HELLO gets
-    # a new one (it once stayed, and one user could keep 65,000).
-    s["arena_dropped"] = config() + client() + hello() + open_() + \
+    # arena lingers (the socket's slot keeps it, for a child that goes
+    # on), and the next HELLO may join it.
+    s["arena_kept"] = config() + client() + hello() + open_() + \
         op("close_client", 0) + client() + hello() + open_() + \
         op("arena", 1, 0)
     # Sends answered in the answer slot, one made to wait, a WAIT for it

@@ -55,7 +55,8 @@
 # 19  proofs of holding a socket: a wrong nonce uses none up, and two
 #     written one after the other each work once.
 # 20  one socket attached from 3,000 new state arenas, one after the
-#     other: the daemon's mappings stay bounded, another user pings.
+#     other: the daemon's mappings stay bounded (64 arenas of a user at
+#     most without a connection), another user pings.
 # 21  junk written on 2,000 sockets' data descriptors: the daemon does
 #     not read it (it stays idle), another user pings.
 # (8, the library against an impostor daemon: impostor.sh; 12, LSRR:
@@ -690,9 +691,11 @@ sec_datajunk() {
 # connection with a new state arena (a 2 MiB mapping), each connection
 # closed after.  The arenas stayed, one mapping each, while the socket
 # lived: 65,000 of them took every mapping the daemon may have, and
-# everyone else's socket() failed ENOMEM.  Now an arena goes with its
-# last connection: the daemon's mappings stay as they were, and another
-# user pings.
+# everyone else's socket() failed ENOMEM.  Now at most 64 arenas of a
+# user stay without a connection (a process that forked and exited,
+# whose child reads its sockets' state there: shim_prog/fork_exit);
+# past that the oldest one's slots are given back and it goes: the
+# daemon's mappings grow by 64 at most, and another user pings.
 maps_of() { wc -l <"/proc/${DPID[$1]}/maps" 2>/dev/null; }
 sec_mirrors() {
 	local m0 m1 out atk

@@ -1105,6 +1105,71 @@ static void scn_errors_epoll_pwait(void) { errors_with(&W_epoll_pwait); }
  * A child pings on the inherited socket; one queue for both processes:
  * the parent reads the child's replies, the child can read the parent's.
  */
+/* fork_exit's child: the reply, and whether its SO_TIMESTAMP came,
+ * written to fd w. */
+static void fork_exit_child(int fd, int w)
+{
+	char buf[256], cb[256], line[96];
+	struct iovec iov = { buf, sizeof(buf) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cb, .msg_controllen = sizeof(cb) };
+	short ev;
+	ssize_t n;
+	bool ts = false;
+
+	sleep_ms(300);	/* its parent gone, and its connections */
+	ev = wait_in(fd, WAIT_MS);
+	n = recvmsg(fd, &mh, MSG_DONTWAIT);
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); n > 0 && c;
+	     c = CMSG_NXTHDR(&mh, c))
+		ts |= c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_TIMESTAMP;
+	snprintf(line, sizeof(line), "poll %s, a reply %s, SO_TIMESTAMP %s",
+		 ev & POLLIN ? "POLLIN" : "nothing", n > 0 ? "read" : "none",
+		 ts ? "with it" : "without");
+	if (write(w, line, strlen(line)) < 0)
+		_exit(1);
+}
+
+/*
+ * A process opens a socket, asks for SO_TIMESTAMP, sends, forks and
+ * exits at once; its child, which made no call of its own, reads the
+ * reply (a program that daemonises).  pingsockd once gave the socket's
+ * state slot back with the exiting process's last connection: the
+ * child's reply came without its timestamp.
+ */
+static void scn_fork_exit(void)
+{
+	char line[128] = "";
+	int p[2], st;
+	ssize_t n;
+	pid_t a;
+
+	if (pipe(p) || (a = fork()) < 0) {
+		out("fork_exit: %s", errname(errno));
+		return;
+	}
+	if (a == 0) {
+		int fd = ping_socket(0), one = 1;
+
+		close(p[0]);
+		if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMP, &one, sizeof(one)))
+			_exit(1);
+		send_echo(fd, LOOP, 1, 'P');
+		if (fork() == 0) {
+			fork_exit_child(fd, p[1]);
+			_exit(0);
+		}
+		_exit(0);
+	}
+	close(p[1]);
+	waitpid(a, &st, 0);
+	n = read(p[0], line, sizeof(line) - 1);
+	line[n > 0 ? n : 0] = '\0';
+	close(p[0]);
+	out("fork_exit: the sender exited %d; its child: %s",
+	    WIFEXITED(st) ? WEXITSTATUS(st) : -1, line);
+}
+
 static void scn_fork(void)
 {
 	int fd = ping_socket(SOCK_NONBLOCK), st;
@@ -2166,6 +2231,7 @@ static const struct scenario scenarios[] = {
 	{ "errors_epoll", scn_errors_epoll, NULL },
 	{ "errors_epoll_pwait", scn_errors_epoll_pwait, NULL },
 	{ "fork", scn_fork, NULL },
+	{ "fork_exit", scn_fork_exit, NULL },
 	{ "dup", scn_dup, NULL },
 	{ "mmsg", scn_mmsg, NULL },
 	{ "close_range", scn_close_range, NULL },
