@@ -57,7 +57,10 @@ int call_connect(const char *path)
 		return rc;
 	}
 	if (sys_connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
-		rc = -errno;
+		/* EAGAIN: the listener took no connection in the time
+		 * allowed (its queue full): as good as refused (socket()
+		 * never says EAGAIN). */
+		rc = errno == EAGAIN ? -ECONNREFUSED : -errno;
 		sys_close(fd);
 		return rc;
 	}

@@ -337,6 +337,43 @@ fi
 kill "$THIRD" 2>/dev/null
 wait "$THIRD" 2>/dev/null
 
+# ---- a listener that takes no connection ----
+# Its queue full, it never accepts: connect() gives up after the
+# library's timeout (10 s), and socket() says ECONNREFUSED, as for a
+# listener that refused, not EAGAIN, which socket() never says.  (It
+# once waited for ever.)
+cat >"$T/full.py" <<'EOF'
+import socket, sys, time
+l = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+l.bind(sys.argv[1])
+l.listen(0)
+held = []
+for _ in range(4):
+    c = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    c.setblocking(False)
+    try:
+        c.connect(sys.argv[1])
+    except OSError:
+        pass
+    held.append(c)
+print("full", flush=True)
+time.sleep(40)
+EOF
+chmod 644 "$T/full.py"
+rm -f "$T/imp/full"
+/usr/bin/python3 "$T/full.py" "$T/imp/full" >"$T/full.out" 2>&1 &
+FULL=$!
+for _ in $(seq 1 100); do grep -q full "$T/full.out" && break; sleep 0.05; done
+chmod 666 "$T/imp/full" 2>/dev/null
+out=$(timeout -k 2 30 setpriv --reuid=65534 --regid=65534 --clear-groups \
+	env PINGSOCK_BACKEND=daemon PINGSOCK_SOCKET="$T/imp/full" \
+	"$PST" untrusted 2>"$T/client.err")
+rc=$?
+kill "$FULL" 2>/dev/null
+wait "$FULL" 2>/dev/null
+verdict impostor/listener_full_refused "$rc" "$out" "$T/client.err" \
+	socket=ECONNREFUSED leak=0
+
 # ---- a claim on a pair the program inherited from someone else ----
 # An impostor (here uid 65533, no root: anyone who binds the path) says
 # yes to every WIRE_FIND (find-any).  Root makes a SOCK_SEQPACKET pair,
