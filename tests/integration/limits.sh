@@ -34,6 +34,21 @@ def try_send(s, addr, seq, flags=0, size=8):
     except OSError as e:
         return name(e.errno)
 
+def tally(s, addr, more, flags=0, pause=0.0):
+    """Sends while more(n) says so: "sent N eagain M"."""
+    ok = again = 0
+    while more(ok + again):
+        r = try_send(s, addr, ok + again, flags)
+        if r == "ok":
+            ok += 1
+        elif r == "EAGAIN":
+            again += 1
+        else:
+            print("unexpected", r)
+            break
+        time.sleep(pause)
+    print("sent %d eagain %d" % (ok, again))
+
 cmd = sys.argv[1]
 if cmd == "sockets":            # N: open N sockets, report the first failure
     held = []
@@ -46,20 +61,9 @@ if cmd == "sockets":            # N: open N sockets, report the first failure
     else:
         print("socket all %d: ok" % len(held))
 elif cmd == "burst":            # ADDR SECONDS: sends at 1000/s, MSG_DONTWAIT
-    s = sock()
     end = time.monotonic() + float(sys.argv[3])
-    ok = again = 0
-    while time.monotonic() < end:
-        r = try_send(s, sys.argv[2], ok + again, socket.MSG_DONTWAIT)
-        if r == "ok":
-            ok += 1
-        elif r == "EAGAIN":
-            again += 1
-        else:
-            print("unexpected", r)
-            break
-        time.sleep(0.001)
-    print("sent %d eagain %d" % (ok, again))
+    tally(sock(), sys.argv[2], lambda n: time.monotonic() < end,
+          socket.MSG_DONTWAIT, 0.001)
 elif cmd == "blocking":         # ADDR N: N blocking sends, the time taken
     s = sock()
     t = time.monotonic()
@@ -72,17 +76,7 @@ elif cmd == "blocking":         # ADDR N: N blocking sends, the time taken
 elif cmd == "nonblocking":      # ADDR N: N sends on an O_NONBLOCK socket
     s = sock()
     s.setblocking(False)
-    ok = again = 0
-    for i in range(int(sys.argv[3])):
-        r = try_send(s, sys.argv[2], i)
-        if r == "ok":
-            ok += 1
-        elif r == "EAGAIN":
-            again += 1
-        else:
-            print("unexpected", r)
-            break
-    print("sent %d eagain %d" % (ok, again))
+    tally(s, sys.argv[2], lambda n: n < int(sys.argv[3]))
 elif cmd == "dest":             # ADDR...: sendto and connect to each
     for a in sys.argv[2:]:
         s = sock()
