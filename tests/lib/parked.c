@@ -3,12 +3,13 @@
  * parked - threads of one process do not wait on each other's calls
  * (issue 16, item 7), for tests/integration/threads.sh.
  *
- *   parked own|shared ADDR NTHREADS K INTERVAL_MS
+ *   parked own|shared ADDR NTHREADS K INTERVAL_MS [PARKERS]
  *
- * Thread 0 sends an echo on its socket, reads the reply, and sends a
- * second one at once: the daemon (min_interval = INTERVAL_MS) parks that
- * send until the interval is over.  Meanwhile each of the other threads
- * makes K round trips:
+ * Threads 0 to PARKERS - 1 (1 unless given) each send an echo on a
+ * socket of their own, read the reply, and send a second one at once:
+ * the daemon (min_interval = INTERVAL_MS) parks that send until the
+ * interval is over.  Meanwhile each of the other threads makes K round
+ * trips:
  *
  *   own     on a daemon socket of its own - a socket, an echo, its
  *           reply, a close (a fresh socket each time, since min_interval
@@ -21,14 +22,15 @@
  * The first of them also forks a child that makes a round trip on a
  * socket of its own.  Prints
  *
- *   parked_ms=N        how long the parked send took
+ *   parked_ms=N        how long the parked sends took (the shortest)
  *   round_trips=N      round trips the other threads completed
- *   during_park=N      of those, completed while the parked send was
+ *   during_park=N      of those, completed while every parked send was
  *                      still waiting
  *   errors=N           calls that failed (each said on stderr)
  *
  * With one lock around every call of the process, the other threads'
- * calls wait behind the parked send and during_park is 0.
+ * calls wait behind the parked send and during_park is 0; so they do
+ * when the parked sends hold every connection the library may have.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -53,11 +55,12 @@
 static struct sockaddr_in dst = { .sin_family = AF_INET };
 static int rounds;
 static int shared_fd = -1;	/* mode "shared" */
-static atomic_int parking;	/* thread 0 is making its parked send */
-static atomic_int park_over;	/* and it has returned */
+static int parkers = 1;
+static atomic_int parking;	/* parkers making their parked sends */
+static atomic_int park_over;	/* and one of them has returned */
 static atomic_int forked;	/* the child made its round trip */
 static atomic_int round_trips, during_park, errors;
-static long parked_ms = -1;
+static atomic_long parked_ms = -1;
 
 static long now_ms(void)
 {
@@ -122,15 +125,20 @@ static void *parked_thread(void *arg)
 
 	(void)arg;
 	if (fd < 0 || echo(fd, 1)) {
-		atomic_store(&parking, 1);	/* let the others go on */
+		atomic_fetch_add(&parking, 1);	/* let the others go on */
 		atomic_store(&park_over, 1);
 		return NULL;
 	}
 	/* The second send within min_interval: parked by the daemon. */
 	t = now_ms();
-	atomic_store(&parking, 1);
-	if (echo(fd, 2) == 0)
-		parked_ms = now_ms() - t;
+	atomic_fetch_add(&parking, 1);
+	if (echo(fd, 2) == 0) {
+		long ms = now_ms() - t, was = atomic_load(&parked_ms);
+
+		while ((was < 0 || ms < was) &&
+		       !atomic_compare_exchange_weak(&parked_ms, &was, ms))
+			;
+	}
 	atomic_store(&park_over, 1);
 	pingsock_close(fd);
 	return NULL;
@@ -189,16 +197,16 @@ static void *other_thread(void *arg)
 {
 	int id = (int)(intptr_t)arg;
 
-	while (!atomic_load(&parking))
+	while (atomic_load(&parking) < parkers)
 		usleep(10000);
-	/* Time for the parked send to reach the daemon (it answers within
-	 * microseconds).  Were it later, the round trips below would only
-	 * find its connection taken sooner. */
+	/* Time for the parked sends to reach the daemon (it answers within
+	 * microseconds).  Were they later, the round trips below would only
+	 * find their connections taken sooner. */
 	usleep(500000);
 	/* The fork first, alone: the others' calls hold the library's
 	 * descriptor table for moments, which a child must not inherit
 	 * held (its atfork handling is not what this test is about). */
-	if (id == 1) {
+	if (id == parkers) {
 		fork_round(999);
 		atomic_store(&forked, 1);
 	}
@@ -221,23 +229,29 @@ int main(int argc, char **argv)
 	pthread_t th[MAX_THREADS];
 	int n;
 
-	if (argc != 6 || (strcmp(argv[1], "own") && strcmp(argv[1], "shared")) ||
+	if (argc < 6 || argc > 7 ||
+	    (strcmp(argv[1], "own") && strcmp(argv[1], "shared")) ||
 	    inet_pton(AF_INET, argv[2], &dst.sin_addr) != 1) {
 		fprintf(stderr, "usage: parked own|shared ADDR NTHREADS K "
-			"INTERVAL_MS\n");
+			"INTERVAL_MS [PARKERS]\n");
 		return 2;
 	}
 	n = atoi(argv[3]);
 	rounds = atoi(argv[4]);
-	if (n < 2 || n > MAX_THREADS || rounds < 1) {
-		fprintf(stderr, "parked: 2..%d threads, K >= 1\n", MAX_THREADS);
+	if (argc == 7)
+		parkers = atoi(argv[6]);
+	if (n < 2 || n > MAX_THREADS || rounds < 1 || parkers < 1 ||
+	    parkers >= n) {
+		fprintf(stderr, "parked: 2..%d threads, K >= 1, 1 <= PARKERS "
+			"< NTHREADS\n", MAX_THREADS);
 		return 2;
 	}
 	if (strcmp(argv[1], "shared") == 0 && (shared_fd = new_socket(0)) < 0)
 		return 1;
 	for (int i = 0; i < n; i++)
 		if (pthread_create(&th[i], NULL,
-				   i ? other_thread : parked_thread,
+				   i >= parkers ? other_thread
+						: parked_thread,
 				   (void *)(intptr_t)i)) {
 			fprintf(stderr, "parked: pthread_create failed\n");
 			return 1;
@@ -245,7 +259,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
 	printf("parked_ms=%ld\nround_trips=%d\nduring_park=%d\nerrors=%d\n",
-	       parked_ms, atomic_load(&round_trips),
+	       atomic_load(&parked_ms), atomic_load(&round_trips),
 	       atomic_load(&during_park), atomic_load(&errors));
 	return 0;
 }
