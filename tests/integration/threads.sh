@@ -72,4 +72,18 @@ run_case shared shared "$NTHREADS" 1
 # parked sends).
 run_case seven_parked own 8 7
 
+# Many processes attaching one socket at once: a pre-fork server's
+# workers making their first call together on a socket they inherited.
+# The daemon keeps a socket's last four proofs; with more writers at once
+# their attaches pushed out each other's and failed (ECONNRESET).
+for run in 1 2 3; do
+	out=$(as_nobody d timeout 120 "$T/tests/lib/forkattach" 100 2>&1)
+	if grep -qx 'children=100 failed=0' <<<"$out"; then
+		pass "threads/forkattach_100/$run"
+	else
+		fail "threads/forkattach_100/$run" \
+			"$(grep '^children=' <<<"$out") $(grep -m2 forkattach: <<<"$out" | tr '\n' ' ')"
+	fi
+done
+
 ns_done
