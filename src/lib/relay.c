@@ -78,31 +78,20 @@ int relay_prove(int fd, uint8_t *nonce)
  * socket attach it one at a time: each holds a POSIX record lock on its
  * descriptor meanwhile.  Such a lock belongs to the process (a child
  * made by fork() does not share its parent's, as it would an flock() or
- * an open file description's lock), on a byte far past any a program
- * would lock (a program's own lock there would be released with it).
- * It is taken without blocking, tried again after pauses that double
- * (ATTACH_LOCK_PAUSE_NS, up to ATTACH_LOCK_WAIT_NS in all): a holder of
- * the socket that keeps it held delays the others' attach by that much,
- * never more.  And an attach whose proof went all the same (a holder
- * that writes junk, the lock not had) is tried again with a fresh one,
- * after a random pause of up to ATTACH_PAUSE_NS << try.  A handle that
- * is not a socket of the daemon's fails before any attach.
+ * an open file description's lock), on a byte that fits any off_t and
+ * that no program locks on a socket (a program's own lock there would be
+ * released with it).  It is taken without blocking, tried again after
+ * pauses that double, for ATTACH_LOCK_WAIT_NS in all: a burst of a
+ * thousand attaches clears in a tenth of that; a holder of the socket
+ * that keeps the lock delays each of the others' attaches by that much,
+ * never more, and they then go without it.  It is waited for before
+ * LOCK_ATTACH, so that the wait holds up neither the process's other
+ * sockets nor its fork().  (Threads of one process share it: LOCK_ATTACH
+ * orders them.)
  */
-/* The last byte but one an off_t can name. */
-#define ATTACH_LOCK_AT \
-	((off_t)(((uint64_t)1 << (sizeof(off_t) * 8 - 1)) - 2))
+#define ATTACH_LOCK_AT ((off_t)0x7ffffffe)
 #define ATTACH_LOCK_PAUSE_NS 20000u
-#define ATTACH_LOCK_WAIT_NS 2000000000ull
-#define ATTACH_TRIES 4
-#define ATTACH_PAUSE_NS 100000u
-
-static void pause_ns(uint64_t ns)
-{
-	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000u),
-			       .tv_nsec = (long)(ns % 1000000000u) };
-
-	(void)nanosleep(&ts, NULL);	/* a signal only shortens it */
-}
+#define ATTACH_LOCK_WAIT_NS 250000000ull
 
 static bool attach_lock(int fd, short type)
 {
@@ -117,26 +106,19 @@ static bool attach_lock_take(int fd)
 {
 	uint64_t until = clock_mono_ns() + ATTACH_LOCK_WAIT_NS;
 	uint64_t pause = ATTACH_LOCK_PAUSE_NS;
+	struct timespec ts = { 0 };
 
 	while (!attach_lock(fd, F_WRLCK)) {
-		/* Not a socket's lock to wait for (EINVAL, ENOLCK...). */
-		if ((errno != EAGAIN && errno != EACCES) ||
-		    clock_mono_ns() >= until)
+		/* Only another process's lock is waited for (EAGAIN); a
+		 * refusal (a security module's EACCES, ENOLCK) is not. */
+		if (errno != EAGAIN || clock_mono_ns() >= until)
 			return false;
-		pause_ns(pause);
-		if (pause < ATTACH_LOCK_WAIT_NS / 64)
+		ts.tv_nsec = (long)pause;
+		(void)nanosleep(&ts, NULL);	/* a signal shortens it */
+		if (pause < ATTACH_LOCK_WAIT_NS / 32)
 			pause *= 2;
 	}
 	return true;
-}
-
-static void attach_pause(int try)
-{
-	uint16_t r = 0;
-
-	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
-		r = (uint16_t)clock_mono_ns();
-	pause_ns(((uint64_t)ATTACH_PAUSE_NS << try) * r / 65536u);
 }
 
 /*
@@ -152,24 +134,17 @@ static int attach_call(struct conn *c, int fd, uint32_t handle,
 		       uint32_t *body)
 {
 	struct wire_req req = { .type = WIRE_ATTACH, .handle = handle };
-	size_t blen = 0;
-	int rc = -EBADF;
-	bool locked;
+	size_t blen = 3 * sizeof(*body);
+	bool locked = attach_lock_take(fd);
+	int rc;
 
 	lock_take(LOCK_ATTACH);
-	locked = attach_lock_take(fd);
-	for (int try = 0; try < ATTACH_TRIES && rc == -EBADF; try++) {
-		if (try)
-			attach_pause(try);
-		blen = 3 * sizeof(*body);
-		rc = relay_prove(fd, req.nonce);
-		if (rc == 0)
-			rc = conn_exchange(c, &req, NULL, 0, body, &blen,
-					   NULL);
-	}
+	rc = relay_prove(fd, req.nonce);
+	if (rc == 0)
+		rc = conn_exchange(c, &req, NULL, 0, body, &blen, NULL);
+	lock_give(LOCK_ATTACH);
 	if (locked)
 		(void)attach_lock(fd, F_UNLCK);
-	lock_give(LOCK_ATTACH);
 	if (rc >= 0 && blen != 3 * sizeof(*body))
 		rc = -EPROTO;
 	return rc;

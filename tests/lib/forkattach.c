@@ -4,6 +4,7 @@
  * socket at once, for tests/integration/threads.sh.
  *
  *   forkattach CHILDREN
+ *   forkattach held
  *
  * The parent opens a socket and forks CHILDREN children; they wait on a
  * pipe, and when the parent closes it each makes one call on the socket
@@ -13,8 +14,19 @@
  *   children=N failed=N
  *
  * each failure also said on stderr.  With the kernel's socket none fails.
+ *
+ * held: the parent keeps the byte the library locks while it attaches
+ * (relay.c: ATTACH_LOCK_AT), as a holder of the socket may; its one
+ * child makes its first call in one thread while another thread forks
+ * 50 ms later.  The call waits for the lock (a while, not for ever), and
+ * the fork must not wait with it.  Prints
+ *
+ *   call=ok|failed fork_ms=N
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <time.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,12 +56,75 @@ static void child(int fd, int go, int id)
 	_exit(0);
 }
 
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void *forker(void *arg)
+{
+	long *ms = arg, t0;
+	pid_t pid;
+
+	usleep(50000);
+	t0 = now_ms();
+	pid = fork();
+	if (pid == 0)
+		_exit(0);
+	*ms = now_ms() - t0;
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	return NULL;
+}
+
+/* The child of "held": the call in this thread, the fork in another. */
+static int held_child(int fd)
+{
+	int ttl = 0, rc;
+	socklen_t len = sizeof(ttl);
+	long fork_ms = -1;
+	pthread_t th;
+
+	if (pthread_create(&th, NULL, forker, &fork_ms))
+		return 1;
+	rc = pingsock_getsockopt(fd, IPPROTO_IP, IP_TTL, &ttl, &len);
+	pthread_join(th, NULL);
+	printf("call=%s fork_ms=%ld\n", rc == 0 ? "ok" : "failed", fork_ms);
+	fflush(stdout);	/* the caller leaves by _exit() */
+	return 0;
+}
+
+static int held(void)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+			    .l_start = 0x7ffffffe, .l_len = 1 };
+	int fd = pingsock_socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP), st = 0;
+	pid_t pid;
+
+	if (fd < 0 || fcntl(fd, F_SETLK, &fl)) {
+		perror("forkattach: socket or lock");
+		return 1;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0)
+		_exit(held_child(fd));
+	return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) ?
+		       WEXITSTATUS(st) : 1;
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc == 2 ? atoi(argv[1]) : 0, fd, go[2], failed = 0;
 
+	if (argc == 2 && strcmp(argv[1], "held") == 0)
+		return held();
+
 	if (n < 1 || n > MAX_CHILDREN) {
-		fprintf(stderr, "usage: forkattach CHILDREN (1..%d)\n",
+		fprintf(stderr, "usage: forkattach CHILDREN (1..%d) | held\n",
 			MAX_CHILDREN);
 		return 2;
 	}
