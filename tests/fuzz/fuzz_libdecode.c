@@ -176,10 +176,11 @@ static void check_answer(const struct wire_req *req,
 	    r >= 0 && a->len != sizeof(struct sockaddr_in) &&
 	    a->len != sizeof(struct sockaddr_in6))
 		abort();
-	/* HELLO: the arena's token, and the arena only if the token is a
-	 * new one. */
+	/* HELLO: the arena's token and the connection's answer slot (0 or
+	 * in the arena), and the arena only if the token is a new one. */
 	if (req->type == WIRE_HELLO && r >= 0 &&
-	    (a->len != WIRE_NONCE_LEN ||
+	    (a->len != WIRE_NONCE_LEN + 4 ||
+	     get32(a->body + WIRE_NONCE_LEN) >= WIRE_ARENA_SLOTS ||
 	     a->nfds != (memcmp(a->body, req->nonce, WIRE_NONCE_LEN) ? 1u : 0u) ||
 	     (a->nfds && a->fd_kind[0] != WIRE_FD_ARENA)))
 		abort();
