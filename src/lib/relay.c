@@ -81,13 +81,14 @@ int relay_prove(int fd, uint8_t *nonce)
  * an open file description's lock), on a byte that fits any off_t and
  * that no program locks on a socket (a program's own lock there would be
  * released with it).  It is taken without blocking, tried again after
- * pauses that double, for ATTACH_LOCK_WAIT_NS in all: a burst of a
- * thousand attaches clears in a tenth of that; a holder of the socket
- * that keeps the lock delays each of the others' attaches by that much,
- * never more, and they then go without it.  It is waited for before
- * LOCK_ATTACH, so that the wait holds up neither the process's other
- * sockets nor its fork().  (Threads of one process share it: LOCK_ATTACH
- * orders them.)
+ * pauses that double, for ATTACH_LOCK_WAIT_NS in all (measured: 300
+ * children attaching at once all had it in time; of 1,000, which took
+ * about 2 s, the late ones went without it and 61 to 570 failed as
+ * before).  A holder of the socket that keeps the lock delays each of
+ * the others' attaches by that much, never more, and they then go
+ * without it.  It is waited for before LOCK_ATTACH, so that the wait
+ * holds up neither the process's other sockets nor its fork().  (Threads
+ * of one process share it: LOCK_ATTACH orders them.)
  */
 #define ATTACH_LOCK_AT ((off_t)0x7ffffffe)
 #define ATTACH_LOCK_PAUSE_NS 20000u
