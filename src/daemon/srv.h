@@ -166,10 +166,11 @@ struct ssock {
 	uint64_t opened_ns;	/* audit: when it was opened */
 	struct destset dests;	/* audit: distinct destinations */
 	uint64_t last_send_ns;	/* for min_interval */
-	/* The last proofs of holding its descriptor (wire.h: struct
-	 * wire_proof), each good for one WIRE_ATTACH or WIRE_BROKER_BIND:
-	 * a few, so that processes attaching at once do not spoil each
-	 * other's, and none used up by a wrong nonce (anyone's). */
+	/* Proofs of holding its descriptor (wire.h: struct wire_proof)
+	 * read but not yet asked for, each good for one WIRE_ATTACH or
+	 * WIRE_BROKER_BIND: the last few, so that processes attaching at
+	 * once do not spoil each other's, and none used up by a wrong
+	 * nonce (anyone's).  ssock.c: proof_read(). */
 	uint8_t proofs[SSOCK_PROOFS][WIRE_NONCE_LEN];
 	bool proof_ok[SSOCK_PROOFS];
 	uint8_t next_proof;	/* the slot the next one takes */
@@ -315,7 +316,6 @@ void ssock_release(struct server *s, struct ssock *ss);
 int ssock_new_relay(struct server *s, struct client *c,
 		    const struct wire_req *req, int *client_fd, uint32_t *slot);
 void ssock_free(struct server *s, struct ssock *ss);
-bool ssock_take_writes(struct ssock *ss);
 bool ssock_proven(struct ssock *ss, const uint8_t *nonce);
 
 /* ---- bsock.c ---- */

@@ -325,35 +325,6 @@ fail:
 	return err;
 }
 
-/*
- * What the client wrote on the socket's own descriptor: nothing is read
- * from there but a proof of holding it (wire.h: struct wire_proof), kept
- * for the request that follows it.  false: the client hung up.
- */
-bool ssock_take_writes(struct ssock *ss)
-{
-	for (int i = 0; i < 64; i++) {
-		struct wire_proof pf;
-		struct iovec iov = { .iov_base = &pf, .iov_len = sizeof(pf) };
-		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-		unsigned passed;
-		ssize_t n = closer_recv(ss->fd, ss->uid, &mh, &passed);
-
-		if (n == 0)
-			return false;
-		if (n < 0)
-			break;
-		if ((size_t)n == sizeof(pf) && pf.magic == WIRE_PROOF_MAGIC &&
-		    !(mh.msg_flags & MSG_TRUNC)) {
-			memcpy(ss->proofs[ss->next_proof], pf.nonce,
-			       WIRE_NONCE_LEN);
-			ss->proof_ok[ss->next_proof] = true;
-			ss->next_proof = (ss->next_proof + 1) % SSOCK_PROOFS;
-		}
-	}
-	return true;
-}
-
 /* Equal nonces?  In a time that does not tell how much of one matched. */
 static bool same_nonce(const uint8_t *a, const uint8_t *b)
 {
@@ -364,21 +335,56 @@ static bool same_nonce(const uint8_t *a, const uint8_t *b)
 	return d == 0;
 }
 
+/* A proof read but not (yet) asked for, kept in the ring of the last few. */
+static void proof_keep(struct ssock *ss, const uint8_t *nonce)
+{
+	memcpy(ss->proofs[ss->next_proof], nonce, WIRE_NONCE_LEN);
+	ss->proof_ok[ss->next_proof] = true;
+	ss->next_proof = (ss->next_proof + 1) % SSOCK_PROOFS;
+}
+
+/*
+ * What the client wrote on the socket's own descriptor: nothing is read
+ * from there but proofs of holding it (wire.h: struct wire_proof), in
+ * the order written, up to the one the request names and no further.
+ * Those before it are kept for their own requests; those after it stay
+ * queued for theirs.  So processes attaching one socket at once lose a
+ * proof only when one's request is overtaken by those of four that
+ * proved after it (reading all there was, and keeping the last four,
+ * lost a proof whenever four more came before its request: 61 to 802
+ * of 1,000 children attaching at once failed).
+ */
+static bool proof_read(struct ssock *ss, const uint8_t *nonce)
+{
+	for (int i = 0; i < 64; i++) {
+		struct wire_proof pf = { .magic = 0 };
+		struct iovec iov = { .iov_base = &pf, .iov_len = sizeof(pf) };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+		unsigned passed;
+		ssize_t n = closer_recv(ss->fd, ss->uid, &mh, &passed);
+
+		if (n <= 0)	/* none (yet), or the client hung up */
+			return false;
+		if ((size_t)n == sizeof(pf) && pf.magic == WIRE_PROOF_MAGIC &&
+		    !(mh.msg_flags & MSG_TRUNC)) {
+			if (same_nonce(pf.nonce, nonce))
+				return true;
+			proof_keep(ss, pf.nonce);
+		}
+	}
+	return false;
+}
+
 /* Did the caller prove that it holds the socket?  The proof it names is
  * used up; a wrong nonce uses up none (whoever sends it: any connection
  * may name any handle here). */
 bool ssock_proven(struct ssock *ss, const uint8_t *nonce)
 {
-	int found = -1;
-
-	if (!ssock_take_writes(ss) && !ss->broker)
-		return false;
 	for (int i = 0; i < SSOCK_PROOFS; i++)
-		if (ss->proof_ok[i] && same_nonce(ss->proofs[i], nonce))
-			found = i;
-	if (found < 0)
-		return false;
-	ss->proof_ok[found] = false;
-	memset(ss->proofs[found], 0, WIRE_NONCE_LEN);
-	return true;
+		if (ss->proof_ok[i] && same_nonce(ss->proofs[i], nonce)) {
+			ss->proof_ok[i] = false;
+			memset(ss->proofs[i], 0, WIRE_NONCE_LEN);
+			return true;
+		}
+	return proof_read(ss, nonce);
 }

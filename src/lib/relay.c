@@ -69,30 +69,37 @@ int relay_prove(int fd, uint8_t *nonce)
 }
 
 /*
- * The daemon keeps a socket's last few proofs (four), read when an
- * attach asks: more processes than that attaching one socket at once (a
- * pre-fork server's workers making their first call together) pushed
- * out each other's, and the attach of a process whose proof went failed
- * EBADF (measured: of 32 children of one process attaching at once, 9 to
- * 27 failed ECONNRESET; of 200, up to 178).  So the processes holding a
+ * The daemon reads a socket's proofs when an attach asks, in the order
+ * written, up to the one asked for; it keeps the last four it read but
+ * was not asked for.  Processes attaching one socket at once (a pre-fork
+ * server's workers making their first call together) whose requests
+ * overtake each other can still push out each other's, and the attach
+ * of a process whose proof went fails EBADF (measured with 1,000
+ * children of one process attaching at once and none holding the lock
+ * below: 314 to 930 failed ECONNRESET).  So the processes holding a
  * socket attach it one at a time: each holds a POSIX record lock on its
  * descriptor meanwhile.  Such a lock belongs to the process (a child
  * made by fork() does not share its parent's, as it would an flock() or
  * an open file description's lock), on a byte that fits any off_t and
  * that no program locks on a socket (a program's own lock there would be
- * released with it).  It is taken without blocking, tried again after
- * pauses that double, for ATTACH_LOCK_WAIT_NS in all (measured: 300
- * children attaching at once all had it in time; of 1,000, which took
- * about 2 s, the late ones went without it and 61 to 570 failed as
- * before).  A holder of the socket that keeps the lock delays each of
- * the others' attaches by that much, never more, and they then go
- * without it.  It is waited for before LOCK_ATTACH, so that the wait
- * holds up neither the process's other sockets nor its fork().  (Threads
- * of one process share it: LOCK_ATTACH orders them.)
+ * released with it).
+ *
+ * It is taken without blocking, and tried again after pauses that
+ * double, for as long as the holder changes at least every
+ * ATTACH_LOCK_WAIT_NS, and ATTACH_LOCK_MAX_NS at most (measured: 1,000
+ * children attaching at once take 0.5 s, 2 s in the sanitizer build; with
+ * a quarter of a second in all, the late ones went without the lock, and
+ * 576 and 881 of them failed there).  A holder of the socket that keeps
+ * the lock delays each of the others' attaches by ATTACH_LOCK_WAIT_NS;
+ * several that take turns, by ATTACH_LOCK_MAX_NS; they then go without
+ * it.  It is waited for before LOCK_ATTACH, so that the wait holds up
+ * neither the process's other sockets nor its fork().  (Threads of one
+ * process share it: LOCK_ATTACH orders them.)
  */
 #define ATTACH_LOCK_AT ((off_t)0x7ffffffe)
 #define ATTACH_LOCK_PAUSE_NS 20000u
 #define ATTACH_LOCK_WAIT_NS 250000000ull
+#define ATTACH_LOCK_MAX_NS 5000000000ull
 
 static bool attach_lock(int fd, short type)
 {
@@ -102,17 +109,43 @@ static bool attach_lock(int fd, short type)
 	return sys_fcntl(fd, F_SETLK, &fl) == 0;
 }
 
-/* The lock, if it can be had in ATTACH_LOCK_WAIT_NS: held or not. */
+/* Who holds the lock: a pid, or 0 (none now, or one this process cannot
+ * name: another pid namespace's). */
+static pid_t attach_lock_holder(int fd)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+			    .l_start = ATTACH_LOCK_AT, .l_len = 1 };
+
+	if (sys_fcntl(fd, F_GETLK, &fl) || fl.l_type == F_UNLCK)
+		return 0;
+	return fl.l_pid > 0 ? fl.l_pid : 0;
+}
+
+/*
+ * The lock, if it can be had: held or not.  Each holder in turn gets
+ * ATTACH_LOCK_WAIT_NS (a queue of attachers moves on; one that keeps the
+ * lock does not), all of them ATTACH_LOCK_MAX_NS.
+ */
 static bool attach_lock_take(int fd)
 {
-	uint64_t until = clock_mono_ns() + ATTACH_LOCK_WAIT_NS;
+	uint64_t now = clock_mono_ns(), until = now + ATTACH_LOCK_WAIT_NS;
+	uint64_t end = now + ATTACH_LOCK_MAX_NS;
 	uint64_t pause = ATTACH_LOCK_PAUSE_NS;
 	struct timespec ts = { 0 };
+	pid_t last = 0, holder;
 
 	while (!attach_lock(fd, F_WRLCK)) {
 		/* Only another process's lock is waited for (EAGAIN); a
 		 * refusal (a security module's EACCES, ENOLCK) is not. */
-		if (errno != EAGAIN || clock_mono_ns() >= until)
+		if (errno != EAGAIN)
+			return false;
+		now = clock_mono_ns();
+		holder = attach_lock_holder(fd);
+		if (holder != 0 && holder != last) {
+			last = holder;
+			until = now + ATTACH_LOCK_WAIT_NS;
+		}
+		if (now >= until || now >= end)
 			return false;
 		ts.tv_nsec = (long)pause;
 		(void)nanosleep(&ts, NULL);	/* a signal shortens it */

@@ -3,7 +3,7 @@
  * forkattach - many processes make their first call on one inherited
  * socket at once, for tests/integration/threads.sh.
  *
- *   forkattach CHILDREN
+ *   forkattach CHILDREN [held]
  *   forkattach held
  *
  * The parent opens a socket and forks CHILDREN children; they wait on a
@@ -14,6 +14,9 @@
  *   children=N failed=N
  *
  * each failure also said on stderr.  With the kernel's socket none fails.
+ * With "held" after CHILDREN the parent keeps the byte the library locks
+ * while it attaches (below), so the children attach without the lock,
+ * all at once.
  *
  * held: the parent keeps the byte the library locks while it attaches
  * (relay.c: ATTACH_LOCK_AT), as a holder of the socket may; its one
@@ -26,6 +29,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <time.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -97,14 +101,21 @@ static int held_child(int fd)
 	return 0;
 }
 
-static int held(void)
+/* Keep the byte the library locks on fd while a process attaches it. */
+static int hold(int fd)
 {
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
 			    .l_start = 0x7ffffffe, .l_len = 1 };
+
+	return fcntl(fd, F_SETLK, &fl);
+}
+
+static int held(void)
+{
 	int fd = pingsock_socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP), st = 0;
 	pid_t pid;
 
-	if (fd < 0 || fcntl(fd, F_SETLK, &fl)) {
+	if (fd < 0 || hold(fd)) {
 		perror("forkattach: socket or lock");
 		return 1;
 	}
@@ -118,19 +129,21 @@ static int held(void)
 
 int main(int argc, char **argv)
 {
-	int n = argc == 2 ? atoi(argv[1]) : 0, fd, go[2], failed = 0;
+	int n = argc >= 2 ? atoi(argv[1]) : 0, fd, go[2], failed = 0;
+	bool lock = argc == 3 && strcmp(argv[2], "held") == 0;
 
 	if (argc == 2 && strcmp(argv[1], "held") == 0)
 		return held();
 
-	if (n < 1 || n > MAX_CHILDREN) {
-		fprintf(stderr, "usage: forkattach CHILDREN (1..%d) | held\n",
+	if (n < 1 || n > MAX_CHILDREN || (argc == 3 && !lock) || argc > 3) {
+		fprintf(stderr,
+			"usage: forkattach CHILDREN (1..%d) [held] | held\n",
 			MAX_CHILDREN);
 		return 2;
 	}
 	fd = pingsock_socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
-	if (fd < 0 || pipe(go)) {
-		perror("forkattach: socket or pipe");
+	if (fd < 0 || pipe(go) || (lock && hold(fd))) {
+		perror("forkattach: socket, pipe or lock");
 		return 1;
 	}
 	for (int i = 0; i < n; i++) {
