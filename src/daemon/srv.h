@@ -172,8 +172,9 @@ struct ssock {
 	 * once do not spoil each other's, and none used up by a wrong
 	 * nonce (anyone's).  ssock.c: proof_read(). */
 	uint8_t proofs[SSOCK_PROOFS][WIRE_NONCE_LEN];
-	bool proof_ok[SSOCK_PROOFS];
-	uint8_t next_proof;	/* the slot the next one takes */
+	uint32_t proof_at[SSOCK_PROOFS];	/* when kept (proof_seq); 0:
+						 * the slot is free */
+	uint32_t proof_seq;
 	/* Broker mode: a kernel ping socket handed out (ps is NULL, no
 	 * client is linked to it).  k[0] the socket in use, k[1] the one a
 	 * bind replaced, until it is gone too; the record goes when both

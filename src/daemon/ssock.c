@@ -335,24 +335,36 @@ static bool same_nonce(const uint8_t *a, const uint8_t *b)
 	return d == 0;
 }
 
-/* A proof read but not (yet) asked for, kept in the ring of the last few. */
+/* A proof read but not (yet) asked for: in a free slot, or in place of
+ * the oldest kept. */
 static void proof_keep(struct ssock *ss, const uint8_t *nonce)
 {
-	memcpy(ss->proofs[ss->next_proof], nonce, WIRE_NONCE_LEN);
-	ss->proof_ok[ss->next_proof] = true;
-	ss->next_proof = (ss->next_proof + 1) % SSOCK_PROOFS;
+	int at = 0;
+
+	for (int i = 1; i < SSOCK_PROOFS && ss->proof_at[at]; i++)
+		if (!ss->proof_at[i] || ss->proof_at[i] < ss->proof_at[at])
+			at = i;
+	if (++ss->proof_seq == 0) {	/* after 2^32 proofs: all forgotten */
+		memset(ss->proof_at, 0, sizeof(ss->proof_at));
+		ss->proof_seq = 1;
+	}
+	memcpy(ss->proofs[at], nonce, WIRE_NONCE_LEN);
+	ss->proof_at[at] = ss->proof_seq;
 }
 
 /*
  * What the client wrote on the socket's own descriptor: nothing is read
  * from there but proofs of holding it (wire.h: struct wire_proof), in
- * the order written, up to the one the request names and no further.
- * Those before it are kept for their own requests; those after it stay
- * queued for theirs.  So processes attaching one socket at once lose a
- * proof only when one's request is overtaken by those of four that
- * proved after it (reading all there was, and keeping the last four,
- * lost a proof whenever four more came before its request: 61 to 802
- * of 1,000 children attaching at once failed).
+ * the order written, up to the one the request names and no further
+ * (64 records at most).  Those before it are kept for their own requests
+ * (the last four); those after it stay queued for theirs.  Reading all
+ * there was at each request, and keeping the last four, lost a proof
+ * whenever four more came before its request: of 1,000 children of one
+ * process attaching at once, 485 to 881 failed.  Proofs still go when
+ * more than four are read before their requests come: requests that
+ * overtake each other (attaches made without the library's lock,
+ * relay.c), or a wrong nonce, which anyone may send for any handle and
+ * which reads all that is queued.
  */
 static bool proof_read(struct ssock *ss, const uint8_t *nonce)
 {
@@ -363,8 +375,10 @@ static bool proof_read(struct ssock *ss, const uint8_t *nonce)
 		unsigned passed;
 		ssize_t n = closer_recv(ss->fd, ss->uid, &mh, &passed);
 
-		if (n <= 0)	/* none (yet), or the client hung up */
-			return false;
+		/* An empty record is skipped (a hang-up, which reads the
+		 * same, comes to the loop as EPOLLRDHUP). */
+		if (n < 0)
+			return false;	/* none (yet) */
 		if ((size_t)n == sizeof(pf) && pf.magic == WIRE_PROOF_MAGIC &&
 		    !(mh.msg_flags & MSG_TRUNC)) {
 			if (same_nonce(pf.nonce, nonce))
@@ -381,8 +395,8 @@ static bool proof_read(struct ssock *ss, const uint8_t *nonce)
 bool ssock_proven(struct ssock *ss, const uint8_t *nonce)
 {
 	for (int i = 0; i < SSOCK_PROOFS; i++)
-		if (ss->proof_ok[i] && same_nonce(ss->proofs[i], nonce)) {
-			ss->proof_ok[i] = false;
+		if (ss->proof_at[i] && same_nonce(ss->proofs[i], nonce)) {
+			ss->proof_at[i] = 0;
 			memset(ss->proofs[i], 0, WIRE_NONCE_LEN);
 			return true;
 		}

@@ -61,7 +61,8 @@ int relay_prove(int fd, uint8_t *nonce)
 			return 0;
 		if (n >= 0 || errno != EAGAIN)
 			break;
-		/* The daemon drains it as it comes: a moment, at most. */
+		/* Full: the daemon reads what is queued at the next
+		 * attach (another holder's), so wait a moment for it. */
 		if (sys_poll(&pfd, 1, 1000) <= 0)
 			break;
 	}
@@ -70,13 +71,13 @@ int relay_prove(int fd, uint8_t *nonce)
 
 /*
  * The daemon reads a socket's proofs when an attach asks, in the order
- * written, up to the one asked for; it keeps the last four it read but
- * was not asked for.  Processes attaching one socket at once (a pre-fork
- * server's workers making their first call together) whose requests
- * overtake each other can still push out each other's, and the attach
- * of a process whose proof went fails EBADF (measured with 1,000
- * children of one process attaching at once and none holding the lock
- * below: 314 to 930 failed ECONNRESET).  So the processes holding a
+ * written, up to the one asked for; it keeps four it read but was not
+ * asked for (ssock.c: proof_read()).  Processes attaching one socket at
+ * once (a pre-fork server's workers making their first call together)
+ * whose requests overtake each other can still push out each other's,
+ * and the attach of a process whose proof went fails EBADF (measured
+ * with 1,000 children of one process attaching at once and none holding
+ * the lock below: 314 to 930 failed ECONNRESET).  So the processes holding a
  * socket attach it one at a time: each holds a POSIX record lock on its
  * descriptor meanwhile.  Such a lock belongs to the process (a child
  * made by fork() does not share its parent's, as it would an flock() or
@@ -86,19 +87,26 @@ int relay_prove(int fd, uint8_t *nonce)
  *
  * It is taken without blocking, and tried again after pauses that
  * double, for as long as the holder changes at least every
- * ATTACH_LOCK_WAIT_NS, and ATTACH_LOCK_MAX_NS at most (measured: 1,000
- * children attaching at once take 0.5 s, 2 s in the sanitizer build; with
- * a quarter of a second in all, the late ones went without the lock, and
- * 576 and 881 of them failed there).  A holder of the socket that keeps
- * the lock delays each of the others' attaches by ATTACH_LOCK_WAIT_NS;
- * several that take turns, by ATTACH_LOCK_MAX_NS; they then go without
- * it.  It is waited for before LOCK_ATTACH, so that the wait holds up
- * neither the process's other sockets nor its fork().  (Threads of one
- * process share it: LOCK_ATTACH orders them.)
+ * ATTACH_LOCK_WAIT_NS, and ATTACH_LOCK_MAX_NS at most.  Measured: 1,000
+ * children attaching at once take 0.5 s, 2 s in the sanitizer build;
+ * with a quarter of a second in all, the late ones went without the
+ * lock, and 576 and 881 of them failed there.  With a quarter of a
+ * second for each holder, one holder held up for longer on a busy
+ * machine (312 to 448 ms) sent all the others in without it at once
+ * (627 to 911 failed in 8 runs of 30); hence a second.  The holder is
+ * the one F_GETLK names (none, and no wait past ATTACH_LOCK_WAIT_NS,
+ * for one in another pid namespace).  A holder of the socket that keeps
+ * the lock delays each of the others' first calls on it by
+ * ATTACH_LOCK_WAIT_NS; several that take turns (any process can fork),
+ * by ATTACH_LOCK_MAX_NS; they then go without it.  Meanwhile the caller
+ * holds one of the pool's connections (conn.h), not the other sockets'
+ * attaches nor fork(): the lock is waited for before LOCK_ATTACH.
+ * (Threads of one process share it: LOCK_ATTACH orders them.)
  */
 #define ATTACH_LOCK_AT ((off_t)0x7ffffffe)
 #define ATTACH_LOCK_PAUSE_NS 20000u
-#define ATTACH_LOCK_WAIT_NS 250000000ull
+#define ATTACH_LOCK_PAUSE_MAX_NS 5000000u	/* about 5 ms between tries, at most */
+#define ATTACH_LOCK_WAIT_NS 1000000000ull
 #define ATTACH_LOCK_MAX_NS 5000000000ull
 
 static bool attach_lock(int fd, short type)
@@ -149,7 +157,7 @@ static bool attach_lock_take(int fd)
 			return false;
 		ts.tv_nsec = (long)pause;
 		(void)nanosleep(&ts, NULL);	/* a signal shortens it */
-		if (pause < ATTACH_LOCK_WAIT_NS / 32)
+		if (pause < ATTACH_LOCK_PAUSE_MAX_NS)
 			pause *= 2;
 	}
 	return true;

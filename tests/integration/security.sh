@@ -724,7 +724,10 @@ sec_mirrors() {
 # handle) used up the proof its owner had just written: the owner's own
 # ATTACH then failed EBADF (ECONNRESET in the program), and another user
 # could keep it failing.  And only the last proof counted: of two
-# processes attaching at once, the first failed.
+# processes attaching at once, the first failed.  The proofs read before
+# the one asked for are kept: a free slot first (an older one was pushed
+# out with a slot free); an empty record ahead of a proof is skipped (it
+# was taken for a hang-up).
 sec_proofs() {
 	local out
 	dstart pf d --config "$UNLIMITED" || { fail security/19_setup "no daemon"; return; }
@@ -735,6 +738,10 @@ sec_proofs() {
 	check 19_proof_older_of_two "$out" grep -q 'older_of_two=OK ' <<<"$out"
 	check 19_proof_newer_of_two "$out" grep -q 'newer_of_two=OK ' <<<"$out"
 	check 19_proof_used_up "$out" grep -q 'used_again=EBADF ' <<<"$out"
+	check 19_proof_free_slot_first "$out" \
+		grep -q 'seventh=OK first_kept=OK sixth_kept=OK ' <<<"$out"
+	check 19_proof_after_empty_record "$out" \
+		grep -q 'after_empty_record=OK ' <<<"$out"
 	dstop pf
 }
 

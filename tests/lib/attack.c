@@ -1061,6 +1061,31 @@ static void said_errno(const char *what, int e)
 }
 
 /*
+ * The proofs read before the one asked for are kept, four of them: a
+ * slot freed is taken before an older proof is pushed out (one was, with
+ * a slot free), and an empty record ahead of a proof is skipped (it was
+ * taken for a hang-up, and the attach failed).
+ */
+static void proofs_kept(uint32_t h, int datafd)
+{
+	uint8_t p[7][WIRE_NONCE_LEN];
+	char none = 0;
+
+	for (int i = 0; i < 5; i++)
+		proof_on(datafd, p[i]);
+	said_errno("fifth_of_five", attach_nonce(h, p[4]));	/* keeps 1-4 */
+	said_errno("second_of_five", attach_nonce(h, p[1]));	/* frees one */
+	proof_on(datafd, p[5]);
+	proof_on(datafd, p[6]);
+	said_errno("seventh", attach_nonce(h, p[6]));		/* keeps 6 */
+	said_errno("first_kept", attach_nonce(h, p[0]));
+	said_errno("sixth_kept", attach_nonce(h, p[5]));
+	(void)!send(datafd, &none, 0, MSG_NOSIGNAL);
+	proof_on(datafd, p[0]);
+	said_errno("after_empty_record", attach_nonce(h, p[0]));
+}
+
+/*
  * proofs: a WIRE_ATTACH with a wrong nonce (anyone's: any connection may
  * name any handle) must not use up the proof written for another, and
  * of two proofs written one after the other (two processes attaching
@@ -1084,6 +1109,7 @@ static int cmd_proofs(char **argv)
 	said_errno("older_of_two", attach_nonce(h, p1));
 	said_errno("newer_of_two", attach_nonce(h, p2));
 	said_errno("used_again", attach_nonce(h, p1));
+	proofs_kept(h, datafd);
 	printf("\n");
 	return 0;
 }

@@ -5,6 +5,7 @@
  *
  *   forkattach CHILDREN [held]
  *   forkattach held
+ *   forkattach turns
  *
  * The parent opens a socket and forks CHILDREN children; they wait on a
  * pipe, and when the parent closes it each makes one call on the socket
@@ -25,6 +26,15 @@
  * the fork must not wait with it.  Prints
  *
  *   call=ok|failed fork_ms=N
+ *
+ * turns: eight children of the parent take that byte in turn, for
+ * 200 ms each, each before the one before it lets go (read locks, which
+ * do not exclude each other, so the byte is never free between them).
+ * Another child makes its first call meanwhile: it waits for the lock
+ * for as long as its holder changes, so its call ends after the last
+ * has let go.  Prints
+ *
+ *   call=ok|failed after_last=yes|no
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -101,13 +111,97 @@ static int held_child(int fd)
 	return 0;
 }
 
-/* Keep the byte the library locks on fd while a process attaches it. */
-static int hold(int fd)
+/* Keep the byte the library locks on fd while a process attaches it
+ * (type F_WRLCK), or share it with other keepers (F_RDLCK); or let go
+ * (F_UNLCK). */
+static int lock_as(int fd, short type)
 {
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+	struct flock fl = { .l_type = type, .l_whence = SEEK_SET,
 			    .l_start = 0x7ffffffe, .l_len = 1 };
 
 	return fcntl(fd, F_SETLK, &fl);
+}
+
+static int hold(int fd)
+{
+	return lock_as(fd, F_WRLCK);
+}
+
+/* 1.6 s in all: longer than a wait for one holder (relay.c:
+ * ATTACH_LOCK_WAIT_NS), shorter than all the waiting there is. */
+#define TURNS 8
+#define TURN_MS 200
+
+/* One keeper of "turns": a byte on take to take the byte, then one on
+ * ack; a byte on release to let it go, then one on ack. */
+static void keeper(int fd, int take, int release, int ack)
+{
+	char c = 0;
+
+	if (read(take, &c, 1) != 1 || lock_as(fd, F_RDLCK) ||
+	    write(ack, &c, 1) != 1 || read(release, &c, 1) != 1 ||
+	    lock_as(fd, F_UNLCK) || write(ack, &c, 1) != 1)
+		_exit(1);
+	_exit(0);
+}
+
+/* The caller of "turns": its first call, then whether the last keeper
+ * had let go (a byte on done) by the time it returned. */
+static void turns_caller(int fd, int done)
+{
+	int ttl = 0, rc;
+	socklen_t len = sizeof(ttl);
+	char c;
+
+	rc = pingsock_getsockopt(fd, IPPROTO_IP, IP_TTL, &ttl, &len);
+	printf("call=%s after_last=%s\n", rc == 0 ? "ok" : "failed",
+	       read(done, &c, 1) == 1 ? "yes" : "no");
+	fflush(stdout);
+	_exit(0);
+}
+
+/* Tell keeper i to take (or let go), and wait until it has. */
+static int order(int to[TURNS][2], int ack, int i)
+{
+	char c = 0;
+
+	return write(to[i][1], &c, 1) == 1 && read(ack, &c, 1) == 1 ? 0 : -1;
+}
+
+static int turns(void)
+{
+	int fd = pingsock_socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
+	int take[TURNS][2], release[TURNS][2], ack[2], done[2], bad = 0;
+	pid_t caller;
+
+	if (fd < 0 || pipe(ack) || pipe2(done, O_NONBLOCK)) {
+		perror("forkattach: socket or pipe");
+		return 1;
+	}
+	fflush(stdout);
+	for (int i = 0; i < TURNS; i++) {
+		if (pipe(take[i]) || pipe(release[i]))
+			return 1;
+		if (fork() == 0)
+			keeper(fd, take[i][0], release[i][0], ack[1]);
+	}
+	bad |= order(take, ack[0], 0);
+	caller = fork();
+	if (caller == 0)
+		turns_caller(fd, done[0]);
+	for (int i = 1; i < TURNS && !bad; i++) {
+		usleep(TURN_MS * 1000);
+		bad |= order(take, ack[0], i);		/* before i - 1 goes */
+		bad |= order(release, ack[0], i - 1);
+	}
+	usleep(TURN_MS * 1000);
+	/* Said before the last lets go: the caller cannot be done before. */
+	(void)!write(done[1], "", 1);
+	bad |= order(release, ack[0], TURNS - 1);
+	waitpid(caller, NULL, 0);
+	while (wait(NULL) > 0)
+		;
+	return bad ? 1 : 0;
 }
 
 static int held(void)
@@ -134,10 +228,12 @@ int main(int argc, char **argv)
 
 	if (argc == 2 && strcmp(argv[1], "held") == 0)
 		return held();
+	if (argc == 2 && strcmp(argv[1], "turns") == 0)
+		return turns();
 
 	if (n < 1 || n > MAX_CHILDREN || (argc == 3 && !lock) || argc > 3) {
 		fprintf(stderr,
-			"usage: forkattach CHILDREN (1..%d) [held] | held\n",
+			"usage: forkattach CHILDREN (1..%d) [held] | held | turns\n",
 			MAX_CHILDREN);
 		return 2;
 	}
