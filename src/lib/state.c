@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 
 #include "lib/call.h"
+#include "lib/clock.h"
 #include "lib/lock.h"
 #include "lib/sys.h"
 
@@ -17,15 +18,40 @@ static uint8_t token[WIRE_NONCE_LEN];
 static struct wire_shm *_Atomic arena;
 
 /*
+ * Arenas are never unmapped (below), so an impostor that hands out a new
+ * one at every HELLO and ends every connection made the program map one
+ * a call, without end: 200 calls, 200 mappings (review-lib finding 3;
+ * at vm.max_map_count the program's every mmap() fails, malloc's too).
+ * The daemon hands out a new one only when it restarted, or dropped the
+ * process's arena after all its connections went.  So the first
+ * STATE_ARENAS_FREE are taken as they come, and after that one a minute:
+ * a new one sooner fails the HELLO (EPROTO), as a malformed one does.
+ * Under LOCK_HELLO; a child made by fork() inherits the count with the
+ * mappings.
+ */
+#define STATE_ARENAS_FREE 64u
+#define STATE_ARENA_GAP_NS 60000000000ull
+static unsigned adopted;
+static uint64_t adopted_ns;
+
+static bool adopt_allowed(void)
+{
+	return adopted < STATE_ARENAS_FREE ||
+	       clock_mono_ns() - adopted_ns >= STATE_ARENA_GAP_NS;
+}
+
+/*
  * A new arena (its memfd checked by call_hello(): sealed, large
  * enough), mapped read-only.  An old one is not unmapped: a stale entry
  * of the descriptor table may still point into it.
  */
 static int adopt(int memfd, const uint8_t *tok)
 {
-	struct wire_shm *p = mmap(NULL, WIRE_ARENA_SIZE, PROT_READ, MAP_SHARED,
-				  memfd, 0);
+	struct wire_shm *p;
 
+	if (!adopt_allowed())
+		return -EPROTO;
+	p = mmap(NULL, WIRE_ARENA_SIZE, PROT_READ, MAP_SHARED, memfd, 0);
 	if (p == MAP_FAILED)
 		return -ENOMEM;
 	if (atomic_load(&p[0].cmsg) != WIRE_ARENA_MAGIC) {
@@ -34,6 +60,8 @@ static int adopt(int memfd, const uint8_t *tok)
 	}
 	memcpy(token, tok, sizeof(token));
 	atomic_store(&arena, p);
+	adopted++;
+	adopted_ns = clock_mono_ns();
 	return 0;
 }
 

@@ -24,7 +24,9 @@
  * malformed datagrams or wake-ups on its data descriptor, malformed
  * records in its error queue or nonsense in its state slot, ahead of
  * one valid reply.  "none" spoils nothing; "find-any" claims every
- * cookie WIRE_FIND asks about (an inherited descriptor's).  `impostor
+ * cookie WIRE_FIND asks about (an inherited descriptor's); "arena-fresh"
+ * hands out a new arena at every HELLO and ends every connection after
+ * its first other answer.  `impostor
  * list` prints the modes.
  *
  * The broker modes hand out kernel ping sockets: the impostor makes them
@@ -394,7 +396,7 @@ enum spoil {
 	SP_ERRQ_SHORT, SP_ERRQ_NOLEN, SP_ERRQ_LEN_BIG, SP_ERRQ_LEN_SMALL,
 	SP_ERRQ_ERRNO_BODY, SP_STATS_VERSION, SP_USERS_LOOP, SP_FIND_ANY,
 	SP_HELLO_SLOT_BIG, SP_SLOT_LATE, SP_SLOT_SAME, SP_MUTE,
-	SP_DATA_FOREIGN, SP_DATA_FLAGS,
+	SP_DATA_FOREIGN, SP_DATA_FLAGS, SP_ARENA_FRESH,
 };
 
 /* What is put on the socket OPEN made, or in its slot; the records
@@ -501,6 +503,10 @@ static const struct mode modes[] = {
 	{ "mute-hello", WIRE_HELLO, SP_MUTE, 0, 0, 0, false },
 	{ "mute-detach", WIRE_DETACH, SP_MUTE, 0, 0, 0, false },
 	{ "hello-slot-big", WIRE_HELLO, SP_HELLO_SLOT_BIG, 0, 0, 0, false },
+	/* Every HELLO: a token never given before, and the arena again;
+	 * every connection closed after its first answer but HELLO's (see
+	 * serve()).  So each call dials, and is handed a new arena. */
+	{ "arena-fresh", 0, SP_ARENA_FRESH, 0, 0, 0, false },
 	{ "send-type", WIRE_SEND, SP_TYPE, 0, 0, 0, false },
 	{ "getopt-body", WIRE_GETOPT, SP_GETOPT_BODY, 0, 0, 0, false },
 	{ "getname-body", WIRE_GETNAME, SP_BODY_LONG, 0, 0, 0, false },
@@ -1175,7 +1181,17 @@ static void answer_send(const struct wire_req *req, struct ans *a)
 static void answer_hello(const struct wire_req *req, struct ans *a,
 			 const struct conn *cn)
 {
+	static uint32_t fresh;
+
 	memcpy(a->body, arena_token, WIRE_NONCE_LEN);
+	if (mode->spoil == SP_ARENA_FRESH) {
+		fresh++;
+		memcpy(a->body, &fresh, sizeof(fresh));
+		memcpy(a->body + WIRE_NONCE_LEN, &cn->ans_slot, 4);
+		a->len = WIRE_NONCE_LEN + 4;
+		add_fd(a, arena.fd, false);
+		return;
+	}
 	memcpy(a->body + WIRE_NONCE_LEN, &cn->ans_slot, 4);
 	a->len = WIRE_NONCE_LEN + 4;
 	if (memcmp(req->nonce, arena_token, WIRE_NONCE_LEN) != 0)
@@ -1389,7 +1405,8 @@ static int serve(struct conn *cn)
 	}
 	if (req.type == WIRE_OPEN && a.result == 0 && sk)
 		inject();
-	return 0;
+	return mode->spoil == SP_ARENA_FRESH && req.type != WIRE_HELLO ? -1
+									 : 0;
 }
 
 /* A network namespace of our own where ping sockets are allowed, for the

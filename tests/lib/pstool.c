@@ -51,6 +51,9 @@
  *                                   SEQ: the request's (default 8 or
  *                                   128, seq 1); type 42 or 160 is an
  *                                   RFC 8335 PROBE of interface index 1
+ *   pstool arenas [CALLS]           CALLS getsockopt()s on one socket, as a
+ *                                   client of impostor arena-fresh: how
+ *                                   many arenas it maps ("arenas=N")
  *   pstool twosocks                 two sockets at once, then closed
  *                                   ("socket1=", "socket2=", "leak=N")
  *   pstool untrusted                every call once on one socket, as a
@@ -1578,9 +1581,48 @@ static int cmd_twosocks(void)
 	return 0;
 }
 
+/* Mappings of an impostor's arena (its memfd's name) in this process. */
+static int arena_maps(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	int n = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		n += strstr(line, "memfd:impostor-arena") != NULL;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/* CALLS calls on one socket, each of which an impostor (arena-fresh)
+ * answers on a new connection with a new arena: how many the process
+ * maps, and how the calls went. */
+static int cmd_arenas(int argc, char **argv)
+{
+	int calls = argc > 2 ? atoi(argv[2]) : 100, ok = 0, failed = 0;
+	int fd = pingsock_socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
+
+	said("socket", fd < 0 ? -1 : 0);
+	for (int i = 0; fd >= 0 && i < calls; i++) {
+		int ttl = 0;
+		socklen_t len = sizeof(ttl);
+
+		if (pingsock_getsockopt(fd, SOL_IP, IP_TTL, &ttl, &len) == 0)
+			ok++;
+		else
+			failed++;
+	}
+	printf("calls_ok=%d calls_failed=%d arenas=%d\n", ok, failed,
+	       arena_maps());
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc >= 2 && strcmp(argv[1], "arenas") == 0)
+		return cmd_arenas(argc, argv);
 	if (argc >= 3 && strcmp(argv[1], "ping") == 0)
 		return cmd_ping(argc, argv);
 	if (argc >= 3 && strcmp(argv[1], "bind") == 0)
