@@ -268,21 +268,6 @@ bool relay_data_queued(int fd, const struct fdent *ent)
 	return true;
 }
 
-/*
- * Wake-ups are skipped, but not without end by a call that must not
- * wait: a non-blocking receive once read all there were (a daemon, an
- * impostor, queued a thousand: a thousand reads), and one that wrote
- * them as fast as they were read could keep it from returning.  Past
- * DRECV_WAKES_MAX in one call it fails EAGAIN, as with nothing queued;
- * a blocking one waits on.
- */
-#define DRECV_WAKES_MAX 64
-
-static bool drecv_give_up(int fd, int flags, int wakes)
-{
-	return wakes >= DRECV_WAKES_MAX && nonblocking(fd, flags);
-}
-
 static long drecv(int fd, const struct fdent *ent, struct msghdr *msg,
 		  int flags, bool raw)
 {
@@ -293,7 +278,7 @@ static long drecv(int fd, const struct fdent *ent, struct msghdr *msg,
 	struct rawc_rx rx;
 	bool raw4 = raw && ent->family == AF_INET;
 	size_t full = 0, room;
-	int rc, wakes = 0;
+	int rc;
 
 	if (flags & MSG_OOB)
 		return -EOPNOTSUPP;
@@ -326,9 +311,7 @@ static long drecv(int fd, const struct fdent *ent, struct msghdr *msg,
 			full = (size_t)rawc_rx_end(&rx, &dg,
 						   rc ? -1 : (ssize_t)full,
 						   msg, &m.msg_flags);
-	} while (rc == 2 && !drecv_give_up(fd, flags, ++wakes));
-	if (rc == 2)
-		return -EAGAIN;
+	} while (rc == 2);
 	if (rc)
 		return rc > 0 ? 0 : rc;
 	fill_msg(fd, ent, &dg, msg, m.msg_flags, flags);

@@ -92,10 +92,6 @@ expect() {
 	# reaches the receive; with none counted (field0) the receive
 	# meets it.
 	dg-wake|dg-wake-many|dg-wake-field) echo "peek=64 recv1=64 recv2=EAGAIN" ;;
-	# A thousand wake-ups after the reply: a receive that must not
-	# wait gives up on them after 64, and the rest are still there (it
-	# once skipped all there were, for as long as they came).
-	dg-wake-flood) echo "peek=64 recv1=64 recv2=EAGAIN wakes_left=yes close=OK" ;;
 	# What was queued is read; then the end of the descriptor.
 	dg-eof) echo "peek=64 recv1=64 errq2=EAGAIN recv2=ECONNRESET" ;;
 	dg-*) echo "peek=EPROTO recv1=64 recv2=EAGAIN" ;;

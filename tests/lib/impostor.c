@@ -405,7 +405,7 @@ enum inject {
 	IN_NONE, DG_OPTLEN, DG_SHORT, DG_KIND, DG_FAMILY, DG_FAMILY6,
 	DG_NSEC, DG_ICMP_SHORT, DG_PORT, DG_SCOPE, DG_PAD, DG_BIG,
 	WK_VALID, WK_MANY, WK_DATA, WK_FIELD, WK_FIELD0, WK_SHORT,
-	WK_GARBAGE, WK_FLOOD, DG_EOF,
+	WK_GARBAGE, DG_EOF,
 	EQ_ONE, EQ_OPTLEN, EQ_ERRNO, EQ_KIND, EQ_WAKE, EQ_ORIGIN,
 	EQ_OFFENDER, EQ_FAMILY, EQ_ERRNO0, EQ_LEN_MAX, EQ_LONG,
 	SL_ERR, SL_ERR_BIG, SL_ERR_NEG, SL_ERR_STUCK, SL_ERRQ, SL_CMSG,
@@ -555,8 +555,6 @@ static const struct mode modes[] = {
 	{ "dg-wake-field0", 0, 0, 0, 0, WK_FIELD0, false },
 	{ "dg-wake-short", 0, 0, 0, 0, WK_SHORT, false },
 	{ "dg-wake-garbage", 0, 0, 0, 0, WK_GARBAGE, false },
-	/* A thousand wake-ups after the reply (wake_flood()). */
-	{ "dg-wake-flood", 0, 0, 0, 0, WK_FLOOD, false },
 	/* The data descriptor's end closed after the reply, the control
 	 * connection kept (the real daemon closes it only when the client
 	 * has let go of its own). */
@@ -881,31 +879,6 @@ static void inject_records(enum inject in)
 	queue_record(&dg, len);
 }
 
-/* WK_FLOOD: FLOOD_WAKES wake-ups behind the reply, more than a receive
- * that must not wait skips (relay_io.c: DRECV_WAKES_MAX); it once
- * skipped all there were, and a daemon writing them as fast as it read
- * kept it from returning.  Root's SO_SNDBUFFORCE makes room for them. */
-#define FLOOD_WAKES 1000
-
-static void wake_flood(void)
-{
-	struct wire_dgram dg;
-	int room = 8 << 20;
-
-	memset(&dg, 0, sizeof(dg));
-	dg.kind = WIRE_DG_WAKE;
-	if (setsockopt(sk->data, SOL_SOCKET, SO_SNDBUFFORCE, &room,
-		       sizeof(room)))
-		perror("impostor: SO_SNDBUFFORCE");
-	for (int i = 0; i < FLOOD_WAKES; i++) {
-		atomic_fetch_add(&sk->shm->wakes, 1);
-		if (send(sk->data, &dg, sizeof(dg), MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
-			perror("impostor: wake-up");
-			return;
-		}
-	}
-}
-
 /* Nonsense in the state slot, which only the daemon writes. */
 
 /* SL_ERR_FLIP: a child (gone with the impostor) sets and clears the
@@ -964,8 +937,6 @@ static void inject(void)
 	inject_records(mode->inject);
 	valid_reply(&dg);
 	send_dgram(sk->data, &dg, sizeof(dg), 64, 0);
-	if (mode->inject == WK_FLOOD)
-		wake_flood();
 	if (mode->inject == DG_EOF) {
 		close(sk->data);
 		sk->data = -1;

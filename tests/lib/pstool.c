@@ -59,9 +59,7 @@
  *   pstool untrusted                every call once on one socket, as a
  *                                   client of an impostor daemon
  *                                   (tests/lib/impostor.c); print
- *                                   "call=result" for each, whether
- *                                   anything is left queued
- *                                   ("wakes_left=yes|no"), then "leak=N"
+ *                                   "call=result" for each, then "leak=N"
  *                                   (descriptors below 512 left over)
  */
 #include <errno.h>
@@ -1540,10 +1538,6 @@ static void untrusted_calls(int fd)
 	said("soerror", pingsock_getsockopt(fd, SOL_SOCKET, SO_ERROR, &err,
 					    &el) ? -1 : err);
 	said("recv2", recv_all(fd, 0));
-	/* Anything left on the descriptor, the data pair's end (libc's
-	 * poll: the library's takes wake-ups at the head)? */
-	p.revents = 0;
-	printf("wakes_left=%s\n", poll(&p, 1, 0) == 1 ? "yes" : "no");
 }
 
 static int cmd_untrusted(void)
