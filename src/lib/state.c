@@ -22,22 +22,26 @@ static struct wire_shm *_Atomic arena;
  * one at every HELLO and ends every connection made the program map one
  * a call, without end: 200 calls, 200 mappings (review-lib finding 3;
  * at vm.max_map_count the program's every mmap() fails, malloc's too).
- * The daemon hands out a new one only when it restarted, or dropped the
- * process's arena after all its connections went.  So the first
- * STATE_ARENAS_FREE are taken as they come, and after that one a minute:
- * a new one sooner fails the HELLO (EPROTO), as a malformed one does.
- * Under LOCK_HELLO; a child made by fork() inherits the count with the
+ * The daemon hands out a new one only when it restarted, or to a child
+ * whose parent's arena went.  So new arenas are taken from an allowance
+ * of STATE_ARENAS_FREE, which grows back by one each STATE_ARENA_GAP_NS:
+ * kept as a debt in nanoseconds, each arena adding a gap's worth, paid
+ * back as time goes.  One past it fails the HELLO, as a malformed answer
+ * does.  Under LOCK_HELLO; a child made by fork() inherits it with the
  * mappings.
  */
 #define STATE_ARENAS_FREE 64u
 #define STATE_ARENA_GAP_NS 60000000000ull
-static unsigned adopted;
-static uint64_t adopted_ns;
+static uint64_t debt_ns, debt_at;
 
-static bool adopt_allowed(void)
+static bool adopt_allowed(uint64_t now)
 {
-	return adopted < STATE_ARENAS_FREE ||
-	       clock_mono_ns() - adopted_ns >= STATE_ARENA_GAP_NS;
+	uint64_t paid = now - debt_at;
+
+	debt_ns = debt_ns > paid ? debt_ns - paid : 0;
+	debt_at = now;
+	return debt_ns + STATE_ARENA_GAP_NS <=
+	       STATE_ARENAS_FREE * STATE_ARENA_GAP_NS;
 }
 
 /*
@@ -49,7 +53,7 @@ static int adopt(int memfd, const uint8_t *tok)
 {
 	struct wire_shm *p;
 
-	if (!adopt_allowed())
+	if (!adopt_allowed(clock_mono_ns()))
 		return -EPROTO;
 	p = mmap(NULL, WIRE_ARENA_SIZE, PROT_READ, MAP_SHARED, memfd, 0);
 	if (p == MAP_FAILED)
@@ -60,8 +64,7 @@ static int adopt(int memfd, const uint8_t *tok)
 	}
 	memcpy(token, tok, sizeof(token));
 	atomic_store(&arena, p);
-	adopted++;
-	adopted_ns = clock_mono_ns();
+	debt_ns += STATE_ARENA_GAP_NS;
 	return 0;
 }
 

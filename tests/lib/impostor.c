@@ -405,7 +405,7 @@ enum inject {
 	IN_NONE, DG_OPTLEN, DG_SHORT, DG_KIND, DG_FAMILY, DG_FAMILY6,
 	DG_NSEC, DG_ICMP_SHORT, DG_PORT, DG_SCOPE, DG_PAD, DG_BIG,
 	WK_VALID, WK_MANY, WK_DATA, WK_FIELD, WK_FIELD0, WK_SHORT,
-	WK_GARBAGE, DG_EOF,
+	WK_GARBAGE, WK_AHEAD, DG_EOF,
 	EQ_ONE, EQ_OPTLEN, EQ_ERRNO, EQ_KIND, EQ_WAKE, EQ_ORIGIN,
 	EQ_OFFENDER, EQ_FAMILY, EQ_ERRNO0, EQ_LEN_MAX, EQ_LONG,
 	SL_ERR, SL_ERR_BIG, SL_ERR_NEG, SL_ERR_STUCK, SL_ERRQ, SL_CMSG,
@@ -555,6 +555,9 @@ static const struct mode modes[] = {
 	{ "dg-wake-field0", 0, 0, 0, 0, WK_FIELD0, false },
 	{ "dg-wake-short", 0, 0, 0, 0, WK_SHORT, false },
 	{ "dg-wake-garbage", 0, 0, 0, 0, WK_GARBAGE, false },
+	/* 300 valid ones ahead of the reply, as the real daemon queues
+	 * after as many errors (one wake-up each): all are skipped. */
+	{ "dg-wake-ahead", 0, 0, 0, 0, WK_AHEAD, false },
 	/* The data descriptor's end closed after the reply, the control
 	 * connection kept (the real daemon closes it only when the client
 	 * has let go of its own). */
@@ -813,13 +816,21 @@ static void inject_dgram(enum inject in)
 static void inject_wakes(enum inject in)
 {
 	struct wire_dgram dg;
-	int n = in == WK_MANY ? 100 : in == WK_GARBAGE ? 2 : 3;
+	int n = in == WK_MANY	 ? 100
+		: in == WK_AHEAD   ? 300
+		: in == WK_GARBAGE ? 2
+				   : 3;
+	int room = 8 << 20;	/* root's SO_SNDBUFFORCE: room for 300 */
 
 	memset(&dg, 0, sizeof(dg));
 	dg.kind = WIRE_DG_WAKE;
+	if (in == WK_AHEAD &&
+	    setsockopt(sk->data, SOL_SOCKET, SO_SNDBUFFORCE, &room, sizeof(room)))
+		perror("impostor: SO_SNDBUFFORCE");
 	switch (in) {
 	case WK_VALID:
 	case WK_MANY:
+	case WK_AHEAD:
 	case WK_GARBAGE:
 		for (int i = 0; i < n; i++)
 			wake();
