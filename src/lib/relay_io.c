@@ -19,6 +19,9 @@
 #include <netinet/ip_icmp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sockios.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 
@@ -268,6 +271,33 @@ bool relay_data_queued(int fd, const struct fdent *ent)
 	return true;
 }
 
+/*
+ * A receive skips the wake-ups it meets, but one that must not wait skips
+ * only those queued when it met the first of them (SIOCINQ counts every
+ * byte a SOCK_SEQPACKET pair holds): one written after may end it with
+ * EAGAIN, as a datagram that came after the call would.  So a reply
+ * behind any number of them is still found (the real daemon queues
+ * hundreds after as many errors), and an impostor writing them as fast
+ * as they are read cannot keep the receive from returning.  *left: the
+ * bytes still to skip, SIZE_MAX before the first wake-up; len: this
+ * wake-up's.  True when the receive should end.
+ */
+static bool wakes_spent(int fd, int flags, size_t len, size_t *left)
+{
+	int q = 0;
+
+	if (*left == SIZE_MAX) {
+		*left = sys_ioctl(fd, SIOCINQ, &q) == 0 && q > 0 ? (size_t)q
+								  : 0;
+		return false;
+	}
+	if (len <= *left) {
+		*left -= len;
+		return false;
+	}
+	return nonblocking(fd, flags);
+}
+
 static long drecv(int fd, const struct fdent *ent, struct msghdr *msg,
 		  int flags, bool raw)
 {
@@ -277,7 +307,7 @@ static long drecv(int fd, const struct fdent *ent, struct msghdr *msg,
 	struct msghdr m = { .msg_iov = iov };
 	struct rawc_rx rx;
 	bool raw4 = raw && ent->family == AF_INET;
-	size_t full = 0, room;
+	size_t full = 0, room, wake_left = SIZE_MAX, got;
 	int rc;
 
 	if (flags & MSG_OOB)
@@ -305,12 +335,17 @@ static long drecv(int fd, const struct fdent *ent, struct msghdr *msg,
 		if (raw4)
 			m.msg_iovlen = 2;
 		rc = read_checked(fd, ent, &m, flags, hdr, &dg, &full);
+		got = full;
 		/* The header and the message into the caller's buffers, or
 		 * (when there is none to give) only the buffer freed. */
 		if (raw4)
 			full = (size_t)rawc_rx_end(&rx, &dg,
 						   rc ? -1 : (ssize_t)full,
 						   msg, &m.msg_flags);
+		if (rc == 2 && wakes_spent(fd, flags, got, &wake_left)) {
+			rc = errq_take_pending(fd, ent);
+			return rc ? -rc : -EAGAIN;
+		}
 	} while (rc == 2);
 	if (rc)
 		return rc > 0 ? 0 : rc;

@@ -153,8 +153,8 @@ verdict() {
 	fi
 }
 
-# (arena-fresh has its own test, below.)
-for mode in $("$IMP" list | grep -vx arena-fresh); do
+# (arena-fresh and dg-wake-endless have their own tests, below.)
+for mode in $("$IMP" list | grep -vx -e arena-fresh -e dg-wake-endless); do
 	if ! impostor_start "$mode"; then
 		fail "impostor/$mode" "the impostor did not start: $(tail -2 "$T/impostor.log")"
 		continue
@@ -191,6 +191,26 @@ if impostor_start arena-fresh; then
 	fi
 else
 	fail impostor/arena-fresh/mappings_bounded "the impostor did not start"
+fi
+
+# ---- wake-ups without end ----
+# A receive that must not wait skips the wake-ups queued when it met the
+# first, and no more: an impostor writing them as fast as they are read
+# kept it from returning (until the flood's end, 20 s; its reads made
+# slow here by strace, so that the flood outruns them).  Now it fails
+# EAGAIN while the flood is still on.
+if ! command -v strace >/dev/null; then
+	skip impostor/dg-wake-endless/receive_returns "no strace"
+elif impostor_start dg-wake-endless; then
+	out=$(timeout -k 2 40 setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env PINGSOCK_BACKEND=daemon PINGSOCK_SOCKET="$SOCK" \
+		strace -o /dev/null -e trace=recvmsg "$PST" wakeflood 2>"$T/client.err")
+	rc=$?
+	impostor_stop
+	verdict impostor/dg-wake-endless/receive_returns "$rc" "$out" \
+		"$T/client.err" socket=OK recv1=64 recv2=EAGAIN after=queued
+else
+	fail impostor/dg-wake-endless/receive_returns "the impostor did not start"
 fi
 
 # ---- one state slot given to two sockets ----

@@ -405,7 +405,7 @@ enum inject {
 	IN_NONE, DG_OPTLEN, DG_SHORT, DG_KIND, DG_FAMILY, DG_FAMILY6,
 	DG_NSEC, DG_ICMP_SHORT, DG_PORT, DG_SCOPE, DG_PAD, DG_BIG,
 	WK_VALID, WK_MANY, WK_DATA, WK_FIELD, WK_FIELD0, WK_SHORT,
-	WK_GARBAGE, WK_AHEAD, DG_EOF,
+	WK_GARBAGE, WK_AHEAD, WK_ENDLESS, DG_EOF,
 	EQ_ONE, EQ_OPTLEN, EQ_ERRNO, EQ_KIND, EQ_WAKE, EQ_ORIGIN,
 	EQ_OFFENDER, EQ_FAMILY, EQ_ERRNO0, EQ_LEN_MAX, EQ_LONG,
 	SL_ERR, SL_ERR_BIG, SL_ERR_NEG, SL_ERR_STUCK, SL_ERRQ, SL_CMSG,
@@ -558,6 +558,7 @@ static const struct mode modes[] = {
 	/* 300 valid ones ahead of the reply, as the real daemon queues
 	 * after as many errors (one wake-up each): all are skipped. */
 	{ "dg-wake-ahead", 0, 0, 0, 0, WK_AHEAD, false },
+	{ "dg-wake-endless", 0, 0, 0, 0, WK_ENDLESS, false },
 	/* The data descriptor's end closed after the reply, the control
 	 * connection kept (the real daemon closes it only when the client
 	 * has let go of its own). */
@@ -890,6 +891,35 @@ static void inject_records(enum inject in)
 	queue_record(&dg, len);
 }
 
+/* WK_ENDLESS: after the reply, a child (gone with the impostor) writes
+ * wake-ups as fast as they are read, until the client's end goes or for
+ * FLOOD_S seconds at most. */
+#define FLOOD_S 20
+static void wake_flood(void)
+{
+	struct wire_dgram dg;
+	struct iovec iov = { .iov_base = &dg, .iov_len = sizeof(dg) };
+	struct mmsghdr mm[64];
+	time_t t0 = time(NULL);
+
+	if (fork() != 0)
+		return;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	memset(&dg, 0, sizeof(dg));
+	dg.kind = WIRE_DG_WAKE;
+	memset(mm, 0, sizeof(mm));
+	for (int i = 0; i < 64; i++) {
+		mm[i].msg_hdr.msg_iov = &iov;
+		mm[i].msg_hdr.msg_iovlen = 1;
+	}
+	while (time(NULL) - t0 < FLOOD_S) {
+		atomic_fetch_add(&sk->shm->wakes, 64);
+		if (sendmmsg(sk->data, mm, 64, MSG_NOSIGNAL) < 0)
+			break;
+	}
+	_exit(0);
+}
+
 /* Nonsense in the state slot, which only the daemon writes. */
 
 /* SL_ERR_FLIP: a child (gone with the impostor) sets and clears the
@@ -948,6 +978,8 @@ static void inject(void)
 	inject_records(mode->inject);
 	valid_reply(&dg);
 	send_dgram(sk->data, &dg, sizeof(dg), 64, 0);
+	if (mode->inject == WK_ENDLESS)
+		wake_flood();
 	if (mode->inject == DG_EOF) {
 		close(sk->data);
 		sk->data = -1;

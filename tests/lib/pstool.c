@@ -54,6 +54,12 @@
  *   pstool arenas [CALLS]           CALLS getsockopt()s on one socket, as a
  *                                   client of impostor arena-fresh: how
  *                                   many arenas it maps ("arenas=N")
+ *   pstool wakeflood                as a client of impostor
+ *                                   dg-wake-endless: the reply, then one
+ *                                   receive that must not wait while
+ *                                   wake-ups keep coming ("recv2=",
+ *                                   "after=queued" if the flood was still
+ *                                   on when it returned, else "empty")
  *   pstool twosocks                 two sockets at once, then closed
  *                                   ("socket1=", "socket2=", "leak=N")
  *   pstool untrusted                every call once on one socket, as a
@@ -72,6 +78,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -1612,6 +1620,26 @@ static int cmd_arenas(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_wakeflood(void)
+{
+	int fd = pingsock_socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP), q = 0;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	const struct timespec fill = { 0, 200000000 };
+
+	said("socket", fd < 0 ? -1 : 0);
+	if (fd < 0)
+		return 0;
+	pingsock_poll(&p, 1, 1000);
+	said("recv1", recv_all(fd, 0));
+	nanosleep(&fill, NULL);	/* the flood fills the pair */
+	said("recv2", recv_all(fd, 0));
+	/* The descriptor's own queue (not the socket's call): is the
+	 * flood still writing? */
+	if (ioctl(fd, SIOCINQ, &q) == 0)
+		printf("after=%s\n", q > 0 ? "queued" : "empty");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1647,6 +1675,8 @@ int main(int argc, char **argv)
 		return cmd_pingloop(argc, argv);
 	if (argc >= 5 && strcmp(argv[1], "victim") == 0)
 		return cmd_victim(argc, argv);
+	if (argc >= 2 && strcmp(argv[1], "wakeflood") == 0)
+		return cmd_wakeflood();
 	if (argc >= 2 && strcmp(argv[1], "untrusted") == 0)
 		return cmd_untrusted();
 	if (argc >= 2 && strcmp(argv[1], "twosocks") == 0)
