@@ -11,6 +11,7 @@
 #include "lib/backend.h"
 #include "lib/fdtab.h"
 #include "lib/inherit.h"
+#include "lib/lock.h"
 #include "pingsock.h"
 #include "lib/sys.h"
 
@@ -167,11 +168,14 @@ EXPORT int pingsock_ioctl(int fd, unsigned long request, void *arg)
 }
 
 /* The last copy of a socket releases it (backend_drop); then the
- * descriptor itself. */
+ * descriptor itself.  In a child that shares the parent's memory, only
+ * the child's descriptor (lock_borrowed()). */
 EXPORT int pingsock_close(int fd)
 {
 	struct fdent e;
 
+	if (lock_borrowed())
+		return sys_close(fd);
 	(void)backend_lookup(fd, &e);	/* a stale entry goes first */
 	backend_drop(fd);
 	return sys_close(fd);

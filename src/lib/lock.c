@@ -2,6 +2,8 @@
 #include "lib/lock.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
+#include <unistd.h>
 
 static pthread_mutex_t locks[LOCK_COUNT] = {
 	PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
@@ -42,6 +44,16 @@ void lock_give(enum lock_id id)
 	depth--;
 }
 
+/* The process whose memory this is: set at load and in a fork() child.
+ * A child that shares the memory (vfork(), posix_spawn(), clone() with
+ * CLONE_VM) runs no fork handler and has a pid of its own. */
+static atomic_int owner;
+
+bool lock_borrowed(void)
+{
+	return getpid() != atomic_load_explicit(&owner, memory_order_relaxed);
+}
+
 static void before_fork(void)
 {
 	for (int i = 0; i < LOCK_COUNT; i++)
@@ -54,9 +66,16 @@ static void after_fork(void)
 		pthread_mutex_unlock(&locks[i]);
 }
 
+static void after_fork_child(void)
+{
+	atomic_store_explicit(&owner, getpid(), memory_order_relaxed);
+	after_fork();
+}
+
 /* At load (libpingsock.so, the preload) or start (a static program):
  * before any thread of the program can fork. */
 __attribute__((constructor)) static void lock_setup(void)
 {
-	pthread_atfork(before_fork, after_fork, after_fork);
+	atomic_store_explicit(&owner, getpid(), memory_order_relaxed);
+	pthread_atfork(before_fork, after_fork, after_fork_child);
 }

@@ -45,4 +45,14 @@ void lock_leave(void);
 /* Is the calling thread inside a locked region? */
 bool lock_held(void);
 
+/*
+ * Is this a child that shares its parent's memory (vfork(), posix_spawn(),
+ * clone() with CLONE_VM), and so the parent's tables, but has descriptors
+ * of its own?  There a close or a dup is the system call alone: the
+ * tables describe the parent's descriptors, which the child's own close
+ * does not touch (Python's subprocess closes every descriptor in such a
+ * child).  One getpid() a call: for the close and dup calls only.
+ */
+bool lock_borrowed(void);
+
 #endif

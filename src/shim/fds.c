@@ -82,7 +82,7 @@ SHIM_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
 	int *own, rc;
 
 	shim_init();
-	if (lock_held() || !shim_real.close_range)
+	if (lock_held() || !shim_real.close_range || lock_borrowed())
 		return shim_real.close_range
 			       ? real_close_range(first, last, flags)
 			       : (errno = ENOSYS, -1);

@@ -408,10 +408,14 @@ int shim_close_ours(int fd)
 	return rc;
 }
 
+/* In a child that shares the program's memory (vfork(), posix_spawn()),
+ * a close or a dup is the system call alone: the tables are the
+ * parent's (lib/lock.h, lock_borrowed()). */
 SHIM_EXPORT int close(int fd)
 {
 	if (PASS_ANY(fd)) {
-		if (!lock_held() && shim_epoll_is_watched(fd))
+		if (!lock_held() && shim_epoll_is_watched(fd) &&
+		    !lock_borrowed())
 			shim_epoll_closing(fd);
 		return real_close(fd);
 	}
@@ -440,16 +444,19 @@ static int adopt(int fd, int newfd, const char *what)
 
 static int do_fcntl(int (*real)(int, int, ...), int fd, int cmd, void *arg)
 {
+	bool dupfd = cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC;
 	int rc;
 
+	if (dupfd && lock_borrowed())
+		return real(fd, cmd, arg);
 	if (PASS_ANY(fd)) {
 		rc = real(fd, cmd, arg);
 		/* A copy of an epoll set keeps its registrations. */
-		if ((cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && !lock_held())
+		if (dupfd && !lock_held())
 			shim_epoll_copied(fd, rc);
 		return rc;
 	}
-	if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
+	if (dupfd)
 		return adopt(fd, real(fd, cmd, arg), "fcntl(F_DUPFD)");
 	/* Flags live on the data descriptor itself (O_NONBLOCK included,
 	 * which the library's receive honours). */
@@ -486,6 +493,9 @@ SHIM_EXPORT int dup(int fd)
 {
 	int rc;
 
+	shim_init();
+	if (lock_borrowed())
+		return real_dup(fd);
 	if (PASS_ANY(fd)) {
 		rc = real_dup(fd);
 		if (!lock_held())
@@ -517,6 +527,9 @@ static int dup_onto(int oldfd, int newfd, int flags, bool three)
 	int rc;
 
 	shim_init();
+	if (lock_borrowed())
+		return three ? real_dup3(oldfd, newfd, flags)
+			     : real_dup2(oldfd, newfd);
 	old_ours = shim_kind(oldfd) != FDK_NONE;
 	new_ours = shim_kind(newfd) != FDK_NONE;
 	new_ep = !new_ours && oldfd != newfd && !lock_held() &&

@@ -96,6 +96,29 @@ out:^${TOPO_DEAD//./\\.} dead sent 2 received 0$" \
 	same icmplib_multiping env "${PY_ENV[@]}" /usr/bin/python3 "$T/icmp.py" multi \
 	$TOPO_FAR1 $TOPO_FAR2 $TOPO_DEAD
 
+# Python's subprocess between two echoes on a socket of its own: the
+# child (vfork) closes every descriptor but 0-2 (close_fds=True) in the
+# program's memory; the program's socket must stay.
+cat >"$T/spawn.py" <<'PY'
+import select, socket, struct, subprocess, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_ICMP)
+def echo(seq):
+    s.sendto(struct.pack("!BBHHH", 8, 0, 0, 0, seq) + b"x" * 8,
+             (sys.argv[1], 0))
+    if not select.select([s], [], [], 2)[0]:
+        return "timeout"
+    return "reply type %d" % s.recvfrom(1500)[0][0]
+print("before", echo(1))
+print("child", subprocess.run(["/bin/true"]).returncode)
+print("after", echo(2))
+PY
+chmod 644 "$T/spawn.py"
+CMP_EXPECT="out:^before reply type 0$
+out:^child 0$
+out:^after reply type 0$" \
+	same python_subprocess env "${PY_ENV[@]}" /usr/bin/python3 "$T/spawn.py" \
+	$TOPO_FAR1
+
 # fping 5.1 writes its own identifier and drops replies with another one:
 # on the kernel's socket (which rewrites it) 100% loss on every target.
 # Compared: its per-target summary lines (stderr) and the per-probe lines

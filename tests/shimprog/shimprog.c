@@ -1513,6 +1513,49 @@ static void scn_closefrom(void)
 	still_works("closefrom", 10);
 }
 
+/*
+ * A vfork() child (posix_spawn(), Python's subprocess) shares the
+ * program's memory but has descriptors of its own: what it closes (close,
+ * closefrom, dup2 over the socket's number) is its own copy.  The
+ * program's socket and its epoll registration stay.
+ */
+static void vfork_child(int how, int fd)
+{
+	pid_t pid = vfork();
+
+	if (pid == 0) {
+		if (how == 0)
+			close(fd);
+		else if (how == 1)
+			closefrom(3);
+		else
+			dup2(2, fd);
+		_exit(0);
+	}
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+}
+
+static void scn_vfork(void)
+{
+	static const char *const how[] = { "close", "closefrom", "dup2 over" };
+	static const char *const names[] = { "A" };
+	int fd = ping_socket(SOCK_NONBLOCK), ep = epoll_create1(EPOLL_CLOEXEC);
+
+	ep_ctl(ep, EPOLL_CTL_ADD, fd, EPOLLIN, 0);
+	for (int i = 0; i < 3; i++) {
+		vfork_child(i, fd);
+		out("vfork: after the child's %s: sendto: %s", how[i],
+		    send_echo(fd, LOOP, (uint16_t)(20 + i), 'A'));
+		out("vfork: epoll_wait: %s", ep_wait(ep, WAIT_MS, names));
+		out("vfork: recv: %s", await_reply(fd));
+	}
+	sockets("vfork: one", 1);
+	close(ep);
+	close(fd);
+	sockets("vfork: none", 0);
+}
+
 /* ------------------------------------------------------------------ */
 /* scenarios: sendmmsg / recvmmsg */
 
@@ -2236,6 +2279,7 @@ static const struct scenario scenarios[] = {
 	{ "mmsg", scn_mmsg, NULL },
 	{ "close_range", scn_close_range, NULL },
 	{ "closefrom", scn_closefrom, NULL },
+	{ "vfork", scn_vfork, NULL },
 	{ "exec", scn_exec, NULL },
 	{ "threads", scn_threads, NULL },
 	{ "stale", scn_stale, NULL },
