@@ -534,7 +534,13 @@ static void op_shutdown(struct server *s, struct client *c, struct ssock *ss,
 			const struct wire_req *req, struct reply *r)
 {
 	r->result = ps_shutdown(ss->ps, req->u.how);
-	sstate_publish(ss);
+	/* inet_shutdown(): sk_state_change() wakes every waiter, even with
+	 * ENOTCONN: a blocked receive ends (0), a wait sees the socket
+	 * readable, now. */
+	if (r->result == -EINVAL)
+		sstate_publish(ss);
+	else
+		sstate_wake(ss);
 }
 
 static void op_stats(struct server *s, struct client *c, struct ssock *ss,

@@ -274,6 +274,9 @@ void sstate_free(struct server *s, struct ssock *ss);
  * keep it), room is made: past its user's share, or all users', of
  * lingering arenas, the oldest one's slots are given back (arena.h). */
 void sstate_linger(struct server *s, struct arena *a);
+/* The slots published, and a wake-up for whoever waits on the data
+ * pair (the readers skip it). */
+void sstate_wake(struct ssock *ss);
 /* A pending error set (err > 0) or cleared (0); wake: tell a waiter. */
 void sstate_set_err(struct ssock *ss, int err, bool wake);
 /* Take the pending error: positive, or 0. */

@@ -134,7 +134,7 @@ void sstate_free(struct server *s, struct ssock *ss)
 
 /* Wake whoever waits on the data pair: a wake-up the readers skip.  A
  * full queue needs none (the waiter has something to read). */
-static void wake(struct ssock *ss)
+void sstate_wake(struct ssock *ss)
 {
 	struct wire_dgram dg;
 
@@ -149,7 +149,7 @@ void sstate_set_err(struct ssock *ss, int err, bool wakeup)
 {
 	ss->err = err;
 	if (wakeup)
-		wake(ss);
+		sstate_wake(ss);
 	else
 		sstate_publish(ss);
 }
@@ -213,7 +213,7 @@ int sstate_queue(struct server *s, struct ssock *ss,
 	ss->eq_n++;
 	ss->eq_bytes += w;
 	uid_bytes(s, ss->uid, w);
-	wake(ss);
+	sstate_wake(ss);
 	return 0;
 }
 

@@ -1779,6 +1779,56 @@ static void scn_threads(void)
 	close(fd);
 }
 
+/* A thread waits (recv with SO_RCVTIMEO, poll or epoll_wait) while
+ * another shuts the socket down for reading. */
+struct shut_wait {
+	int fd, ep, how;	/* 0 recv, 1 poll, 2 epoll_wait */
+	const char *got;
+};
+
+static void *shut_wait_run(void *arg)
+{
+	static const char *const names[] = { "A" };
+	struct shut_wait *w = arg;
+	uint8_t b[PKT + 64];
+
+	if (w->how == 0)
+		w->got = rcs(recv(w->fd, b, sizeof(b), 0));
+	else if (w->how == 1)
+		w->got = pollbits(wait_in(w->fd, WAIT_MS));
+	else
+		w->got = ep_wait(w->ep, WAIT_MS, names);
+	return NULL;
+}
+
+/*
+ * inet_shutdown() wakes every waiter (sk_state_change): a blocked receive
+ * returns 0 and a wait reports the socket readable, at once, not when
+ * its time runs out.
+ */
+static void scn_shutdown_wakes(void)
+{
+	static const char *const how[] = { "recv", "poll", "epoll_wait" };
+	struct timeval tv = { 2, 0 };
+	struct shut_wait w;
+	pthread_t th;
+
+	for (int i = 0; i < 3; i++) {
+		w = (struct shut_wait){ .fd = ping_socket(0), .how = i,
+					.ep = epoll_create1(EPOLL_CLOEXEC) };
+		setsockopt(w.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		ep_ctl(w.ep, EPOLL_CTL_ADD, w.fd, EPOLLIN, 0);
+		pthread_create(&th, NULL, shut_wait_run, &w);
+		sleep_ms(300);
+		out("shutdown_wakes: shutdown(SHUT_RD) while a thread is in "
+		    "%s: %s", how[i], rcs(shutdown(w.fd, SHUT_RD)));
+		pthread_join(th, NULL);
+		out("shutdown_wakes: the thread's %s: %s", how[i], w.got);
+		close(w.ep);
+		close(w.fd);
+	}
+	still_works("shutdown_wakes", 1);
+}
 
 /*
  * A socket closed behind the shim's back (the raw system call), its
@@ -2283,6 +2333,7 @@ static const struct scenario scenarios[] = {
 	{ "exec", scn_exec, NULL },
 	{ "threads", scn_threads, NULL },
 	{ "stale", scn_stale, NULL },
+	{ "shutdown_wakes", scn_shutdown_wakes, NULL },
 	{ "sigmask_ppoll", scn_sigmask_ppoll, NULL },
 	{ "sigmask_pselect", scn_sigmask_pselect, NULL },
 	{ "sigmask_epoll_pwait", scn_sigmask_epoll_pwait, NULL },
