@@ -178,8 +178,9 @@ static void with_port(uint8_t *copy, const uint8_t *sa, uint32_t len,
 
 /*
  * Bind fd to sa with the identifier ident, SO_REUSEADDR off meanwhile
- * unless the client asked for it with an identifier of its own: then
- * the kernel refuses one that any socket holds, ours or not.
+ * unless the client asked for it with an identifier its own sockets hold
+ * (broker_bindopts.share): else the kernel refuses one that any socket
+ * holds, ours or not.
  */
 static int bind_one(int fd, const uint8_t *sa, uint32_t len, uint16_t ident,
 		    bool reuse)
@@ -231,7 +232,8 @@ int broker_bind(int family, const struct broker_bindopts *o,
 		return s;
 	rc = apply_opts(s, family, o);
 	if (!rc && want > 0) {
-		rc = bind_one(s, sa, len, (uint16_t)want, o->reuse);
+		rc = bind_one(s, sa, len, (uint16_t)want,
+			      o->reuse && o->share);
 		*ident = (uint16_t)want;
 	} else if (!rc) {
 		rc = bind_any(s, sa, len, pick, ident);

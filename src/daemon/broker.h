@@ -50,6 +50,12 @@ int broker_setup(const struct policy *p, uid_t user_uid, gid_t user_gid,
 /* What bind() looks at, as the client's socket has it. */
 struct broker_bindopts {
 	bool reuse;		/* SO_REUSEADDR (a ping socket's default) */
+	/* May a chosen identifier be shared (reuse on for the bind)?  Only
+	 * with the caller's own sockets: else the bind is made with reuse
+	 * off, so that the kernel refuses an identifier any socket holds,
+	 * whatever the daemon's records say (a socket the listing missed,
+	 * one made outside the daemon). */
+	bool share;
 	bool freebind;		/* IP_FREEBIND, IPV6_FREEBIND */
 	int ifindex;		/* SO_BINDTOIFINDEX, 0: none */
 };

@@ -61,6 +61,7 @@ static void bsock_take(struct server *s, struct ssock *ss, int k, int fd,
 	ss->k[k].ino = fstat(fd, &st) == 0 ? st.st_ino : (ino_t)-1;
 	ss->k[k].ident = ident;
 	ss->k[k].cookie = cookie;
+	ss->k[k].missed = 0;
 	s->nbroker++;
 	if (u) {
 		u->nsockets++;
@@ -152,6 +153,23 @@ static bool bsock_ident_taken(const struct server *s, int family, uid_t uid,
 	return false;
 }
 
+/* Does one of uid's own kernel sockets hold ident (the kernel lets
+ * another share it under SO_REUSEADDR)? */
+static bool bsock_uid_holds(const struct server *s, int family, uid_t uid,
+			    uint16_t ident)
+{
+	for (uint32_t i = 1; i < s->nslots; i++) {
+		const struct ssock *d = s->slots[i].ss;
+
+		if (!d || !d->broker || d->family != family || d->uid != uid)
+			continue;
+		for (int k = 0; k < 2; k++)
+			if (d->k[k].ino && d->k[k].ident == ident)
+				return true;
+	}
+	return false;
+}
+
 struct pick_ctx {
 	const struct server *s;
 	int family;
@@ -187,8 +205,10 @@ bool bsock_at_limit(struct server *s, struct uident *u, unsigned max)
 {
 	if (u->nsockets < max)
 		return false;
-	if (u->nbroker && scan_allowed(s, loop_now_ns()))
-		bsock_scan(s);
+	/* A socket missed once is gone after a second look (ksock_gone). */
+	if (u->nbroker && scan_allowed(s, loop_now_ns()) && bsock_scan(s) &&
+	    u->nsockets >= max && scan_allowed(s, loop_now_ns()))
+		(void)bsock_scan(s);
 	return u->nsockets >= max;
 }
 
@@ -369,6 +389,8 @@ void bsock_rebind(struct server *s, struct ssock *ss,
 		r->result = bsock_refuse_taken(s, ss, &o, req);
 		return;
 	}
+	o.share = want > 0 && bsock_uid_holds(s, ss->family, ss->uid,
+					      (uint16_t)want);
 	r->result = bsock_bind(s, ss->family, &o, req->u.addr.bytes,
 			       req->u.addr.len, &nfd, &ident);
 	if (!r->result)
@@ -418,27 +440,34 @@ static int ino_cmp(const void *a, const void *b)
 
 /* Read /proc/net/icmp and icmp6: the identifiers of the kernel's sockets
  * for relay's automatic binding, and which of ours still exist. */
-/*
- * The guard's identifier entries that no socket holds go.  /proc/net/icmp
- * can miss a socket while others come and go during the read (it is read
- * by position), so an entry goes only if neither a record of ours holds
- * its identifier nor the kernel listed it, in two reads in a row.
- */
-static void prune_idents(struct server *s, int family, const uint8_t *listed)
+/* The identifiers our records' kernel sockets hold, into the listing's
+ * bitmap: a socket the read missed (below) still holds its own. */
+static void records_into(const struct server *s, int family, uint8_t *bitmap)
 {
-	static uint8_t missed[2][65536 / 8], keep[65536 / 8];
-	uint8_t *m = missed[family == AF_INET6];
-
-	memcpy(keep, listed, sizeof(keep));
 	for (uint32_t i = 1; i < s->nslots; i++) {
 		const struct ssock *d = s->slots[i].ss;
 
 		for (int k = 0; d && d->broker && d->family == family && k < 2;
 		     k++)
 			if (d->k[k].ino)
-				keep[d->k[k].ident / 8] |=
+				bitmap[d->k[k].ident / 8] |=
 					(uint8_t)(1u << (d->k[k].ident % 8));
 	}
+}
+
+/*
+ * The guard's identifier entries that no socket holds go.  /proc/net/icmp
+ * can miss a socket while others come and go during the read (it is read
+ * by position), so an entry goes only if neither a record of ours holds
+ * its identifier nor the kernel listed it (held: records_into()), in two
+ * reads in a row.
+ */
+static void prune_idents(struct server *s, int family, const uint8_t *held)
+{
+	static uint8_t missed[2][65536 / 8], keep[65536 / 8];
+	uint8_t *m = missed[family == AF_INET6];
+
+	memcpy(keep, held, sizeof(keep));
 	for (size_t i = 0; i < sizeof(keep); i++) {
 		uint8_t gone = (uint8_t)~keep[i];
 
@@ -467,6 +496,7 @@ static bool read_kernel(struct server *s, unsigned long **inos, size_t *n)
 		int family = f ? AF_INET6 : AF_INET;
 
 		if (hostenv_kernel_scan(s->conf.host, family, &sc) == 0) {
+			records_into(s, family, bitmap);
 			pstab_set_foreign(s->tab, family, bitmap);
 			if (prune)
 				prune_idents(s, family, bitmap);
@@ -537,11 +567,31 @@ static void prune_closed(struct server *s)
 	free(c.v);
 }
 
-void bsock_scan(struct server *s)
+/*
+ * Is kernel socket k of d gone?  Only when two complete scans in a row
+ * did not list it: one read of /proc/net/icmp can miss a line while
+ * sockets ahead of it close (it is read a page at a time, by position),
+ * and another user can close sockets at will.  *again: look once more
+ * soon (missed once).
+ */
+static bool ksock_gone(struct ksock *ks, const unsigned long *inos, size_t n,
+		       bool *again)
+{
+	if (ino_listed(ks->ino, inos, n)) {
+		ks->missed = 0;
+		return false;
+	}
+	if (++ks->missed >= 2)
+		return true;
+	*again = true;
+	return false;
+}
+
+bool bsock_scan(struct server *s)
 {
 	unsigned long *inos = NULL;
 	size_t n = 0;
-	bool complete = read_kernel(s, &inos, &n);
+	bool complete = read_kernel(s, &inos, &n), again = false;
 
 	loop_cancel(s->loop, &s->scan_timer);
 	for (uint32_t i = 1; complete && i < s->nslots; i++) {
@@ -550,7 +600,7 @@ void bsock_scan(struct server *s)
 		if (!d || !d->broker)
 			continue;
 		for (int k = 0; k < 2; k++)
-			if (d->k[k].ino && !ino_listed(d->k[k].ino, inos, n))
+			if (d->k[k].ino && ksock_gone(&d->k[k], inos, n, &again))
 				bsock_drop(s, d, k);
 		if (d->live_gone && !d->k[0].ino && !d->k[1].ino)
 			bsock_free(s, d);
@@ -558,11 +608,14 @@ void bsock_scan(struct server *s)
 	free(inos);
 	if (complete && s->conf.guard)
 		prune_closed(s);
+	if (again)
+		bsock_scan_soon(s);
+	return again;
 }
 
 void bsock_scan_timer(void *data)
 {
-	bsock_scan(data);
+	(void)bsock_scan(data);
 }
 
 void bsock_scan_soon(struct server *s)

@@ -119,6 +119,25 @@ r=$(as_nobody b "$P" bind 6666 0 2>&1)
 	fail "$LABEL/broker_vs_relay_bind" "$r"
 wait $hold
 
+# An identifier a kernel socket holds that the daemon has no record of
+# (here one made outside it, by a process of the broker group; a socket
+# whose line a scan of /proc/net/icmp missed looked the same): another
+# uid must not share it, whatever SO_REUSEADDR says, or that uid gets its
+# replies.  It did: the bind was made with the client's SO_REUSEADDR.
+in_ns b setpriv --reuid=65531 --regid=65531 --groups="$G" /usr/bin/python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_ICMP)
+s.bind(("0.0.0.0", 7777))
+print("held", flush=True)
+time.sleep(3)' >"$T/outside.out" 2>&1 &
+hold=$!
+for _ in $(seq 1 40); do grep -q held "$T/outside.out" && break; sleep 0.05; done
+r=$(as_nobody b "$P" bind 7777 0 reuse 2>&1)
+[ "$r" = "bind=EADDRINUSE" ] && pass "$LABEL/unrecorded_holder_bind" ||
+	fail "$LABEL/unrecorded_holder_bind" "$r (holder: $(cat "$T/outside.out"))"
+kill "$hold" 2>/dev/null
+wait "$hold" 2>/dev/null
+
 # relay_uids: that uid's sockets are relayed (their policy per packet).
 r=$(as_uid 65533 b "$P" broker 127.0.0.1 2>&1 | head -1)
 [ "$r" = "backend=other" ] && pass "$LABEL/relay_uids" ||
