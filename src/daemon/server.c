@@ -86,6 +86,11 @@ static void reload(struct server *s)
 			    "%s", err);
 		return;
 	}
+	if (policy_keep_startup(&p, &s->conf.policy))
+		log_warn("reload: mode, broker_group and the bpf_* keys are "
+			 "read at start-up only: the daemon keeps mode=%s; "
+			 "restart it to change them",
+			 policy_mode_name(s->conf.policy.mode));
 	s->conf.policy = p;
 	pstab_allow_raw(s->tab, p.raw_compat);
 	if (s->conf.guard && guard_set_policy(s->conf.guard, &p))

@@ -110,6 +110,14 @@ struct policy {
 void policy_default(struct policy *p);
 
 /*
+ * A reload's new policy keeps what is read at start-up only (mode,
+ * broker_group, bpf_guard, bpf_cgroup, bpf_pin_dir: the daemon set
+ * itself up by them, after --mode and the other options): copied from
+ * now into p.  True if the file asked for something else there.
+ */
+bool policy_keep_startup(struct policy *p, const struct policy *now);
+
+/*
  * Parse text (len bytes, need not be NUL-terminated).  On error returns -1
  * and writes "name:line: reason" into err; *p is left untouched.
  */

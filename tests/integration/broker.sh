@@ -258,6 +258,12 @@ out=$(in_ns b "$T/pingsockd" --foreground --socket "$T/x.sock" --user "$PS_DAEMO
 # holds; without one, sockets are brokered again.
 printf 'bpf_guard = no\ndeny = 127.0.0.2/32\n' >"$T/auto.conf"
 chmod 644 "$T/auto.conf"
+reloads() {	# N: the log says "reloaded" N times (5 s at most)
+	for _ in $(seq 50); do
+		[ "$(grep -c 'reloaded ' "$T/b.log")" -ge "$1" ] && return
+		sleep 0.1
+	done
+}
 auto_open() {	# the open record of one ping, mode=broker or not
 	local n
 	n=$(grep -c 'event=open' "$T/b.log")
@@ -272,9 +278,23 @@ if daemon_start b --mode auto --broker-group "$G" --config "$T/auto.conf"; then
 	else
 		fail "$LABEL/auto_no_guard_relays_keys" "open: ${o:-none}; $(grep 'broker:' "$T/b.log" | tail -2 | tr '\n' '|')"
 	fi
+	# A reload keeps the mode the daemon started with (--mode auto): it
+	# took the file's (none: relay), and auto's test for brokering then
+	# failed while broker mode was set up, so every socket was brokered,
+	# unguarded: the deny line no longer held.
+	kill -HUP "$DAEMON_PID"
+	reloads 1
+	o=$(auto_open)
+	r=$(as_nobody b "$T/ping" -c 1 -W 1 127.0.0.2 2>&1)
+	if [ -n "$o" ] && ! grep -q 'mode=broker' <<<"$o" &&
+		grep -q ' 0 received' <<<"$r"; then
+		pass "$LABEL/reload_keeps_mode"
+	else
+		fail "$LABEL/reload_keeps_mode" "open: ${o:-none}; ping 127.0.0.2: $(tr '\n' '|' <<<"$r")"
+	fi
 	printf 'bpf_guard = no\n' >"$T/auto.conf"
 	kill -HUP "$DAEMON_PID"
-	for _ in $(seq 50); do log_has 'reloaded ' && break; sleep 0.1; done
+	reloads 2
 	o=$(auto_open)
 	if grep -q 'mode=broker' <<<"$o"; then
 		pass "$LABEL/auto_no_guard_no_keys_brokers"

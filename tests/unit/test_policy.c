@@ -443,6 +443,30 @@ static void error_fits_buffer(void)
 	CHECK(strncmp(small, "a-long-file", 11) == 0);
 }
 
+/* A reload keeps the start-up keys (the daemon's, after --mode), and
+ * says whether the file wanted others; the rest is the file's. */
+static void reload_keeps_startup_keys(void)
+{
+	struct policy now, p;
+
+	policy_default(&now);
+	now.mode = POLICY_AUTO;
+	now.bpf_guard = false;
+	strcpy(now.broker_group, "pingsock");
+	strcpy(now.bpf_pin_dir, "/sys/fs/bpf/x");
+	CHECK_EQ(parse(&p, "bpf_guard = no\nmode = auto\nrate = 5\n"
+			   "broker_group = pingsock\n"
+			   "bpf_pin_dir = /sys/fs/bpf/x\n"), 0);
+	CHECK(!policy_keep_startup(&p, &now));
+	CHECK_EQ(parse(&p, "rate = 7\n"), 0);	/* mode relay, guard yes */
+	CHECK(policy_keep_startup(&p, &now));
+	CHECK_EQ(p.mode, POLICY_AUTO);
+	CHECK(!p.bpf_guard);
+	CHECK(strcmp(p.broker_group, "pingsock") == 0);
+	CHECK(strcmp(p.bpf_pin_dir, "/sys/fs/bpf/x") == 0);
+	CHECK_EQ(p.rate, 7u);
+}
+
 int main(void)
 {
 	TEST(defaults_allow_everyone);
@@ -464,5 +488,6 @@ int main(void)
 	TEST(raw_compat_key);
 	TEST(limit_keys);
 	TEST(networks);
+	TEST(reload_keeps_startup_keys);
 	return CHECK_DONE();
 }
