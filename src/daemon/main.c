@@ -569,8 +569,15 @@ static void confine(const struct opts *o, const struct drop_target *target,
 #endif
 	if (sock_dir < 0 ||
 	    sandbox_enter(sock_dir, conf->config_path, daemonised, err,
-			  sizeof(err)) ||
-	    privdrop_apply(target, err, sizeof(err)) ||
+			  sizeof(err))) {
+		listener_remove(o->socket_path);
+		fatal(err);
+	}
+	/* The unprivileged daemon keeps no way to write the pid file: a
+	 * compromised one could name any process there for the init
+	 * script to signal as root. */
+	pidfile_close();
+	if (privdrop_apply(target, err, sizeof(err)) ||
 	    sandbox_landlock(err, sizeof(err)) ||
 	    closer_init(test_closer_thread(), err, sizeof(err)) ||
 	    apply_filter(conf, sock_dir, err, sizeof(err))) {
@@ -624,6 +631,5 @@ int main(int argc, char **argv)
 	if (ready_fd >= 0)
 		detach_stdio(ready_fd);
 	status = server_run(&conf);
-	pidfile_clear();
 	return status;
 }

@@ -49,6 +49,12 @@ void pidfile_clear(void)
 	if (ftruncate(pid_fd, 0) != 0) {
 		/* Nothing more to do: the next start rewrites it. */
 	}
-	close(pid_fd);
+	pidfile_close();
+}
+
+void pidfile_close(void)
+{
+	if (pid_fd >= 0)
+		close(pid_fd);
 	pid_fd = -1;
 }

@@ -19,7 +19,7 @@
 #     "<N>message" (no "pingsockd:", no time); naming another file, plain;
 #   - syslog: daemonised without a /dev/log to reach, one warning on
 #     stderr; with one, no warning and the records arrive there;
-#   - --pidfile: the daemon's pid, emptied at exit; a symbolic link, or a
+#   - --pidfile: the daemon's pid, not held by it after the drop; a symbolic link, or a
 #     directory others may write, refused;
 #   - the default configuration file is read when no --config is given,
 #     and --no-config reads none.
@@ -322,13 +322,17 @@ fi
 comm=$(cat "/proc/$dpid/comm" 2>/dev/null)
 owner=$(stat -c '%U %a' "$T/run.pid" 2>/dev/null)
 ping_ok "$SOCK" && pinged=1 || pinged=0
+# The unprivileged daemon holds no descriptor of it: a compromised one
+# kept one, open for writing, and could name any process there for the
+# init script to signal as root.
+held=$(find "/proc/$dpid/fd" -lname "$T/run.pid" 2>/dev/null | wc -l)
 kill -TERM "$dpid" 2>/dev/null
 for _ in $(seq 1 100); do kill -0 "$dpid" 2>/dev/null || break; sleep 0.05; done
 if [ "$comm" = pingsockd ] && [ "$owner" = "root 644" ] && [ $pinged = 1 ] &&
-	[ -e "$T/run.pid" ] && [ ! -s "$T/run.pid" ]; then
-	pass notify/pidfile_written_then_emptied
+	[ "$held" = 0 ] && [ "$(cat "$T/run.pid")" = "$dpid" ]; then
+	pass notify/pidfile_written_and_closed
 else
-	fail notify/pidfile_written_then_emptied "pid '$dpid' ($comm), $owner, pinged $pinged, size $(stat -c %s "$T/run.pid" 2>&1)"
+	fail notify/pidfile_written_and_closed "pid '$dpid' ($comm), $owner, pinged $pinged, held $held, file '$(cat "$T/run.pid" 2>&1)'"
 fi
 
 # A listening /dev/log: no warning, and the records arrive there.
