@@ -485,12 +485,8 @@ static void op_setopt(struct server *s, struct client *c, struct ssock *ss,
 		sstate_purge(s, ss);
 	sstate_publish(ss);
 	if (r->result == 0 && req->u.opt.level == SOL_SOCKET &&
-	    req->u.opt.name == SO_RCVBUF) {
-		int v = ps_rcvbuf(ss->ps);
-
-		/* Our end's send buffer is what bounds the client's queue. */
-		setsockopt(ss->fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
-	}
+	    req->u.opt.name == SO_RCVBUF)
+		ssock_size_pair(s, ss);
 }
 
 static void op_getopt(struct server *s, struct client *c, struct ssock *ss,

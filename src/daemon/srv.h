@@ -40,6 +40,11 @@
 #define FDS_BROKER 1		/* the liveness pair end */
 #define PARKED_MAX 1048576u	/* bytes of parked sends per uid */
 #define ERRQ_UID_MAX 4194304u	/* bytes on error queues per uid */
+/* Bytes past the default that SO_RCVBUF may add to a uid's data pairs
+ * (the daemon's memory, whoever asks: ssock_size_pair()). */
+#define PAIRBUF_UID_EXTRA 16777216u
+#define PAIRBUF_DEFAULT 212992u	/* net.core.rmem_default: a ping
+				 * socket's receive buffer until SO_RCVBUF */
 
 struct arena;
 struct ssock;
@@ -160,6 +165,7 @@ struct ssock {
 	uint32_t wakes;		/* wake-ups put on the data pair */
 	struct erec *eq, *eq_tail;	/* the error queue */
 	uint32_t eq_n, eq_bytes;
+	uint32_t pair_extra;	/* its data pair's buffer past the default */
 	struct mirror *mirrors;
 	uint32_t nmirrors, capmirrors;
 	uint64_t sent, replies, drops;
@@ -321,6 +327,10 @@ void ssock_release(struct server *s, struct ssock *ss);
 int ssock_new_relay(struct server *s, struct client *c,
 		    const struct wire_req *req, int *client_fd, uint32_t *slot);
 void ssock_free(struct server *s, struct ssock *ss);
+/* SO_RCVBUF was set: our end's send buffer, which bounds the client's
+ * queue of replies, as it asks, but past PAIRBUF_DEFAULT only within its
+ * uid's PAIRBUF_UID_EXTRA. */
+void ssock_size_pair(struct server *s, struct ssock *ss);
 bool ssock_proven(struct ssock *ss, const uint8_t *nonce);
 
 /* ---- bsock.c ---- */

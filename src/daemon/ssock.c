@@ -213,9 +213,42 @@ void ssock_free(struct server *s, struct ssock *ss)
 
 	if (u && u->nsockets)
 		u->nsockets--;
+	if (u)
+		u->pairbuf -= ss->pair_extra < u->pairbuf ? ss->pair_extra
+							  : u->pairbuf;
 	ssock_fds(s, ss->uid, -FDS_RELAY);
 	ssock_release(s, ss);
 	deliver_watch(s);
+}
+
+/*
+ * The kernel gives a ping socket twice what SO_RCVBUF asks (up to twice
+ * net.core.rmem_max); our end's send buffer, which bounds the queue of
+ * replies, gets the same, but past PAIRBUF_DEFAULT only within the uid's
+ * PAIRBUF_UID_EXTRA: the memory is the daemon's, and one user's sockets
+ * with 4 MiB asked and their replies unread held 8 MiB each of it (200
+ * of them: 1.6 GB).  Past the share, the queue is shorter than the
+ * kernel's: replies beyond it are dropped, as on a full receive queue.
+ */
+void ssock_size_pair(struct server *s, struct ssock *ss)
+{
+	struct uident *u = uidtab_get(s->uids, ss->uid, false);
+	uint32_t others = u && u->pairbuf > ss->pair_extra
+				  ? u->pairbuf - ss->pair_extra : 0;
+	uint64_t want = 2 * (uint64_t)(uint32_t)ps_rcvbuf(ss->ps);
+	uint64_t most = PAIRBUF_DEFAULT + (u ? PAIRBUF_UID_EXTRA - others : 0);
+	int v = (int)((want < most ? want : most) / 2), got = 0;
+	socklen_t len = sizeof(got);
+
+	/* setsockopt(SO_SNDBUF) doubles what it is given, up to twice
+	 * net.core.wmem_max: what it gave is read back. */
+	if (setsockopt(ss->fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v)) != 0 ||
+	    getsockopt(ss->fd, SOL_SOCKET, SO_SNDBUF, &got, &len) != 0)
+		return;
+	ss->pair_extra = got > (int)PAIRBUF_DEFAULT
+				 ? (uint32_t)got - PAIRBUF_DEFAULT : 0;
+	if (u)
+		u->pairbuf = others + ss->pair_extra;
 }
 
 /*

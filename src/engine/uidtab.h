@@ -45,6 +45,7 @@ struct uident {
 	unsigned fds;
 	uint32_t parked;	/* bytes */
 	uint32_t errq;		/* bytes */
+	uint32_t pairbuf;	/* data pairs' buffers past the default */
 	struct rate_bucket bucket;
 	/* Counted while the entry lives (WIRE_USERS): they keep nothing
 	 * alive, so that what is exported stays bounded by what is held. */

@@ -608,6 +608,27 @@ sec_park() {
 	dstop pk
 }
 
+# ==== 6b. replies left unread behind a large SO_RCVBUF =====================
+# The daemon's end of a data pair holds a socket's unread replies: twice
+# SO_RCVBUF, as the kernel's socket would, which is the daemon's memory
+# whoever asks.  16 sockets with 4 MiB asked and 160 echoes of 60,000
+# bytes each left unread held 8 MiB each (200 sockets: 1.6 GB).  Past the
+# default (212,992 bytes) a uid's pairs share 16 MiB.
+sec_pairbuf() {
+	local c out q
+	c=$(conf pairbuf 'rate = 0\nmax_sockets = 0\n')
+	dstart pb d --config "$c" || { fail security/6b_pairbuf_setup "no daemon"; return; }
+	out=$(as 1000 pb env PINGSOCK_BACKEND=daemon timeout -k 2 60 "$PST" bufhold 16 160 60000 2>&1)
+	q=$(sed -n 's/^queued=\([0-9]*\)$/\1/p' <<<"$out")
+	echo "# uid 1000: $out"
+	check 6b_pairbuf_uid_bounded "$out" \
+		[ "${q:-999999999}" -le $((16 * 212992 + 16777216 + 16 * 65536)) ]
+	check 6b_pairbuf_replies_kept "$out" [ "${q:-0}" -ge 16000000 ]
+	ping3 65534 pb
+	check 6b_pairbuf_others_ping "$PING_SAYS" [ $PING_OK = 1 ]
+	dstop pb
+}
+
 # ==== 13. 1,000 malformed requests =======================================
 sec_malformed() {
 	local pe0 pe1 out t0 secs
@@ -1046,7 +1067,7 @@ sec_subgid() {
 }
 
 # ---- main -------------------------------------------------------------
-for s in race linger steal netns conns park bbind hoard user demo malformed slotproto wrap proofs mirrors datajunk sandbox subgid; do
+for s in race linger steal netns conns park pairbuf bbind hoard user demo malformed slotproto wrap proofs mirrors datajunk sandbox subgid; do
 	wanted "$s" || continue
 	t=$(ms)
 	"sec_$s"

@@ -54,6 +54,10 @@
  *   pstool arenas [CALLS]           CALLS getsockopt()s on one socket, as a
  *                                   client of impostor arena-fresh: how
  *                                   many arenas it maps ("arenas=N")
+ *   pstool bufhold N K LEN          N sockets with SO_RCVBUF 4 MiB, K
+ *                                   echoes of LEN bytes each to 127.0.0.1
+ *                                   left unread for 1 s, then read:
+ *                                   "queued=BYTES" (all of them)
  *   pstool wakeflood                as a client of impostor
  *                                   dg-wake-endless: the reply, then one
  *                                   receive that must not wait while
@@ -1620,6 +1624,40 @@ static int cmd_arenas(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_bufhold(char **argv)
+{
+	int n = atoi(argv[2]), k = atoi(argv[3]), len = atoi(argv[4]);
+	int big = 4 << 20, fds[64];
+	static unsigned char pkt[65536], buf[65536];
+	struct sockaddr_in to;
+	const struct timespec pause = { 1, 0 };
+	long long queued = 0;
+
+	if (n < 1 || n > 64 || len < 8 || len > (int)sizeof(pkt))
+		return 2;
+	fill_addr(&to, "127.0.0.1");
+	pkt[0] = 8;	/* Echo Request */
+	for (int i = 0; i < n; i++) {
+		fds[i] = open_sock();
+		pingsock_setsockopt(fds[i], SOL_SOCKET, SO_RCVBUF, &big,
+				    sizeof(big));
+		for (int j = 0; j < k; j++)
+			pingsock_sendto(fds[i], pkt, (size_t)len, 0,
+					(struct sockaddr *)&to, sizeof(to));
+	}
+	nanosleep(&pause, NULL);
+	for (int i = 0; i < n; i++) {
+		ssize_t got;
+
+		while ((got = pingsock_recv(fds[i], buf, sizeof(buf),
+					    MSG_DONTWAIT)) > 0)
+			queued += got;
+		pingsock_close(fds[i]);
+	}
+	printf("queued=%lld\n", queued);
+	return 0;
+}
+
 static int cmd_wakeflood(void)
 {
 	int fd = pingsock_socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP), q = 0;
@@ -1675,6 +1713,8 @@ int main(int argc, char **argv)
 		return cmd_pingloop(argc, argv);
 	if (argc >= 5 && strcmp(argv[1], "victim") == 0)
 		return cmd_victim(argc, argv);
+	if (argc >= 5 && strcmp(argv[1], "bufhold") == 0)
+		return cmd_bufhold(argv);
 	if (argc >= 2 && strcmp(argv[1], "wakeflood") == 0)
 		return cmd_wakeflood();
 	if (argc >= 2 && strcmp(argv[1], "untrusted") == 0)
