@@ -50,7 +50,8 @@ struct uident *uidtab_get(struct uidtab *t, uid_t uid, bool create)
 static bool unused(const struct uident *e, uint64_t now)
 {
 	return !e->conns && !e->nsockets && !e->idents && !e->fds &&
-	       !e->parked && !e->errq && rate_idle(&e->bucket, now);
+	       !e->parked && !e->errq && rate_idle(&e->bucket, now) &&
+	       rate_idle(&e->dials, now);
 }
 
 void uidtab_prune(struct uidtab *t, uint64_t now)

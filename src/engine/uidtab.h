@@ -47,6 +47,7 @@ struct uident {
 	uint32_t errq;		/* bytes */
 	uint32_t pairbuf;	/* data pairs' buffers past the default */
 	struct rate_bucket bucket;
+	struct rate_bucket dials;	/* new connections (client.c) */
 	/* Counted while the entry lives (WIRE_USERS): they keep nothing
 	 * alive, so that what is exported stays bounded by what is held. */
 	uint64_t requests;	/* echo requests sent */

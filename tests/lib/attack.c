@@ -1235,6 +1235,35 @@ static int cmd_datajunk(char **argv)
 	return 0;
 }
 
+/* ---- review of fairness, F2: dialling and hanging up ---- */
+
+/*
+ * dials N: N connections made and closed at once, no request on any
+ * (a full backlog is waited out).  One process doing this held every
+ * other user's requests back: each cost the loop its set-up and its end.
+ */
+static int cmd_dials(char **argv)
+{
+	long n = atol(argv[2]), ok = 0, full = 0;
+	const struct timespec pause = { 0, 100000 };
+
+	while (ok < n) {
+		int fd = dial();
+
+		if (fd < 0) {
+			if (errno != EAGAIN)
+				break;
+			full++;
+			nanosleep(&pause, NULL);
+			continue;
+		}
+		close(fd);
+		ok++;
+	}
+	printf("dials ok=%ld backlog_full=%ld\n", ok, full);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -1249,6 +1278,7 @@ int main(int argc, char **argv)
 		{ "hoard", 6, cmd_hoard }, { "malformed", 3, cmd_malformed },
 		{ "wrap", 2, cmd_wrap }, { "proofs", 2, cmd_proofs },
 		{ "mirrors", 4, cmd_mirrors }, { "datajunk", 4, cmd_datajunk },
+		{ "dials", 3, cmd_dials },
 #ifdef WIRE_RQ_SLOT
 		{ "slotproto", 2, cmd_slotproto },
 #endif
