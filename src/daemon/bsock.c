@@ -307,7 +307,7 @@ int bsock_new(struct server *s, struct client *c,
 	ss->pid = c->pid;
 	if (!err && ssock_slot(s, ss))
 		err = -ENOMEM;
-	if (!err && loop_watch(s->loop, ss->fd, SSOCK_WATCH, &ss->h)) {
+	if (!err && ssock_watch(s, ss)) {
 		ssock_unslot(s, ss->handle);
 		err = -ENOMEM;
 	}
@@ -419,7 +419,7 @@ static void on_live(void *data, uint32_t events)
 	if (!(events & (EPOLLHUP | EPOLLRDHUP | EPOLLERR)))
 		return;
 	ss->live_gone = true;
-	loop_forget(ss->srv->loop, ss->fd);
+	ssock_unwatch(ss->srv, ss);
 	bsock_scan_soon(ss->srv);
 }
 

@@ -147,6 +147,8 @@ struct ssock {
 	struct loop_handler h;	/* ssock.c's or bsock.c's, data: this */
 	int fd;			/* the daemon's end of the data (relay) or
 				 * liveness (broker) pair */
+	struct loop_group *grp;	/* fd is watched in its user's share of
+				 * the loop (ssock_watch()); NULL: not */
 	struct server *srv;
 	uint32_t handle;
 	uint64_t serial;	/* never the same twice (server.serials) */
@@ -327,6 +329,10 @@ void ssock_release(struct server *s, struct ssock *ss);
 int ssock_new_relay(struct server *s, struct client *c,
 		    const struct wire_req *req, int *client_fd, uint32_t *slot);
 void ssock_free(struct server *s, struct ssock *ss);
+/* Watch ss->fd for SSOCK_WATCH in its user's share of the loop, or stop
+ * (once; again is nothing).  0 or -1. */
+int ssock_watch(struct server *s, struct ssock *ss);
+void ssock_unwatch(struct server *s, struct ssock *ss);
 /* SO_RCVBUF was set: our end's send buffer, which bounds the client's
  * queue of replies, as it asks, but past PAIRBUF_DEFAULT only within its
  * uid's PAIRBUF_UID_EXTRA. */

@@ -646,6 +646,34 @@ sec_pairbuf() {
 	dstop pb
 }
 
+# ==== 6c. a user's sockets in its share of the loop ========================
+# A socket's pair end is watched in its user's share of the loop, with
+# its connections, so that a user's hang-ups are served a quantum a turn:
+# they were in the loop's own set, and 8,000 closed at once held another
+# user's ping back 35-61 ms.  Seen here in the daemon's epoll sets (its
+# first one is the loop's own): 300 sockets of one user, one entry.
+loop_entries() {	# TAG: what the loop's own epoll set watches
+	local p=${DPID[$1]} fd
+	fd=$(find "/proc/$p/fd" -lname 'anon_inode:\[eventpoll\]' -printf '%f\n' |
+		sort -n | head -1)
+	grep -c '^tfd:' "/proc/$p/fdinfo/$fd" 2>/dev/null
+}
+sec_share() {
+	local c n
+	c=$(conf share 'rate = 0\n')
+	dstart sh d --config "$c" || { fail security/6c_share_setup "no daemon"; return; }
+	bg "$T/share.out" 1000 sh "$PST" hold 300 4
+	local atk=$BG
+	wait_for 10 '[ "$(stat_of sh sockets)" = 300 ]'
+	n=$(loop_entries sh)
+	echo "# uid 1000: $(head -1 "$T/share.out"); the loop's own set: ${n:-?} entries"
+	check 6c_share_sockets_in_their_share "${n:-none} entries" [ "${n:-999}" -lt 50 ]
+	reap "$atk"
+	ping3 65534 sh
+	check 6c_share_others_ping "$PING_SAYS" [ $PING_OK = 1 ]
+	dstop sh
+}
+
 # ==== 13. 1,000 malformed requests =======================================
 sec_malformed() {
 	local pe0 pe1 out t0 secs
@@ -1084,7 +1112,7 @@ sec_subgid() {
 }
 
 # ---- main -------------------------------------------------------------
-for s in race linger steal netns conns park pairbuf bbind hoard user demo malformed slotproto wrap proofs mirrors datajunk sandbox subgid; do
+for s in race linger steal netns conns park pairbuf share bbind hoard user demo malformed slotproto wrap proofs mirrors datajunk sandbox subgid; do
 	wanted "$s" || continue
 	t=$(ms)
 	"sec_$s"
