@@ -531,8 +531,7 @@ static void op_shutdown(struct server *s, struct client *c, struct ssock *ss,
 {
 	r->result = ps_shutdown(ss->ps, req->u.how);
 	/* inet_shutdown(): sk_state_change() wakes every waiter, even with
-	 * ENOTCONN: a blocked receive ends (0), a wait sees the socket
-	 * readable, now. */
+	 * ENOTCONN (a blocked receive ends, a wait sees it readable). */
 	if (r->result == -EINVAL)
 		sstate_publish(ss);
 	else
