@@ -26,6 +26,9 @@ static struct fdent *tab;
 static size_t ntab;
 /* Entries of relayed and broker sockets (fdtab_has_sockets). */
 static atomic_size_t nsockets;
+/* One more than the highest descriptor ever given an entry (fdtab_bound);
+ * written under the lock. */
+static atomic_int bound;
 
 enum fdkind fdtab_kind(int fd)
 {
@@ -44,6 +47,11 @@ enum fdkind fdtab_kind(int fd)
 bool fdtab_has_sockets(void)
 {
 	return atomic_load_explicit(&nsockets, memory_order_relaxed) > 0;
+}
+
+int fdtab_bound(void)
+{
+	return atomic_load_explicit(&bound, memory_order_acquire);
 }
 
 /* Under the lock: fd's chunk, made if need be; NULL without memory. */
@@ -84,6 +92,9 @@ static void put(int fd, const struct fdent *e)
 		atomic_fetch_add(&nsockets, 1);
 	tab[fd] = *e;
 	kind_store(fd, e->kind);
+	if (e->kind != FDK_NONE &&
+	    fd >= atomic_load_explicit(&bound, memory_order_relaxed))
+		atomic_store_explicit(&bound, fd + 1, memory_order_release);
 }
 
 static int grow(size_t need)

@@ -81,6 +81,10 @@ enum fdkind fdtab_kind(int fd);
 /* Are there relayed or broker sockets (whose copies fdtab_find knows)? */
 bool fdtab_has_sockets(void);
 
+/* Every descriptor with an entry is below this (one more than the highest
+ * ever given one; 0 while none was), without a lock. */
+int fdtab_bound(void);
+
 /*
  * A new entry for fd, with the descriptor's identity taken now.  -1 with
  * errno ENOMEM (or fstat's errno) on failure.

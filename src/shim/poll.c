@@ -12,6 +12,13 @@
  * POLLPRI.  So a pending error shows in readfds and writefds (if asked),
  * not in exceptfds.
  *
+ * The sets are read and written as the kernel's core_sys_select() does:
+ * arrays of unsigned long as long as nfds needs, which may be far beyond
+ * FD_SETSIZE in sets a program sized itself; nfds is cut to the size of
+ * the descriptor table (select_nfds), never an error above it, and the
+ * whole of each word below nfds is written back (bits past nfds in the
+ * last one cleared), nothing beyond.
+ *
  * The signal mask of ppoll/pselect is set atomically with the wait, as
  * the kernel sets it: every wait inside is the real ppoll() with the
  * caller's mask, and nothing here changes the thread's own mask (a
@@ -31,8 +38,10 @@
  * filter sees.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "lib/clock.h"
@@ -122,14 +131,169 @@ SHIM_EXPORT int ppoll(struct pollfd *fds, nfds_t n,
 #define OUT_SET (POLLOUT | POLLWRNORM | POLLWRBAND | POLLERR)
 #define EX_SET (POLLPRI)
 
+/*
+ * The sets as the kernel reads them: arrays of unsigned long, as many as
+ * nfds needs, which a program may size itself beyond FD_SETSIZE (the
+ * FD_* macros, checked against FD_SETSIZE, are not used on them).
+ */
+#define WBITS (8 * sizeof(unsigned long))
+
+static unsigned long *words(fd_set *s)
+{
+	return (unsigned long *)(void *)s;
+}
+
+static bool bit_in(fd_set *s, int fd)
+{
+	return s && (words(s)[(size_t)fd / WBITS] >> ((size_t)fd % WBITS) & 1);
+}
+
+static void bit_put(fd_set *s, int fd)
+{
+	words(s)[(size_t)fd / WBITS] |= 1UL << ((size_t)fd % WBITS);
+}
+
+/* Is one of the library's sockets asked about?  Only the numbers that
+ * have an entry are looked at, so nothing of the sets is read that the
+ * kernel would not read (nfds may be far beyond them). */
 static bool sets_have_ours(int nfds, fd_set *r, fd_set *w, fd_set *e)
 {
-	for (int fd = 0; fd < nfds && fd < FD_SETSIZE; fd++)
-		if (((r && FD_ISSET(fd, r)) || (w && FD_ISSET(fd, w)) ||
-		     (e && FD_ISSET(fd, e))) &&
+	int end = fdtab_bound();
+
+	for (int fd = 0; fd < nfds && fd < end; fd++)
+		if (fdtab_kind(fd) != FDK_NONE &&
+		    (bit_in(r, fd) || bit_in(w, fd) || bit_in(e, fd)) &&
 		    fdkind_relayed(shim_kind(fd)))
 			return true;
 	return false;
+}
+
+/*
+ * The size of the kernel's descriptor table for this thread (its
+ * max_fds: FDSize in /proc/thread-self/status), or -1 when unknown.
+ */
+static long fd_table_size(void)
+{
+	char b[1024], *p;
+	long size = -1;
+	ssize_t n = -1;
+	int saved = errno;
+	int fd = open("/proc/thread-self/status", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)	/* before Linux 3.17 */
+		fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = real_read(fd, b, sizeof(b) - 1);
+		real_close(fd);
+	}
+	if (n > 0) {
+		b[n] = '\0';
+		p = strstr(b, "\nFDSize:");
+		if (p)
+			size = strtol(p + 8, NULL, 10);
+	}
+	errno = saved;
+	return size > 0 ? size : -1;
+}
+
+/*
+ * nfds as the kernel takes it: cut to the size of its descriptor table
+ * (never an error; bits above are neither read nor written).  The table
+ * is never smaller than one word, and holds any open descriptor: fd
+ * nfds - 1 open (a program's usual highest + 1) says enough without
+ * reading /proc.  Where /proc cannot say, FD_SETSIZE bounds what is read.
+ */
+static int select_nfds(int nfds)
+{
+	int saved = errno;
+	long size;
+
+	if (nfds <= (int)WBITS || real_fcntl(nfds - 1, F_GETFD) >= 0)
+		return nfds;
+	errno = saved;
+	size = fd_table_size();
+	if (size < 0)
+		size = FD_SETSIZE;
+	return size < nfds ? (int)size : nfds;
+}
+
+/* The bits below nfds of word i of all three sets. */
+static unsigned long word_any(int nfds, fd_set *r, fd_set *w, fd_set *e,
+			      size_t i)
+{
+	unsigned long v = (r ? words(r)[i] : 0) | (w ? words(w)[i] : 0) |
+			  (e ? words(e)[i] : 0);
+
+	if ((i + 1) * WBITS > (size_t)nfds)
+		v &= (1UL << ((size_t)nfds % WBITS)) - 1;
+	return v;
+}
+
+/* A pollfd for each descriptor below nfds in a set (*n of them). */
+static struct pollfd *sets_to_poll(int nfds, fd_set *r, fd_set *w, fd_set *e,
+				   nfds_t *n)
+{
+	size_t nw = ((size_t)nfds + WBITS - 1) / WBITS, count = 0;
+	struct pollfd *p;
+
+	for (size_t i = 0; i < nw; i++)
+		count += (size_t)__builtin_popcountl(word_any(nfds, r, w, e, i));
+	p = calloc(count + 1, sizeof(*p));
+	if (!p)
+		return NULL;
+	*n = 0;
+	for (size_t i = 0; i < nw; i++) {
+		unsigned long v = word_any(nfds, r, w, e, i);
+
+		for (; v; v &= v - 1) {
+			int fd = (int)(i * WBITS) + __builtin_ctzl(v);
+			short ev = 0;
+
+			if (bit_in(r, fd))
+				ev |= POLLIN;
+			if (bit_in(w, fd))
+				ev |= POLLOUT;
+			if (bit_in(e, fd))
+				ev |= POLLPRI;
+			p[*n].fd = fd;
+			p[(*n)++].events = ev;
+		}
+	}
+	return p;
+}
+
+/* The result into the sets, as the kernel writes it: every word below
+ * nfds (the bits above nfds in the last one cleared); the count. */
+static int poll_to_sets(int nfds, fd_set *r, fd_set *w, fd_set *e,
+			const struct pollfd *p, nfds_t n)
+{
+	size_t bytes = ((size_t)nfds + WBITS - 1) / WBITS *
+		       sizeof(unsigned long);
+	int count = 0;
+
+	if (r)
+		memset(r, 0, bytes);
+	if (w)
+		memset(w, 0, bytes);
+	if (e)
+		memset(e, 0, bytes);
+	for (nfds_t i = 0; i < n; i++) {
+		short rv = p[i].revents;
+
+		if ((p[i].events & POLLIN) && (rv & IN_SET)) {
+			bit_put(r, p[i].fd);
+			count++;
+		}
+		if ((p[i].events & POLLOUT) && (rv & OUT_SET)) {
+			bit_put(w, p[i].fd);
+			count++;
+		}
+		if ((p[i].events & POLLPRI) && (rv & EX_SET)) {
+			bit_put(e, p[i].fd);
+			count++;
+		}
+	}
+	return count;
 }
 
 static int64_t mono_us(void)
@@ -143,64 +307,24 @@ static int select_ours(int nfds, fd_set *r, fd_set *w, fd_set *e,
 {
 	struct pollfd *p;
 	nfds_t n = 0;
-	int rc, count = 0;
+	int rc;
 
-	if (nfds > FD_SETSIZE)
-		nfds = FD_SETSIZE;
-	p = calloc((size_t)nfds + 1, sizeof(*p));
+	nfds = select_nfds(nfds);
+	p = sets_to_poll(nfds, r, w, e, &n);
 	if (!p) {
 		errno = ENOMEM;
 		return -1;
 	}
-	for (int fd = 0; fd < nfds; fd++) {
-		short ev = 0;
-
-		if (r && FD_ISSET(fd, r))
-			ev |= POLLIN;
-		if (w && FD_ISSET(fd, w))
-			ev |= POLLOUT;
-		if (e && FD_ISSET(fd, e))
-			ev |= POLLPRI;
-		if (!ev)
-			continue;
-		p[n].fd = fd;
-		p[n++].events = ev;
-	}
 	rc = ours_poll(p, n, ts, mask, pcall);
-	if (rc < 0) {
-		free(p);
-		return -1;
-	}
-	for (nfds_t i = 0; i < n; i++)
+	for (nfds_t i = 0; rc >= 0 && i < n; i++)
 		if (p[i].revents & POLLNVAL) {
-			free(p);
 			errno = EBADF;
-			return -1;
+			rc = -1;
 		}
-	if (r)
-		FD_ZERO(r);
-	if (w)
-		FD_ZERO(w);
-	if (e)
-		FD_ZERO(e);
-	for (nfds_t i = 0; i < n; i++) {
-		short rv = p[i].revents;
-
-		if ((p[i].events & POLLIN) && (rv & IN_SET)) {
-			FD_SET(p[i].fd, r);
-			count++;
-		}
-		if ((p[i].events & POLLOUT) && (rv & OUT_SET)) {
-			FD_SET(p[i].fd, w);
-			count++;
-		}
-		if ((p[i].events & POLLPRI) && (rv & EX_SET)) {
-			FD_SET(p[i].fd, e);
-			count++;
-		}
-	}
+	if (rc >= 0)
+		rc = poll_to_sets(nfds, r, w, e, p, n);
 	free(p);
-	return count;
+	return rc;
 }
 
 SHIM_EXPORT int select(int nfds, fd_set *__restrict r, fd_set *__restrict w,

@@ -37,6 +37,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/errqueue.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -55,6 +56,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -729,6 +731,146 @@ static void scn_pselect(void)
 	replies_with(&W_pselect, false);
 	replies_with(&W_pselect, true);
 }
+
+/*
+ * select and pselect with nfds above FD_SETSIZE, on sets the program
+ * sized itself (the kernel takes any nfds, cut to the size of its
+ * descriptor table): a ping socket, a pipe's read end moved to fd
+ * BIG_PIPE, a copy of the socket at BIG_COPY, a number never opened
+ * below the table's end (EBADF) and one above it (left alone).
+ */
+#define BIG_FDS 4096		/* RLIMIT_NOFILE wanted; the sets' size */
+#define BIG_COPY 1500
+#define BIG_CLOSED 1800
+#define BIG_PIPE 2000
+#define BIG_PAST 2010		/* in BIG_PIPE's word, past nfds */
+#define BIG_ABOVE 3000		/* past the table (2048 descriptors) */
+#define BIG_WORD (8 * sizeof(unsigned long))
+
+static const char *errqueue(int fd);
+
+struct bigset {
+	unsigned long w[BIG_FDS / BIG_WORD];
+};
+
+struct bigctx {
+	bool pcall;		/* pselect */
+	int sock;
+	struct bigset r, w;	/* both used: r and w; else w not given */
+};
+
+static void big_put(struct bigset *s, int fd)
+{
+	s->w[fd / BIG_WORD] |= 1UL << (fd % BIG_WORD);
+}
+
+/* Which of the named descriptors are set in s. */
+static const char *big_str(const struct bigset *s, int sock)
+{
+	static const char *const names[] = { "copy", "closed", "pipe", "past",
+					     "above" };
+	static const int fds[] = { BIG_COPY, BIG_CLOSED, BIG_PIPE, BIG_PAST,
+				   BIG_ABOVE };
+	char *b = (char *)S("%s", s->w[sock / BIG_WORD] >> (sock % BIG_WORD) & 1
+				       ? " sock" : "");
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		if (s->w[fds[i] / BIG_WORD] >> (fds[i] % BIG_WORD) & 1)
+			strcat(b, S(" %s", names[i]));
+	return b[0] ? b + 1 : "-";
+}
+
+/* Wait (both: with the write set too); what it gave, and for select
+ * whether time was left. */
+static const char *big_wait(struct bigctx *c, int nfds, int ms, bool both)
+{
+	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+	struct timespec ts = ts_of(ms);
+	fd_set *r = (fd_set *)(void *)&c->r;
+	fd_set *w = both ? (fd_set *)(void *)&c->w : NULL;
+	int rc = c->pcall ? pselect(nfds, r, w, NULL, &ts, NULL)
+			  : select(nfds, r, w, NULL, &tv);
+
+	if (rc < 0)
+		return rcs(rc);
+	return S("rc=%d read: %s%s%s%s", rc, big_str(&c->r, c->sock),
+		 both ? S(", write: %s", big_str(&c->w, c->sock)) : "",
+		 c->pcall ? "" : ", time left: ",
+		 c->pcall ? "" : tv.tv_sec || tv.tv_usec ? "some" : "none");
+}
+
+/* The sets for the next wait: read the socket and the given others. */
+static void big_sets(struct bigctx *c, int a, int b)
+{
+	memset(&c->r, 0, sizeof(c->r));
+	memset(&c->w, 0, sizeof(c->w));
+	big_put(&c->r, c->sock);
+	big_put(&c->w, c->sock);
+	if (a >= 0)
+		big_put(&c->r, a);
+	if (b >= 0)
+		big_put(&c->r, b);
+}
+
+static void big_with(const char *l, bool pcall)
+{
+	struct rlimit rl;
+	struct bigctx c = { .pcall = pcall, .sock = ping_socket(SOCK_NONBLOCK) };
+	int p[2], copy;
+	char x;
+
+	getrlimit(RLIMIT_NOFILE, &rl);
+	rl.rlim_cur = BIG_FDS;
+	if (rl.rlim_max < BIG_FDS || setrlimit(RLIMIT_NOFILE, &rl) < 0 ||
+	    pipe(p) < 0 || dup2(p[0], BIG_PIPE) != BIG_PIPE) {
+		out("%s: RLIMIT_NOFILE %d: not possible, not tested", l, BIG_FDS);
+		out("%s: sendto: %s", l, send_echo(c.sock, LOOP, 1, 'A'));
+		return;
+	}
+	close(p[0]);
+	big_sets(&c, BIG_PIPE, BIG_PAST);
+	out("%s: nothing ready, 200 ms: %s", l, big_wait(&c, BIG_PIPE + 1, 200, false));
+	out("%s: pipe written: %s", l, rcs(write(p[1], "x", 1)));
+	big_sets(&c, BIG_PIPE, -1);
+	out("%s: wait: %s", l, big_wait(&c, BIG_PIPE + 1, WAIT_MS, false));
+	out("%s: sendto seq 1: %s", l, send_echo(c.sock, LOOP, 1, 'A'));
+	wait_in(c.sock, WAIT_MS);
+	big_sets(&c, BIG_PIPE, -1);
+	out("%s: reply and byte queued: %s", l,
+	    big_wait(&c, BIG_PIPE + 1, WAIT_MS, true));
+	out("%s: recv: %s", l, reply_str(recv_reply(c.sock, 0)));
+	out("%s: read pipe: %s", l, rcs(read(BIG_PIPE, &x, 1)));
+	big_sets(&c, BIG_PIPE, BIG_CLOSED);
+	out("%s: a number never opened: %s", l,
+	    big_wait(&c, BIG_PIPE + 1, 0, false));
+	big_sets(&c, BIG_PIPE, BIG_ABOVE);
+	out("%s: a number past the table, nfds %d: %s", l, BIG_FDS,
+	    big_wait(&c, BIG_FDS, 0, false));
+	big_sets(&c, BIG_PIPE, BIG_ABOVE);
+	out("%s: the same, nfds INT_MAX: %s", l,
+	    big_wait(&c, INT_MAX, 0, false));
+
+	copy = dup2(c.sock, BIG_COPY);
+	out("%s: copy at %d: %s; IP_RECVERR: %s", l, BIG_COPY,
+	    copy == BIG_COPY ? "made" : rcs(copy),
+	    setint(BIG_COPY, SOL_IP, IP_RECVERR, 1));
+	out("%s: sendto %s seq 2: %s", l, FORGE_SOFT,
+	    send_echo(BIG_COPY, FORGE_SOFT, 2, 'A'));
+	wait_in(BIG_COPY, WAIT_MS);
+	big_sets(&c, BIG_COPY, BIG_PIPE);
+	out("%s: error queued, nfds %d: %s", l, BIG_COPY + 1,
+	    big_wait(&c, BIG_COPY + 1, WAIT_MS, false));
+	out("%s: MSG_ERRQUEUE: %s", l, errqueue(BIG_COPY));
+	big_sets(&c, BIG_COPY, BIG_PIPE);
+	out("%s: after reading it: %s", l, big_wait(&c, BIG_PIPE + 1, 0, false));
+	close(BIG_COPY);
+	close(BIG_PIPE);
+	close(p[1]);
+	close(c.sock);
+}
+
+static void scn_select_big(void) { big_with("select_big", false); }
+static void scn_pselect_big(void) { big_with("pselect_big", true); }
 
 static void scn_epoll_pwait(void)
 {
@@ -2313,6 +2455,8 @@ static const struct scenario scenarios[] = {
 	{ "ppoll", scn_ppoll, NULL },
 	{ "select", scn_select, NULL },
 	{ "pselect", scn_pselect, NULL },
+	{ "select_big", scn_select_big, NULL },
+	{ "pselect_big", scn_pselect_big, NULL },
 	{ "epoll", scn_epoll, NULL },
 	{ "epoll_et", scn_epoll_et, NULL },
 	{ "epoll_oneshot", scn_epoll_oneshot, NULL },
