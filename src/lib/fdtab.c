@@ -380,6 +380,21 @@ int fdtab_next(int from)
 	return fd;
 }
 
+int fdtab_fd_of(const struct fdent *ent)
+{
+	struct stat st;
+	int fd = -1;
+
+	lock_take(LOCK_FDTAB);
+	for (size_t i = 0; i < ntab && fd < 0; i++)
+		if (counted(tab[i].kind) && tab[i].dev == ent->dev &&
+		    tab[i].ino == ent->ino && fstat((int)i, &st) == 0 &&
+		    st.st_dev == ent->dev && st.st_ino == ent->ino)
+			fd = (int)i;
+	lock_give(LOCK_FDTAB);
+	return fd;
+}
+
 size_t fdtab_hidden_fds(int *out, size_t max)
 {
 	size_t n = 0;

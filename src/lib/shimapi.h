@@ -24,6 +24,10 @@ int fdtab_dup(int oldfd, int newfd);
 /* The smallest descriptor >= from that has an entry, or -1. */
 int fdtab_next(int from);
 
+/* A descriptor of ent's socket (its identity, dev and ino) that has an
+ * entry and is still open on it, or -1. */
+int fdtab_fd_of(const struct fdent *ent);
+
 /*
  * The library's own descriptors that a program must not close behind its
  * back (close_range, closefrom), into out[0..max), and the count there

@@ -36,6 +36,18 @@
  * them.  fork needs nothing: the child has the parent's registrations
  * in its own memory, and neither closing its copy touches the other's.
  *
+ * Numbers.  The kernel's registration is (open file, number): closing
+ * the number while a copy (dup) keeps the socket open leaves it, and
+ * its events keep coming, reported with the program's data; the number
+ * may then be given to another descriptor, whose own it is.  So each
+ * registration keeps the identity of the socket it was added for, and
+ * nothing is done through its number (EPOLL_CTL_MOD, a look at the
+ * queue) unless that still names it: epoll_ctl finds a registration by
+ * number and socket, as the kernel does, and the queue is looked at
+ * through another copy.  Such a registration can no longer be changed
+ * (EPOLLIN taken out or put back, EPOLLONESHOT re-armed), by the shim
+ * or the program, until a copy of the socket is put back on the number.
+ *
  * Limits: what one process changes with epoll_ctl in a set it shares
  * with another (after fork) is not seen by the other's shim; a set kept
  * across exec reports the shim's tags, not the program's data, for
@@ -50,6 +62,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -70,8 +83,10 @@
 
 struct ereg {
 	int epfd;		/* the set's key; -1: free slot */
-	int fd;
-	struct wire_shm *shm;	/* the socket's state slot: its identity */
+	int fd;			/* the number it was added with */
+	dev_t dev;		/* ... and the socket it named then (the */
+	ino_t ino;		/* kernel's registration is (file, fd)) */
+	struct wire_shm *shm;	/* the socket's state slot */
 	uint32_t events;	/* as the program gave them */
 	epoll_data_t data;	/* the program's */
 	bool fired;		/* EPOLLONESHOT: reported, not re-armed */
@@ -150,12 +165,49 @@ static void set_watched(int epfd, bool on)
 		atomic_store_explicit(&watched[epfd], on, memory_order_relaxed);
 }
 
+/*
+ * The registration of fd in epfd's set, as the kernel finds it: by the
+ * number and the socket it names now (one whose number was closed while
+ * a copy kept the socket open lives on, as the kernel's does, but the
+ * number may have been given to another socket since).
+ */
 static struct ereg *reg_find(int epfd, int fd)
 {
+	int saved = errno;
+	struct stat st;
+
+	if (fstat(fd, &st) < 0) {
+		errno = saved;
+		return NULL;
+	}
 	for (size_t i = 0; i < nregs; i++)
-		if (regs[i].epfd == epfd && regs[i].fd == fd)
+		if (regs[i].epfd == epfd && regs[i].fd == fd &&
+		    regs[i].dev == st.st_dev && regs[i].ino == st.st_ino)
 			return &regs[i];
 	return NULL;
+}
+
+/* Does r's number still name its socket?  Closed while a copy keeps the
+ * socket open, it may be another descriptor's now (a pipe, a socket the
+ * program registered too), which the shim must not touch. */
+static bool reg_named(const struct ereg *r)
+{
+	int saved = errno;
+	struct stat st;
+	bool same = fstat(r->fd, &st) == 0 && st.st_dev == r->dev &&
+		    st.st_ino == r->ino;
+
+	errno = saved;
+	return same;
+}
+
+/* A descriptor of r's socket to look at its queue with: its number while
+ * that names it, or another copy; -1: none. */
+static int reg_sock_fd(const struct ereg *r)
+{
+	struct fdent ent = { .dev = r->dev, .ino = r->ino };
+
+	return reg_named(r) ? r->fd : fdtab_fd_of(&ent);
 }
 
 static long reg_alloc(void)
@@ -307,7 +359,8 @@ static int ctl_add(int epfd, int key, int fd, const struct epoll_event *ev,
 	mine.data.u64 = EP_TAG(slot);
 	if (real_epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &mine) < 0)
 		return -1;
-	*r = (struct ereg){ .epfd = key, .fd = fd, .shm = ent->shm,
+	*r = (struct ereg){ .epfd = key, .fd = fd, .dev = ent->dev,
+			    .ino = ent->ino, .shm = ent->shm,
 			    .events = ev->events, .data = ev->data };
 	atomic_fetch_add(&nlive, 1);
 	set_watched(key, true);
@@ -387,13 +440,19 @@ SHIM_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 
 /* ---- waiting ---- */
 
-/* The kernel's registration of r: the program's events, and EPOLLIN
- * unless in_off. */
+/*
+ * The kernel's registration of r: the program's events, and EPOLLIN
+ * unless in_off.  Only through its number while that names its socket:
+ * otherwise the registration cannot be reached (the kernel's epoll_ctl
+ * cannot either), and stays as it is.
+ */
 static void reg_arm(int epfd, struct ereg *r, bool in_off)
 {
 	struct epoll_event mine = { .events = r->events | (in_off ? 0 : EPOLLIN),
 				    .data.u64 = EP_TAG(r - regs) };
 
+	if (!reg_named(r))
+		return;
 	r->in_off = in_off;
 	real_epoll_ctl(epfd, EPOLL_CTL_MOD, r->fd, &mine);
 }
@@ -408,8 +467,9 @@ static uint32_t asked(int epfd, struct ereg *r, uint32_t got)
 {
 	struct fdent ent = { .shm = r->shm };
 	const uint32_t in = EPOLLIN | EPOLLRDNORM;
+	int fd = (got & in) ? reg_sock_fd(r) : -1;
 
-	if ((got & in) && !relay_data_queued(r->fd, &ent))
+	if (fd >= 0 && !relay_data_queued(fd, &ent))
 		got &= ~in;
 	if ((got & in) && !(r->events & EPOLLIN) && !(r->events & EPOLLET))
 		reg_arm(epfd, r, true);
@@ -425,7 +485,7 @@ static void wait_begin(int epfd)
 	for (size_t i = 0; i < nregs; i++) {
 		struct ereg *r = &regs[i];
 
-		if (r->epfd == epfd && r->in_off &&
+		if (r->epfd == epfd && r->in_off && reg_named(r) &&
 		    real_recv(r->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) < 0 &&
 		    errno == EAGAIN)
 			reg_arm(epfd, r, false);

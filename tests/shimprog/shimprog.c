@@ -2260,6 +2260,87 @@ static void scn_epoll_dup(void)
 }
 
 /*
+ * A registered socket's number closed while a copy keeps the socket
+ * open: the kernel's registration belongs to the open file and lives on,
+ * reporting its events with the program's data, while the number, once
+ * given to another descriptor (a pipe, another socket), is that one's
+ * alone: epoll_ctl on it and its events are the new descriptor's.
+ */
+/* from, moved to the number to (closed there if need be); to or -1. */
+static int move_to(int from, int to)
+{
+	int rc;
+
+	if (from < 0 || from == to)
+		return from;
+	rc = dup2(from, to);
+	close(from);
+	return rc;
+}
+
+static void scn_epoll_reuse(void)
+{
+	static const char *const names[] = { "A", "P", "B" };
+	const char *l = "epoll_reuse";
+	int fd = ping_socket(SOCK_NONBLOCK), ep = epoll_create1(EPOLL_CLOEXEC);
+	int d, p[2], n = fd;
+	char x;
+
+	ep_ctl(ep, EPOLL_CTL_ADD, fd, EPOLLOUT, 0);
+	d = dup(fd);
+	setint(d, SOL_IP, IP_RECVERR, 1);
+	out("%s: A registered for EPOLLOUT, copied, closed: %s", l, rcs(close(fd)));
+	if (pipe(p) < 0 || move_to(p[0], n) != n)
+		return;
+	out("%s: its number a pipe's, ADD it for EPOLLIN: %s", l,
+	    rcs(ep_ctl(ep, EPOLL_CTL_ADD, n, EPOLLIN, 1)));
+	out("%s: sendto seq 1 on the copy: %s", l, send_echo(d, LOOP, 1, 'A'));
+	wait_in(d, WAIT_MS);
+	out("%s: reply queued: %s", l, ep_wait(ep, WAIT_MS, names));
+	out("%s: pipe written: %s", l, rcs(write(p[1], "x", 1)));
+	out("%s: wait: %s", l, ep_wait(ep, WAIT_MS, names));
+	out("%s: recv the copy: %s; read the pipe: %s", l,
+	    reply_str(recv_reply(d, 0)), rcs(read(n, &x, 1)));
+	out("%s: wait 0 ms: %s", l, ep_wait(ep, 0, names));
+	out("%s: sendto %s seq 2: %s", l, FORGE_SOFT,
+	    send_echo(d, FORGE_SOFT, 2, 'A'));
+	wait_in(d, WAIT_MS);
+	out("%s: error queued: %s", l, ep_wait(ep, WAIT_MS, names));
+	out("%s: MSG_ERRQUEUE: %s", l, errqueue(d));
+	out("%s: wait 0 ms: %s", l, ep_wait(ep, 0, names));
+	close(n);
+	close(p[1]);
+
+	fd = move_to(ping_socket(SOCK_NONBLOCK), n);
+	out("%s: the number another socket's, ADD it for EPOLLIN: %s", l,
+	    fd == n ? rcs(ep_ctl(ep, EPOLL_CTL_ADD, n, EPOLLIN, 2)) : rcs(-1));
+	out("%s: sendto seq 3 on it: %s", l, send_echo(n, LOOP, 3, 'B'));
+	wait_in(n, WAIT_MS);
+	out("%s: wait: %s", l, ep_wait(ep, WAIT_MS, names));
+	out("%s: MOD it, EPOLLIN|EPOLLOUT: %s", l,
+	    rcs(ep_ctl(ep, EPOLL_CTL_MOD, n, EPOLLIN | EPOLLOUT, 2)));
+	out("%s: wait: %s", l, ep_wait(ep, WAIT_MS, names));
+	out("%s: recv: %s", l, reply_str(recv_reply(n, 0)));
+	out("%s: DEL it: %s", l, rcs(ep_ctl(ep, EPOLL_CTL_DEL, n, 0, 0)));
+	out("%s: wait 0 ms: %s", l, ep_wait(ep, 0, names));
+	close(n);
+
+	out("%s: the copy back on the number: %d", l, dup2(d, n) == n);
+	out("%s: MOD through the copy: %s", l,
+	    rcs(ep_ctl(ep, EPOLL_CTL_MOD, d, EPOLLIN, 0)));
+	out("%s: MOD through the number, EPOLLIN|EPOLLOUT: %s", l,
+	    rcs(ep_ctl(ep, EPOLL_CTL_MOD, n, EPOLLIN | EPOLLOUT, 0)));
+	out("%s: sendto seq 4: %s", l, send_echo(d, LOOP, 4, 'A'));
+	wait_in(d, WAIT_MS);
+	out("%s: wait: %s", l, ep_wait(ep, WAIT_MS, names));
+	out("%s: recv: %s", l, reply_str(recv_reply(n, 0)));
+	close(n);
+	close(d);
+	close(ep);
+	sockets("epoll_reuse: none", 0);
+}
+
+/*
  * fork: parent and child each hold the set; either closing its copy
  * leaves the other's working.  (One side's epoll_ctl after the fork is
  * not seen by the other's shim: not tested, pingsock-preload(8).)
@@ -2483,6 +2564,7 @@ static const struct scenario scenarios[] = {
 	{ "sigmask_epoll_pwait", scn_sigmask_epoll_pwait, NULL },
 	{ "sigmask_epoll_pwait2", scn_sigmask_epoll_pwait2, NULL },
 	{ "epoll_dup", scn_epoll_dup, NULL },
+	{ "epoll_reuse", scn_epoll_reuse, NULL },
 	{ "epoll_fork", scn_epoll_fork, NULL },
 	{ "epoll_limits", scn_epoll_limits, NULL },
 	/* run by exec, not from the command line */
