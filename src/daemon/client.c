@@ -221,6 +221,7 @@ void client_free(struct server *s, struct client *c)
 		c->prev->next = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
+	s->nclients--;
 	loop_group_forget(c->grp, c->fd);
 	conn_release(s, c->uid, true);
 	closer_close_socket(c->fd, c->uid);	/* and what it queued */
@@ -464,6 +465,7 @@ int client_connect(struct server *s, int fd)
 	if (s->clients)
 		s->clients->prev = c;
 	s->clients = c;
+	s->nclients++;
 	return 0;
 }
 

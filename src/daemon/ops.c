@@ -542,11 +542,8 @@ static void op_stats(struct server *s, struct client *c, struct ssock *ss,
 		     const struct wire_req *req, struct reply *r)
 {
 	struct wire_stats st = s->stats;
-	unsigned n = 0;
 
-	for (struct client *x = s->clients; x; x = x->next)
-		n++;
-	st.clients = n;
+	st.clients = s->nclients;
 	st.sockets = pstab_sockets(s->tab);
 	st.idents = pstab_idents(s->tab);
 	st.users = uidtab_count(s->uids);

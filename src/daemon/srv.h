@@ -227,6 +227,7 @@ struct server {
 	uint64_t serials;	/* the last socket's serial */
 	struct ssock **by_cookie;	/* relayed sockets by cookie (ssock.c) */
 	struct client *clients;
+	uint32_t nclients;	/* on that list (WIRE_STATS: not a walk) */
 	struct arena *arenas;	/* all of them (arena.h) */
 	struct wire_stats stats;
 	struct {

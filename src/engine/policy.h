@@ -30,8 +30,8 @@
  *   rate = N              requests per second one uid may send, and
  *   burst = N             how many of them may come at once (a token
  *                         bucket); a send past it waits (EAGAIN with
- *                         MSG_DONTWAIT); defaults 100 and 100, rate 0: no
- *                         limit
+ *                         MSG_DONTWAIT); defaults 0 (no limit, as the
+ *                         kernel's socket) and 100
  *   max_request = BYTES   largest ICMP message a client may send (EMSGSIZE
  *                         past it); default 65535, the kernel's own limit
  *   mode = relay|broker|auto
