@@ -1000,7 +1000,7 @@ static int cmd_slotproto(char **argv)
  * STOPFILE.  Each arena used to stay, with its 2 MiB mapping, for as
  * long as the socket lived.
  */
-static int cmd_mirrors(char **argv)
+static int mirrors(char **argv, bool keep)
 {
 	int n = atoi(argv[2]), ok = 0, bad = 0, datafd;
 	uint32_t h;
@@ -1021,12 +1021,28 @@ static int cmd_mirrors(char **argv)
 		else
 			bad++;
 		answer_close(&a);
-		close(c);
+		if (!keep)
+			close(c);
 	}
 	printf("mirrors attached=%d failed=%d\n", ok, bad);
 	printf("holding\n");
 	wait_file(argv[3]);
 	return 0;
+}
+
+static int cmd_mirrors(char **argv)
+{
+	return mirrors(argv, false);
+}
+
+/*
+ * mirrorskeep N STOPFILE: the same, each connection kept (review of
+ * fairness, F3): the socket's state was then written into N arenas at
+ * every request that changed it.
+ */
+static int cmd_mirrorskeep(char **argv)
+{
+	return mirrors(argv, true);
 }
 
 /* ---- review, daemon finding 2: proofs spoilt by a wrong nonce ---- */
@@ -1278,7 +1294,7 @@ int main(int argc, char **argv)
 		{ "hoard", 6, cmd_hoard }, { "malformed", 3, cmd_malformed },
 		{ "wrap", 2, cmd_wrap }, { "proofs", 2, cmd_proofs },
 		{ "mirrors", 4, cmd_mirrors }, { "datajunk", 4, cmd_datajunk },
-		{ "dials", 3, cmd_dials },
+		{ "dials", 3, cmd_dials }, { "mirrorskeep", 4, cmd_mirrorskeep },
 #ifdef WIRE_RQ_SLOT
 		{ "slotproto", 2, cmd_slotproto },
 #endif
