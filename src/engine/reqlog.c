@@ -10,6 +10,10 @@ struct req {
 	struct ps_addr dst;
 	uint64_t when;
 	int32_t next;		/* next entry in the same bucket, or -1 */
+	int32_t prev;		/* the one before it, or -1: forgetting
+				 * the oldest, last in its chain, takes no
+				 * walk (one sequence number for every
+				 * request made chains of 65,536) */
 	uint16_t seq;		/* as sent */
 	bool probe;		/* an Extended Echo Request */
 	bool any_src;
@@ -21,6 +25,7 @@ struct reqlog {
 	uint32_t cap;		/* power of two */
 	uint32_t head;		/* oldest entry */
 	uint32_t count;
+	uint64_t steps;		/* chain links followed to forget entries */
 };
 
 /*
@@ -84,17 +89,23 @@ static void link_entry(struct reqlog *log, uint32_t idx)
 	uint32_t b = bucket_of_entry(log, idx);
 
 	log->ring[idx].next = log->bucket[b];
+	log->ring[idx].prev = -1;
+	if (log->bucket[b] >= 0)
+		log->ring[log->bucket[b]].prev = (int32_t)idx;
 	log->bucket[b] = (int32_t)idx;
 }
 
 static void unlink_entry(struct reqlog *log, uint32_t idx)
 {
-	int32_t *p = &log->bucket[bucket_of_entry(log, idx)];
+	struct req *r = &log->ring[idx];
 
-	while (*p >= 0 && *p != (int32_t)idx)
-		p = &log->ring[*p].next;
-	if (*p == (int32_t)idx)
-		*p = log->ring[idx].next;
+	if (r->prev >= 0)
+		log->ring[r->prev].next = r->next;
+	else
+		log->bucket[bucket_of_entry(log, idx)] = r->next;
+	if (r->next >= 0)
+		log->ring[r->next].prev = r->prev;
+	log->steps++;
 }
 
 static int grow(struct reqlog *log)
@@ -184,4 +195,9 @@ bool reqlog_match(const struct reqlog *log, enum icmp_match how, uint16_t seq,
 unsigned reqlog_count(const struct reqlog *log)
 {
 	return log->count;
+}
+
+uint64_t reqlog_steps(const struct reqlog *log)
+{
+	return log->steps;
 }

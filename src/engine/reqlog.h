@@ -48,5 +48,8 @@ void reqlog_clear(struct reqlog *log);
 bool reqlog_match(const struct reqlog *log, enum icmp_match how, uint16_t seq,
 		  const struct ps_addr *src);
 unsigned reqlog_count(const struct reqlog *log);
+/* Chain links followed, in all, to forget old entries (for the tests:
+ * forgetting one must not cost a walk). */
+uint64_t reqlog_steps(const struct reqlog *log);
 
 #endif
