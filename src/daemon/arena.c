@@ -145,11 +145,6 @@ bool arena_will_linger(const struct arena *a)
 	return a && a->conns == 1 && a->refs > 1;
 }
 
-bool arena_used(const struct arena *a)
-{
-	return a->conns > 0;
-}
-
 uid_t arena_uid(const struct arena *a)
 {
 	return a->uid;

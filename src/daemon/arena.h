@@ -43,8 +43,6 @@ void arena_put(struct arena **head, struct arena *a);
  * (sockets' slots keep it)? */
 bool arena_will_linger(const struct arena *a);
 uid_t arena_uid(const struct arena *a);
-/* Does a connection use a (else it lingers, or is going)? */
-bool arena_used(const struct arena *a);
 /* The arena that has lingered longest, of uid (of anyone if any), and
  * how many linger so (*n); NULL if none. */
 struct arena *arena_lingerer(struct arena *head, uid_t uid, bool any,

@@ -26,6 +26,14 @@
  * batch a busy user's requests, few enough that a user waits behind at
  * most this many of each other user's. */
 #define LOOP_GROUP_QUANTUM 16
+/* And the time it may take: requests differ in cost fifty times over (a
+ * send, with the kernel's echo and the reply's delivery, against a
+ * getsockopt; a setsockopt writes the socket's state into each arena
+ * that maps it, thousands if its user made them), so a count alone let
+ * one user's turn run for milliseconds (a socket in 4,000 arenas and
+ * setsockopt() calls held another user's ping back 2.8-5.4 ms).  Past
+ * it, the group's other ready members wait for its next turn. */
+#define LOOP_GROUP_BUDGET_NS 200000
 
 struct loop {
 	int ep;
@@ -123,7 +131,8 @@ static void group_release(struct loop_group *g)
 
 /*
  * Some descriptors of the group are ready: serve at most a quantum of
- * them.  The rest stay ready (level-triggered), and the group's epoll
+ * them, for at most LOOP_GROUP_BUDGET_NS.  The rest stay ready
+ * (level-triggered), and the group's epoll
  * stays readable in the loop's, behind the other groups and descriptors
  * ready now.  A handler may free the group: it goes when they are done.
  */
@@ -132,12 +141,16 @@ static void on_group(void *data, uint32_t events)
 	struct loop_group *g = data;
 	struct epoll_event evs[LOOP_GROUP_QUANTUM];
 	int n = epoll_wait(g->ep, evs, LOOP_GROUP_QUANTUM, 0);
+	uint64_t t0 = n > 1 ? loop_now_ns() : 0;
 
 	(void)events;
 	g->busy = true;
 	for (int i = 0; i < n; i++) {
 		struct loop_handler *h = evs[i].data.ptr;
 
+		/* Level-triggered, all of them: those left stay ready. */
+		if (i && loop_now_ns() - t0 >= LOOP_GROUP_BUDGET_NS)
+			break;
 		h->proc(h->data, evs[i].events);
 	}
 	g->busy = false;

@@ -40,31 +40,6 @@ void sstate_publish(struct ssock *ss)
 		publish_to(ss, arena_slot(ss->mirrors[i].a, ss->mirrors[i].slot));
 }
 
-/*
- * The slots a socket may have (its state in as many arenas): every
- * request that changes its state writes them all (sstate_publish()), and
- * one user gave a socket 4,000, an arena per connection, then held
- * another user's ping back 2.8-5.4 ms with setsockopt() calls.  Past it,
- * a slot in an arena no connection uses (it lingers) gives way; if there
- * is none, ENOBUFS, as for a full arena.
- */
-#define SSOCK_MIRRORS_MAX 64
-
-static bool mirror_room(struct ssock *ss)
-{
-	if (ss->nmirrors < SSOCK_MIRRORS_MAX)
-		return true;
-	for (uint32_t i = 0; i < ss->nmirrors; i++) {
-		if (arena_used(ss->mirrors[i].a))
-			continue;
-		arena_slot_give(&ss->srv->arenas, ss->mirrors[i].a,
-				ss->mirrors[i].slot);
-		ss->mirrors[i] = ss->mirrors[--ss->nmirrors];
-		return true;
-	}
-	return false;
-}
-
 int sstate_mirror(struct ssock *ss, struct arena *a, uint32_t *slot)
 {
 	for (uint32_t i = 0; i < ss->nmirrors; i++) {
@@ -73,8 +48,6 @@ int sstate_mirror(struct ssock *ss, struct arena *a, uint32_t *slot)
 			return 0;
 		}
 	}
-	if (!mirror_room(ss))
-		return -ENOBUFS;
 	if (ss->nmirrors == ss->capmirrors) {
 		uint32_t n = ss->capmirrors ? 2 * ss->capmirrors : 2;
 		struct mirror *m = realloc(ss->mirrors, n * sizeof(*m));

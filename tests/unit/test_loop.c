@@ -24,6 +24,7 @@ struct member {
 	struct loop_handler h;
 	int fd, peer;
 	unsigned served;
+	unsigned spin_us;	/* the handler takes that long */
 	struct loop_group *g;	/* freed by this member's handler if set */
 	struct loop_group **gfree;
 };
@@ -35,6 +36,12 @@ static void on_member(void *data, uint32_t events)
 
 	(void)events;
 	m->served++;
+	if (m->spin_us) {
+		uint64_t end = loop_now_ns() + m->spin_us * 1000u;
+
+		while (loop_now_ns() < end)
+			;
+	}
 	if (read(m->fd, b, sizeof(b)) < 0)
 		return;
 	if (m->gfree) {
@@ -156,6 +163,46 @@ static void quantum_per_turn(void)
 	loop_free(l);
 }
 
+/*
+ * Members whose requests take 100 us each: a turn serves the group for
+ * about 200 us (loop.c's LOOP_GROUP_BUDGET_NS), not a quantum of them,
+ * and the other group in the same turn.  (With a count alone one user's
+ * costly requests, a quantum of them, held everyone's turn for ms.)
+ */
+static void budget_per_turn(void)
+{
+	static struct member busy[MEMBERS];
+	struct member light;
+	struct loop *l = loop_new();
+	struct loop_group *gb = loop_group_new(l), *gl = loop_group_new(l);
+	unsigned total = 0;
+
+	for (int i = 0; i < MEMBERS; i++) {
+		CHECK_EQ(member_open(&busy[i]), 0);
+		busy[i].spin_us = 100;
+		CHECK_EQ(loop_group_watch(gb, busy[i].fd, EPOLLIN,
+					  &busy[i].h), 0);
+		poke(&busy[i]);
+	}
+	CHECK_EQ(member_open(&light), 0);
+	CHECK_EQ(loop_group_watch(gl, light.fd, EPOLLIN, &light.h), 0);
+	poke(&light);
+	CHECK_EQ(loop_turn(l, 100), 0);
+	for (int i = 0; i < MEMBERS; i++)
+		total += busy[i].served;
+	CHECK(total >= 1 && total <= 3);
+	CHECK_EQ(light.served, 1);
+	for (int i = 0; i < MEMBERS; i++) {
+		loop_group_forget(gb, busy[i].fd);
+		member_close(&busy[i]);
+	}
+	loop_group_forget(gl, light.fd);
+	member_close(&light);
+	loop_group_free(gb);
+	loop_group_free(gl);
+	loop_free(l);
+}
+
 /* A member's handler frees its own (split) group: the group goes after
  * the turn, and the other ready member of the batch is still served. */
 static void freed_by_its_handler(void)
@@ -206,6 +253,7 @@ int main(void)
 {
 	TEST(solo_then_split);
 	TEST(quantum_per_turn);
+	TEST(budget_per_turn);
 	TEST(freed_by_its_handler);
 	TEST(shares_by_uid);
 	return check_failed_total != 0;
