@@ -529,13 +529,16 @@ static void op_getname(struct server *s, struct client *c, struct ssock *ss,
 static void op_shutdown(struct server *s, struct client *c, struct ssock *ss,
 			const struct wire_req *req, struct reply *r)
 {
+	uint32_t was = ps_shutdown_mask(ss->ps);
+
 	r->result = ps_shutdown(ss->ps, req->u.how);
 	/* inet_shutdown(): sk_state_change() wakes every waiter, even with
-	 * ENOTCONN (a blocked receive ends, a wait sees it readable). */
-	if (r->result == -EINVAL)
-		sstate_publish(ss);
-	else
+	 * ENOTCONN (a blocked receive ends, a wait sees it readable); once
+	 * for each change, not a wake-up queued at every call. */
+	if (ps_shutdown_mask(ss->ps) != was)
 		sstate_wake(ss);
+	else
+		sstate_publish(ss);
 }
 
 static void op_stats(struct server *s, struct client *c, struct ssock *ss,

@@ -238,6 +238,7 @@ static int setup_loop(struct server *s)
 {
 	s->loop = loop_new();
 	s->shares = s->loop ? shares_new(s->loop) : NULL;
+	s->sock_shares = s->loop ? shares_new(s->loop) : NULL;
 	s->sig_h = (struct loop_handler){ on_signal, s };
 	s->listen_h = (struct loop_handler){ client_accept, s };
 	s->raw_h = (struct loop_handler){ deliver_raw4, s };
@@ -248,7 +249,7 @@ static int setup_loop(struct server *s)
 	s->listen_timer = (struct loop_timer){ .proc = client_listen_timer,
 					       .data = s };
 	s->watchdog_timer = (struct loop_timer){ .proc = watchdog, .data = s };
-	if (!s->loop || !s->shares || s->sig_fd < 0 ||
+	if (!s->loop || !s->shares || !s->sock_shares || s->sig_fd < 0 ||
 	    loop_watch(s->loop, s->listen_fd, EPOLLIN, &s->listen_h) ||
 	    loop_watch(s->loop, s->sig_fd, EPOLLIN, &s->sig_h) ||
 	    loop_at(s->loop, &s->tick_timer, loop_now_ns()) ||
@@ -341,6 +342,7 @@ static void teardown(struct server *s)
 	if (s->sig_fd >= 0)
 		close(s->sig_fd);
 	shares_free(s->shares);
+	shares_free(s->sock_shares);
 	loop_free(s->loop);
 	raw_close(s->conf.raw4);
 	raw6_close(s->conf.raw6);

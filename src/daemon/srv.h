@@ -204,6 +204,11 @@ struct slot {
 struct server {
 	struct loop *loop;
 	struct shares *shares;	/* each user's loop group (share.h) */
+	/* and one for its sockets' pair ends (ssock_watch()): apart, so
+	 * that a user with one connection and one socket has two groups
+	 * of one, watched as plain descriptors, not a nested epoll, which
+	 * costs an epoll_wait a request */
+	struct shares *sock_shares;
 	struct loop_handler listen_h, raw_h, raw6_h, sig_h;
 	int listen_fd, raw_fd, raw6_fd, sig_fd;
 	bool raw_on, raw6_on;	/* watched (deliver_watch()) */

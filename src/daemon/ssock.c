@@ -191,7 +191,8 @@ struct ssock *ssock_by_cookie(const struct server *s, uint64_t cookie)
 
 /*
  * A socket's pair end is watched in its user's share of the loop
- * (share.h), as its connections are: a user's hang-ups, thousands at once
+ * (share.h; a share for its sockets, beside the one for its connections):
+ * a user's hang-ups, thousands at once
  * when a process with as many sockets ends, are served a quantum a turn,
  * not ahead of every other user's requests (8,000 closed at once held
  * another user's ping 35-61 ms).  The share's descriptor is charged to
@@ -202,14 +203,14 @@ int ssock_watch(struct server *s, struct ssock *ss)
 	struct uident *u = uidtab_get(s->uids, ss->uid, false);
 	bool made;
 
-	ss->grp = share_get(s->shares, ss->uid, &made);
+	ss->grp = share_get(s->sock_shares, ss->uid, &made);
 	if (!ss->grp)
 		return -1;
 	if (made && u)
 		uidtab_add(s->uids, u, UID_FDS, 1);
 	if (loop_group_watch(ss->grp, ss->fd, SSOCK_WATCH, &ss->h) == 0)
 		return 0;
-	if (share_put(s->shares, ss->uid) && u)
+	if (share_put(s->sock_shares, ss->uid) && u)
 		uidtab_add(s->uids, u, UID_FDS, -1);
 	ss->grp = NULL;
 	return -1;
@@ -223,7 +224,7 @@ void ssock_unwatch(struct server *s, struct ssock *ss)
 		return;
 	loop_group_forget(ss->grp, ss->fd);
 	u = uidtab_get(s->uids, ss->uid, false);
-	if (share_put(s->shares, ss->uid) && u)
+	if (share_put(s->sock_shares, ss->uid) && u)
 		uidtab_add(s->uids, u, UID_FDS, -1);
 	ss->grp = NULL;
 }

@@ -1969,6 +1969,16 @@ static void scn_shutdown_wakes(void)
 		close(w.ep);
 		close(w.fd);
 	}
+	/* Once for each change: a hundred shutdown(SHUT_WR) leave the
+	 * socket as one does (each queued a wake-up, and past 64 of them a
+	 * wait took the socket for readable). */
+	w.fd = ping_socket(0);
+	for (int i = 0; i < 100; i++)
+		(void)shutdown(w.fd, SHUT_WR);
+	out("shutdown_wakes: after 100 shutdown(SHUT_WR): poll: %s",
+	    pollbits(wait_in(w.fd, 0)));
+	out("shutdown_wakes: recv: %s", rcs(recv(w.fd, &w, 1, MSG_DONTWAIT)));
+	close(w.fd);
 	still_works("shutdown_wakes", 1);
 }
 
