@@ -609,6 +609,7 @@ int main(int argc, char **argv)
 	if (o.config &&
 	    server_load_config(o.config, true, &conf.policy, err, sizeof(err)))
 		fatal(err);
+	conf.from_file = conf.policy;
 	apply_overrides(&o, &conf.policy);
 	check_start(&conf.policy);
 	if (privdrop_resolve(o.user, o.allow_shared_user, &target, err,

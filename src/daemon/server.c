@@ -86,11 +86,12 @@ static void reload(struct server *s)
 			    "%s", err);
 		return;
 	}
-	if (policy_keep_startup(&p, &s->conf.policy))
+	if (policy_startup_differs(&p, &s->conf.from_file))
 		log_warn("reload: mode, broker_group and the bpf_* keys are "
 			 "read at start-up only: the daemon keeps mode=%s; "
 			 "restart it to change them",
 			 policy_mode_name(s->conf.policy.mode));
+	policy_keep_startup(&p, &s->conf.policy);
 	s->conf.policy = p;
 	pstab_allow_raw(s->tab, p.raw_compat);
 	if (s->conf.guard && guard_set_policy(s->conf.guard, &p))

@@ -20,6 +20,9 @@ struct server_conf {
 	const char *socket_path;	/* removed at exit */
 	const char *config_path;	/* NULL: defaults, SIGHUP does nothing */
 	struct policy policy;
+	/* The file's own, before the command line's overrides: a reload
+	 * tells by it whether the file changed a start-up key. */
+	struct policy from_file;
 	struct raw *raw4;
 	struct raw6 *raw6;	/* NULL: this host has no IPv6 */
 	struct hostenv *host;

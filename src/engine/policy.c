@@ -33,19 +33,21 @@ void policy_default(struct policy *p)
 	p->any_allow = false;
 }
 
-bool policy_keep_startup(struct policy *p, const struct policy *now)
+void policy_keep_startup(struct policy *p, const struct policy *now)
 {
-	bool differs = p->mode != now->mode || p->bpf_guard != now->bpf_guard ||
-		       strcmp(p->broker_group, now->broker_group) != 0 ||
-		       strcmp(p->bpf_cgroup, now->bpf_cgroup) != 0 ||
-		       strcmp(p->bpf_pin_dir, now->bpf_pin_dir) != 0;
-
 	p->mode = now->mode;
 	p->bpf_guard = now->bpf_guard;
 	memcpy(p->broker_group, now->broker_group, sizeof(p->broker_group));
 	memcpy(p->bpf_cgroup, now->bpf_cgroup, sizeof(p->bpf_cgroup));
 	memcpy(p->bpf_pin_dir, now->bpf_pin_dir, sizeof(p->bpf_pin_dir));
-	return differs;
+}
+
+bool policy_startup_differs(const struct policy *a, const struct policy *b)
+{
+	return a->mode != b->mode || a->bpf_guard != b->bpf_guard ||
+	       strcmp(a->broker_group, b->broker_group) != 0 ||
+	       strcmp(a->bpf_cgroup, b->bpf_cgroup) != 0 ||
+	       strcmp(a->bpf_pin_dir, b->bpf_pin_dir) != 0;
 }
 
 static int parse_u32(const char **s, uint32_t *out)

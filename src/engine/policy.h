@@ -113,9 +113,12 @@ void policy_default(struct policy *p);
  * A reload's new policy keeps what is read at start-up only (mode,
  * broker_group, bpf_guard, bpf_cgroup, bpf_pin_dir: the daemon set
  * itself up by them, after --mode and the other options): copied from
- * now into p.  True if the file asked for something else there.
+ * now into p.
  */
-bool policy_keep_startup(struct policy *p, const struct policy *now);
+void policy_keep_startup(struct policy *p, const struct policy *now);
+/* Do a and b differ in those keys (the file now against the file at
+ * start: a reload says so)? */
+bool policy_startup_differs(const struct policy *a, const struct policy *b);
 
 /*
  * Parse text (len bytes, need not be NUL-terminated).  On error returns -1

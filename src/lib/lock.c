@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: ISC */
 #include "lib/lock.h"
 
+#include <linux/kcmp.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static pthread_mutex_t locks[LOCK_COUNT] = {
@@ -51,7 +53,20 @@ static atomic_int owner;
 
 bool lock_borrowed(void)
 {
-	return getpid() != atomic_load_explicit(&owner, memory_order_relaxed);
+	pid_t me = getpid(), o = atomic_load_explicit(&owner,
+						     memory_order_relaxed);
+
+	if (me == o)
+		return false;
+	/* A child that no fork handler ran in: one that shares the memory
+	 * (KCMP_VM), or one with a copy of it (_Fork(), clone() without
+	 * CLONE_VM), whose copy is its own from now on, as after fork().
+	 * (Where kcmp() is refused, the latter: as before there was this
+	 * test.) */
+	if (syscall(SYS_kcmp, me, o, KCMP_VM, 0, 0) == 0)
+		return true;
+	atomic_store_explicit(&owner, me, memory_order_relaxed);
+	return false;
 }
 
 static void before_fork(void)

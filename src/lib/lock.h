@@ -51,7 +51,9 @@ bool lock_held(void);
  * of its own?  There a close or a dup is the system call alone: the
  * tables describe the parent's descriptors, which the child's own close
  * does not touch (Python's subprocess closes every descriptor in such a
- * child).  One getpid() a call: for the close and dup calls only.
+ * child).  One getpid() a call: for the close and dup calls on the
+ * library's descriptors only; in a child no fork handler ran in, a
+ * kcmp(KCMP_VM) tells a shared memory from a copy.
  */
 bool lock_borrowed(void);
 

@@ -447,15 +447,16 @@ static int do_fcntl(int (*real)(int, int, ...), int fd, int cmd, void *arg)
 	bool dupfd = cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC;
 	int rc;
 
-	if (dupfd && lock_borrowed())
-		return real(fd, cmd, arg);
 	if (PASS_ANY(fd)) {
 		rc = real(fd, cmd, arg);
 		/* A copy of an epoll set keeps its registrations. */
-		if (dupfd && !lock_held())
+		if (dupfd && !lock_held() && shim_epoll_is_watched(fd) &&
+		    !lock_borrowed())
 			shim_epoll_copied(fd, rc);
 		return rc;
 	}
+	if (dupfd && lock_borrowed())
+		return real(fd, cmd, arg);
 	if (dupfd)
 		return adopt(fd, real(fd, cmd, arg), "fcntl(F_DUPFD)");
 	/* Flags live on the data descriptor itself (O_NONBLOCK included,
@@ -493,15 +494,15 @@ SHIM_EXPORT int dup(int fd)
 {
 	int rc;
 
-	shim_init();
-	if (lock_borrowed())
-		return real_dup(fd);
 	if (PASS_ANY(fd)) {
 		rc = real_dup(fd);
-		if (!lock_held())
+		if (!lock_held() && shim_epoll_is_watched(fd) &&
+		    !lock_borrowed())
 			shim_epoll_copied(fd, rc);
 		return rc;
 	}
+	if (lock_borrowed())
+		return real_dup(fd);
 	return adopt(fd, real_dup(fd), "dup");
 }
 
@@ -527,13 +528,16 @@ static int dup_onto(int oldfd, int newfd, int flags, bool three)
 	int rc;
 
 	shim_init();
-	if (lock_borrowed())
-		return three ? real_dup3(oldfd, newfd, flags)
-			     : real_dup2(oldfd, newfd);
 	old_ours = shim_kind(oldfd) != FDK_NONE;
 	new_ours = shim_kind(newfd) != FDK_NONE;
 	new_ep = !new_ours && oldfd != newfd && !lock_held() &&
 		 shim_epoll_is_watched(newfd);
+	/* Nothing of the library's involved: no getpid() either. */
+	if ((!old_ours && !new_ours && !new_ep &&
+	     (lock_held() || !shim_epoll_is_watched(oldfd))) ||
+	    lock_borrowed())
+		return three ? real_dup3(oldfd, newfd, flags)
+			     : real_dup2(oldfd, newfd);
 	if ((!old_ours && !new_ours && !new_ep) || oldfd == newfd) {
 		rc = three ? real_dup3(oldfd, newfd, flags)
 			   : real_dup2(oldfd, newfd);

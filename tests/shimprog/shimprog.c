@@ -1692,6 +1692,24 @@ static void scn_vfork(void)
 		out("vfork: epoll_wait: %s", ep_wait(ep, WAIT_MS, names));
 		out("vfork: recv: %s", await_reply(fd));
 	}
+	/* A child that no fork handler ran in, with a copy of the memory
+	 * (_Fork()): its own from then on, as after fork() (it was taken
+	 * for a vfork() child: its dup() was the system call alone, and a
+	 * send on the copy went to the C library). */
+	fflush(stdout);
+	pid_t pid = _Fork();
+
+	if (pid == 0) {
+		int d = dup(fd);
+
+		out("vfork: a _Fork() child: sendto on a dup: %s",
+		    send_echo(d, LOOP, 30, 'A'));
+		out("vfork: the child: recv on the dup: %s", await_reply(d));
+		fflush(stdout);
+		_exit(0);
+	}
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
 	sockets("vfork: one", 1);
 	close(ep);
 	close(fd);

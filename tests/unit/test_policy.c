@@ -457,9 +457,11 @@ static void reload_keeps_startup_keys(void)
 	CHECK_EQ(parse(&p, "bpf_guard = no\nmode = auto\nrate = 5\n"
 			   "broker_group = pingsock\n"
 			   "bpf_pin_dir = /sys/fs/bpf/x\n"), 0);
-	CHECK(!policy_keep_startup(&p, &now));
+	CHECK(!policy_startup_differs(&p, &now));
 	CHECK_EQ(parse(&p, "rate = 7\n"), 0);	/* mode relay, guard yes */
-	CHECK(policy_keep_startup(&p, &now));
+	CHECK(policy_startup_differs(&p, &now));
+	policy_keep_startup(&p, &now);
+	CHECK(!policy_startup_differs(&p, &now));
 	CHECK_EQ(p.mode, POLICY_AUTO);
 	CHECK(!p.bpf_guard);
 	CHECK(strcmp(p.broker_group, "pingsock") == 0);
