@@ -26,13 +26,17 @@
  * batch a busy user's requests, few enough that a user waits behind at
  * most this many of each other user's. */
 #define LOOP_GROUP_QUANTUM 16
-/* And the time it may take: requests differ in cost fifty times over (a
- * send, with the kernel's echo and the reply's delivery, against a
- * getsockopt; a setsockopt writes the socket's state into each arena
+/* And about the time it may take: requests differ in cost fifty times
+ * over (a send, with the kernel's echo and the reply's delivery, against
+ * a getsockopt; a setsockopt writes the socket's state into each arena
  * that maps it, thousands if its user made them), so a count alone let
  * one user's turn run for milliseconds (a socket in 4,000 arenas and
- * setsockopt() calls held another user's ping back 2.8-5.4 ms).  Past
- * it, the group's other ready members wait for its next turn. */
+ * setsockopt() calls held another user's ping back 2.8-5.4 ms).  A turn
+ * takes as many of the group's ready members as its recent cost per
+ * member says fit.  Every member taken is served: one taken and left
+ * would go to the back of epoll's ready list, behind later ones, and
+ * requests that must come in order (the proofs of processes attaching
+ * one socket) were served out of it. */
 #define LOOP_GROUP_BUDGET_NS 200000
 
 struct loop {
@@ -117,6 +121,7 @@ struct loop_group {
 	uint32_t solo_events;
 	struct loop_handler *solo_h;
 	bool busy;		/* on_group() is serving it */
+	uint64_t cost_ns;	/* a member's service: a moving average */
 	bool dead;		/* freed meanwhile: on_group() frees it */
 };
 
@@ -131,28 +136,37 @@ static void group_release(struct loop_group *g)
 
 /*
  * Some descriptors of the group are ready: serve at most a quantum of
- * them, for at most LOOP_GROUP_BUDGET_NS.  The rest stay ready
+ * them, and about LOOP_GROUP_BUDGET_NS of work.  The rest stay ready
  * (level-triggered), and the group's epoll
  * stays readable in the loop's, behind the other groups and descriptors
  * ready now.  A handler may free the group: it goes when they are done.
  */
+/* How many of g's ready members a turn takes (LOOP_GROUP_BUDGET_NS). */
+static int group_batch(const struct loop_group *g)
+{
+	uint64_t n = g->cost_ns ? LOOP_GROUP_BUDGET_NS / g->cost_ns
+				: LOOP_GROUP_QUANTUM;
+
+	return n < 1 ? 1 : n > LOOP_GROUP_QUANTUM ? LOOP_GROUP_QUANTUM : (int)n;
+}
+
 static void on_group(void *data, uint32_t events)
 {
 	struct loop_group *g = data;
 	struct epoll_event evs[LOOP_GROUP_QUANTUM];
-	int n = epoll_wait(g->ep, evs, LOOP_GROUP_QUANTUM, 0);
-	uint64_t t0 = n > 1 ? loop_now_ns() : 0;
+	int n = epoll_wait(g->ep, evs, group_batch(g), 0);
+	uint64_t t0 = loop_now_ns();
 
 	(void)events;
 	g->busy = true;
 	for (int i = 0; i < n; i++) {
 		struct loop_handler *h = evs[i].data.ptr;
 
-		/* Level-triggered, all of them: those left stay ready. */
-		if (i && loop_now_ns() - t0 >= LOOP_GROUP_BUDGET_NS)
-			break;
 		h->proc(h->data, evs[i].events);
 	}
+	if (n > 0)
+		g->cost_ns = g->cost_ns / 2 +
+			     (loop_now_ns() - t0) / (uint64_t)n / 2;
 	g->busy = false;
 	if (g->dead)
 		group_release(g);

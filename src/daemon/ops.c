@@ -532,9 +532,8 @@ static void op_shutdown(struct server *s, struct client *c, struct ssock *ss,
 	uint32_t was = ps_shutdown_mask(ss->ps);
 
 	r->result = ps_shutdown(ss->ps, req->u.how);
-	/* inet_shutdown(): sk_state_change() wakes every waiter, even with
-	 * ENOTCONN (a blocked receive ends, a wait sees it readable); once
-	 * for each change, not a wake-up queued at every call. */
+	/* inet_shutdown() wakes every waiter, even with ENOTCONN (a
+	 * blocked receive ends): once a change, not a wake-up a call. */
 	if (ps_shutdown_mask(ss->ps) != was)
 		sstate_wake(ss);
 	else
