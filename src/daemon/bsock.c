@@ -132,19 +132,16 @@ static void bsock_forget(struct server *s, struct ssock *ss)
 	bsock_drop(s, ss, 1);
 }
 
-/*
- * The same-uid rule: an identifier that a relay socket or another uid's
- * broker socket holds is refused, whatever SO_REUSEADDR says.
- */
-static bool bsock_ident_taken(const struct server *s, int family, uid_t uid,
-			      uint16_t ident)
+/* Does a kernel socket of ours hold ident: one of uid's (mine), or of
+ * another uid's (!mine)? */
+static bool broker_holds(const struct server *s, int family, uid_t uid,
+			 bool mine, uint16_t ident)
 {
-	if (pstab_ident_used(s->tab, family, ident))
-		return true;
 	for (uint32_t i = 1; i < s->nslots; i++) {
 		const struct ssock *d = s->slots[i].ss;
 
-		if (!d || !d->broker || d->family != family || d->uid == uid)
+		if (!d || !d->broker || d->family != family ||
+		    (d->uid == uid) != mine)
 			continue;
 		for (int k = 0; k < 2; k++)
 			if (d->k[k].ino && d->k[k].ident == ident)
@@ -153,21 +150,15 @@ static bool bsock_ident_taken(const struct server *s, int family, uid_t uid,
 	return false;
 }
 
-/* Does one of uid's own kernel sockets hold ident (the kernel lets
- * another share it under SO_REUSEADDR)? */
-static bool bsock_uid_holds(const struct server *s, int family, uid_t uid,
-			    uint16_t ident)
+/*
+ * The same-uid rule: an identifier that a relay socket or another uid's
+ * broker socket holds is refused, whatever SO_REUSEADDR says.
+ */
+static bool bsock_ident_taken(const struct server *s, int family, uid_t uid,
+			      uint16_t ident)
 {
-	for (uint32_t i = 1; i < s->nslots; i++) {
-		const struct ssock *d = s->slots[i].ss;
-
-		if (!d || !d->broker || d->family != family || d->uid != uid)
-			continue;
-		for (int k = 0; k < 2; k++)
-			if (d->k[k].ino && d->k[k].ident == ident)
-				return true;
-	}
-	return false;
+	return pstab_ident_used(s->tab, family, ident) ||
+	       broker_holds(s, family, uid, false, ident);
 }
 
 struct pick_ctx {
@@ -389,8 +380,10 @@ void bsock_rebind(struct server *s, struct ssock *ss,
 		r->result = bsock_refuse_taken(s, ss, &o, req);
 		return;
 	}
-	o.share = want > 0 && bsock_uid_holds(s, ss->family, ss->uid,
-					      (uint16_t)want);
+	/* Shared (the kernel lets it, under SO_REUSEADDR) only with one
+	 * of the uid's own sockets. */
+	o.share = want > 0 && broker_holds(s, ss->family, ss->uid, true,
+					   (uint16_t)want);
 	r->result = bsock_bind(s, ss->family, &o, req->u.addr.bytes,
 			       req->u.addr.len, &nfd, &ident);
 	if (!r->result)
