@@ -191,12 +191,12 @@ struct ssock *ssock_by_cookie(const struct server *s, uint64_t cookie)
 
 /*
  * A socket's pair end is watched in its user's share of the loop
- * (share.h; a share for its sockets, beside the one for its connections):
- * a user's hang-ups, thousands at once
- * when a process with as many sockets ends, are served a quantum a turn,
- * not ahead of every other user's requests (8,000 closed at once held
- * another user's ping 35-61 ms).  The share's descriptor is charged to
- * the user as its connections' is.
+ * (share.h; a share for its sockets, beside the one for its
+ * connections): a user's hang-ups, thousands at once when a process with
+ * as many sockets ends, are served a quantum a turn, not ahead of every
+ * other user's requests (8,000 closed at once held another user's ping
+ * 35-61 ms).  The share's descriptor is charged to the user as its
+ * connections' is.
  */
 int ssock_watch(struct server *s, struct ssock *ss)
 {
