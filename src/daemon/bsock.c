@@ -133,14 +133,15 @@ static void bsock_forget(struct server *s, struct ssock *ss)
 }
 
 /* Does a kernel socket of ours hold ident: one of uid's (mine), or of
- * another uid's (!mine)? */
+ * another uid's (!mine)?  Of family, or (AF_UNSPEC) of either: IPv4 and
+ * IPv6 ping sockets share their identifiers in the kernel's table. */
 static bool broker_holds(const struct server *s, int family, uid_t uid,
 			 bool mine, uint16_t ident)
 {
 	for (uint32_t i = 1; i < s->nslots; i++) {
 		const struct ssock *d = s->slots[i].ss;
 
-		if (!d || !d->broker || d->family != family ||
+		if (!d || !d->broker || (family && d->family != family) ||
 		    (d->uid == uid) != mine)
 			continue;
 		for (int k = 0; k < 2; k++)
@@ -196,10 +197,8 @@ bool bsock_at_limit(struct server *s, struct uident *u, unsigned max)
 {
 	if (u->nsockets < max)
 		return false;
-	/* A socket missed once is gone after a second look (ksock_gone). */
-	if (u->nbroker && scan_allowed(s, loop_now_ns()) && bsock_scan(s) &&
-	    u->nsockets >= max && scan_allowed(s, loop_now_ns()))
-		(void)bsock_scan(s);
+	if (u->nbroker && scan_allowed(s, loop_now_ns()))
+		bsock_scan(s);
 	return u->nsockets >= max;
 }
 
@@ -382,7 +381,7 @@ void bsock_rebind(struct server *s, struct ssock *ss,
 	}
 	/* Shared (the kernel lets it, under SO_REUSEADDR) only with one
 	 * of the uid's own sockets. */
-	o.share = want > 0 && broker_holds(s, ss->family, ss->uid, true,
+	o.share = want > 0 && broker_holds(s, AF_UNSPEC, ss->uid, true,
 					   (uint16_t)want);
 	r->result = bsock_bind(s, ss->family, &o, req->u.addr.bytes,
 			       req->u.addr.len, &nfd, &ident);
@@ -561,11 +560,11 @@ static void prune_closed(struct server *s)
 }
 
 /*
- * Is kernel socket k of d gone?  Only when two complete scans in a row
+ * Is kernel socket k of d gone?  Only when two complete reads in a row
  * did not list it: one read of /proc/net/icmp can miss a line while
  * sockets ahead of it close (it is read a page at a time, by position),
- * and another user can close sockets at will.  *again: look once more
- * soon (missed once).
+ * and another user can close sockets at will.  *again: read once more
+ * (missed once).
  */
 static bool ksock_gone(struct ksock *ks, const unsigned long *inos, size_t n,
 		       bool *again)
@@ -580,7 +579,7 @@ static bool ksock_gone(struct ksock *ks, const unsigned long *inos, size_t n,
 	return false;
 }
 
-bool bsock_scan(struct server *s)
+static bool scan_read(struct server *s)
 {
 	unsigned long *inos = NULL;
 	size_t n = 0;
@@ -601,14 +600,20 @@ bool bsock_scan(struct server *s)
 	free(inos);
 	if (complete && s->conf.guard)
 		prune_closed(s);
-	if (again)
-		bsock_scan_soon(s);
 	return again;
+}
+
+void bsock_scan(struct server *s)
+{
+	/* A socket missed once is looked for again at once (ksock_gone);
+	 * one missed in that read too, soon. */
+	if (scan_read(s) && scan_read(s))
+		bsock_scan_soon(s);
 }
 
 void bsock_scan_timer(void *data)
 {
-	(void)bsock_scan(data);
+	bsock_scan(data);
 }
 
 void bsock_scan_soon(struct server *s)

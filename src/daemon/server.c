@@ -146,7 +146,7 @@ static void tick(void *data)
 	struct server *s = data;
 
 	uidtab_prune(s->uids, loop_now_ns());
-	(void)bsock_scan(s);
+	bsock_scan(s);
 	if (s->conf.guard) {
 		guard_refresh(s->conf.guard, s->conf.host);
 		guard_prune_users(s->conf.guard, uid_known, s);

@@ -356,9 +356,9 @@ void bsock_rebind(struct server *s, struct ssock *ss,
 		  const struct wire_req *req, struct reply *r);
 void bsock_free(struct server *s, struct ssock *ss);
 /* Read /proc/net/icmp(6): the kernel's identifiers for relay, and which
- * broker sockets still exist.  True if one was missed once (a second
- * look says whether it is gone; one is asked for, soon). */
-bool bsock_scan(struct server *s);
+ * broker sockets still exist (a socket is gone when two reads in a row
+ * miss it). */
+void bsock_scan(struct server *s);
 /* A scan soon, as often as the daemon may (bsock_scan_allowed()). */
 void bsock_scan_soon(struct server *s);
 /* A broker record's counts so far, from the guard, added to e's. */
