@@ -123,44 +123,69 @@ static void solo_then_split(void)
 	loop_free(l);
 }
 
+/* Two groups: gb with MEMBERS members, each handler taking spin_us and
+ * ready (poked) if poke_busy, and gl with one, light, not yet ready. */
+struct two_groups {
+	struct loop *l;
+	struct loop_group *gb, *gl;
+	struct member busy[MEMBERS];
+	struct member light;
+};
+
+static void two_groups_open(struct two_groups *t, unsigned spin_us)
+{
+	t->l = loop_new();
+	t->gb = loop_group_new(t->l);
+	t->gl = loop_group_new(t->l);
+	for (int i = 0; i < MEMBERS; i++) {
+		CHECK_EQ(member_open(&t->busy[i]), 0);
+		t->busy[i].spin_us = spin_us;
+		CHECK_EQ(loop_group_watch(t->gb, t->busy[i].fd, EPOLLIN,
+					  &t->busy[i].h), 0);
+		poke(&t->busy[i]);
+	}
+	CHECK_EQ(member_open(&t->light), 0);
+	CHECK_EQ(loop_group_watch(t->gl, t->light.fd, EPOLLIN, &t->light.h),
+		 0);
+}
+
+static unsigned busy_served(const struct two_groups *t)
+{
+	unsigned total = 0;
+
+	for (int i = 0; i < MEMBERS; i++)
+		total += t->busy[i].served;
+	return total;
+}
+
+static void two_groups_close(struct two_groups *t)
+{
+	for (int i = 0; i < MEMBERS; i++) {
+		loop_group_forget(t->gb, t->busy[i].fd);
+		member_close(&t->busy[i]);
+	}
+	loop_group_forget(t->gl, t->light.fd);
+	member_close(&t->light);
+	loop_group_free(t->gb);
+	loop_group_free(t->gl);
+	loop_free(t->l);
+}
+
 /* One group with MEMBERS ready, another with one: both served in the
  * first turn, the first only a quantum. */
 static void quantum_per_turn(void)
 {
-	static struct member busy[MEMBERS];
-	struct member light;
-	struct loop *l = loop_new();
-	struct loop_group *gb = loop_group_new(l), *gl = loop_group_new(l);
-	unsigned total = 0;
+	static struct two_groups t;
 
-	for (int i = 0; i < MEMBERS; i++) {
-		CHECK_EQ(member_open(&busy[i]), 0);
-		CHECK_EQ(loop_group_watch(gb, busy[i].fd, EPOLLIN,
-					  &busy[i].h), 0);
-		poke(&busy[i]);
-	}
-	CHECK_EQ(member_open(&light), 0);
-	CHECK_EQ(loop_group_watch(gl, light.fd, EPOLLIN, &light.h), 0);
-	poke(&light);
-	CHECK_EQ(loop_turn(l, 100), 0);
-	for (int i = 0; i < MEMBERS; i++)
-		total += busy[i].served;
-	CHECK_EQ(total, QUANTUM);
-	CHECK_EQ(light.served, 1);
-	for (int t = 0; t < 3; t++)
-		CHECK_EQ(loop_turn(l, 100), 0);
-	total = 0;
-	for (int i = 0; i < MEMBERS; i++) {
-		total += busy[i].served;
-		loop_group_forget(gb, busy[i].fd);
-		member_close(&busy[i]);
-	}
-	CHECK_EQ(total, MEMBERS);		/* the rest on later turns */
-	loop_group_forget(gl, light.fd);
-	member_close(&light);
-	loop_group_free(gb);
-	loop_group_free(gl);
-	loop_free(l);
+	two_groups_open(&t, 0);
+	poke(&t.light);
+	CHECK_EQ(loop_turn(t.l, 100), 0);
+	CHECK_EQ(busy_served(&t), QUANTUM);
+	CHECK_EQ(t.light.served, 1);
+	for (int n = 0; n < 3; n++)
+		CHECK_EQ(loop_turn(t.l, 100), 0);
+	CHECK_EQ(busy_served(&t), MEMBERS);	/* the rest on later turns */
+	two_groups_close(&t);
 }
 
 /*
@@ -172,43 +197,22 @@ static void quantum_per_turn(void)
  */
 static void budget_per_turn(void)
 {
-	static struct member busy[MEMBERS];
-	struct member light;
-	struct loop *l = loop_new();
-	struct loop_group *gb = loop_group_new(l), *gl = loop_group_new(l);
+	static struct two_groups t;
 	unsigned total = 0;
 
-	for (int i = 0; i < MEMBERS; i++) {
-		CHECK_EQ(member_open(&busy[i]), 0);
-		busy[i].spin_us = 100;
-		CHECK_EQ(loop_group_watch(gb, busy[i].fd, EPOLLIN,
-					  &busy[i].h), 0);
-		poke(&busy[i]);
-	}
-	CHECK_EQ(member_open(&light), 0);
-	CHECK_EQ(loop_group_watch(gl, light.fd, EPOLLIN, &light.h), 0);
+	two_groups_open(&t, 100);
 	/* Two turns to learn the cost (16, then 4 or fewer), then one. */
-	for (int t = 0; t < 3; t++) {
+	for (int n = 0; n < 3; n++) {
 		unsigned before = total;
 
-		poke(&light);
-		CHECK_EQ(loop_turn(l, 100), 0);
-		total = 0;
-		for (int i = 0; i < MEMBERS; i++)
-			total += busy[i].served;
-		CHECK_EQ(light.served, (unsigned)t + 1);
-		if (t == 2)
+		poke(&t.light);
+		CHECK_EQ(loop_turn(t.l, 100), 0);
+		total = busy_served(&t);
+		CHECK_EQ(t.light.served, (unsigned)n + 1);
+		if (n == 2)
 			CHECK(total - before >= 1 && total - before <= 3);
 	}
-	for (int i = 0; i < MEMBERS; i++) {
-		loop_group_forget(gb, busy[i].fd);
-		member_close(&busy[i]);
-	}
-	loop_group_forget(gl, light.fd);
-	member_close(&light);
-	loop_group_free(gb);
-	loop_group_free(gl);
-	loop_free(l);
+	two_groups_close(&t);
 }
 
 /* A member's handler frees its own (split) group: the group goes after
