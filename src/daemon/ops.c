@@ -216,11 +216,12 @@ static void op_bind(struct server *s, struct client *c, struct ssock *ss,
 			    req->u.addr.len);
 }
 
-/* The address in the caller's sockaddr bytes, if it is one of the
- * socket's family (otherwise the call fails by itself). */
-static bool sa_addr(int family, const uint8_t *sa, uint32_t len,
-		    struct ps_addr *a)
+/* The address a connect to the caller's sockaddr bytes reaches, if it
+ * is one of the socket's family (otherwise the call fails by itself). */
+static bool connect_dest(const struct psock *sk, const uint8_t *sa,
+			 uint32_t len, struct ps_addr *a)
 {
+	int family = ps_family(sk);
 	uint16_t fam;
 
 	memset(a, 0, sizeof(*a));
@@ -230,15 +231,14 @@ static bool sa_addr(int family, const uint8_t *sa, uint32_t len,
 	if (fam != family)
 		return false;
 	a->family = (uint8_t)family;
-	if (family == AF_INET && len >= sizeof(struct sockaddr_in)) {
+	if (family == AF_INET && len >= sizeof(struct sockaddr_in))
 		memcpy(a->a, sa + offsetof(struct sockaddr_in, sin_addr), 4);
-		return true;
-	}
-	if (family == AF_INET6 && len >= 24) {
+	else if (family == AF_INET6 && len >= 24)
 		memcpy(a->a, sa + offsetof(struct sockaddr_in6, sin6_addr), 16);
-		return true;
-	}
-	return false;
+	else
+		return false;
+	ps_connect_dest(sk, a);
+	return true;
 }
 
 static void op_connect(struct server *s, struct client *c, struct ssock *ss,
@@ -246,8 +246,7 @@ static void op_connect(struct server *s, struct client *c, struct ssock *ss,
 {
 	struct ps_addr dst;
 
-	if (sa_addr(ps_family(ss->ps), req->u.addr.bytes, req->u.addr.len,
-		    &dst) &&
+	if (connect_dest(ss->ps, req->u.addr.bytes, req->u.addr.len, &dst) &&
 	    !policy_dest_allowed(&s->conf.policy, &dst)) {
 		r->result = -EACCES;	/* a refused destination network */
 		return;

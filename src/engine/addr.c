@@ -52,6 +52,18 @@ void ps_addr_v4(struct ps_addr *x, uint32_t be_addr)
 	memcpy(x->a, &be_addr, 4);
 }
 
+void ps_addr_this_host(struct ps_addr *dst, const struct ps_addr *src)
+{
+	if (!ps_addr_is_any(dst))
+		return;
+	if (dst->family == AF_INET6)
+		dst->a[15] = 1;
+	else if (src->family == AF_INET && !ps_addr_is_any(src))
+		*dst = *src;
+	else if (dst->family == AF_INET)
+		ps_addr_v4(dst, htonl(INADDR_LOOPBACK));
+}
+
 uint32_t ps_addr_get_v4(const struct ps_addr *x)
 {
 	uint32_t v;

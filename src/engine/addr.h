@@ -26,6 +26,13 @@ bool ps_addr_needs_scope(const struct ps_addr *x);
 /* 255.255.255.255 (IPv4 only). */
 bool ps_addr_is_limited_bcast(const struct ps_addr *x);
 void ps_addr_v4(struct ps_addr *x, uint32_t be_addr);
+/*
+ * The unspecified destination means this host: an IPv4 connect or send
+ * to 0.0.0.0 reaches the source address src if it has one, else
+ * 127.0.0.1 (ip_route_output_key_hash_rcu()); an IPv6 connect to ::
+ * reaches ::1.  Any other dst is left as it is.
+ */
+void ps_addr_this_host(struct ps_addr *dst, const struct ps_addr *src);
 uint32_t ps_addr_get_v4(const struct ps_addr *x);
 size_t ps_addr_len(int family);
 

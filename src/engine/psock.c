@@ -391,6 +391,11 @@ int ps_connect_route(struct psock *sk, const struct ps_env *env,
 	return 0;
 }
 
+void ps_connect_dest(const struct psock *sk, struct ps_addr *dst)
+{
+	ps_addr_this_host(dst, &sk->saddr);
+}
+
 /* inet_dgram_connect(), then the family's datagram connect. */
 int ps_connect(struct pstab *tab, struct psock *sk, const struct ps_env *env,
 	       const uint8_t *sa, uint32_t len)

@@ -139,6 +139,9 @@ struct psock *pstab_lookup(struct pstab *tab, const struct icmp_pkt *pkt,
 /* The calls.  sa/len are the caller's sockaddr bytes exactly as given. */
 int ps_bind(struct pstab *tab, struct psock *sk, const struct ps_env *env,
 	    const uint8_t *sa, uint32_t len);
+/* Where a connect() to dst goes, as the destination policy must see it:
+ * dst, or this host for the unspecified address (ps_addr_this_host()). */
+void ps_connect_dest(const struct psock *sk, struct ps_addr *dst);
 int ps_connect(struct pstab *tab, struct psock *sk, const struct ps_env *env,
 	       const uint8_t *sa, uint32_t len);
 /* peer: getpeername.  Writes a sockaddr into out (>= 28 bytes). */

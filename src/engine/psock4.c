@@ -74,6 +74,9 @@ static int connect4(struct psock *sk, const struct ps_env *env,
 
 	if (err)
 		return err;
+	/* __ip4_datagram_connect() keeps the address the route lookup made
+	 * of 0.0.0.0 (getpeername() shows it). */
+	ps_addr_this_host(&dst, &sk->saddr);
 	/* RT_CONN_FLAGS(): SO_DONTROUTE connects on-link only. */
 	return ps_connect_route(sk, env, &dst, port, sk->bound_dev,
 				(sk->broadcast ? PS_ROUTE_BROADCAST : 0u) |
@@ -181,7 +184,13 @@ static int send4(struct psock *sk, const struct ps_env *env,
 	err = parse_ctl(ctl, ctllen, info);
 	if (err)
 		return err;
-	if (ps_addr_is_multicast(&info->dst)) {
+	if (ps_addr_is_any(&info->dst)) {
+		/* 0.0.0.0 goes over loopback to this host, whatever the
+		 * socket's device: resolved here, so that the destination
+		 * policy and the reply's match see the address reached. */
+		ps_addr_this_host(&info->dst, &info->src);
+		info->ifindex = 0;
+	} else if (ps_addr_is_multicast(&info->dst)) {
 		/* ping_v4_sendmsg(): the socket's multicast interface and
 		 * address unless the packet names its own. */
 		if (!info->ifindex)
@@ -212,7 +221,7 @@ static int send4(struct psock *sk, const struct ps_env *env,
 static bool any_source(const struct psock *sk, const struct ps_env *env,
 		       const struct ps_sendinfo *info)
 {
-	return ps_addr_is_multicast(&info->dst) || ps_addr_is_any(&info->dst) ||
+	return ps_addr_is_multicast(&info->dst) ||
 	       (sk->broadcast &&
 		env->addr_type(env->ctx, &info->dst, info->ifindex) ==
 			PS_RTN_BROADCAST);

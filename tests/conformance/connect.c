@@ -14,6 +14,7 @@ static const struct conf_row rows[] = {
 	{ "directed broadcast 10.201.0.255", CONF_BCAST, 0, NULL },
 	{ "multicast 224.0.0.1", "224.0.0.1", 0, NULL },
 	{ "0.0.0.0", "0.0.0.0", 0, NULL },
+	{ "0.0.0.0:7 (this host: 127.0.0.1)", "0.0.0.0", 7, NULL },
 	{ "127.0.0.2:65535", "127.0.0.2", 65535, NULL },
 };
 
@@ -94,6 +95,27 @@ static void shutdown_more(void)
 	pingsock_close(fd);
 }
 
+/* 0.0.0.0 is this host: the bound address if any, else 127.0.0.1,
+ * which getpeername() shows and the replies come from. */
+static void this_host(void)
+{
+	struct sockaddr_in a = conf_sin("127.0.0.7", 0);
+	int fd = conf_socket();
+
+	out("## connect 0.0.0.0 port 7, bound to 127.0.0.7");
+	TRY("bind 127.0.0.7", pingsock_bind(fd, SA(&a), sizeof(a)));
+	connect_to(F, fd, "0.0.0.0", 7, true);
+	conf_name("getpeername", fd, true, PORT_EXACT);
+	conf_psend("send", fd, 10, 64);
+	conf_reply1("reply", fd, false);
+	pingsock_close(fd);
+	fd = conf_socket();
+	TRY("bind 127.0.0.7", pingsock_bind(fd, SA(&a), sizeof(a)));
+	conf_ping("sendto 0.0.0.0, bound to 127.0.0.7", fd, "0.0.0.0", 11, 64);
+	conf_reply1("reply", fd, false);
+	pingsock_close(fd);
+}
+
 int main(void)
 {
 	conf_begin("connect");
@@ -103,5 +125,6 @@ int main(void)
 	table();
 	broadcast();
 	shutdown_more();
+	this_host();
 	return 0;
 }

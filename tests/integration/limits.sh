@@ -185,6 +185,12 @@ conf "deny = 10.205.0.0/16\n" || { fail "$LABEL/setup" "pingsockd"; ns_done; }
 o=$(py dest 10.205.0.2 127.0.0.1)
 check deny_only '^10\.205\.0\.2: sendto EACCES' "$o"
 check deny_only_rest '^127\.0\.0\.1: sendto ok connect ok$' "$o"
+# 0.0.0.0 is this host (127.0.0.1 here): a denied loopback net is not
+# reached through it.  (It was: the policy saw 0.0.0.0, and the reply
+# came from 127.0.0.1.)
+conf "deny = 127.0.0.0/8\n" || { fail "$LABEL/setup" "pingsockd"; ns_done; }
+o=$(py dest 0.0.0.0 127.0.0.1)
+check deny_this_host '^0\.0\.0\.0: sendto EACCES connect EACCES$' "$o"
 
 # max_request: counted in bytes of ICMP message (8 of header).
 conf "max_request = 100\n" || { fail "$LABEL/setup" "pingsockd"; ns_done; }
