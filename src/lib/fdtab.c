@@ -292,14 +292,51 @@ void fdtab_broker_swapped(const struct broker_sock *bk, const struct stat *st)
 	lock_give(LOCK_FDTAB);
 }
 
-void fdtab_set_stamp(int fd, const struct timespec *ts)
+/* Stamps in the order they were taken (fdtab_stamp): under the lock. */
+static uint64_t stamps;
+
+/* Under the lock: is tab[i] an entry of the socket ent describes? */
+static bool of_socket(size_t i, const struct fdent *ent)
 {
+	return counted(tab[i].kind) && tab[i].dev == ent->dev &&
+	       tab[i].ino == ent->ino;
+}
+
+void fdtab_set_stamp(int fd, const struct fdent *ent,
+		     const struct timespec *ts)
+{
+	struct fdent *e = NULL;
+
 	lock_take(LOCK_FDTAB);
-	if (ours(fd)) {
-		tab[fd].stamp = *ts;
-		tab[fd].has_stamp = true;
+	if (fd >= 0 && (size_t)fd < ntab && of_socket((size_t)fd, ent))
+		e = &tab[fd];
+	/* fd is another socket's now: the stamp goes to a copy of ent's
+	 * (a dup the receive went on through), never to fd's new socket,
+	 * which has read nothing. */
+	for (size_t i = 0; !e && i < ntab; i++)
+		if (of_socket(i, ent))
+			e = &tab[i];
+	if (e) {
+		e->stamp = *ts;
+		e->stamp_seq = ++stamps;
 	}
 	lock_give(LOCK_FDTAB);
+}
+
+bool fdtab_stamp(const struct fdent *ent, struct timespec *ts)
+{
+	uint64_t last = 0;
+
+	/* The copies of a socket have entries of their own: the latest
+	 * stamp among them is the socket's. */
+	lock_take(LOCK_FDTAB);
+	for (size_t i = 0; i < ntab; i++)
+		if (of_socket(i, ent) && tab[i].stamp_seq > last) {
+			last = tab[i].stamp_seq;
+			*ts = tab[i].stamp;
+		}
+	lock_give(LOCK_FDTAB);
+	return last != 0;
 }
 
 void fdtab_clear_keep(int fd)

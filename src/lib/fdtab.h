@@ -71,8 +71,10 @@ struct fdent {
 	bool keep_ident;	/* PINGSOCK_IDENT=keep, first send not yet made */
 	struct broker_sock *bk;	/* broker: shared by its copies */
 	int livefd;		/* broker: its liveness descriptor, or -1 */
-	bool has_stamp;		/* SIOCGSTAMP: time of the last datagram read */
-	struct timespec stamp;
+	uint64_t stamp_seq;	/* SIOCGSTAMP: 0 before a datagram was read
+				 * through this entry, else the order of the
+				 * last one (fdtab_set_stamp) */
+	struct timespec stamp;	/* ... and its time */
 };
 
 /* fd's kind, without a lock (FDK_NONE for fd < 0). */
@@ -118,7 +120,18 @@ size_t fdtab_broker_fds(const struct broker_sock *bk, int *out, size_t max);
  * (identity st) take its identity, and it is used. */
 struct stat;
 void fdtab_broker_swapped(const struct broker_sock *bk, const struct stat *st);
-void fdtab_set_stamp(int fd, const struct timespec *ts);
+/*
+ * A datagram with time *ts was read through fd from the socket ent
+ * describes (the entry as the receive looked it up).  The time is the
+ * socket's (sk_stamp), not the number's: another thread may have closed
+ * fd during a blocking receive and a new socket may have its number now;
+ * the time then goes to another descriptor of ent's socket, or nowhere.
+ */
+void fdtab_set_stamp(int fd, const struct fdent *ent,
+		     const struct timespec *ts);
+/* The time of the last datagram read from ent's socket through any of its
+ * descriptors (SIOCGSTAMP): false if none was read. */
+bool fdtab_stamp(const struct fdent *ent, struct timespec *ts);
 /* The first send is being made: keep_ident no longer applies. */
 void fdtab_clear_keep(int fd);
 /*

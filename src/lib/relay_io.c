@@ -242,7 +242,7 @@ static void fill_msg(int fd, const struct fdent *ent, const struct wire_dgram *d
 		struct timespec ts = { .tv_sec = dg->ts_sec,
 				       .tv_nsec = dg->ts_nsec };
 
-		fdtab_set_stamp(fd, &ts);
+		fdtab_set_stamp(fd, ent, &ts);
 	}
 }
 

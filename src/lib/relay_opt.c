@@ -150,16 +150,18 @@ int relay_getsockopt(int fd, struct fdent *ent, int level, int name,
 /* sock_gettstamp(): ENOENT until a datagram has been read. */
 static int get_stamp(const struct fdent *ent, unsigned long req, void *arg)
 {
-	if (!ent->has_stamp)
+	struct timespec st;
+
+	if (!fdtab_stamp(ent, &st))
 		return -ENOENT;
 	if (!arg)
 		return -EFAULT;
 	if (req == SIOCGSTAMP_OLD || req == SIOCGSTAMP_NEW) {
-		int64_t tv[2] = { ent->stamp.tv_sec, ent->stamp.tv_nsec / 1000 };
+		int64_t tv[2] = { st.tv_sec, st.tv_nsec / 1000 };
 
 		memcpy(arg, tv, sizeof(tv));
 	} else {
-		int64_t ts[2] = { ent->stamp.tv_sec, ent->stamp.tv_nsec };
+		int64_t ts[2] = { st.tv_sec, st.tv_nsec };
 
 		memcpy(arg, ts, sizeof(ts));
 	}

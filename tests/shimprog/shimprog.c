@@ -40,6 +40,7 @@
 #include <limits.h>
 #include <linux/errqueue.h>
 #include <linux/filter.h>
+#include <linux/sockios.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <netinet/ip.h>
@@ -55,6 +56,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/select.h>
@@ -1939,6 +1941,58 @@ static void scn_threads(void)
 	close(fd);
 }
 
+/* SIOCGSTAMP: "stamp" or "-1 ENAME" (ENOENT: nothing read yet). */
+static const char *stamp_of(int fd)
+{
+	struct timeval tv;
+	int rc = ioctl(fd, SIOCGSTAMP, &tv);
+
+	return rc == 0 ? "stamp" : rcs(rc);
+}
+
+/*
+ * The receive time (sk_stamp) is the socket's, shared by its copies: a
+ * thread blocked in recv while another closes the number, opens a new
+ * socket that gets it and sends on a dup of the old one.  The reply the
+ * blocked recv reads stamps the old socket (its dup), never the new
+ * one, which has read nothing.  (And a dup made before a recv sees its
+ * stamp.)
+ */
+static void scn_stamp_reuse(void)
+{
+	struct timeval tv = { 2, 0 };
+	struct waiting wt;
+	pthread_t th;
+	int fd = ping_socket(0), d = dup(fd), n;
+
+	send_echo(fd, LOOP, 1, 'A');
+	out("stamp_reuse: recv: %s", await_reply(fd));
+	out("stamp_reuse: SIOCGSTAMP on the socket, on its dup: %s, %s",
+	    stamp_of(fd), stamp_of(d));
+	close(d);
+	close(fd);
+
+	fd = ping_socket(0);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	wt = (struct waiting){ .fd = fd, .blocking = true };
+	pthread_create(&th, NULL, waiting_run, &wt);
+	sleep_ms(300);	/* the thread is in recv */
+	d = dup(fd);
+	close(fd);
+	n = ping_socket(0);
+	out("stamp_reuse: a new socket has the old number: %s",
+	    n == fd ? "yes" : "no");
+	out("stamp_reuse: SIOCGSTAMP on the new socket: %s", stamp_of(n));
+	out("stamp_reuse: sendto seq 2 on the dup: %s",
+	    send_echo(d, LOOP, 2, 'A'));
+	pthread_join(th, NULL);
+	out("stamp_reuse: the blocked recv read: %s", reply_str(wt.r));
+	out("stamp_reuse: SIOCGSTAMP on the new socket: %s", stamp_of(n));
+	out("stamp_reuse: SIOCGSTAMP on the dup: %s", stamp_of(d));
+	close(d);
+	close(n);
+}
+
 /* A thread waits (recv with SO_RCVTIMEO, poll or epoll_wait) while
  * another shuts the socket down for reading. */
 struct shut_wait {
@@ -2585,6 +2639,7 @@ static const struct scenario scenarios[] = {
 	{ "vfork", scn_vfork, NULL },
 	{ "exec", scn_exec, NULL },
 	{ "threads", scn_threads, NULL },
+	{ "stamp_reuse", scn_stamp_reuse, NULL },
 	{ "stale", scn_stale, NULL },
 	{ "shutdown_wakes", scn_shutdown_wakes, NULL },
 	{ "sigmask_ppoll", scn_sigmask_ppoll, NULL },
