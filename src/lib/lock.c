@@ -29,9 +29,17 @@ void lock_leave(void)
 	depth--;
 }
 
+/* The thread made itself a descriptor table of its own (lock_unshared). */
+static __thread bool unshared;
+
 bool lock_held(void)
 {
-	return depth > 0;
+	return depth > 0 || unshared;
+}
+
+void lock_unshared(void)
+{
+	unshared = true;
 }
 
 void lock_take(enum lock_id id)

@@ -42,8 +42,20 @@ void lock_give(enum lock_id id);
 void lock_enter(void);
 void lock_leave(void);
 
-/* Is the calling thread inside a locked region? */
+/* Is the calling thread inside a locked region (or one that must not
+ * enter the library at all: lock_unshared)? */
 bool lock_held(void);
+
+/*
+ * The calling thread has just made itself a private copy of a descriptor
+ * table it shared with other threads (close_range() with
+ * CLOSE_RANGE_UNSHARE).  The library's tables are the process's: they
+ * describe the table the other threads keep, which this thread's own
+ * closes, dups and new sockets must not change.  From now on the thread
+ * counts as inside a locked region (lock_held()): the preload hands all
+ * its calls to the C library, as it does a signal handler's there.
+ */
+void lock_unshared(void);
 
 /*
  * Is this a child that shares its parent's memory (vfork(), posix_spawn(),

@@ -9,11 +9,22 @@
  * close-on-exec, so an exec still drops them - and every shimmed socket
  * in the range is closed the way close() closes it, so that the daemon
  * frees what was the last copy.
+ *
+ * With CLOSE_RANGE_UNSHARE in a thread whose table other threads share,
+ * the calling thread closes its own private copy only: the others keep
+ * every socket, so the library's tables, which are the process's, stay
+ * theirs, and the calling thread leaves the library (lib/lock.h,
+ * lock_unshared()).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <linux/close_range.h>
+#include <linux/kcmp.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "lib/shimapi.h"
 #include "shim/shim.h"
@@ -76,6 +87,37 @@ static int close_around(unsigned first, unsigned last, int flags,
 	return 0;
 }
 
+/*
+ * Does another thread share the calling thread's descriptor table (one
+ * of /proc/self/task with the same KCMP_FILES)?  A thread that cannot be
+ * compared (kcmp refused) is taken to share it: its sockets are then
+ * left alone.  Without /proc, no: the range is closed as without
+ * CLOSE_RANGE_UNSHARE, as before.  (A process that shares its table
+ * through clone(CLONE_FILES) without CLONE_THREAD is not found.)
+ */
+static bool table_shared(void)
+{
+	long me = syscall(SYS_gettid);
+	int saved = errno;
+	DIR *d = opendir("/proc/self/task");
+	const struct dirent *de;
+	bool shared = false;
+
+	while (d && !shared && (de = readdir(d)) != NULL) {
+		long tid = strtol(de->d_name, NULL, 10), r;
+
+		if (tid <= 0 || tid == me)
+			continue;
+		r = syscall(SYS_kcmp, (pid_t)me, (pid_t)tid, KCMP_FILES, 0, 0);
+		/* ESRCH: the thread has gone meanwhile. */
+		shared = r == 0 || (r < 0 && errno != ESRCH);
+	}
+	if (d)
+		closedir(d);
+	errno = saved;
+	return shared;
+}
+
 SHIM_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
 {
 	size_t n;
@@ -90,6 +132,17 @@ SHIM_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
 	    (flags & ~(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC))) {
 		errno = EINVAL;
 		return -1;
+	}
+	if ((flags & CLOSE_RANGE_UNSHARE) && table_shared()) {
+		/* The kernel copies the table before it closes anything: what
+		 * closes is this thread's, the library's own descriptors in
+		 * it included (the thread no longer uses them). */
+		rc = real_close_range(first, last, flags);
+		if (rc == 0)
+			lock_unshared();
+		SHIM_LOGRC(rc, "close_range(%u, %u, %#x) [unshared]", first,
+			   last, (unsigned)flags);
+		return rc;
 	}
 	own = own_fds(&n);
 	if (!(flags & CLOSE_RANGE_CLOEXEC)) {

@@ -1657,6 +1657,59 @@ static void scn_closefrom(void)
 	still_works("closefrom", 10);
 }
 
+/* A thread closes everything with CLOSE_RANGE_UNSHARE: in a private copy
+ * of the table, so it can print nothing; it notes what it saw. */
+struct unshare_run {
+	int fd;
+	char rc[32], getfd[32], close[32];
+};
+
+static void *unshare_thread(void *arg)
+{
+	struct unshare_run *u = arg;
+
+	snprintf(u->rc, sizeof(u->rc), "%s",
+		 rcs(close_range(0, ~0U, CLOSE_RANGE_UNSHARE)));
+	snprintf(u->getfd, sizeof(u->getfd), "%s", fdflags(u->fd));
+	snprintf(u->close, sizeof(u->close), "%s", rcs(close(u->fd)));
+	return NULL;
+}
+
+/*
+ * close_range(0, ~0U, CLOSE_RANGE_UNSHARE) in one thread closes its own
+ * copy of the table: the other threads keep the socket, which works as
+ * before (and the thread's close of the number, in its copy, changes
+ * nothing for them).  In a process of one thread the flag changes
+ * nothing: the socket closes as with close().
+ */
+static void scn_close_range_unshare(void)
+{
+	struct unshare_run u = { .fd = ping_socket(SOCK_NONBLOCK) };
+	pthread_t th;
+
+	out("close_range_unshare: sendto seq 1: %s",
+	    send_echo(u.fd, LOOP, 1, 'A'));
+	out("close_range_unshare: recv: %s", await_reply(u.fd));
+	pthread_create(&th, NULL, unshare_thread, &u);
+	pthread_join(th, NULL);
+	out("close_range_unshare: a thread's close_range(0, ~0U, "
+	    "CLOSE_RANGE_UNSHARE): %s", u.rc);
+	out("close_range_unshare: in that thread: F_GETFD %s, close %s",
+	    u.getfd, u.close);
+	out("close_range_unshare: here: F_GETFD %s", fdflags(u.fd));
+	out("close_range_unshare: sendto seq 2: %s",
+	    send_echo(u.fd, LOOP, 2, 'A'));
+	out("close_range_unshare: recv: %s", await_reply(u.fd));
+	sockets("close_range_unshare: one", 1);
+	out("close_range_unshare: alone: close_range(fd, fd, "
+	    "CLOSE_RANGE_UNSHARE): %s",
+	    rcs(close_range((unsigned)u.fd, (unsigned)u.fd,
+			    CLOSE_RANGE_UNSHARE)));
+	out("close_range_unshare: F_GETFD %s", fdflags(u.fd));
+	sockets("close_range_unshare: none", 0);
+	still_works("close_range_unshare", 3);
+}
+
 /*
  * A vfork() child (posix_spawn(), Python's subprocess) shares the
  * program's memory but has descriptors of its own: what it closes (close,
@@ -2636,6 +2689,7 @@ static const struct scenario scenarios[] = {
 	{ "mmsg", scn_mmsg, NULL },
 	{ "close_range", scn_close_range, NULL },
 	{ "closefrom", scn_closefrom, NULL },
+	{ "close_range_unshare", scn_close_range_unshare, NULL },
 	{ "vfork", scn_vfork, NULL },
 	{ "exec", scn_exec, NULL },
 	{ "threads", scn_threads, NULL },
