@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -54,13 +55,47 @@ static bool pass_send(int fd, const struct iovec *iov, size_t niov,
 	return !fdkind_relayed(k);
 }
 
-/* sendmmsg(): its first message is the one that would bind the socket. */
-static bool pass_send_mmsg(int fd, const struct mmsghdr *vec, unsigned vlen)
+/*
+ * len bytes between the program's memory at user and ours, in the
+ * direction out says, as the kernel's copy_from_user()/copy_to_user():
+ * false where the program's memory is not there (EFAULT), not a fault.
+ * sendmmsg() and recvmmsg() read and write their vectors with it; where
+ * process_vm_readv()/writev() on the process itself are refused (a
+ * seccomp filter), the copy is made anyway, as before.
+ */
+static bool user_copy(void *ours, void *user, size_t len, bool out)
 {
-	const struct msghdr *m = vlen && vec ? &vec[0].msg_hdr : NULL;
+	struct iovec l = { .iov_base = ours, .iov_len = len };
+	struct iovec r = { .iov_base = user, .iov_len = len };
+	int saved = errno;
+	ssize_t n;
 
-	return pass_send(fd, m ? m->msg_iov : NULL, m ? m->msg_iovlen : 0,
-			 m && broker_msg_reaches(m));
+	n = out ? process_vm_writev(getpid(), &l, 1, &r, 1, 0)
+		: process_vm_readv(getpid(), &l, 1, &r, 1, 0);
+	if (n < 0 && (errno == ENOSYS || errno == EPERM)) {
+		if (out)
+			memcpy(user, ours, len);
+		else
+			memcpy(ours, user, len);
+		n = (ssize_t)len;
+	}
+	errno = saved;
+	return n == (ssize_t)len;
+}
+
+/* sendmmsg(): its first message is the one that would bind the socket
+ * (only a fresh broker socket's needs it: not read for any other). */
+static bool pass_send_mmsg(int fd, struct mmsghdr *vec, unsigned vlen)
+{
+	struct mmsghdr first;
+	bool m;
+
+	shim_init();
+	m = shim_kind(fd) == FDK_BROKER_FRESH && vlen &&
+	    user_copy(&first, vec, sizeof(first), false);
+	return pass_send(fd, m ? first.msg_hdr.msg_iov : NULL,
+			 m ? first.msg_hdr.msg_iovlen : 0,
+			 m && broker_msg_reaches(&first.msg_hdr));
 }
 
 static bool pass_send1(int fd, const void *buf, size_t len, bool reaches)
@@ -204,11 +239,25 @@ SHIM_EXPORT int sendmmsg(int fd, struct mmsghdr *vec, unsigned int vlen,
 	if (vlen > SHIM_MMSG_MAX)
 		vlen = SHIM_MMSG_MAX;
 	for (i = 0; i < vlen; i++) {
-		ssize_t n = pingsock_sendmsg(fd, &vec[i].msg_hdr, flags);
+		struct mmsghdr h;
+		ssize_t n;
 
+		/* ___sys_sendmsg(): a message the program's memory does not
+		 * hold is EFAULT; so is a msg_len that cannot be written,
+		 * after the send (which then does not count). */
+		if (!vec || !user_copy(&h, vec + i, sizeof(h), false)) {
+			errno = EFAULT;
+			break;
+		}
+		n = pingsock_sendmsg(fd, &h.msg_hdr, flags);
 		if (n < 0)
 			break;
-		vec[i].msg_len = (unsigned int)n;
+		h.msg_len = (unsigned int)n;
+		if (!user_copy(&h.msg_len, &vec[i].msg_len, sizeof(h.msg_len),
+			       true)) {
+			errno = EFAULT;
+			break;
+		}
 	}
 	SHIM_LOGRC(i || vlen == 0 ? (long)i : -1L, "sendmmsg(%d, %u, %#x)",
 		   fd, vlen, flags);
@@ -246,16 +295,29 @@ SHIM_EXPORT int recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen,
 	if (vlen > SHIM_MMSG_MAX)
 		vlen = SHIM_MMSG_MAX;
 	for (i = 0; i < vlen; i++) {
-		ssize_t n = pingsock_recvmsg(fd, &vec[i].msg_hdr, f);
+		struct mmsghdr h;
+		ssize_t n;
 
+		/* As sendmmsg: EFAULT for a message, or its lengths and
+		 * flags written back (msg_namelen, msg_controllen,
+		 * msg_flags, msg_len), that are not there. */
+		if (!vec || !user_copy(&h, vec + i, sizeof(h), false)) {
+			errno = EFAULT;
+			break;
+		}
+		n = pingsock_recvmsg(fd, &h.msg_hdr, f);
 		if (n < 0)
 			break;
-		vec[i].msg_len = (unsigned int)n;
+		h.msg_len = (unsigned int)n;
+		if (!user_copy(&h, vec + i, sizeof(h), true)) {
+			errno = EFAULT;
+			break;
+		}
 		if (flags & MSG_WAITFORONE)
 			f |= MSG_DONTWAIT;
 		if (tmo && clock_mono_ns() >= end)
 			break;
-		if (vec[i].msg_hdr.msg_flags & MSG_OOB)
+		if (h.msg_hdr.msg_flags & MSG_OOB)
 			break;
 	}
 	if (tmo && i > 0) {

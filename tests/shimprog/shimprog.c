@@ -57,6 +57,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/select.h>
@@ -1883,6 +1884,60 @@ static void scn_mmsg(void)
 	close(b);
 }
 
+/*
+ * Vectors the program's memory does not hold: NULL, a PROT_NONE page, a
+ * second message on one, a read-only vector (msg_len cannot be written:
+ * the message was sent, or the datagram taken): EFAULT as the kernel says
+ * (or the count so far), not a crash.
+ */
+static void scn_mmsg_efault(void)
+{
+	char *page = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct mmsghdr *none = (struct mmsghdr *)(page + 4096), *h;
+	struct mmsgs m;
+	int fd = ping_socket(SOCK_NONBLOCK), n;
+
+	if (page == MAP_FAILED || mprotect(page + 4096, 4096, PROT_NONE)) {
+		out("mmsg_efault: mmap: %s", errname(errno));
+		return;
+	}
+	out("mmsg_efault: sendmmsg(NULL, 1): %s",
+	    rcs(sendmmsg(fd, NULL, 1, 0)));
+	out("mmsg_efault: recvmmsg(NULL, 1): %s",
+	    rcs(recvmmsg(fd, NULL, 1, 0, NULL)));
+	out("mmsg_efault: sendmmsg(PROT_NONE, 1): %s",
+	    rcs(sendmmsg(fd, none, 1, 0)));
+	out("mmsg_efault: sendmmsg(NULL, 0): %s",
+	    rcs(sendmmsg(fd, NULL, 0, 0)));
+
+	/* the first message at the end of the good page, the second not */
+	mm_send_prep(&m, LOOP, 1, 1);
+	h = none - 1;
+	*h = m.h[0];
+	n = sendmmsg(fd, h, 2, 0);
+	out("mmsg_efault: sendmmsg of 2, the second on PROT_NONE: %s, "
+	    "msg_len %u", rcs(n), h->msg_len);
+	out("mmsg_efault: recvmmsg(PROT_NONE, 1) with the reply queued: %s",
+	    (wait_in(fd, WAIT_MS), rcs(recvmmsg(fd, none, 1, 0, NULL))));
+	out("mmsg_efault: recv: %s", await_reply(fd));
+
+	/* sent, but msg_len cannot be written back */
+	mm_send_prep(&m, LOOP, 2, 1);
+	memcpy(page, &m.h[0], sizeof(m.h[0]));
+	mprotect(page, 4096, PROT_READ);
+	out("mmsg_efault: sendmmsg of 1, read-only: %s",
+	    rcs(sendmmsg(fd, (struct mmsghdr *)page, 1, 0)));
+	out("mmsg_efault: recv: %s", await_reply(fd));
+	out("mmsg_efault: sendto seq 3: %s", send_echo(fd, LOOP, 3, 'A'));
+	wait_in(fd, WAIT_MS);
+	out("mmsg_efault: recvmmsg(read-only, 1): %s",
+	    rcs(recvmmsg(fd, (struct mmsghdr *)page, 1, 0, NULL)));
+	out("mmsg_efault: then: %s", quiet(fd));
+	munmap(page, 8192);
+	close(fd);
+}
+
 /* ------------------------------------------------------------------ */
 /* scenarios: threads */
 
@@ -2687,6 +2742,7 @@ static const struct scenario scenarios[] = {
 	{ "fork_exit", scn_fork_exit, NULL },
 	{ "dup", scn_dup, NULL },
 	{ "mmsg", scn_mmsg, NULL },
+	{ "mmsg_efault", scn_mmsg_efault, NULL },
 	{ "close_range", scn_close_range, NULL },
 	{ "closefrom", scn_closefrom, NULL },
 	{ "close_range_unshare", scn_close_range_unshare, NULL },
