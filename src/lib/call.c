@@ -304,8 +304,9 @@ static inline void cpu_relax(void)
 }
 
 /* Send req, with the header's flags rqflags, and its data: 0, -EINVAL
- * (it cannot be encoded) or WIRE_R_BROKEN.  No request carries a
- * descriptor (the daemon refuses them, wire.h). */
+ * (it cannot be encoded), -EFAULT (data cannot be read) or
+ * WIRE_R_BROKEN.  No request carries a descriptor (the daemon refuses
+ * them, wire.h). */
 static int put_request(int fd, const struct wire_req *req, uint16_t rqflags,
 		       const struct iovec *data, int ndata)
 {
@@ -322,7 +323,13 @@ static int put_request(int fd, const struct wire_req *req, uint16_t rqflags,
 	for (int i = 0; i < ndata; i++)
 		iov[1 + i] = data[i];
 	mh.msg_iovlen = 1 + (size_t)ndata;
-	return xsend(fd, &mh) ? WIRE_R_BROKEN : 0;
+	if (xsend(fd, &mh) == 0)
+		return 0;
+	/* A buffer of the program's that cannot be read: the kernel copies
+	 * the whole message before it queues it (unix_dgram_sendmsg()), so
+	 * nothing went and the channel is whole; the call fails as the
+	 * kernel's own would. */
+	return errno == EFAULT ? -EFAULT : WIRE_R_BROKEN;
 }
 
 int call_exchange(int fd, const struct wire_req *req,

@@ -133,6 +133,20 @@ static void sendmsg_ttl(void)
 	pingsock_close(fd);
 }
 
+/* A buffer that cannot be read: EFAULT, and the socket goes on. */
+static void bad_buffer(void)
+{
+	struct sockaddr_in a = conf_sin("127.0.0.1", 0);
+	int fd = conf_socket();
+
+	out("## a buffer that cannot be read");
+	TRY("sendto buffer 0x8", pingsock_sendto(fd, (const void *)8, 64, 0,
+						 SA(&a), sizeof(a)));
+	conf_ping("sendto 127.0.0.1 after", fd, "127.0.0.1", 28, 64);
+	conf_reply1("  reply", fd, false);
+	pingsock_close(fd);
+}
+
 int main(void)
 {
 	conf_begin("sendto");
@@ -144,5 +158,6 @@ int main(void)
 	pingsock_close(sendto_pmtu_lo(F, 23, 65515));
 	sendmsg_ttl();
 	sendto_failed_binds(F, 27);
+	bad_buffer();
 	return 0;
 }
