@@ -607,7 +607,9 @@ void bsock_scan(struct server *s)
 {
 	/* A socket missed once is looked for again at once (ksock_gone);
 	 * one missed in that read too, soon. */
-	if (scan_read(s) && scan_read(s))
+	if (!scan_read(s))
+		return;
+	if (scan_read(s))
 		bsock_scan_soon(s);
 }
 
