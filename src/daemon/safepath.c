@@ -231,20 +231,54 @@ int safepath_socket_dir(const char *dir, const struct safepath_owner *o,
 	return fd;
 }
 
+static int not_regular(const char *what, const struct stat *st, char *err,
+		       size_t errlen)
+{
+	snprintf(err, errlen, "%s: not a regular file (%s)", what,
+		 S_ISFIFO(st->st_mode) ? "a FIFO" :
+		 S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode) ? "a device" :
+		 S_ISDIR(st->st_mode) ? "a directory" :
+		 S_ISSOCK(st->st_mode) ? "a socket" : "of another type");
+	return -1;
+}
+
+/*
+ * The name is looked at before it is opened: an open(2) of a FIFO blocks
+ * until a peer opens its other end (a user's FIFO planted in a sticky
+ * directory would hang the root start for ever), and that of a device
+ * runs its driver's open.  What was seen may be replaced before the open,
+ * so the open is O_NONBLOCK too (a FIFO then opens, or fails with ENXIO,
+ * at once) and what it opened is checked again on its descriptor.
+ */
 int safepath_open_file(int dirfd, const char *base, int flags, mode_t mode,
 		       const char *what, char *err, size_t errlen)
 {
 	struct stat st;
-	int fd = openat(dirfd, base, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY,
-			mode);
+	int fd, fl;
 
+	/* A symbolic link is left to the open: O_NOFOLLOW says ELOOP. */
+	if (fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+		return not_regular(what, &st, err, errlen);
+	fd = openat(dirfd, base, flags | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC |
+		    O_NOCTTY, mode);
 	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", what, errno == ELOOP ?
-			 "is a symbolic link" : strerror(errno));
+		int e = errno;
+
+		if (fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+			return not_regular(what, &st, err, errlen);
+		snprintf(err, errlen, "%s: %s", what, e == ELOOP ?
+			 "is a symbolic link" : strerror(e));
 		return -1;
 	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s: not a regular file", what);
+	/* O_NONBLOCK off at once: what follows is fstat() or close(), which
+	 * do not block on a FIFO either. */
+	if (fstat(fd, &st) != 0 || (fl = fcntl(fd, F_GETFL)) < 0 ||
+	    fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+		snprintf(err, errlen, "%s: %s", what, strerror(errno));
+	} else if (!S_ISREG(st.st_mode)) {
+		not_regular(what, &st, err, errlen);
 	} else if (!owner_ok(st.st_uid) || st.st_nlink != 1 ||
 		   (st.st_mode & (S_IWGRP | S_IWOTH))) {
 		snprintf(err, errlen, "%s: owned by uid %u, mode %04o, %lu "

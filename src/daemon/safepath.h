@@ -50,7 +50,9 @@ int safepath_parent(const char *path, char *base, size_t baselen,
 /*
  * A file of root's in the checked directory dirfd, opened with flags |
  * O_NOFOLLOW | O_CLOEXEC (mode for O_CREAT): a regular file, root's, one
- * link, writable by nobody but root.  -1 with err filled ("what: why").
+ * link, writable by nobody but root.  A FIFO or a device at the name is
+ * refused without blocking (it is opened O_NONBLOCK, cleared once checked).
+ * -1 with err filled ("what: why").
  */
 int safepath_open_file(int dirfd, const char *base, int flags, mode_t mode,
 		       const char *what, char *err, size_t errlen);

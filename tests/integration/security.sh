@@ -59,6 +59,8 @@
 #     most without a connection), another user pings.
 # 21  junk written on 2,000 sockets' data descriptors: the daemon does
 #     not read it (it stays idle), another user pings.
+# fifo (rev35 F5) a user's FIFO at --pidfile, --log-file, --config in a
+#     sticky directory: refused at once, not a start hung for ever.
 # (8, the library against an impostor daemon: impostor.sh; 12, LSRR:
 # tests/conformance/ipopts.c; 14: broker.sh's restored range.)
 #
@@ -1124,8 +1126,37 @@ sec_subgid() {
 	check 16_broker_group_in_subgid_refused "exit $rc: $out" [ $ok = 1 ]
 }
 
+# ==== rev35 F5. a FIFO at a root-opened path ===============================
+# A user's FIFO planted where root opens --pidfile, --log-file or --config
+# (a sticky directory, which the man page allows): the open blocked until a
+# peer opened the other end, and the root start hung for ever.  Now each
+# is refused at once as "not a regular file (a FIFO)".  A FIFO root made in
+# a directory of its own (no fs.protected_fifos in the way) too.
+fifo_refused() {	# NAME OPTION PATH
+	local out rc t0 t ok=0
+	t0=$(ms)
+	out=$(in_ns d timeout -k 1 4 "$T/pingsockd" --foreground --socket \
+		"$T/run-fifo/socket" --user "$PS_DAEMON_USER" "$2" "$3" 2>&1)
+	rc=$?
+	t=$(( $(ms) - t0 ))
+	[ $rc = 1 ] && grep -qF -- "$3: not a regular file (a FIFO)" <<<"$out" && ok=1
+	check "f5_fifo_$1_refused" "exit $rc in $t ms: $out" [ $ok = 1 ]
+}
+sec_fifo() {
+	local d=$T/fifo-sticky
+	mkdir -p "$d" "$T/fifo-root" && chmod 1777 "$d"
+	setpriv --reuid=65534 --regid=65534 --clear-groups sh -c \
+		'mkfifo "$1/d.pid" "$1/d.log" "$1/d.conf"' sh "$d"
+	fifo_refused pidfile_sticky --pidfile "$d/d.pid"
+	fifo_refused log_file_sticky --log-file "$d/d.log"
+	fifo_refused config_sticky --config "$d/d.conf"
+	mkfifo "$T/fifo-root/d.pid"
+	fifo_refused pidfile_root --pidfile "$T/fifo-root/d.pid"
+	rm -rf "$d" "$T/fifo-root" "$T/run-fifo"
+}
+
 # ---- main -------------------------------------------------------------
-for s in race linger steal netns conns park pairbuf share bbind hoard user demo malformed slotproto wrap proofs mirrors datajunk sandbox subgid; do
+for s in race linger steal netns conns park pairbuf share bbind hoard user demo malformed slotproto wrap proofs mirrors datajunk sandbox subgid fifo; do
 	wanted "$s" || continue
 	t=$(ms)
 	"sec_$s"
