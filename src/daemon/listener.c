@@ -6,9 +6,11 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -38,26 +40,90 @@ static int pinned_name(int dirfd, const char *base, struct sockaddr_un *sun,
 	return access(sun->sun_path, F_OK) == 0 ? 0 : -1;
 }
 
-/* Does a daemon answer on the socket file base in dirfd? */
-static bool in_use(int dirfd, const char *base)
+/* What answers on a socket file (probe()). */
+enum answer { NOBODY, BUSY, ANSWERED };
+
+/*
+ * Does something listen on the socket file base in dirfd?  ANSWERED fills
+ * cr with the listener's credentials (SO_PEERCRED: those of whoever called
+ * listen()).  The probe does not block: a listener whose backlog a user
+ * keeps full says BUSY (EAGAIN) rather than holding the root start.
+ */
+static enum answer probe(int dirfd, const char *base, struct ucred *cr)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	int pfd = -1, fd, rc = -1;
+	socklen_t len = sizeof(*cr);
+	enum answer a = NOBODY;
+	int pfd = -1, fd;
 
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd >= 0 && pinned_name(dirfd, base, &sun, &pfd) == 0)
-		rc = connect(fd, (const struct sockaddr *)&sun, sizeof(sun));
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && pinned_name(dirfd, base, &sun, &pfd) == 0) {
+		if (connect(fd, (const struct sockaddr *)&sun, sizeof(sun)) == 0)
+			a = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, cr,
+				       &len) == 0 ? ANSWERED : BUSY;
+		else if (errno == EAGAIN)
+			a = BUSY;
+	}
 	if (fd >= 0)
 		close(fd);
 	if (pfd >= 0)
 		close(pfd);
-	return rc == 0;
+	return a;
 }
 
-/* 0 if base is free in dirfd (or was a dead socket, now removed). */
-static int claim_path(int dirfd, const char *base, const char *path,
-		      char *err, size_t errlen)
+/* A pingsockd runs as root (root-started, or systemd's socket) or as
+ * its own user (started with CAP_NET_RAW alone): nobody else. */
+static bool daemons(uid_t uid, const struct safepath_owner *o)
 {
+	return uid == 0 || uid == o->uid;
+}
+
+static int someone_elses(const char *path, const struct stat *st,
+			 enum answer a, const struct ucred *cr, char *err,
+			 size_t errlen)
+{
+	if (S_ISDIR(st->st_mode)) {
+		snprintf(err, errlen, "%s is a directory of uid %u's: remove "
+			 "it, and keep the socket in a directory only root "
+			 "can write (as /run/pingsock)", path,
+			 (unsigned)st->st_uid);
+		return -1;
+	}
+	if (a == ANSWERED)
+		log_warn("%s: uid %u's socket, listened on by uid %u "
+			 "(pid %d), not a pingsockd: replaced; a socket "
+			 "directory only root can write keeps users out",
+			 path, (unsigned)st->st_uid, (unsigned)cr->uid,
+			 (int)cr->pid);
+	else
+		log_warn("%s: uid %u's, not a pingsockd's: replaced; a "
+			 "socket directory only root can write keeps users "
+			 "out", path, (unsigned)st->st_uid);
+	return 0;
+}
+
+/*
+ * May the name base in dirfd be taken (bind_here() renames the new
+ * socket over it)?  0, or -1 with err filled.
+ *
+ * Refused: a running pingsockd's socket (root's file, answered by root or
+ * the daemon's user), or a file of root's that is no socket.  Taken: a
+ * dead socket, and anything of another user's.  The socket directory may
+ * be sticky, as /tmp (the man page allows it), where any user can put
+ * anything at the name first, a listening socket of its own too.  Were
+ * that called a running pingsockd, as it was, any user could keep the
+ * daemon from starting and serve its clients himself; refusing it with
+ * his uid named would still let him keep it from starting.  So what is
+ * not root's or the daemon's user's is replaced, and said so: in one
+ * rename(2) by root, which may replace any entry of a sticky directory,
+ * that follows no link and leaves no moment when the name is free.
+ */
+static int claim_path(int dirfd, const char *base, const char *path,
+		      const struct safepath_owner *o, char *err,
+		      size_t errlen)
+{
+	struct ucred cr = { .pid = 0, .uid = 0, .gid = 0 };
+	enum answer a = NOBODY;
 	struct stat st;
 
 	if (fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) != 0) {
@@ -66,21 +132,24 @@ static int claim_path(int dirfd, const char *base, const char *path,
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
+	if (S_ISSOCK(st.st_mode))
+		a = probe(dirfd, base, &cr);
+	if (!daemons(st.st_uid, o) || (a == ANSWERED && !daemons(cr.uid, o)))
+		return someone_elses(path, &st, a, &cr, err, errlen);
 	if (!S_ISSOCK(st.st_mode)) {
 		snprintf(err, errlen, "%s exists and is not a socket", path);
 		return -1;
 	}
-	if (in_use(dirfd, base)) {
-		snprintf(err, errlen, "%s is in use by a running pingsockd",
-			 path);
-		return -1;
-	}
-	if (unlinkat(dirfd, base, 0) != 0) {
-		snprintf(err, errlen, "removing stale socket %s: %s", path,
-			 strerror(errno));
-		return -1;
-	}
-	return 0;
+	if (a == ANSWERED)
+		snprintf(err, errlen, "%s is in use by a running pingsockd "
+			 "(pid %d, uid %u): stop it first, or give this one "
+			 "another --socket", path, (int)cr.pid,
+			 (unsigned)cr.uid);
+	else if (a == BUSY)
+		snprintf(err, errlen, "%s is in use by a running pingsockd "
+			 "(too busy to answer): stop it first, or give this "
+			 "one another --socket", path);
+	return a == NOBODY ? 0 : -1;
 }
 
 /*
@@ -111,6 +180,40 @@ static int bind_in(int dirfd, int fd, const char *base)
 	close(here);
 	errno = e;
 	return rc;
+}
+
+/*
+ * Bound at a fresh random name of its own in dirfd, listening, then
+ * renamed over base: what is at base (a dead socket, or whatever a user
+ * put there, claim_path()) is replaced at once, with no unlink() before
+ * the bind() for a user to race.
+ */
+static int bind_here(int dirfd, int fd, const char *base)
+{
+	char tmp[64];
+	uint64_t r;
+	int e;
+
+	for (int i = 0; i < 8; i++) {
+		if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
+			return -1;
+		snprintf(tmp, sizeof(tmp), ".pingsockd.%ld.%016llx",
+			 (long)getpid(), (unsigned long long)r);
+		if (bind_in(dirfd, fd, tmp) != 0) {
+			if (errno == EADDRINUSE)
+				continue;	/* taken: another name */
+			return -1;
+		}
+		if (listen(fd, SOMAXCONN) == 0 &&
+		    renameat(dirfd, tmp, dirfd, base) == 0)
+			return 0;
+		e = errno;
+		unlinkat(dirfd, tmp, 0);
+		errno = e;
+		return -1;
+	}
+	errno = EADDRINUSE;
+	return -1;
 }
 
 /* The directory part of path into dir, its last name into base. */
@@ -161,11 +264,11 @@ int listener_open(const char *path, const struct safepath_owner *o,
 		return -1;
 	}
 	sock_dir = open_dir(path, o, err, errlen);
-	if (sock_dir < 0 || claim_path(sock_dir, sock_base, path, err, errlen))
+	if (sock_dir < 0 ||
+	    claim_path(sock_dir, sock_base, path, o, err, errlen))
 		goto fail;
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0 || bind_in(sock_dir, fd, sock_base) != 0 ||
-	    listen(fd, SOMAXCONN) != 0) {
+	if (fd < 0 || bind_here(sock_dir, fd, sock_base) != 0) {
 		snprintf(err, errlen, "listening on %s: %s", path,
 			 strerror(errno));
 		goto fail;

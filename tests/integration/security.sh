@@ -61,6 +61,8 @@
 #     not read it (it stays idle), another user pings.
 # fifo (rev35 F5) a user's FIFO at --pidfile, --log-file, --config in a
 #     sticky directory: refused at once, not a start hung for ever.
+# impostor (rev35 F4) a user's listener (or file) at the socket's path in
+#     a sticky directory: replaced, said so, and the daemon serves.
 # (8, the library against an impostor daemon: impostor.sh; 12, LSRR:
 # tests/conformance/ipopts.c; 14: broker.sh's restored range.)
 #
@@ -1155,8 +1157,68 @@ sec_fifo() {
 	rm -rf "$d" "$T/fifo-root" "$T/run-fifo"
 }
 
+# ==== rev35 F4. a user's socket at the daemon's socket path ================
+# The socket's directory may be sticky, as /tmp.  uid 65534 listens there
+# first, at the daemon's --socket name: the daemon said "in use by a
+# running pingsockd" and exited, and the user served its clients.  Now the
+# listener's credentials are looked at (root or the daemon's user is a
+# pingsockd), the user's socket is replaced with a warning naming its uid
+# and pid, and another user pings through the daemon.  Also with the
+# user's backlog kept full (a blocking probe would hang the start) and
+# with a plain file of the user's at the name.
+imp_listen() {	# SOCKET READY-FILE FILL: uid 65534 listens on SOCKET
+	# The system's python: a root's PATH may lead to one nobody can run.
+	local py=/usr/bin/python3
+	[ -x "$py" ] || py=python3
+	in_ns d setpriv --reuid=65534 --regid=65534 --clear-groups "$py" -c '
+import os, socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.bind(sys.argv[1]); os.chmod(sys.argv[1], 0o666); s.listen(0)
+if sys.argv[3] == "1":	# the one connection a backlog of 0 holds
+    c = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    c.setblocking(False); c.connect(sys.argv[1])
+with open(sys.argv[2], "w") as f:
+    f.write("%d\n" % os.getpid())
+time.sleep(30)' "$@" &
+	BGPIDS+=("$!")
+	wait_for 5 "[ -s '$2' ]"
+}
+imp_case() {	# NAME FILL(0|1|file)
+	local d=$T/run-imp sock=$T/run-imp/socket ipid=none st ok=0 says
+	rm -rf "$d" && mkdir -p "$d" && chmod 1777 "$d"
+	: >"$T/imp.log"
+	if [ "$2" = file ]; then
+		setpriv --reuid=65534 --regid=65534 --clear-groups touch "$sock"
+	else
+		imp_listen "$sock" "$d/ready" "$2"
+		ipid=$(cat "$d/ready" 2>/dev/null)
+	fi
+	DNOWAIT=1 dstart imp d --config "$UNLIMITED"
+	line_in "$T/imp.log" 'ready on' 8
+	st=$(stat -c '%u %a %F' "$sock" 2>&1)
+	says=$(grep -m1 'not a pingsockd' "$T/imp.log")
+	if [ "$2" = 1 ] || [ "$2" = file ]; then
+		grep -q "uid 65534's, not a pingsockd's: replaced" <<<"$says" && ok=1
+	else
+		grep -q "uid 65534's socket, listened on by uid 65534 (pid $ipid), not a pingsockd: replaced" \
+			<<<"$says" && ok=1
+	fi
+	ping3 4242 imp
+	check "f4_impostor_${1}_replaced" "socket $st; impostor pid $ipid; log: ${says:-$(tail -3 "$T/imp.log" | tr '\n' ' ')}" \
+		[ $ok = 1 ] && [ "$st" = "0 666 socket" ]
+	check "f4_impostor_${1}_daemon_serves" "$PING_SAYS" [ "$PING_OK" = 1 ]
+	alive imp && dstop imp
+	[ "$ipid" = none ] || { kill "$ipid" 2>/dev/null; reap "$ipid" 3; }
+	rm -rf "$d"
+}
+sec_impostor() {
+	imp_case listener 0
+	imp_case busy_listener 1
+	imp_case file file
+}
+
 # ---- main -------------------------------------------------------------
-for s in race linger steal netns conns park pairbuf share bbind hoard user demo malformed slotproto wrap proofs mirrors datajunk sandbox subgid fifo; do
+for s in race linger steal netns conns park pairbuf share bbind hoard user demo malformed slotproto wrap proofs mirrors datajunk sandbox subgid fifo impostor; do
 	wanted "$s" || continue
 	t=$(ms)
 	"sec_$s"

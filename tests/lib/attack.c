@@ -395,7 +395,8 @@ static void race_poll(const char *dir, const char *name, const char *victim,
 	printf("race poll_swaps=%d\n", swaps);
 }
 
-/* The inotify racer: the moment the name is created, swap it. */
+/* The inotify racer: the moment the name is created, swap it (bound
+ * there, or renamed there from a name of the daemon's own: IN_MOVED_TO). */
 static int cmd_race(char **argv)
 {
 	const char *dir = argv[2], *name = argv[3], *victim = argv[4];
@@ -405,7 +406,7 @@ static int cmd_race(char **argv)
 	/* Its command line names pingsockd-race...: the daemons of other
 	 * tests (privdrop.c) take it for a pingsockd of their user. */
 	prctl(PR_SET_NAME, "pingsockd-race");
-	if (in < 0 || inotify_add_watch(in, dir, IN_CREATE) < 0) {
+	if (in < 0 || inotify_add_watch(in, dir, IN_CREATE | IN_MOVED_TO) < 0) {
 		perror("attack: inotify");
 		return 1;
 	}
