@@ -370,6 +370,12 @@ rc=$?
 	pass notify/pidfile_open_directory_refused ||
 	fail notify/pidfile_open_directory_refused "exit $rc: $out"
 
+# --help says what the man page says: the pid stays in the file at exit
+# (the daemon closed it before the drop); it said "emptied at exit".
+help=$("$T/pingsockd" --help 2>&1 | grep -A1 -e '--pidfile PATH' | tr -s ' \n' ' ')
+grep -q 'left there at exit' <<<"$help" && ! grep -q emptied <<<"$help" &&
+	pass notify/pidfile_help_matches_man || fail notify/pidfile_help_matches_man "$help"
+
 # --- the default configuration file --------------------------------------------
 
 # In a mount namespace where the deepest existing directory above the
