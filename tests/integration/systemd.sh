@@ -85,6 +85,23 @@ grep -qx 'ListenSequentialPacket=/run/pingsock/socket' <<<"$sock_unit" &&
 	pass systemd/socket_unit_path_and_modes ||
 	fail systemd/socket_unit_path_and_modes "$sock_unit"
 
+# /run/pingsock: one owner and mode, the tmpfiles.d entry's (root's, the
+# daemon's group, 0775, as pingsockd makes it as root).  The service has
+# no RuntimeDirectory= (it would chown it to pingsock:pingsock 0755 at
+# every start, and a root start take it back) but may write there
+# (ReadWritePaths=, under ProtectSystem=strict); the socket unit makes it
+# root:root 0755 only if it is missing (0775 root:root would be refused).
+tmpf=$(grep -v '^#' "$PFX/lib/tmpfiles.d/pingsockd.conf" 2>/dev/null)
+svc=$(cat "$UNITDIR/pingsockd.service" 2>/dev/null)
+if [ "$tmpf" = "d /run/pingsock 0775 root pingsock -" ] &&
+	! grep -q '^RuntimeDirectory' <<<"$svc" &&
+	grep -qx 'ReadWritePaths=-/run/pingsock' <<<"$svc" &&
+	grep -qx 'DirectoryMode=0755' <<<"$sock_unit"; then
+	pass systemd/run_dir_declarations_agree
+else
+	fail systemd/run_dir_declarations_agree "tmpfiles '$tmpf'; service: $(grep -E '^(RuntimeDirectory|ReadWritePaths)' <<<"$svc" | tr '\n' ' ')"
+fi
+
 # The unit's capability bounding set and ambient set, as setpriv(1)
 # takes them.
 capset() {	# key
@@ -102,7 +119,6 @@ unit_user=$(sed -n 's/^User=//p' "$UNITDIR/pingsockd.service" 2>/dev/null)
 	[ "$unit_user" = pingsock ] &&
 	grep -qx 'Type=notify' "$UNITDIR/pingsockd.service" &&
 	grep -qx 'WatchdogSec=30s' "$UNITDIR/pingsockd.service" &&
-	grep -qx 'RuntimeDirectory=pingsock' "$UNITDIR/pingsockd.service" &&
 	pass systemd/unit_relay_without_root ||
 	fail systemd/unit_relay_without_root "User=$unit_user, ambient $ambient, bounding $bset"
 
@@ -336,7 +352,7 @@ daemon_stop
 # --- the unit's system call filter ---
 
 # Every call the daemon makes, started as the unit starts it (on a socket
-# of its own, in a directory of its own: its RuntimeDirectory=), serving
+# of its own, in a directory of its own), serving
 # a ping, reloading and stopping, is in the unit's SystemCallFilter=.
 # (The sanitizer build makes calls of its own: the plain build's pass
 # checks this, the sanitizer's says nothing.)
