@@ -15,6 +15,9 @@
 #   - the sysusers.d and tmpfiles.d files make the user, its group and the
 #     socket's directory (systemd-sysusers/-tmpfiles --root, in a scratch
 #     root whose user database has no pingsock);
+#   - debian/pingsockd.postrm purge (in a scratch root, $DPKG_ROOT) leaves
+#     no log file of the package's, no /run/pingsock, no pins on a BPF
+#     file system;
 #   - pingsock-ping-divert, in a scratch root holding a copy of iputils'
 #     ping and a dpkg database: ping becomes pingsock-ping, iputils' ping
 #     stays as ping.distrib (capabilities kept), --undo restores all, a
@@ -207,6 +210,8 @@ int main(void)
 	return 0;
 }
 EOF
+# One option with a comma in it, not two elements (SC2054).
+# shellcheck disable=SC2054
 case $PS_BUILD in
 *asan) LINK=(-fsanitize=address,undefined) ;;
 *)     LINK=(-static) ;;
@@ -233,6 +238,7 @@ int main(void)
 	return fd >= 0 ? pingsock_close(fd) : !pingsock_why();
 }
 EOF
+# shellcheck disable=SC2054
 case $PS_BUILD in *asan) DL=(-fsanitize=address,undefined) ;; *) DL=() ;; esac
 # shellcheck disable=SC2086
 if cc "${DL[@]}" -I"$DEST/usr/include" -o "$T/dyn" "$T/dyn.c" -L"$L" $libs \
@@ -271,6 +277,37 @@ if command -v systemd-sysusers >/dev/null && command -v systemd-tmpfiles >/dev/n
 		fail tmpfiles_socket_dir "'$st' (want 0 $gid 775): $(cat "$T/tmpfiles.log")"
 else
 	skip sysusers_creates_user "no systemd-sysusers/systemd-tmpfiles (Debian package systemd)"
+fi
+
+# --- debian/pingsockd.postrm purge, in a scratch root ($DPKG_ROOT) ---
+# It removes what the package made and left: /run/pingsock (empty), the
+# log file the shipped logrotate snippet rotates and its rotations, and
+# broker mode's pins (a pinned map) on a BPF file system, mounted in a
+# mount namespace of its own (the kernel's own maps.debug, progs.debug
+# stay).  Another log file stays.
+
+if [ "$(id -u)" = 0 ] && command -v bpftool >/dev/null; then
+	P=$T/purgeroot
+	mkdir -p "$P/run/pingsock" "$P/var/log" "$P/sys/fs/bpf"
+	for f in pingsockd.log pingsockd.log.1 pingsockd.log.2.gz other.log; do
+		echo x >"$P/var/log/$f"
+	done
+	# shellcheck disable=SC2016
+	pins=$(unshare -m sh -c 'mount --make-rprivate / &&
+		mount -t bpf bpf "$1/sys/fs/bpf" && mkdir "$1/sys/fs/bpf/pingsock" &&
+		bpftool map create "$1/sys/fs/bpf/pingsock/users" type hash \
+			key 4 value 8 entries 4 name users &&
+		[ -e "$1/sys/fs/bpf/pingsock/users" ] &&
+		DPKG_ROOT=$1 sh "$2" purge &&
+		if [ -e "$1/sys/fs/bpf/pingsock" ]; then ls -lR "$1/sys/fs/bpf"; else echo ok; fi' \
+		sh "$P" "$SRC/debian/pingsockd.postrm" 2>&1)
+	left=$(cd "$P" && find . -mindepth 1 | sort | tr '\n' ' ')
+	[ "$pins" = ok ] &&
+		[ "$left" = "./run ./sys ./sys/fs ./sys/fs/bpf ./var ./var/log ./var/log/other.log " ] &&
+		pass postrm_purge_leaves_nothing ||
+		fail postrm_purge_leaves_nothing "left: $left; bpffs: $pins"
+else
+	skip postrm_purge_leaves_nothing "needs root and bpftool"
 fi
 
 # --- pingsock-ping-divert, in a scratch root ---
