@@ -139,12 +139,14 @@ static bool uid_known(void *ctx, uid_t uid)
 	return uidtab_get(s->uids, uid, false) != NULL;
 }
 
-/* Once a second: forget idle users, read /proc/net/icmp(6) (bsock.h),
+/* Once a second: say what the users' log budgets held back (audit.c),
+ * before their entries may go; forget idle users, read /proc/net/icmp(6) (bsock.h),
  * the broadcast addresses again (guard.h), give back what the closing thread closed (closer.h). */
 static void tick(void *data)
 {
 	struct server *s = data;
 
+	audit_flush(s);
 	uidtab_prune(s->uids, loop_now_ns());
 	bsock_scan(s);
 	if (s->conf.guard) {
@@ -333,6 +335,8 @@ static void teardown(struct server *s)
 		else if (ss)
 			ssock_free(s, ss);
 	}
+	if (s->uids)
+		audit_flush(s);	/* the sockets closed just now */
 	free(s->slots);
 	free(s->by_cookie);
 	pstab_free(s->tab);

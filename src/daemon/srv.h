@@ -174,6 +174,8 @@ struct ssock {
 	uint64_t errors;	/* audit: errors delivered, failed sends */
 	uint64_t opened_ns;	/* audit: when it was opened */
 	struct destset dests;	/* audit: distinct destinations */
+	bool audit_held;	/* audit: its records are in its user's
+				 * summary (audit.c), not written */
 	uint64_t last_send_ns;	/* for min_interval */
 	/* Proofs of holding its descriptor (wire.h: struct wire_proof)
 	 * read but not yet asked for, each good for one WIRE_ATTACH or
@@ -266,8 +268,13 @@ static inline uint16_t ssock_ident(const struct ssock *ss)
 }
 
 /* ---- audit.c ---- */
-void audit_open(struct server *s, const struct ssock *ss);
+/* The socket's records: written within its user's budget, else counted
+ * in the user's next summary (both of them: a close follows its open). */
+void audit_open(struct server *s, struct ssock *ss);
 void audit_close(const struct ssock *ss);
+/* Once a second (and at the end): one summary line per user of what was
+ * held back. */
+void audit_flush(struct server *s);
 /* An error delivered to the socket, or a send of its that failed. */
 void audit_error(struct server *s, struct ssock *ss);
 /* A send refused with err: EAGAIN is flow control, not counted. */

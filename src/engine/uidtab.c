@@ -47,11 +47,19 @@ struct uident *uidtab_get(struct uidtab *t, uid_t uid, bool create)
 	return e;
 }
 
+/* Nothing of the user's log budgets to remember: each full again, and
+ * nothing held back that a summary has still to say. */
+static bool logs_idle(const struct uident *e, uint64_t now)
+{
+	return !e->audit.opened && !e->audit.closed &&
+	       rate_idle(&e->audit.bucket, now);
+}
+
 static bool unused(const struct uident *e, uint64_t now)
 {
 	return !e->conns && !e->nsockets && !e->idents && !e->fds &&
 	       !e->parked && !e->errq && rate_idle(&e->bucket, now) &&
-	       rate_idle(&e->dials, now);
+	       rate_idle(&e->dials, now) && logs_idle(e, now);
 }
 
 void uidtab_prune(struct uidtab *t, uint64_t now)
@@ -71,6 +79,14 @@ void uidtab_prune(struct uidtab *t, uint64_t now)
 			}
 		}
 	}
+}
+
+void uidtab_each(struct uidtab *t, void (*fn)(struct uident *e, void *ctx),
+		 void *ctx)
+{
+	for (int i = 0; i < UID_BUCKETS; i++)
+		for (struct uident *e = t->b[i]; e; e = e->next)
+			fn(e, ctx);
 }
 
 unsigned uidtab_count(const struct uidtab *t)

@@ -13,7 +13,9 @@
  *              and sockets;
  *   parked     bytes of sends waiting for their time (rate, min_interval);
  *   errq       bytes of records on the error queues of its sockets;
- *   bucket     the send rate's token bucket (rate, burst).
+ *   bucket     the send rate's token bucket (rate, burst);
+ *   audit      the budget of its sockets' audit records and what was
+ *              held back of them since the last summary (audit.c).
  *
  * Shares that run short for everyone (the daemon's descriptors, the
  * 65,535 identifiers) are rationed: once less than a 32nd is left (the
@@ -24,7 +26,10 @@
  * an equal part of what is left, shared with the holders and one user
  * more, so that users who come one after another cannot take it all: a
  * user who holds none is served while any is left.
- * An entry lives while any of it is in use or its bucket is not full.
+ * An entry lives while any of it is in use, a bucket is not full or a
+ * count held back is not yet said: the budgets of a user's log records
+ * must outlive its sockets and connections, or one who lets go of all
+ * of them for a second had a full budget again.
  */
 #ifndef PS_UIDTAB_H
 #define PS_UIDTAB_H
@@ -35,6 +40,15 @@
 #include <sys/types.h>
 
 #include "engine/rate.h"
+
+/* What the audit records of a user's sockets held back (audit.c): the
+ * sockets whose records were not written, and their counters, until the
+ * next summary says them. */
+struct uid_audit {
+	struct rate_bucket bucket;
+	uint32_t opened, closed;
+	uint64_t requests, replies, errors, drops;
+};
 
 struct uident {
 	uid_t uid;
@@ -52,6 +66,7 @@ struct uident {
 	 * alive, so that what is exported stays bounded by what is held. */
 	uint64_t requests;	/* echo requests sent */
 	uint64_t refused;	/* connections, sockets, sends refused */
+	struct uid_audit audit;
 	struct uident *next;
 };
 
@@ -67,6 +82,9 @@ void uidtab_free(struct uidtab *t);
 struct uident *uidtab_get(struct uidtab *t, uid_t uid, bool create);
 /* Forget the users with nothing left to remember at now. */
 void uidtab_prune(struct uidtab *t, uint64_t now);
+/* fn(e, ctx) for every entry (which fn must not remove). */
+void uidtab_each(struct uidtab *t, void (*fn)(struct uident *e, void *ctx),
+		 void *ctx);
 /* Users with an entry, for the statistics. */
 unsigned uidtab_count(const struct uidtab *t);
 /*

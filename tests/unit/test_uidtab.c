@@ -120,6 +120,30 @@ static void prune_keeps_what_is_used(void)
 	uidtab_free(t);
 }
 
+/*
+ * The audit budget outlives the user's sockets: an entry with a bucket
+ * not yet full, or with held records not yet summed up, stays (else a
+ * user who let go of everything for a second had a full budget again).
+ */
+static void prune_keeps_log_budgets(void)
+{
+	struct uidtab *t = uidtab_new();
+	struct uident *a = uidtab_get(t, 1000, true);
+	uint64_t each = 1000000000u / 10;
+
+	for (int i = 0; i < 5; i++)
+		rate_take(&a->audit.bucket, 0, 10, 200);
+	uidtab_prune(t, 4 * each);
+	CHECK_EQ(uidtab_count(t), 1);
+	a->audit.closed = 1;
+	uidtab_prune(t, 5 * each);
+	CHECK_EQ(uidtab_count(t), 1);
+	a->audit.closed = 0;
+	uidtab_prune(t, 5 * each);
+	CHECK_EQ(uidtab_count(t), 0);
+	uidtab_free(t);
+}
+
 /* Pages of the entries, ascending by uid from a cursor, whatever the
  * hash order; "more" only when one is left past the page. */
 static void pages_ascending(void)
@@ -180,6 +204,7 @@ int main(void)
 	TEST(one_after_another_cannot_drain);
 	TEST(never_negative);
 	TEST(prune_keeps_what_is_used);
+	TEST(prune_keeps_log_budgets);
 	TEST(pages_ascending);
 	TEST(counters_go_with_the_entry);
 	return CHECK_DONE();
