@@ -174,6 +174,7 @@ static void audit_say_held(struct uident *u, void *ctx)
 	struct uid_audit *a = &u->audit;
 
 	(void)ctx;
+	log_held(u);	/* its refusals and protocol errors (log.h) */
 	if (!a->opened && !a->closed)
 		return;
 	log_info("event=suppressed uid=%u records=%llu opened=%u closed=%u "
@@ -191,6 +192,7 @@ static void audit_say_held(struct uident *u, void *ctx)
 void audit_flush(struct server *s)
 {
 	uidtab_each(s->uids, audit_say_held, NULL);
+	log_held(NULL);
 }
 
 void audit_close(const struct ssock *ss)

@@ -231,8 +231,9 @@ void client_free(struct server *s, struct client *c)
 static void protocol_error(struct server *s, struct client *c, const char *why)
 {
 	s->stats.proto_errors++;
-	log_limited(LOGC_PROTOCOL, LOG_WARNING, "disconnecting uid=%u pid=%d: "
-		    "%s", (unsigned)c->uid, (int)c->pid, why);
+	log_limited_user(uidtab_get(s->uids, c->uid, false), LOGC_PROTOCOL,
+			 LOG_WARNING, "disconnecting uid=%u pid=%d: %s",
+			 (unsigned)c->uid, (int)c->pid, why);
 	client_free(s, c);
 }
 
@@ -337,11 +338,11 @@ static bool conn_refused(struct server *s, const struct client *c)
 	s->stats.refused++;
 	if (u)
 		u->refused++;
-	log_limited(LOGC_REFUSED, LOG_INFO, "refused connection: uid=%u "
-		    "pid=%d: %s", (unsigned)c->uid, (int)c->pid,
-		    !u ? "no memory" : max && u->conns >= max
-		    ? "max_connections" : "the daemon's descriptors are short "
-		    "and this user holds the most");
+	log_limited_user(u, LOGC_REFUSED, LOG_INFO, "refused connection: "
+			 "uid=%u pid=%d: %s", (unsigned)c->uid, (int)c->pid,
+			 !u ? "no memory" : max && u->conns >= max
+			 ? "max_connections" : "the daemon's descriptors are "
+			 "short and this user holds the most");
 	return true;
 }
 
@@ -381,9 +382,10 @@ static bool dial_refused(struct server *s, uid_t uid)
 		s->stats.refused++;
 		if (u)
 			u->refused++;
-		log_limited(LOGC_REFUSED, LOG_INFO, "refused connection: "
-			    "uid=%u: more than %u new connections a second",
-			    (unsigned)uid, CONN_RATE);
+		log_limited_user(u, LOGC_REFUSED, LOG_INFO, "refused "
+				 "connection: uid=%u: more than %u new "
+				 "connections a second", (unsigned)uid,
+				 CONN_RATE);
 		return true;
 	}
 	rate_take(&u->dials, now, CONN_RATE, CONN_BURST);
@@ -418,9 +420,10 @@ static struct client *client_new(struct server *s, int fd)
 	c->foreign = foreign_ns(s, fd);
 	if (c->foreign) {
 		s->stats.refused_netns++;
-		log_limited(LOGC_REFUSED, LOG_INFO, "refused client: uid=%u "
-			    "pid=%d: in another network namespace",
-			    (unsigned)c->uid, (int)c->pid);
+		log_limited_user(uidtab_get(s->uids, c->uid, false),
+				 LOGC_REFUSED, LOG_INFO, "refused client: "
+				 "uid=%u pid=%d: in another network namespace",
+				 (unsigned)c->uid, (int)c->pid);
 	}
 	if (conn_refused(s, c))
 		goto fail;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 #include "daemon/log.h"
 
+#include "engine/uidtab.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -185,31 +187,70 @@ static const char *const class_names[LOGC_END] = {
 	[LOGC_ACCEPT] = "accept errors",
 };
 
+_Static_assert(LOGC_END == UID_LOG_CLASSES, "uidtab.h: UID_LOG_CLASSES");
+
+static struct uid_logq global_q[LOGC_END];	/* no user's */
+
+/* May a line of q go now?  Else it is counted. */
+static bool limit_take(struct uid_logq *q)
+{
+	struct timespec ts;
+	uint64_t now;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	if (rate_wait(&q->bucket, now, LOG_LIMIT_BURST, LOG_LIMIT_BURST)) {
+		q->held++;
+		return false;
+	}
+	rate_take(&q->bucket, now, LOG_LIMIT_BURST, LOG_LIMIT_BURST);
+	return true;
+}
+
+static void vlimited(struct uid_logq *q, int prio, const char *fmt,
+		     va_list ap)
+{
+	char line[1024];
+
+	if (!limit_take(q))
+		return;
+	vsnprintf(line, sizeof(line), fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized)
+	log_msg(prio, "%s", line);
+}
+
 void log_limited(enum log_class c, int prio, const char *fmt, ...)
 {
-	static struct {
-		time_t second;
-		unsigned said, held;
-	} st[LOGC_END];
-	struct timespec now;
-	char line[1024];
 	va_list ap;
 
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (st[c].second != now.tv_sec) {
-		if (st[c].held)
-			log_msg(LOG_WARNING, "%u more %s not logged in the "
-				"last second(s)", st[c].held, class_names[c]);
-		st[c].second = now.tv_sec;
-		st[c].said = st[c].held = 0;
-	}
-	if (st[c].said >= LOG_LIMIT_BURST) {
-		st[c].held++;
-		return;
-	}
-	st[c].said++;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized)
+	vlimited(&global_q[c], prio, fmt, ap);
 	va_end(ap);
-	log_msg(prio, "%s", line);
+}
+
+void log_limited_user(struct uident *u, enum log_class c, int prio,
+		      const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlimited(u ? &u->logq[c] : &global_q[c], prio, fmt, ap);
+	va_end(ap);
+}
+
+void log_held(struct uident *u)
+{
+	for (int c = 0; c < LOGC_END; c++) {
+		struct uid_logq *x = u ? &u->logq[c] : &global_q[c];
+
+		if (!x->held)
+			continue;
+		if (u)
+			log_msg(LOG_WARNING, "uid=%u: %u more %s not logged in "
+				"the last second(s)", (unsigned)u->uid, x->held,
+				class_names[c]);
+		else
+			log_msg(LOG_WARNING, "%u more %s not logged in the "
+				"last second(s)", x->held, class_names[c]);
+		x->held = 0;
+	}
 }

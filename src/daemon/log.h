@@ -43,13 +43,29 @@ void log_msg(int prio, const char *fmt, ...)
 
 /*
  * Messages a client or the network can cause at will: at most
- * LOG_LIMIT_BURST lines a second of each class; the rest are counted and
- * said in one line when the class may speak again.
+ * LOG_LIMIT_BURST lines at once of each class, then LOG_LIMIT_BURST a
+ * second (a token bucket); the rest are counted, and log_held() says how
+ * many in one line (from the tick, once a second).
+ *
+ * A message about a user has the budget of that user's (its uidtab
+ * entry's logq, engine/uidtab.h): one budget for everyone let uid 65534,
+ * flooding refusals, hide uid 4242's refusal entirely.  A message about
+ * no user (accept errors), or a user without an entry (no memory), has
+ * the daemon-wide budget of its class.
  */
 enum log_class { LOGC_PROTOCOL, LOGC_REFUSED, LOGC_ACCEPT, LOGC_END };
 #define LOG_LIMIT_BURST 10
+struct uident;
 void log_limited(enum log_class c, int prio, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* A message about u's user (u NULL: the daemon-wide budget). */
+void log_limited_user(struct uident *u, enum log_class c, int prio,
+		      const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* One line per class of what u's budgets held back ("uid=U: N more
+ * refusals not logged ..."), and the count starts again; u NULL: the
+ * daemon-wide budgets'. */
+void log_held(struct uident *u);
 
 #define log_err(...) log_msg(LOG_ERR, __VA_ARGS__)
 #define log_warn(...) log_msg(LOG_WARNING, __VA_ARGS__)

@@ -64,8 +64,8 @@ int ops_refuse(struct server *s, const struct client *c, int err,
 	s->stats.refused++;
 	if (u)
 		u->refused++;
-	log_limited(LOGC_REFUSED, LOG_INFO, "refused socket: uid=%u pid=%d: "
-		    "%s", (unsigned)c->uid, (int)c->pid, why);
+	log_limited_user(u, LOGC_REFUSED, LOG_INFO, "refused socket: uid=%u "
+			 "pid=%d: %s", (unsigned)c->uid, (int)c->pid, why);
 	return err;
 }
 

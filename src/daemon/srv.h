@@ -272,8 +272,9 @@ static inline uint16_t ssock_ident(const struct ssock *ss)
  * in the user's next summary (both of them: a close follows its open). */
 void audit_open(struct server *s, struct ssock *ss);
 void audit_close(const struct ssock *ss);
-/* Once a second (and at the end): one summary line per user of what was
- * held back. */
+/* Once a second (and at the end): one summary line per user of what its
+ * audit budget held back, and of what its log_limited_user() budgets
+ * did (log.h); then the daemon-wide ones'. */
 void audit_flush(struct server *s);
 /* An error delivered to the socket, or a send of its that failed. */
 void audit_error(struct server *s, struct ssock *ss);

@@ -51,8 +51,13 @@ struct uident *uidtab_get(struct uidtab *t, uid_t uid, bool create)
  * nothing held back that a summary has still to say. */
 static bool logs_idle(const struct uident *e, uint64_t now)
 {
-	return !e->audit.opened && !e->audit.closed &&
-	       rate_idle(&e->audit.bucket, now);
+	if (e->audit.opened || e->audit.closed ||
+	    !rate_idle(&e->audit.bucket, now))
+		return false;
+	for (int i = 0; i < UID_LOG_CLASSES; i++)
+		if (e->logq[i].held || !rate_idle(&e->logq[i].bucket, now))
+			return false;
+	return true;
 }
 
 static bool unused(const struct uident *e, uint64_t now)

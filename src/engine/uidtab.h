@@ -15,7 +15,9 @@
  *   errq       bytes of records on the error queues of its sockets;
  *   bucket     the send rate's token bucket (rate, burst);
  *   audit      the budget of its sockets' audit records and what was
- *              held back of them since the last summary (audit.c).
+ *              held back of them since the last summary (audit.c);
+ *   logq       the budget of each class of log lines about it, and
+ *              what was held back (log.h: log_limited_uid()).
  *
  * Shares that run short for everyone (the daemon's descriptors, the
  * 65,535 identifiers) are rationed: once less than a 32nd is left (the
@@ -40,6 +42,15 @@
 #include <sys/types.h>
 
 #include "engine/rate.h"
+
+/* Log lines of one class about one user: its budget, and how many were
+ * not written since the last summary. */
+struct uid_logq {
+	struct rate_bucket bucket;
+	uint32_t held;
+};
+
+#define UID_LOG_CLASSES 3	/* log.h: enum log_class, LOGC_END */
 
 /* What the audit records of a user's sockets held back (audit.c): the
  * sockets whose records were not written, and their counters, until the
@@ -67,6 +78,7 @@ struct uident {
 	uint64_t requests;	/* echo requests sent */
 	uint64_t refused;	/* connections, sockets, sends refused */
 	struct uid_audit audit;
+	struct uid_logq logq[UID_LOG_CLASSES];
 	struct uident *next;
 };
 
