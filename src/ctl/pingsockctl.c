@@ -293,6 +293,7 @@ static void status_more(const struct report *r)
 	       (unsigned long long)st->sends_delayed,
 	       (unsigned long long)st->sends_eagain,
 	       (unsigned long long)st->sends_refused);
+	printf("log_lost %u\n", st->log_lost);
 	for (size_t i = 0; i < r->users.n; i++)
 		printf("user %u requests %llu refused %llu\n",
 		       r->users.e[i].uid,
@@ -400,6 +401,10 @@ static void metrics_daemon(const struct wire_stats *st)
 	printf("pingsockd_start_time_seconds %llu.%03llu\n",
 	       (unsigned long long)(st->start_ms / 1000),
 	       (unsigned long long)(st->start_ms % 1000));
+	metric("pingsockd_log_lost_total", "counter",
+	       "Log lines pingsockd could not write: the log would have "
+	       "blocked (a full pipe or journal stream) or is gone (syslog "
+	       "restarted).", st->log_lost);
 	metric("pingsockd_users", "gauge",
 	       "Users pingsockd keeps state for (connections, sockets, "
 	       "identifiers, sends waiting, a rate bucket refilling).",

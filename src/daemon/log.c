@@ -115,6 +115,14 @@ void log_use_file(int fd)
 	file_pid = getpid();	/* opened after daemonising: the daemon's */
 }
 
+/* Through syslog(3) (it blocks on a full /dev/log, and drops what it
+ * cannot send without a word). */
+static bool syslog_line(int prio, const char *msg)
+{
+	syslog(prio, "%s", msg);
+	return true;
+}
+
 static const char *prio_name(int prio)
 {
 	switch (prio) {
@@ -129,8 +137,60 @@ static const char *prio_name(int prio)
 	}
 }
 
+/*
+ * Lines that could not be written: the log would have blocked (a full
+ * pipe or journal stream), or is gone.  The loop must never wait for
+ * the log: a reader that stalls (journald busy or restarting, a logger
+ * at the end of a pipe) made every write block, and with it every
+ * user's requests, up to the watchdog's kill.  Counted (pingsockctl
+ * status: log_lost) and said once at the next line that goes.
+ */
+static uint64_t lost, lost_said;
+static bool err_sock;	/* fd 2 a socket: sent with MSG_DONTWAIT */
+
+uint32_t log_lost(void)
+{
+	return lost < UINT32_MAX ? (uint32_t)lost : UINT32_MAX;
+}
+
+void log_nonblocking(void)
+{
+	struct stat st;
+	int fd;
+
+	if (fstat(2, &st) != 0)
+		return;
+	if (S_ISSOCK(st.st_mode)) {
+		err_sock = true;	/* the journal's stream: per call */
+		return;
+	}
+	if (!S_ISFIFO(st.st_mode))
+		return;		/* a file or a terminal: as it is */
+	/* A pipe's description is shared with whoever else writes to it:
+	 * O_NONBLOCK on a fresh one of our own (through /proc, before the
+	 * sandbox), not on theirs. */
+	fd = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	dup2(fd, 2);
+	close(fd);
+}
+
+/* Write a whole line to fd (a line of at most PIPE_BUF bytes is written
+ * whole or not at all).  Counts it lost if not. */
+static bool put_line(int fd, const char *line, size_t n, bool sock)
+{
+	ssize_t w = sock ? send(fd, line, n, MSG_DONTWAIT | MSG_NOSIGNAL)
+			 : write(fd, line, n);
+
+	if (w == (ssize_t)n)
+		return true;
+	lost++;
+	return false;
+}
+
 /* One line, one write(2): O_APPEND keeps concurrent lines whole. */
-static void file_line(int prio, const char *msg)
+static bool file_line(int prio, const char *msg)
 {
 	char line[1200];
 	struct timespec ts;
@@ -144,12 +204,40 @@ static void file_line(int prio, const char *msg)
 	k = snprintf(line + n, sizeof(line) - n, ".%03ldZ pingsockd[%d] %s: %s\n",
 		     ts.tv_nsec / 1000000, (int)file_pid, prio_name(prio), msg);
 	if (k < 0)
-		return;
+		return false;
 	n += (size_t)k < sizeof(line) - n ? (size_t)k : sizeof(line) - n - 1;
 	line[n - 1] = '\n';	/* a cut line still ends as one */
-	if (write(file_fd, line, n) < 0) {
-		/* Nowhere to say so: the file is the log. */
+	return put_line(file_fd, line, n, false);
+}
+
+static bool err_line(int prio, const char *msg)
+{
+	char line[1100];
+	int k = journal ? snprintf(line, sizeof(line), "<%d>%s\n", prio, msg)
+			: snprintf(line, sizeof(line), "pingsockd: %s\n", msg);
+
+	if (k < 0)
+		return false;
+	if ((size_t)k >= sizeof(line)) {
+		k = (int)sizeof(line) - 1;
+		line[k - 1] = '\n';
 	}
+	return put_line(2, line, (size_t)k, err_sock);
+}
+
+/* The line where it goes; false if it was lost (somewhere). */
+static bool deliver(int prio, const char *line)
+{
+	bool ok = true;
+
+	if (use_syslog)
+		return syslog_line(prio, line);
+	if (file_fd >= 0) {
+		ok = file_line(prio, line);
+		if (detached || prio > LOG_WARNING)
+			return ok;
+	}
+	return err_line(prio, line) && ok;
 }
 
 void log_msg(int prio, const char *fmt, ...)
@@ -159,26 +247,20 @@ void log_msg(int prio, const char *fmt, ...)
 
 	if (prio == LOG_DEBUG && !debug)
 		return;
-	if (use_syslog) {
-		va_start(ap, fmt);
-		vsyslog(prio, fmt, ap);
-		va_end(ap);
-		return;
-	}
 	/* One write per line, so lines from a busy daemon never interleave. */
 	va_start(ap, fmt);
 	/* The analyzer misses the va_start above. */
 	vsnprintf(line, sizeof(line), fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized)
 	va_end(ap);
-	if (file_fd >= 0) {
-		file_line(prio, line);
-		if (detached || prio > LOG_WARNING)
-			return;
+	if (deliver(prio, line) && lost > lost_said) {
+		unsigned long long n = lost - lost_said;
+
+		lost_said = lost;
+		snprintf(line, sizeof(line), "warning: %llu earlier log lines "
+			 "could not be written (the log would have blocked, or "
+			 "is gone): pingsockctl status, log_lost", n);
+		deliver(LOG_WARNING, line);
 	}
-	if (journal)
-		fprintf(stderr, "<%d>%s\n", prio, line);
-	else
-		fprintf(stderr, "pingsockd: %s\n", line);
 }
 
 static const char *const class_names[LOGC_END] = {

@@ -21,6 +21,7 @@
 #define PSD_LOG_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <syslog.h>
 
 #include <stdbool.h>
@@ -33,6 +34,12 @@ void log_open_syslog(void);
 void log_detect_journal(void);
 bool log_journal(void);
 void log_set_debug(int on);
+/* Make the writes to standard error non-blocking (at start, while /proc
+ * can be opened): the log must never hold the loop up. */
+void log_nonblocking(void);
+/* Lines that could not be written (they would have blocked, or the log
+ * is gone), since the start; UINT32_MAX at most (wire_stats). */
+uint32_t log_lost(void);
 /* --log-file: every message to fd (opened as main.c's open_log_file()
  * says), from now on. */
 void log_use_file(int fd);

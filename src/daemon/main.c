@@ -597,6 +597,7 @@ int main(int argc, char **argv)
 
 	close_inherited();
 	log_detect_journal();
+	log_nonblocking();
 	parse_opts(argc, argv, &o);
 	log_set_debug(o.debug);
 	if (o.check_config)

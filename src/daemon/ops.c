@@ -542,12 +542,9 @@ static void op_shutdown(struct server *s, struct client *c, struct ssock *ss,
 static void op_stats(struct server *s, struct client *c, struct ssock *ss,
 		     const struct wire_req *req, struct reply *r)
 {
-	struct wire_stats st = s->stats;
+	struct wire_stats st;
 
-	st.clients = s->nclients;
-	st.sockets = pstab_sockets(s->tab);
-	st.idents = pstab_idents(s->tab);
-	st.users = uidtab_count(s->uids);
+	server_stats(s, &st);
 	memcpy(r->body, &st, sizeof(st));
 	r->len = sizeof(st);
 	r->result = 0;

@@ -157,6 +157,16 @@ static void tick(void *data)
 	loop_at(s->loop, &s->tick_timer, loop_now_ns() + 1000000000u);
 }
 
+void server_stats(struct server *s, struct wire_stats *st)
+{
+	*st = s->stats;
+	st->clients = s->nclients;
+	st->sockets = pstab_sockets(s->tab);
+	st->idents = pstab_idents(s->tab);
+	st->users = uidtab_count(s->uids);
+	st->log_lost = log_lost();
+}
+
 /* Descriptors a client passed, waiting for the closing thread, count in
  * its user's share of the daemon's (closer.h). */
 static void fd_charge(void *ctx, uid_t owner, int n)

@@ -267,6 +267,10 @@ static inline uint16_t ssock_ident(const struct ssock *ss)
 	return ss->broker ? ss->k[0].ident : ps_ident(ss->ps);
 }
 
+/* ---- server.c ---- */
+/* WIRE_STATS: the counters, and what is held now. */
+void server_stats(struct server *s, struct wire_stats *st);
+
 /* ---- audit.c ---- */
 /* The socket's records: written within its user's budget, else counted
  * in the user's next summary (both of them: a close follows its open). */

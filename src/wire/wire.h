@@ -310,14 +310,16 @@ struct wire_stats {
 	uint64_t sends_refused;
 	uint64_t users;		/* uids the daemon keeps state for */
 	uint32_t flags;		/* WIRE_ST_* */
-	uint32_t pad;		/* 0 */
+	/* Log lines the daemon could not write (it would have blocked, or
+	 * the log is gone: log.h), up to UINT32_MAX.  Was a pad, 0. */
+	uint32_t log_lost;
 	char version[WIRE_VERSION_STR];
 };
 
 _Static_assert(sizeof(struct wire_stats) == 200, "wire_stats layout");
 
-/* Check a WIRE_STATS answer's body (the client side): flags known, pad
- * 0, the version as WIRE_VERSION_STR says.  0 or -1. */
+/* Check a WIRE_STATS answer's body (the client side): flags known, the
+ * version as WIRE_VERSION_STR says.  0 or -1. */
 int wire_stats_check(const struct wire_stats *st);
 
 /*

@@ -1,0 +1,103 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# logloss - the daemon's log never holds its loop up, and what it could
+# not write is counted and said (rev35 S1, F3).
+#
+#  stderr_pipe  pingsockd --foreground with standard error a pipe of 4 kB
+#               that nobody reads (a stalled journald or logger): a
+#               user's burst of audit records fills it.  Before, each
+#               write blocked the loop, and another user's socket() with
+#               it; now the lines are dropped, counted (pingsockctl
+#               status: log_lost), and said once the pipe takes lines
+#               again.
+#
+# Clients as uid 65534 and 1000 through the shim, in a namespace where
+# only pingsockd serves ping sockets.
+# shellcheck source-path=SCRIPTDIR source=../lib/shimlib.sh
+. "$(dirname "$0")/../lib/shimlib.sh"
+
+shim_init logloss
+PY=/usr/bin/python3
+CTL=$T/pingsockctl
+SOCK=$(ns_sock d)
+
+ns_new d closed || { fail "$LABEL/setup" "namespace"; ns_done; }
+printf 'rate = 0\nmax_sockets = 0\n' >"$T/unlimited.conf"
+chmod 644 "$T/unlimited.conf"
+
+# A pipe that nobody reads until told: 4 kB (F_SETPIPE_SZ), held open
+# for reading and writing, drained into $T/err.out once $T/drain exists.
+cat >"$T/holder.py" <<'PY'
+import fcntl, os, sys, time
+fifo, ready, drain, out, stop = sys.argv[1:6]
+fd = os.open(fifo, os.O_RDWR)
+fcntl.fcntl(fd, 1031, 4096)     # F_SETPIPE_SZ
+open(ready, "w").close()
+while not os.path.exists(drain):
+    time.sleep(0.05)
+os.set_blocking(fd, False)
+with open(out, "ab", buffering=0) as f:
+    while not os.path.exists(stop):
+        try:
+            f.write(os.read(fd, 65536))
+        except BlockingIOError:
+            time.sleep(0.05)
+PY
+cat >"$T/churn.py" <<'PY'
+import socket, sys
+for i in range(int(sys.argv[1])):
+    socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_ICMP).close()
+print("ok")
+PY
+chmod a+r "$T/holder.py" "$T/churn.py"
+churn_as() { local u=$1; shift
+	as_uid "$u" d env LD_PRELOAD="$PRELOAD" "${PY_ENV[@]}" timeout -k 1 "$@"; }
+ctl() { in_ns d timeout -k 1 5 "$CTL" --socket "$SOCK" status 2>&1; }
+
+# ---- stderr_pipe ------------------------------------------------------
+mkfifo "$T/err.fifo"
+"$PY" "$T/holder.py" "$T/err.fifo" "$T/ready" "$T/drain" "$T/err.out" "$T/stop" &
+HOLDER=$!
+for _ in $(seq 1 100); do [ -e "$T/ready" ] && break; sleep 0.05; done
+nsenter --net="/run/netns/$(ns_name d)" "$T/pingsockd" --foreground \
+	--socket "$SOCK" --user "$PS_DAEMON_USER" --config "$T/unlimited.conf" \
+	2>"$T/err.fifo" &
+DAEMON_PID=$!
+DAEMON_PIDS+=("$DAEMON_PID")
+for _ in $(seq 1 100); do [ -S "$SOCK" ] && break; sleep 0.05; done
+# 150 sockets: 300 records, 30 kB, within the audit budget.
+o=$(churn_as 65534 10 "$PY" "$T/churn.py" 150 2>&1)
+t0=$(date +%s%3N)
+o1=$(churn_as 1000 5 "$PY" "$T/churn.py" 1 2>&1)
+t=$(( $(date +%s%3N) - t0 ))
+echo "# uid 65534: $o; uid 1000: $o1 in $t ms"
+[ "$o1" = ok ] && [ "$t" -lt 3000 ] && pass "$LABEL/stderr_pipe_full_loop_goes_on" ||
+	fail "$LABEL/stderr_pipe_full_loop_goes_on" "uid 1000: '$o1' in $t ms (uid 65534: $o)"
+st=$(ctl)
+lost=$(awk '$1 == "log_lost" { print $2 }' <<<"$st")
+echo "# log_lost ${lost:-none}"
+[ "${lost:-0}" -gt 0 ] && pass "$LABEL/stderr_pipe_lines_counted" ||
+	fail "$LABEL/stderr_pipe_lines_counted" "log_lost ${lost:-none}"
+# Drained, the next line says what was lost, once.
+: >"$T/drain"
+sleep 0.3
+churn_as 1000 5 "$PY" "$T/churn.py" 1 >/dev/null 2>&1
+sleep 0.3
+# (A short line can slip into the last bytes of the full pipe: its note,
+# lost or not, says what was lost until then; the notes add up.)
+n=$(grep -c 'earlier log lines could not be written' "$T/err.out")
+said=$(sed -nE 's/.*warning: ([0-9]+) earlier log lines could not be written.*/\1/p' "$T/err.out" |
+	awk '{ s += $1 } END { print s + 0 }')
+lost=$(ctl | awk '$1 == "log_lost" { print $2 }')
+echo "# $n notes of $said lines in all; log_lost ${lost:-none}"
+[ "$n" -ge 1 ] && [ "$said" -le "${lost:-0}" ] && [ "$said" -ge $((${lost:-0} - n)) ] &&
+	pass "$LABEL/stderr_pipe_loss_said" ||
+	fail "$LABEL/stderr_pipe_loss_said" "$n notes, said $said, log_lost ${lost:-none}"
+kill -TERM "$DAEMON_PID" 2>/dev/null
+for _ in $(seq 1 40); do kill -0 "$DAEMON_PID" 2>/dev/null || break; sleep 0.05; done
+kill -KILL "$DAEMON_PID" 2>/dev/null
+wait "$DAEMON_PID" 2>/dev/null
+: >"$T/stop"
+wait "$HOLDER" 2>/dev/null
+
+ns_done
