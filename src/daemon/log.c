@@ -50,33 +50,52 @@ bool log_journal(void)
 	return journal;
 }
 
-/* Is the syslog socket there to take records?  A datagram socket
- * connected to it, as syslog(3) will try. */
-static int syslog_reachable(void)
+/*
+ * Lines that could not be written: the log would have blocked (a full
+ * pipe or journal stream), or is gone.  The loop must never wait for
+ * the log: a reader that stalls (journald busy or restarting, a logger
+ * at the end of a pipe) made every write block, and with it every
+ * user's requests, up to the watchdog's kill.  Counted (pingsockctl
+ * status: log_lost) and said once at the next line that goes.
+ */
+static uint64_t lost, lost_said;
+/*
+ * syslog: a datagram socket of our own, connected to /dev/log before the
+ * sandbox, not syslog(3): that blocks on a full /dev/log, and once the
+ * syslog daemon restarts (a new socket at /dev/log) it reconnects by
+ * path, which inside the chroot does not exist, and drops every record
+ * without a word for the rest of the daemon's life.  Here a record that
+ * cannot be sent is counted (log_lost); after the peer went away a
+ * reconnection by path is tried, at most once a second: it succeeds
+ * where the daemon still sees /dev/log (no chroot: Landlock, a
+ * sanitizer build), never inside the chroot, which keeps nothing of the
+ * file system open.  pingsockd(8) says to use --log-file there.
+ */
+static int syslog_fd = -1;
+static uint64_t syslog_retry_ns;
+
+static int syslog_connect(void)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc, e;
 
-	if (fd < 0)
-		return errno;
 	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", _PATH_LOG);
-	rc = connect(fd, (struct sockaddr *)&sun, sizeof(sun));
-	e = errno;
-	close(fd);
-	return rc == 0 ? 0 : e;
+	return connect(syslog_fd, (struct sockaddr *)&sun, sizeof(sun)) == 0
+		       ? 0 : errno;
 }
 
 void log_open_syslog(void)
 {
-	int e = syslog_reachable();
+	int e;
 
-	/* syslog(3) drops records it cannot deliver without a word: say it
-	 * once, while stderr is still where the administrator looks. */
+	if (syslog_fd < 0)
+		syslog_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	e = syslog_fd < 0 ? errno : syslog_connect();
+	/* Say it once, while stderr is still where the administrator
+	 * looks; the records are counted as lost (log_lost). */
 	if (e)
 		fprintf(stderr, "pingsockd: warning: syslog (%s): %s: the "
 			"daemon's messages will be lost (use --foreground, or "
 			"--log-file)\n", _PATH_LOG, strerror(e));
-	openlog("pingsockd", LOG_PID | LOG_NDELAY, LOG_DAEMON);
 }
 
 void log_to_syslog(void)
@@ -84,7 +103,8 @@ void log_to_syslog(void)
 	detached = 1;
 	if (file_fd >= 0)
 		return;		/* --log-file: the file stays the only one */
-	openlog("pingsockd", LOG_PID | LOG_NDELAY, LOG_DAEMON);
+	if (syslog_fd < 0)
+		log_open_syslog();
 	use_syslog = 1;
 }
 
@@ -115,12 +135,42 @@ void log_use_file(int fd)
 	file_pid = getpid();	/* opened after daemonising: the daemon's */
 }
 
-/* Through syslog(3) (it blocks on a full /dev/log, and drops what it
- * cannot send without a word). */
+static bool syslog_send(const char *line, size_t n)
+{
+	return syslog_fd >= 0 &&
+	       send(syslog_fd, line, n, MSG_DONTWAIT | MSG_NOSIGNAL) ==
+		       (ssize_t)n;
+}
+
+/* As syslog(3) would: "<PRI>Mmm dd hh:mm:ss pingsockd[PID]: text". */
 static bool syslog_line(int prio, const char *msg)
 {
-	syslog(prio, "%s", msg);
-	return true;
+	char line[1200];
+	struct timespec now;
+	struct tm tm;
+	time_t t = time(NULL);
+	size_t n = (size_t)snprintf(line, 8, "<%d>", LOG_DAEMON | prio);
+	int k;
+
+	localtime_r(&t, &tm);	/* the zone read before the chroot */
+	n += strftime(line + n, sizeof(line) - n, "%b %e %H:%M:%S ", &tm);
+	k = snprintf(line + n, sizeof(line) - n, "pingsockd[%d]: %s",
+		     (int)getpid(), msg);
+	n += k < 0 ? 0 : (size_t)k < sizeof(line) - n ? (size_t)k
+						      : sizeof(line) - n - 1;
+	if (syslog_send(line, n))
+		return true;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (syslog_fd >= 0 && errno != EAGAIN &&
+	    (uint64_t)now.tv_sec * 1000000000u >= syslog_retry_ns) {
+		/* The syslog daemon went away (ECONNREFUSED, then
+		 * ENOTCONN): its new socket, if it can be reached. */
+		syslog_retry_ns = ((uint64_t)now.tv_sec + 1) * 1000000000u;
+		if (syslog_connect() == 0 && syslog_send(line, n))
+			return true;
+	}
+	lost++;
+	return false;
 }
 
 static const char *prio_name(int prio)
@@ -137,15 +187,6 @@ static const char *prio_name(int prio)
 	}
 }
 
-/*
- * Lines that could not be written: the log would have blocked (a full
- * pipe or journal stream), or is gone.  The loop must never wait for
- * the log: a reader that stalls (journald busy or restarting, a logger
- * at the end of a pipe) made every write block, and with it every
- * user's requests, up to the watchdog's kill.  Counted (pingsockctl
- * status: log_lost) and said once at the next line that goes.
- */
-static uint64_t lost, lost_said;
 static bool err_sock;	/* fd 2 a socket: sent with MSG_DONTWAIT */
 
 uint32_t log_lost(void)

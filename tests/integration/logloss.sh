@@ -10,6 +10,14 @@
 #               it; now the lines are dropped, counted (pingsockctl
 #               status: log_lost), and said once the pipe takes lines
 #               again.
+#  syslog_restart  pingsockd detached, logging to syslog; the syslog
+#               daemon restarts (a new socket at /dev/log).  Before, the
+#               daemon's syslog(3) could not reconnect from inside its
+#               chroot and dropped every later record without a word;
+#               now each is counted (log_lost), or delivered where the
+#               daemon can still reach /dev/log (no chroot: a sanitizer
+#               build).  In a mount namespace of its own with a private
+#               /dev: nothing of the host's changes.
 #
 # Clients as uid 65534 and 1000 through the shim, in a namespace where
 # only pingsockd serves ping sockets.
@@ -99,5 +107,54 @@ kill -KILL "$DAEMON_PID" 2>/dev/null
 wait "$DAEMON_PID" 2>/dev/null
 : >"$T/stop"
 wait "$HOLDER" 2>/dev/null
+
+# ---- syslog_restart ---------------------------------------------------
+cat >"$T/syslogd.py" <<'PY'
+import socket, os, sys
+try: os.unlink("/dev/log")
+except FileNotFoundError: pass
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind("/dev/log")
+os.chmod("/dev/log", 0o666)
+with open(sys.argv[1], "ab", buffering=0) as f:
+    while True: f.write(s.recv(4096) + b"\n")
+PY
+cat >"$T/f3.sh" <<'SH'
+T=$1 W=$1/f3 PRELOAD=$2 PY=/usr/bin/python3
+mkdir -p "$W/devfs" && mount -t tmpfs none "$W/devfs" || exit 1
+for f in null zero urandom random; do
+	touch "$W/devfs/$f" && mount --bind "/dev/$f" "$W/devfs/$f"
+done
+mount --bind "$W/devfs" /dev || exit 1
+"$PY" "$T/syslogd.py" "$W/syslog.1" & SL=$!
+sleep 0.3
+"$T/pingsockd" --socket "$W/sock" --user "$3" --config "$T/unlimited.conf" \
+	--pidfile "$W/pid" || exit 1
+client() { setpriv --reuid=65534 --regid=65534 --clear-groups env \
+	PINGSOCK_SOCKET="$W/sock" LD_PRELOAD="$PRELOAD" ASAN_OPTIONS=detect_leaks=0 \
+	"$PY" -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_ICMP).close()'; }
+client; sleep 0.3
+kill $SL; wait $SL 2>/dev/null
+"$PY" "$T/syslogd.py" "$W/syslog.2" & SL=$!
+sleep 0.3
+client; client; sleep 0.3
+lost=$("$T/pingsockctl" --socket "$W/sock" status | awk '$1 == "log_lost" { print $2 }')
+alive=0; kill -0 "$(cat "$W/pid")" && alive=1
+echo "before=$(grep -ac 'pingsockd\[[0-9]*\]: event=' "$W/syslog.1") after=$(grep -ac 'pingsockd\[[0-9]*\]: event=' "$W/syslog.2") lost=${lost:-none} alive=$alive"
+kill -TERM "$(cat "$W/pid")"; sleep 0.3; kill -KILL "$(cat "$W/pid")" 2>/dev/null
+kill $SL
+SH
+chmod a+r "$T/syslogd.py" "$T/f3.sh"
+o=$(in_ns d unshare -m --propagation private bash "$T/f3.sh" "$T" "$PRELOAD" "$PS_DAEMON_USER" 2>&1 | tail -1)
+echo "# $o"
+read -r b a l al < <(sed -n 's/^before=\([0-9]*\) after=\([0-9]*\) lost=\([0-9a-z]*\) alive=\([01]\)$/\1 \2 \3 \4/p' <<<"$o")
+# Before the restart: the open and close records of one socket (and the
+# daemon's own lines); after: two sockets' four records, each delivered
+# or counted.
+if [ "${b:-0}" -ge 2 ] && [ "${al:-0}" = 1 ] && [ "${l:-none}" != none ] &&
+	[ $((a + l)) -ge 4 ]; then
+	pass "$LABEL/syslog_restart_records_counted"
+else
+	fail "$LABEL/syslog_restart_records_counted" "$o"
+fi
 
 ns_done
