@@ -9,6 +9,7 @@
 #include "engine/psock4.h"
 
 #include <errno.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -185,9 +186,15 @@ static int send4(struct psock *sk, const struct ps_env *env,
 	if (err)
 		return err;
 	if (ps_addr_is_any(&info->dst)) {
+		char dev[IFNAMSIZ];
+
 		/* 0.0.0.0 goes over loopback to this host, whatever the
-		 * socket's device: resolved here, so that the destination
-		 * policy and the reply's match see the address reached. */
+		 * socket's device, once that exists: resolved here, so that
+		 * the destination policy and the reply's match see the
+		 * address reached. */
+		if (info->ifindex &&
+		    env->dev_name(env->ctx, info->ifindex, dev) != 0)
+			return -ENODEV;
 		ps_addr_this_host(&info->dst, &info->src);
 		info->ifindex = 0;
 	} else if (ps_addr_is_multicast(&info->dst)) {

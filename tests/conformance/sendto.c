@@ -147,6 +147,44 @@ static void bad_buffer(void)
 	pingsock_close(fd);
 }
 
+/* 0.0.0.0 with an IP_PKTINFO interface that does not exist: ENODEV;
+ * with one that does (lo), this host. */
+static void this_host_dev(int fd, uint32_t ifindex, uint16_t seq)
+{
+	struct sockaddr_in a = conf_sin("0.0.0.0", 0);
+	union {
+		char b[CMSG_SPACE(sizeof(struct in_pktinfo))];
+		struct cmsghdr align;
+	} c;
+	struct in_pktinfo pi = { .ipi_ifindex = (int)ifindex };
+	struct iovec iov = { .iov_base = conf_big, .iov_len = 64 };
+	struct msghdr mh = { .msg_name = &a, .msg_namelen = sizeof(a),
+			     .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = c.b, .msg_controllen = sizeof(c.b) };
+	struct cmsghdr *h = CMSG_FIRSTHDR(&mh);
+
+	memset(&c, 0, sizeof(c));
+	h->cmsg_level = SOL_IP;
+	h->cmsg_type = IP_PKTINFO;
+	h->cmsg_len = CMSG_LEN(sizeof(pi));
+	memcpy(CMSG_DATA(h), &pi, sizeof(pi));
+	conf_echo(conf_big, 64, seq);
+	TRY(L("sendmsg 0.0.0.0 IP_PKTINFO ifindex %u", (unsigned)ifindex),
+	    pingsock_sendmsg(fd, &mh, 0));
+}
+
+static void this_host(void)
+{
+	int fd = conf_socket();
+
+	out("## 0.0.0.0 through an interface");
+	this_host_dev(fd, 99, 29);
+	this_host_dev(fd, 1, 30);
+	conf_reply1("  reply", fd, false);
+	conf_quiet("nothing else arrived", fd, 200);
+	pingsock_close(fd);
+}
+
 int main(void)
 {
 	conf_begin("sendto");
@@ -159,5 +197,6 @@ int main(void)
 	sendmsg_ttl();
 	sendto_failed_binds(F, 27);
 	bad_buffer();
+	this_host();
 	return 0;
 }
