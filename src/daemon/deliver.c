@@ -128,6 +128,14 @@ static void deliver_reply(struct server *s, const struct icmp_pkt *p,
 		s->stats.dropped++;	/* nobody asked: stray or forged */
 		return;
 	}
+	/* The deny list holds for who answers too: a broadcast or a group
+	 * the policy allows is answered by every host of the link, those of
+	 * a denied network among them (and a reload may deny a destination
+	 * after its request went). */
+	if (!policy_dest_allowed(&s->conf.policy, &p->src)) {
+		s->stats.dropped++;
+		return;
+	}
 	ss = ps_owner(ps);
 	if (!ps_delivers(ps, p->type))
 		return;		/* its ICMP_FILTER: not a drop */

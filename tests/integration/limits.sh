@@ -87,6 +87,18 @@ elif cmd == "dest":             # ADDR...: sendto and connect to each
         except OSError as e:
             c = name(e.errno)
         print("%s: sendto %s connect %s" % (a, r, c))
+elif cmd == "bcast":            # ADDR: one broadcast echo; who answered
+    s = sock()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
+    s.settimeout(1)
+    print("bcast %s: %s" % (sys.argv[2], try_send(s, sys.argv[2], 9)))
+    who = set()
+    try:
+        while True:
+            who.add(s.recvfrom(100)[1][0])
+    except OSError:
+        pass
+    print("repliers " + (" ".join(sorted(who)) or "none"))
 elif cmd == "size":             # ADDR SIZE...: sends of each payload size
     s = sock()
     for n in sys.argv[3:]:
@@ -191,6 +203,19 @@ check deny_only_rest '^127\.0\.0\.1: sendto ok connect ok$' "$o"
 conf "deny = 127.0.0.0/8\n" || { fail "$LABEL/setup" "pingsockd"; ns_done; }
 o=$(py dest 0.0.0.0 127.0.0.1)
 check deny_this_host '^0\.0\.0\.0: sendto EACCES connect EACCES$' "$o"
+
+# The deny list holds for who answers: a broadcast that the policy
+# allows is answered by both hosts of the link, whose network is denied;
+# their replies are dropped.  (They were delivered.)
+in_ns d sysctl -qw net.ipv4.icmp_echo_ignore_broadcasts=0
+in_ns p sysctl -qw net.ipv4.icmp_echo_ignore_broadcasts=0
+conf "" || { fail "$LABEL/setup" "pingsockd"; ns_done; }
+check bcast_allowed '^repliers 10\.205\.0\.1 10\.205\.0\.2$' \
+	"$(py bcast 10.205.0.255)"
+conf "deny = 10.205.0.0/30\n" || { fail "$LABEL/setup" "pingsockd"; ns_done; }
+o=$(py bcast 10.205.0.255)
+check bcast_sent '^bcast 10\.205\.0\.255: ok$' "$o"
+check bcast_denied_repliers_dropped '^repliers none$' "$o"
 
 # max_request: counted in bytes of ICMP message (8 of header).
 conf "max_request = 100\n" || { fail "$LABEL/setup" "pingsockd"; ns_done; }
