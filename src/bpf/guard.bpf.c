@@ -521,11 +521,20 @@ static __always_inline int answers(struct guard_reqs *rq, const struct pkt *p,
 	return rc;
 }
 
+/* An Echo Reply or an Extended Echo Reply (ICMP or ICMPv6), not an
+ * error. */
+static __always_inline bool replies_type(__u8 type)
+{
+	return type == 0 || type == 43 || type == 129 || type == 161;
+}
+
 SEC("cgroup_skb/ingress")
 int ps_ingress(struct __sk_buff *skb)
 {
 	struct bpf_sock *sk = ping_sock(skb);
 	struct guard_ident k = {};
+	struct guard_conf *c;
+	__u32 zero = 0;
 	struct guard_counts *lc;
 	struct guard_reqs *rq;
 	struct pkt p = {};
@@ -553,6 +562,13 @@ int ps_ingress(struct __sk_buff *skb)
 	 * (the looped-back copy is handled first). */
 	ok = rc == 1 || (rc == 2 && any_source(dst, p.v6)) ||
 	     skb->ingress_ifindex == LOOPBACK_IFINDEX;
+	/* The deny list holds for who answers, as in relay mode: a
+	 * broadcast or group the policy allows is answered by the hosts of
+	 * a denied network too.  Dropped, not counted as forged. */
+	c = bpf_map_lookup_elem(&conf, &zero);
+	if (ok && c && c->nets && replies_type(p.type) &&
+	    !(p.v6 ? net_allowed6(c, p.addr) : net_allowed4(c, p.addr)))
+		return DROP;
 	lc = counts_of(skb);
 	if (lc)
 		__sync_fetch_and_add(ok ? &lc->replies : &lc->forged, 1);

@@ -575,9 +575,9 @@ else
 fi
 echo "# forged: 3 injected, close record: ${rec#*event=}"
 
-# bcast NAME BCAST SRC PEER DST: a request to a broadcast address; p's answer
-# (from PEER) and another host's (injected, from SRC to DST, the
-# request's source) both arrive.
+# bcast NAME BCAST SRC PEER DST [GOT]: a request to a broadcast address;
+# p's answer (from PEER) and another host's (injected, from SRC to DST,
+# the request's source) both arrive, or what GOT says.
 bcast() {
 	local o id out bc
 	py bcast "$2" "$F/bready.$1" "$F/bgo.$1" >"$F/bout.$1" 2>&1 &
@@ -591,7 +591,7 @@ bcast() {
 	: >"$F/bgo.$1"
 	wait_for 20 "! kill -0 $bc 2>/dev/null"
 	o=$(cat "$F/bout.$1")
-	check "$1" "^got: reply type=0 seq=5 from=$4; reply type=0 seq=5 from=$3\$" "$o"
+	check "$1" "^got: ${6:-reply type=0 seq=5 from=$4; reply type=0 seq=5 from=$3}\$" "$o"
 	wait_for 5 "[ -n \"\$(close_record '$(pid_of "$o")')\" ]"
 	out=$(close_record "$(pid_of "$o")")
 	echo "# $1: close record: ${out#*event=}"
@@ -603,6 +603,12 @@ bcast bcast_replies_from_others $BCAST 10.205.0.9 $P4 $C4
 # subnet's broadcast from each address; before, it took IFA_BROADCAST
 # only and dropped both replies as forged).
 bcast bcast_no_brd_replies_from_others 10.206.0.255 10.206.0.9 10.206.0.2 10.206.0.1
+# The deny list holds for who answers: p (10.205.0.2) is in a denied
+# network, the injected host (10.205.0.9) is not.  (Both were delivered.)
+conf "deny = 10.205.0.0/30\n" || { fail "$LABEL/setup" "pingsockd"; ns_done; }
+bcast bcast_denied_replier_dropped $BCAST 10.205.0.9 $P4 $C4 \
+	"reply type=0 seq=5 from=10.205.0.9"
+conf "" || { fail "$LABEL/setup" "pingsockd"; ns_done; }
 
 # ==== 5. the close record's counts ========================================
 o=$(py echo 127.0.0.1 3)
