@@ -231,9 +231,9 @@ void deliver_local_error(struct server *s, struct ssock *ss,
 	clock_gettime(CLOCK_REALTIME, &now);
 	memset(&dg, 0, sizeof(dg));
 	dg.kind = WIRE_DG_ERROR;
-	dg.family = info->dst.family;
-	memcpy(dg.req_dst, info->dst.a, sizeof(dg.req_dst));
-	dg.req_dst_scope = info->dst.scope;
+	dg.family = info->reach.family;
+	memcpy(dg.req_dst, info->reach.a, sizeof(dg.req_dst));
+	dg.req_dst_scope = info->reach.scope;
 	/* ipv6_local_error(): the port is the flow's, which for ICMPv6 is
 	 * where the type and code sit. */
 	if (dg.family == AF_INET6)

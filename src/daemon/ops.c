@@ -218,8 +218,8 @@ static void op_bind(struct server *s, struct client *c, struct ssock *ss,
 
 /* The address a connect to the caller's sockaddr bytes reaches, if it
  * is one of the socket's family (otherwise the call fails by itself). */
-static bool connect_dest(const struct psock *sk, const uint8_t *sa,
-			 uint32_t len, struct ps_addr *a)
+static bool connect_dest(const struct server *s, const struct psock *sk,
+			 const uint8_t *sa, uint32_t len, struct ps_addr *a)
 {
 	int family = ps_family(sk);
 	uint16_t fam;
@@ -237,7 +237,7 @@ static bool connect_dest(const struct psock *sk, const uint8_t *sa,
 		memcpy(a->a, sa + offsetof(struct sockaddr_in6, sin6_addr), 16);
 	else
 		return false;
-	ps_connect_dest(sk, a);
+	ps_connect_dest(sk, s->env, a);
 	return true;
 }
 
@@ -246,7 +246,7 @@ static void op_connect(struct server *s, struct client *c, struct ssock *ss,
 {
 	struct ps_addr dst;
 
-	if (connect_dest(ss->ps, req->u.addr.bytes, req->u.addr.len, &dst) &&
+	if (connect_dest(s, ss->ps, req->u.addr.bytes, req->u.addr.len, &dst) &&
 	    !policy_dest_allowed(&s->conf.policy, &dst)) {
 		r->result = -EACCES;	/* a refused destination network */
 		return;
@@ -292,7 +292,7 @@ int32_t ops_finish_send(struct server *s, struct ssock *ss,
 		return err;
 	}
 	ps_sent(ss->ps, info, loop_now_ns() / 1000000000u);
-	audit_sent(ss, &info->dst);
+	audit_sent(ss, &info->reach);
 	ss->last_send_ns = loop_now_ns();
 	s->stats.sent++;
 	u = uidtab_get(s->uids, ss->uid, false);
@@ -400,7 +400,7 @@ static void op_send(struct server *s, struct client *c, struct ssock *ss,
 	/* The policy, once the kernel's own checks have passed. */
 	if (!err && len > s->conf.policy.max_request)
 		err = -EMSGSIZE;
-	if (!err && !policy_dest_allowed(&s->conf.policy, &info.dst))
+	if (!err && !policy_dest_allowed(&s->conf.policy, &info.reach))
 		err = -EACCES;
 	if (err)
 		audit_send_failed(s, ss, err);	/* audit (not a pending one) */

@@ -381,6 +381,11 @@ int ps_connect_route(struct psock *sk, const struct ps_env *env,
 
 	if (err)
 		return err;
+	/* __ip4_datagram_connect() keeps the destination the route made of
+	 * 0.0.0.0: this host, the source it picked (getpeername() shows
+	 * it). */
+	if (dst->family == AF_INET && ps_addr_is_any(dst))
+		dst = &src;
 	if (ps_addr_is_any(&sk->saddr))
 		sk->saddr = src;
 	if (ps_addr_is_any(&sk->rcv_saddr))
@@ -391,9 +396,16 @@ int ps_connect_route(struct psock *sk, const struct ps_env *env,
 	return 0;
 }
 
-void ps_connect_dest(const struct psock *sk, struct ps_addr *dst)
+void ps_connect_dest(const struct psock *sk, const struct ps_env *env,
+		     struct ps_addr *dst)
 {
-	ps_addr_this_host(dst, &sk->saddr);
+	struct ps_addr src = sk->saddr;
+
+	if (dst->family == AF_INET && ps_addr_is_any(dst) &&
+	    env->route(env->ctx, dst, sk->bound_dev, 0, &src) == 0)
+		*dst = src;
+	else
+		ps_addr_this_host(dst, &sk->saddr);
 }
 
 /* inet_dgram_connect(), then the family's datagram connect. */
@@ -465,8 +477,12 @@ int ps_send_prepare(struct pstab *tab, struct psock *sk,
 		    uint32_t namelen, const uint8_t *ctl, uint32_t ctllen,
 		    uint8_t *msg, uint32_t len, struct ps_sendinfo *info)
 {
-	return sk->kind->prepare_send(tab, sk, env, flags, name, namelen, ctl, ctllen,
-			      msg, len, info);
+	int err = sk->kind->prepare_send(tab, sk, env, flags, name, namelen,
+					 ctl, ctllen, msg, len, info);
+
+	if (!err && !info->reach.family)
+		info->reach = info->dst;
+	return err;
 }
 
 int ps_dgram_send_prepare(struct pstab *tab, struct psock *sk,
@@ -521,7 +537,7 @@ void ps_sent(struct psock *sk, const struct ps_sendinfo *info,
 	     uint64_t now_s)
 {
 	sk = ps_sender(sk, info->ident);
-	reqlog_add(sk->log, icmp_is_probe(info->type), info->seq, &info->dst,
+	reqlog_add(sk->log, icmp_is_probe(info->type), info->seq, &info->reach,
 		   info->any_src, now_s);
 }
 

@@ -140,8 +140,10 @@ struct psock *pstab_lookup(struct pstab *tab, const struct icmp_pkt *pkt,
 int ps_bind(struct pstab *tab, struct psock *sk, const struct ps_env *env,
 	    const uint8_t *sa, uint32_t len);
 /* Where a connect() to dst goes, as the destination policy must see it:
- * dst, or this host for the unspecified address (ps_addr_this_host()). */
-void ps_connect_dest(const struct psock *sk, struct ps_addr *dst);
+ * dst, or for the unspecified address this host's, as the route picks it
+ * (the socket's source, its device's, else 127.0.0.1; IPv6: ::1). */
+void ps_connect_dest(const struct psock *sk, const struct ps_env *env,
+		     struct ps_addr *dst);
 int ps_connect(struct pstab *tab, struct psock *sk, const struct ps_env *env,
 	       const uint8_t *sa, uint32_t len);
 /* peer: getpeername.  Writes a sockaddr into out (>= 28 bytes). */
@@ -157,7 +159,11 @@ uint32_t ps_shutdown_mask(const struct psock *sk);
 
 /* What the daemon needs to put a request on the wire. */
 struct ps_sendinfo {
-	struct ps_addr dst;
+	struct ps_addr dst;	/* as given: what the raw socket sends to */
+	struct ps_addr reach;	/* the address it reaches: dst, but for IPv4's
+				 * 0.0.0.0 this host's that the route picks
+				 * (the policy, the reply's match and local
+				 * errors see it) */
 	struct ps_addr src;	/* family 0: let the route choose */
 	uint32_t ifindex;	/* 0: any */
 	int ttl;		/* per packet; -1: none given (IPv6: hop limit) */

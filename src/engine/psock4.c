@@ -9,7 +9,6 @@
 #include "engine/psock4.h"
 
 #include <errno.h>
-#include <net/if.h>
 #include <netinet/in.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -75,9 +74,6 @@ static int connect4(struct psock *sk, const struct ps_env *env,
 
 	if (err)
 		return err;
-	/* __ip4_datagram_connect() keeps the address the route lookup made
-	 * of 0.0.0.0 (getpeername() shows it). */
-	ps_addr_this_host(&dst, &sk->saddr);
 	/* RT_CONN_FLAGS(): SO_DONTROUTE connects on-link only. */
 	return ps_connect_route(sk, env, &dst, port, sk->bound_dev,
 				(sk->broadcast ? PS_ROUTE_BROADCAST : 0u) |
@@ -167,6 +163,27 @@ static int parse_ctl(const uint8_t *ctl, uint32_t len,
 }
 
 
+/*
+ * ip_route_output_key_hash_rcu(): 0.0.0.0 is this host, the source the
+ * route picks (the one given, the output device's, else 127.0.0.1), and
+ * the request goes to it over loopback.  The raw socket's route does the
+ * same with the request as it is; the policy, the reply's match and
+ * local errors need the address reached.
+ */
+static int reach4(const struct ps_env *env, struct ps_sendinfo *info)
+{
+	struct ps_addr src = info->src;
+	int err;
+
+	if (!ps_addr_is_any(&info->dst))
+		return 0;
+	err = env->route(env->ctx, &info->dst, info->ifindex, 0, &src);
+	if (err)
+		return err;
+	info->reach = src;
+	return 0;
+}
+
 /* ping_v4_sendmsg(), past ping_common_sendmsg(). */
 static int send4(struct psock *sk, const struct ps_env *env,
 		 const uint8_t *name, uint32_t namelen, const uint8_t *ctl,
@@ -185,19 +202,7 @@ static int send4(struct psock *sk, const struct ps_env *env,
 	err = parse_ctl(ctl, ctllen, info);
 	if (err)
 		return err;
-	if (ps_addr_is_any(&info->dst)) {
-		char dev[IFNAMSIZ];
-
-		/* 0.0.0.0 goes over loopback to this host, whatever the
-		 * socket's device, once that exists: resolved here, so that
-		 * the destination policy and the reply's match see the
-		 * address reached. */
-		if (info->ifindex &&
-		    env->dev_name(env->ctx, info->ifindex, dev) != 0)
-			return -ENODEV;
-		ps_addr_this_host(&info->dst, &info->src);
-		info->ifindex = 0;
-	} else if (ps_addr_is_multicast(&info->dst)) {
+	if (ps_addr_is_multicast(&info->dst)) {
 		/* ping_v4_sendmsg(): the socket's multicast interface and
 		 * address unless the packet names its own. */
 		if (!info->ifindex)
@@ -220,7 +225,7 @@ static int send4(struct psock *sk, const struct ps_env *env,
 	info->broadcast = sk->broadcast;
 	info->mc_loop = sk->mc_loop;
 	info->pmtudisc = sk->pmtudisc;
-	return 0;
+	return reach4(env, info);
 }
 
 /* Replies to a broadcast or multicast request come from anyone; only a

@@ -148,7 +148,7 @@ static void bad_buffer(void)
 }
 
 /* 0.0.0.0 with an IP_PKTINFO interface that does not exist: ENODEV;
- * with one that does (lo), this host. */
+ * with one that does, this host: the device's address, or 127.0.0.1. */
 static void this_host_dev(int fd, uint32_t ifindex, uint16_t seq)
 {
 	struct sockaddr_in a = conf_sin("0.0.0.0", 0);
@@ -169,7 +169,8 @@ static void this_host_dev(int fd, uint32_t ifindex, uint16_t seq)
 	h->cmsg_len = CMSG_LEN(sizeof(pi));
 	memcpy(CMSG_DATA(h), &pi, sizeof(pi));
 	conf_echo(conf_big, 64, seq);
-	TRY(L("sendmsg 0.0.0.0 IP_PKTINFO ifindex %u", (unsigned)ifindex),
+	TRY(L("sendmsg 0.0.0.0 IP_PKTINFO ifindex %s",
+	      ifindex == 99 ? "99" : ifindex == 1 ? "1 (lo)" : "veth0"),
 	    pingsock_sendmsg(fd, &mh, 0));
 }
 
@@ -180,6 +181,9 @@ static void this_host(void)
 	out("## 0.0.0.0 through an interface");
 	this_host_dev(fd, 99, 29);
 	this_host_dev(fd, 1, 30);
+	conf_reply1("  reply", fd, false);
+	/* Through veth0: the device's address (10.201.0.1), over loopback. */
+	this_host_dev(fd, conf_ifidx("veth0"), 31);
 	conf_reply1("  reply", fd, false);
 	conf_quiet("nothing else arrived", fd, 200);
 	pingsock_close(fd);
