@@ -128,6 +128,18 @@ static void get_stats(int fd, struct wire_stats *st)
 		die("stats", "malformed answer from the daemon");
 }
 
+/* The log lines the daemon could not write, if it counts them (last: an
+ * older daemon takes the request for a bad one and hangs up). */
+static bool get_loglost(int fd, uint64_t *n)
+{
+	struct wire_req req = { .type = WIRE_LOGLOST };
+	size_t len = sizeof(*n);
+
+	/* Not call(): a hang-up here is an older daemon, not an error. */
+	return call_exchange(fd, &req, NULL, 0, n, &len, NULL) == 0 &&
+	       len == sizeof(*n);
+}
+
 /* Room for n more entries of size each in *v (cap of them now). */
 static void *grow(void *v, size_t *cap, size_t n, size_t size,
 		  const char *what)
@@ -247,6 +259,8 @@ static size_t per_uid(struct table *t, struct uidsum **out)
  * its sums per uid. */
 struct report {
 	struct wire_stats st;
+	bool has_lost;		/* an older daemon does not count them */
+	uint64_t log_lost;
 	struct table t;
 	struct uidsum *u;
 	size_t nu;
@@ -259,6 +273,7 @@ static void report_get(int fd, struct report *r)
 	get_table(fd, &r->t);
 	r->nu = per_uid(&r->t, &r->u);
 	get_users(fd, &r->users);
+	r->has_lost = get_loglost(fd, &r->log_lost);
 }
 
 static void report_free(struct report *r)
@@ -293,7 +308,8 @@ static void status_more(const struct report *r)
 	       (unsigned long long)st->sends_delayed,
 	       (unsigned long long)st->sends_eagain,
 	       (unsigned long long)st->sends_refused);
-	printf("log_lost %u\n", st->log_lost);
+	if (r->has_lost)
+		printf("log_lost %llu\n", (unsigned long long)r->log_lost);
 	for (size_t i = 0; i < r->users.n; i++)
 		printf("user %u requests %llu refused %llu\n",
 		       r->users.e[i].uid,
@@ -390,8 +406,10 @@ static void family(const char *name, const char *type, const char *help)
 }
 
 /* The daemon itself: its build, when it started, how many users. */
-static void metrics_daemon(const struct wire_stats *st)
+static void metrics_daemon(const struct report *r)
 {
+	const struct wire_stats *st = &r->st;
+
 	family("pingsockd_build_info", "gauge",
 	       "pingsockd's version and mode (relay or broker); always 1.");
 	printf("pingsockd_build_info{version=\"%s\",mode=\"%s\"} 1\n",
@@ -401,10 +419,11 @@ static void metrics_daemon(const struct wire_stats *st)
 	printf("pingsockd_start_time_seconds %llu.%03llu\n",
 	       (unsigned long long)(st->start_ms / 1000),
 	       (unsigned long long)(st->start_ms % 1000));
-	metric("pingsockd_log_lost_total", "counter",
-	       "Log lines pingsockd could not write: the log would have "
-	       "blocked (a full pipe or journal stream) or is gone (syslog "
-	       "restarted).", st->log_lost);
+	if (r->has_lost)
+		metric("pingsockd_log_lost_total", "counter",
+		       "Log lines pingsockd could not write: the log would "
+		       "have blocked (a full pipe or journal stream) or is "
+		       "gone (syslog restarted).", r->log_lost);
 	metric("pingsockd_users", "gauge",
 	       "Users pingsockd keeps state for (connections, sockets, "
 	       "identifiers, sends waiting, a rate bucket refilling).",
@@ -474,7 +493,7 @@ static int cmd_metrics(int fd)
 	struct report r;
 
 	report_get(fd, &r);
-	metrics_daemon(&r.st);
+	metrics_daemon(&r);
 	metric("pingsockd_clients", "gauge",
 	       "Client processes connected to pingsockd.", r.st.clients);
 	metric("pingsockd_sockets", "gauge", "Open ping sockets, all users.",

@@ -216,37 +216,13 @@ static void op_bind(struct server *s, struct client *c, struct ssock *ss,
 			    req->u.addr.len);
 }
 
-/* The address a connect to the caller's sockaddr bytes reaches, if it
- * is one of the socket's family (otherwise the call fails by itself). */
-static bool connect_dest(const struct server *s, const struct psock *sk,
-			 const uint8_t *sa, uint32_t len, struct ps_addr *a)
-{
-	int family = ps_family(sk);
-	uint16_t fam;
-
-	memset(a, 0, sizeof(*a));
-	if (len < sizeof(fam))
-		return false;
-	memcpy(&fam, sa, sizeof(fam));
-	if (fam != family)
-		return false;
-	a->family = (uint8_t)family;
-	if (family == AF_INET && len >= sizeof(struct sockaddr_in))
-		memcpy(a->a, sa + offsetof(struct sockaddr_in, sin_addr), 4);
-	else if (family == AF_INET6 && len >= 24)
-		memcpy(a->a, sa + offsetof(struct sockaddr_in6, sin6_addr), 16);
-	else
-		return false;
-	ps_connect_dest(sk, s->env, a);
-	return true;
-}
-
 static void op_connect(struct server *s, struct client *c, struct ssock *ss,
 		       const struct wire_req *req, struct reply *r)
 {
 	struct ps_addr dst;
 
-	if (connect_dest(s, ss->ps, req->u.addr.bytes, req->u.addr.len, &dst) &&
+	if (ps_connect_dest(ss->ps, s->env, req->u.addr.bytes, req->u.addr.len,
+			    &dst) &&
 	    !policy_dest_allowed(&s->conf.policy, &dst)) {
 		r->result = -EACCES;	/* a refused destination network */
 		return;
@@ -539,14 +515,21 @@ static void op_shutdown(struct server *s, struct client *c, struct ssock *ss,
 		sstate_publish(ss);
 }
 
+/* WIRE_STATS, and WIRE_LOGLOST (a request of its own: wire.h). */
 static void op_stats(struct server *s, struct client *c, struct ssock *ss,
 		     const struct wire_req *req, struct reply *r)
 {
+	uint64_t lost = log_lost();
 	struct wire_stats st;
 
-	server_stats(s, &st);
-	memcpy(r->body, &st, sizeof(st));
-	r->len = sizeof(st);
+	if (req->type == WIRE_LOGLOST) {
+		memcpy(r->body, &lost, sizeof(lost));
+		r->len = sizeof(lost);
+	} else {
+		server_stats(s, &st);
+		memcpy(r->body, &st, sizeof(st));
+		r->len = sizeof(st);
+	}
 	r->result = 0;
 }
 
@@ -667,6 +650,7 @@ static const op_fn ops[WIRE_TYPE_END] = {
 	[WIRE_ERRQ] = op_errq,
 	[WIRE_USERS] = op_users,
 	[WIRE_FIND] = op_find,
+	[WIRE_LOGLOST] = op_stats,
 };
 
 int ops_run(struct server *s, struct client *c, const struct wire_req *req,

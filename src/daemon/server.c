@@ -164,7 +164,6 @@ void server_stats(struct server *s, struct wire_stats *st)
 	st->sockets = pstab_sockets(s->tab);
 	st->idents = pstab_idents(s->tab);
 	st->users = uidtab_count(s->uids);
-	st->log_lost = log_lost();
 }
 
 /* Descriptors a client passed, waiting for the closing thread, count in

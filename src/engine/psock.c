@@ -396,16 +396,32 @@ int ps_connect_route(struct psock *sk, const struct ps_env *env,
 	return 0;
 }
 
-void ps_connect_dest(const struct psock *sk, const struct ps_env *env,
-		     struct ps_addr *dst)
+bool ps_connect_dest(const struct psock *sk, const struct ps_env *env,
+		     const uint8_t *sa, uint32_t len, struct ps_addr *dst)
 {
+	int family = sk->family;
 	struct ps_addr src = sk->saddr;
+	uint16_t fam;
 
-	if (dst->family == AF_INET && ps_addr_is_any(dst) &&
+	memset(dst, 0, sizeof(*dst));
+	if (len < sizeof(fam))
+		return false;
+	memcpy(&fam, sa, sizeof(fam));
+	dst->family = (uint8_t)family;
+	if (fam == AF_INET && family == AF_INET &&
+	    len >= sizeof(struct sockaddr_in))
+		memcpy(dst->a, sa + offsetof(struct sockaddr_in, sin_addr), 4);
+	else if (fam == AF_INET6 && family == AF_INET6 && len >= 24)
+		memcpy(dst->a, sa + offsetof(struct sockaddr_in6, sin6_addr),
+		       16);
+	else
+		return false;
+	if (family == AF_INET && ps_addr_is_any(dst) &&
 	    env->route(env->ctx, dst, sk->bound_dev, 0, &src) == 0)
 		*dst = src;
 	else
 		ps_addr_this_host(dst, &sk->saddr);
+	return true;
 }
 
 /* inet_dgram_connect(), then the family's datagram connect. */

@@ -139,11 +139,13 @@ struct psock *pstab_lookup(struct pstab *tab, const struct icmp_pkt *pkt,
 /* The calls.  sa/len are the caller's sockaddr bytes exactly as given. */
 int ps_bind(struct pstab *tab, struct psock *sk, const struct ps_env *env,
 	    const uint8_t *sa, uint32_t len);
-/* Where a connect() to dst goes, as the destination policy must see it:
- * dst, or for the unspecified address this host's, as the route picks it
- * (the socket's source, its device's, else 127.0.0.1; IPv6: ::1). */
-void ps_connect_dest(const struct psock *sk, const struct ps_env *env,
-		     struct ps_addr *dst);
+/* Where a connect() to the caller's sockaddr bytes goes, as the
+ * destination policy must see it: the address, or for the unspecified
+ * one this host's as the route picks it (the socket's source, its
+ * device's, else 127.0.0.1; IPv6: ::1).  false if sa is no address of
+ * the socket's family (the connect fails by itself). */
+bool ps_connect_dest(const struct psock *sk, const struct ps_env *env,
+		     const uint8_t *sa, uint32_t len, struct ps_addr *dst);
 int ps_connect(struct pstab *tab, struct psock *sk, const struct ps_env *env,
 	       const uint8_t *sa, uint32_t len);
 /* peer: getpeername.  Writes a sockaddr into out (>= 28 bytes). */

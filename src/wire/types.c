@@ -454,6 +454,8 @@ static const struct wire_req_type types[WIRE_TYPE_END] = {
 	 * that answer against that WIRE_SEND, never against this row. */
 	[WIRE_WAIT] = { "wait", 0, NULL, NULL,
 		0, WIRE_OK_ZERO, 0, { 0 }, NULL },
+	[WIRE_LOGLOST] = { "loglost", 0, NULL, NULL,
+		0, WIRE_OK_ZERO, 8, { 0 }, NULL },
 };
 
 const struct wire_req_type *wire_req_type(unsigned type)

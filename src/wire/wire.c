@@ -139,7 +139,7 @@ int wire_stats_check(const struct wire_stats *st)
 {
 	size_t n = 0;
 
-	if (st->flags & ~WIRE_ST_ALL)
+	if ((st->flags & ~WIRE_ST_ALL) || st->pad != 0)
 		return -1;
 	while (n < WIRE_VERSION_STR && st->version[n] &&
 	       version_char(st->version[n]))

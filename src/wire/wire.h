@@ -99,6 +99,11 @@ enum wire_type {
 	WIRE_WAIT,	/* -> the answer of the last WIRE_SEND that asked
 			 * for WIRE_RQ_SLOT, on this channel, as that
 			 * WIRE_SEND's own (its type) */
+	WIRE_LOGLOST,	/* -> u64: log lines the daemon could not write (it
+			 * would have blocked, or the log is gone: log.h).
+			 * A request of its own, not a field of WIRE_STATS:
+			 * older clients require that struct's pad 0.  An
+			 * older daemon calls it a bad request. */
 	WIRE_TYPE_END
 };
 
@@ -310,9 +315,7 @@ struct wire_stats {
 	uint64_t sends_refused;
 	uint64_t users;		/* uids the daemon keeps state for */
 	uint32_t flags;		/* WIRE_ST_* */
-	/* Log lines the daemon could not write (it would have blocked, or
-	 * the log is gone: log.h), up to UINT32_MAX.  Was a pad, 0. */
-	uint32_t log_lost;
+	uint32_t pad;		/* 0 (older clients require it) */
 	char version[WIRE_VERSION_STR];
 };
 

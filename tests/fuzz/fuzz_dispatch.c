@@ -2086,7 +2086,7 @@ static void op_simple(void)
 	static const uint16_t types[] = {
 		WIRE_DETACH, WIRE_GETNAME, WIRE_GETPEER, WIRE_SHUTDOWN,
 		WIRE_STATS, WIRE_TABLE, WIRE_ERRQ, WIRE_USERS, WIRE_FIND,
-		WIRE_WAIT,
+		WIRE_WAIT, WIRE_LOGLOST,
 	};
 	struct wire_req req;
 	uint8_t how;

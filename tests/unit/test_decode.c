@@ -664,9 +664,9 @@ static void answer_stats(void)
 	st.flags = 4;
 	CHECK_EQ(chk(&req, 0, &st, sizeof(st)), -1);
 	st.flags = 0;
-	st.log_lost = 0xffffffffu;	/* a count, any value (it was a pad) */
-	CHECK_EQ(chk(&req, 0, &st, sizeof(st)), 0);
-	st.log_lost = 0;
+	st.pad = 1;			/* older clients require it 0 */
+	CHECK_EQ(chk(&req, 0, &st, sizeof(st)), -1);
+	st.pad = 0;
 	st.version[3] = '"';		/* would end a label value */
 	CHECK_EQ(chk(&req, 0, &st, sizeof(st)), -1);
 	st.version[3] = '\n';		/* would end a line */

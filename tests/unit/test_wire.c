@@ -43,7 +43,7 @@ static void sockaddr4(uint8_t *out, uint32_t host_addr, uint16_t port)
 	memcpy(out, &s, sizeof(s));
 }
 
-#define NSAMPLES 44	/* room for samples()' */
+#define NSAMPLES 45	/* room for samples()' */
 
 /* One or more valid messages of every request type. */
 static size_t samples(struct sample *s)
@@ -126,6 +126,9 @@ static size_t samples(struct sample *s)
 	s[n++].dlen = 16;
 
 	s[n].req.type = WIRE_WAIT;
+	s[n++].req.handle = 0;
+
+	s[n].req.type = WIRE_LOGLOST;
 	s[n++].req.handle = 0;
 
 	s[n].req.type = WIRE_SEND;			/* empty message */
