@@ -78,10 +78,11 @@ static size_t ip4(uint8_t *p, const uint8_t *src, const uint8_t *dst,
 	return hl;
 }
 
-/* Who answers: the destination itself, or any host for a group. */
+/* Who answers: the destination reached (0.0.0.0 is this host), or any
+ * host for a group. */
 static void replier(const struct fake_sent *fs, uint8_t *a)
 {
-	memcpy(a, fs->info.dst.a, 16);
+	memcpy(a, fs->info.reach.a, 16);
 	if (fs->info.any_src) {
 		if (fs->info.dst.family == AF_INET6)
 			memcpy(a, "\x20\x01\x0d\xb8\0\x01\0\0\0\0\0\0\0\0\0\x07", 16);
@@ -129,7 +130,7 @@ static size_t error4(const struct fake_sent *fs, struct fin *in,
 	icmp[1] = (uint8_t)(fin_u8(in) % err4[k % 5][1]);
 	memcpy(icmp + 4, &info, 4);
 	requester(fs, req);
-	hl = ip4(icmp + 8, req, fs->info.dst.a, in, fs->len);
+	hl = ip4(icmp + 8, req, fs->info.reach.a, in, fs->len);
 	memcpy(icmp + 8 + hl, fs->msg, qlen);
 	return 8 + hl + qlen;
 }
@@ -152,7 +153,7 @@ static size_t error6(const struct fake_sent *fs, struct fin *in,
 	ip[6] = IPPROTO_ICMPV6;
 	ip[7] = 64;
 	requester(fs, ip + 8);
-	memcpy(ip + 24, fs->info.dst.a, 16);
+	memcpy(ip + 24, fs->info.reach.a, 16);
 	if (k & 0x40) {		/* a hop-by-hop header first */
 		ip[6] = 0;
 		memset(ip + 40, 0, 8);

@@ -398,7 +398,7 @@ static void record(const struct slot *s, const struct ps_sendinfo *info)
 	r = &recs[nrec];
 	*r = (struct rec){ .next = bucket[h], .slot = (uint8_t)i,
 			   .gen = s->gen, .ident = info->ident,
-			   .seq = info->seq, .dst = info->dst,
+			   .seq = info->seq, .dst = info->reach,
 			   .any_src = info->any_src, .probe = probe };
 	bucket[h] = (int32_t)nrec++;
 }
@@ -541,7 +541,7 @@ static void must_find(const struct slot *s, const struct ps_sendinfo *info,
 	memset(&p, 0, sizeof(p));
 	p.kind = ICMP_K_REPLY;
 	p.type = reply_type(type);
-	p.src = info->dst;
+	p.src = info->reach;	/* where it went: 0.0.0.0 is this host */
 	local_addr(s, &p.dst);
 	p.ident = info->ident;
 	/* A PROBE's reply has the interface state in the low byte. */
@@ -554,7 +554,7 @@ static void must_find(const struct slot *s, const struct ps_sendinfo *info,
 	p.kind = ICMP_K_ERROR;
 	p.type = s->family == AF_INET6 ? 1 : 3;
 	p.code = 1;
-	p.q_dst = info->dst;
+	p.q_dst = info->reach;
 	p.q_src = p.dst;
 	if (!lookup(&p, dev))
 		abort();
