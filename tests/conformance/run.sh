@@ -405,6 +405,15 @@ for name in "${cases[@]}"; do
 		fail "$LABEL/$name" "a \"// sysctl:\" line needs \"// needs: router\" (namespaces of its own)"
 		continue
 	fi
+	# A case without a router of its own runs on both sides at once:
+	# the two sides share nothing (namespaces, peers, daemon), and the
+	# cases mostly wait.  BG is the daemon half's job.
+	BG=""
+	if [ $router -eq 0 ] && [ "$CONF_ONLY" != kernel ] &&
+		{ [ $have_daemon -eq 1 ] || start_daemon; }; then
+		run_case d daemon "$name" "$d" "$d.err" &
+		BG=$!
+	fi
 	kns=k
 	if [ $router -eq 1 ]; then
 		if ! router_up k 2>"$T/router-up.err"; then
@@ -418,6 +427,7 @@ for name in "${cases[@]}"; do
 	krc=$?
 	[ $router -eq 1 ] && router_down
 	if [ $krc -ne 0 ] || [ ! -s "$k" ]; then
+		[ -z "$BG" ] || wait "$BG"
 		fail "$LABEL/$name" "the kernel run itself failed (exit $krc)"
 		show "$k"
 		show "$k.err"
@@ -447,13 +457,17 @@ for name in "${cases[@]}"; do
 			continue
 		fi
 		dns=$RCLIENT dpid=$RDAEMON_PID dlog=$T/$RCLIENT.log
-	elif [ $have_daemon -ne 1 ] && ! start_daemon; then
+	elif [ -z "$BG" ]; then
 		fail "$LABEL/$name" "pingsockd is not running: $daemon_log"
 		continue
 	else
 		dpid=$DAEMON_PID
 	fi
-	run_case "$dns" daemon "$name" "$d" "$d.err"
+	if [ -n "$BG" ]; then
+		wait "$BG"
+	else
+		run_case "$dns" daemon "$name" "$d" "$d.err"
+	fi
 	drc=$?
 	died=""
 	if ! kill -0 "$dpid" 2>/dev/null; then

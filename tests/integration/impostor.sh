@@ -153,21 +153,44 @@ verdict() {
 	fi
 }
 
-# (arena-fresh and dg-wake-endless have their own tests, below.)
-for mode in $("$IMP" list | grep -vx -e arena-fresh -e dg-wake-endless); do
-	if ! impostor_start "$mode"; then
+# at_once FUNCTION ARG...: FUNCTION ARG for every ARG, 8 at a time (each
+# has its own impostor, socket path and files, and mostly waits: a mute
+# impostor for the library's 10 s, ping for its 3 s), their lines printed
+# in ARG order.
+at_once() {
+	local fn=$1 i=0 a; shift
+	for a in "$@"; do
+		while [ "$(jobs -pr | wc -l)" -ge 8 ]; do wait -n; done
+		"$fn" "$a" >"$T/at_once.$i" 2>&1 &
+		i=$((i + 1))
+	done
+	wait
+	for ((a = 0; a < i; a++)); do
+		cat "$T/at_once.$a"
+		# shellcheck disable=SC2034 # netns.sh's, ns_done exits with it
+		grep -q '^FAIL: ' "$T/at_once.$a" && FAILED=1
+		rm -f "$T/at_once.$a"
+	done
+}
+
+# untrusted MODE: pstool's every call against the impostor in MODE.
+untrusted() {
+	local mode=$1 path=$T/imp/$1.s err=$T/$1.err out rc
+	if ! impostor_start "$mode" "$path"; then
 		fail "impostor/$mode" "the impostor did not start: $(tail -2 "$T/impostor.log")"
-		continue
+		return
 	fi
 	out=$(timeout -k 2 20 setpriv --reuid=65534 --regid=65534 --clear-groups \
-		env PINGSOCK_BACKEND=daemon PINGSOCK_SOCKET="$SOCK" \
-		"$PST" untrusted 2>"$T/client.err")
+		env PINGSOCK_BACKEND=daemon PINGSOCK_SOCKET="$path" \
+		"$PST" untrusted 2>"$err")
 	rc=$?
 	impostor_stop
 	# shellcheck disable=SC2046  # one word per expected line
-	verdict "impostor/$mode" "$rc" "$out" "$T/client.err" \
-		$(expect "$mode") leak=0
-done
+	verdict "impostor/$mode" "$rc" "$out" "$err" $(expect "$mode") leak=0
+}
+# (arena-fresh and dg-wake-endless have their own tests, below.)
+# shellcheck disable=SC2046  # one word per mode
+at_once untrusted $("$IMP" list | grep -vx -e arena-fresh -e dg-wake-endless)
 
 # ---- a new arena at every call ----
 # An impostor that hands out a new arena at every HELLO and ends every
@@ -265,22 +288,25 @@ if ! cp "$PS_BUILD/libpingsock-preload.so" "$SHIM" 2>/dev/null || [ -z "$PING" ]
 	fail impostor/shim/setup "no shim ($PS_BUILD) or no iputils ping"
 	ns_done
 fi
-for mode in dg-optlen dg-wake dg-wake-data errq-optlen errq-errno errq-short \
-	hello-arena-unsealed hello-arena-small hello-arena-magic open-slot0 \
-	slot-err slot-errq-big slot-cmsg open-data-pipe getopt-body; do
-	impostor_start "$mode" || { fail "impostor/shim/$mode" "did not start"; continue; }
+# shim_ping MODE: iputils ping under the shim against the impostor.
+shim_ping() {
+	local mode=$1 path=$T/imp/shim-$1.s err=$T/shim-$1.err rc
+	impostor_start "$mode" "$path" || { fail "impostor/shim/$mode" "did not start"; return; }
 	# As root: the kernel refuses root's ping socket here ("1 0"), so
 	# the shim turns to the "daemon", as it would for any program.
 	timeout -k 2 20 env LD_PRELOAD="$PRELOAD" PINGSOCK_BACKEND=daemon \
-		PINGSOCK_SOCKET="$SOCK" "$T/ping-iputils" -n -c 2 -i 0.2 -w 3 \
-		127.0.0.1 >"$T/ping.out" 2>"$T/client.err"
+		PINGSOCK_SOCKET="$path" "$T/ping-iputils" -n -c 2 -i 0.2 -w 3 \
+		127.0.0.1 >/dev/null 2>"$err"
 	rc=$?
 	impostor_stop
 	# ping's own status (0 or 1: replies or none) does not matter; how
 	# it ended does.
 	[ "$rc" -le 2 ] && rc=0
-	verdict "impostor/shim/$mode" "$rc" "" "$T/client.err"
-done
+	verdict "impostor/shim/$mode" "$rc" "" "$err"
+}
+at_once shim_ping dg-optlen dg-wake dg-wake-data errq-optlen errq-errno \
+	errq-short hello-arena-unsealed hello-arena-small hello-arena-magic \
+	open-slot0 slot-err slot-errq-big slot-cmsg open-data-pipe getopt-body
 
 # ---- waits against a state slot that flips ----
 # slot-err-flip sets and clears the socket's pending error again and

@@ -3,7 +3,7 @@
 # ping6_output - our ping against iputils' ping 20221126 over IPv6.
 #
 # As ping_output.sh (tests/lib/pingout.sh): both run as uid 65534 with
-# the same arguments, one after the other, and stdout, stderr (masked:
+# the same arguments, side by side, and stdout, stderr (masked:
 # RTTs, run time, -D stamps, the program's path, socket fds, a flow label
 # the kernel picked) and the exit status are compared.  The reference is
 # a capability-free copy of /usr/bin/ping in namespaces of its own whose

@@ -13,7 +13,7 @@
 # namespace's range is open) or daemon (range closed, pingsockd serves).
 . "$(dirname "$0")/../lib/netns.sh"
 # mask and compare (DIR/{ours,ref}.{out,err,rc}); compare.sh's same is
-# replaced by pingout.sh's, which runs the two one after the other.
+# replaced by pingout.sh's, which runs the two side by side.
 CMP_REF=iputils CMP_OURS=ours
 # shellcheck source-path=SCRIPTDIR source=../lib/compare.sh
 . "$(dirname "$0")/../lib/compare.sh"

@@ -3,7 +3,8 @@
 # tests/lib/pingout.sh - what ping_output.sh and ping6_output.sh share:
 # our ping against iputils' ping 20221126, each run as uid 65534 in a
 # namespace of its own (ours in k, iputils in r) with the same
-# arguments, one after the other; stdout, stderr (masked: compare.sh's
+# arguments, side by side (nothing is shared between the two namespaces,
+# and the pings mostly wait); stdout, stderr (masked: compare.sh's
 # mask, or the caller's own) and the exit status are compared.  The
 # reference is a capability-free copy of $PING_REFERENCE (default
 # /usr/bin/ping), so that it takes the ping-socket path as ours does.
@@ -68,14 +69,28 @@ side() {
 	"$who" "$@" >"$d/$who.out" 2>"$d/$who.err"; echo $? >"$d/$who.rc"
 }
 
+# both DIR ARGS...: ours and iputils at once (iputils with REFARGS
+# instead, when set).
+REFARGS=()
+both() {
+	local d=$1 pid; shift
+	side ours "$d" "$@" &
+	pid=$!
+	if [ ${#REFARGS[@]} -gt 0 ]; then
+		side ref "$d" "${REFARGS[@]}"
+	else
+		side ref "$d" "$@"
+	fi
+	wait "$pid"
+}
+
 # same NAME ARGS...: ours, then iputils; everything compared (and, with
 # CMP_EXPECT, a line the reference must have printed: see compare.sh).
 same() {
 	local name=$1 d; shift
 	excluded "$name" && return
 	d=$(mktemp -d "$T/case.XXXXXX")
-	side ours "$d" "$@"
-	side ref "$d" "$@"
+	both "$d" "$@"
 	compare "$LABEL/$name" "$d"
 }
 
@@ -83,9 +98,10 @@ versus() {
 	local name=$1 refargs=$2 d; shift 2
 	excluded "$name" && return
 	d=$(mktemp -d "$T/case.XXXXXX")
-	side ours "$d" "$@"
-	# shellcheck disable=SC2086
-	side ref "$d" $refargs
+	# shellcheck disable=SC2206 # the reference's words, split
+	REFARGS=($refargs)
+	both "$d" "$@"
+	REFARGS=()
 	compare "$LABEL/$name" "$d"
 }
 
@@ -132,8 +148,7 @@ quick() {
 	local name=$1 ms=$2 d o r; shift 2
 	excluded "$name" && return
 	d=$(mktemp -d "$T/case.XXXXXX")
-	side ours "$d" "$@"
-	side ref "$d" "$@"
+	both "$d" "$@"
 	o=$(run_ms "$d/ours.out") r=$(run_ms "$d/ref.out")
 	if [ -z "$o" ] || [ -z "$r" ] || [ "$o" -ge "$ms" ] || [ "$r" -ge "$ms" ]; then
 		fail "$LABEL/$name" "took ${o:-?} ms (iputils ${r:-?} ms), not under $ms"
@@ -148,7 +163,7 @@ calls() {
 }
 
 traced() {
-	local name=$1 ere=$2 d who; shift 2
+	local name=$1 ere=$2 d who pids=(); shift 2
 	excluded "$name" && return
 	if ! command -v strace >/dev/null; then
 		fail "$LABEL/$name" "strace is not installed"
@@ -158,12 +173,13 @@ traced() {
 	chmod 1777 "$d"		# strace writes there as nobody
 	# LeakSanitizer cannot work under ptrace (the sanitizer build).
 	for who in ours ref; do
-		TRACE=(strace -f -qq -o "$d/$who.trace"
+		( TRACE=(strace -f -qq -o "$d/$who.trace"
 		       -E "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 		       -e 'trace=setsockopt,bind,connect')
-		side $who "$d" "$@"
+		  side $who "$d" "$@" ) &
+		pids+=($!)
 	done
-	TRACE=()
+	wait "${pids[@]}"
 	calls "$d/ours.trace" "$ere" >"$d/ours.calls"
 	calls "$d/ref.trace" "$ere" >"$d/ref.calls"
 	if [ ! -s "$d/ref.calls" ]; then
@@ -186,20 +202,21 @@ spawn() {
 }
 
 signals() {
-	local name=$LABEL/$1 plan=$2 d who pid at prev sig; shift 2
+	local name=$LABEL/$1 plan=$2 d po pr at prev sig; shift 2
 	excluded "${name#"$LABEL"/}" && return
 	d=$(mktemp -d "$T/case.XXXXXX")
-	for who in ours ref; do
-		spawn $who "$d/$who" "$@"
-		pid=$! prev=0
-		for at in $plan; do
-			sig=${at%@*} at=${at#*@}
-			sleep "$(awk -v a="$at" -v b="$prev" 'BEGIN { print a - b }')"
-			kill -"$sig" "$pid" 2>/dev/null
-			prev=$at
-		done
-		wait "$pid"; echo $? >"$d/$who.rc"
+	spawn ours "$d/ours" "$@"
+	po=$!
+	spawn ref "$d/ref" "$@"
+	pr=$! prev=0
+	for at in $plan; do
+		sig=${at%@*} at=${at#*@}
+		sleep "$(awk -v a="$at" -v b="$prev" 'BEGIN { print a - b }')"
+		kill -"$sig" "$po" "$pr" 2>/dev/null
+		prev=$at
 	done
+	wait "$po"; echo $? >"$d/ours.rc"
+	wait "$pr"; echo $? >"$d/ref.rc"
 	compare "$name" "$d"
 }
 
