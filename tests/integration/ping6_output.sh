@@ -142,6 +142,8 @@ same s0		-c 2 -i 0.2 -s 0 ::1
 same s8		-c 2 -i 0.2 -s 8 ::1		# below a timeval: no time=
 same s16	-c 1 -s 16 ::1
 same s65527	-c 1 -s 65527 ::1		# 65535 bytes back
+# (The one case here of the default wait for a reply, 10 s, that ends
+# a run in which none came: the others give -W 1.)
 same s65528	-c 1 -s 65528 ::1		# too large: lost, no message
 same pattern	-c 2 -i 0.2 -p ff ::1
 same pattern_odd -c 1 -s 20 -p abc ::1
@@ -235,7 +237,7 @@ same hop_exceeded_stamped -c 1 -D -t 1 fd00:203:2::2
 same hop_exceeded_verbose -v -c 1 -t 1 fd00:203:2::2
 same hop_exceeded_quiet -c 2 -i 0.2 -q -t 1 fd00:203:2::2
 same hop_exceeded_flood -f -c 3 -i 0.01 -t 1 fd00:203:2::2
-same hop_exceeded_preload -l 3 -c 3 -i 0.3 -t 1 fd00:203:2::2
+same hop_exceeded_preload -l 3 -c 3 -i 0.3 -t 1 -W 1 fd00:203:2::2
 CMP_EXPECT='out:^From fd00:203:1::1 icmp_seq=1 Destination unreachable: No route$' \
 	same no_route_router -c 2 -i 0.2 fd00:203:9::1
 CMP_EXPECT='out:Destination unreachable: Administratively prohibited$' \
