@@ -21,6 +21,7 @@
 #include "lib/broker.h"
 #include "lib/fdtab.h"
 #include "lib/shimapi.h"
+#include "lib/ucopy.h"
 #include "pingsock.h"
 #include "shim/shim.h"
 
@@ -55,34 +56,6 @@ static bool pass_send(int fd, const struct iovec *iov, size_t niov,
 	return !fdkind_relayed(k);
 }
 
-/*
- * len bytes between the program's memory at user and ours, in the
- * direction out says, as the kernel's copy_from_user()/copy_to_user():
- * false where the program's memory is not there (EFAULT), not a fault.
- * sendmmsg() and recvmmsg() read and write their vectors with it; where
- * process_vm_readv()/writev() on the process itself are refused (a
- * seccomp filter), the copy is made anyway, as before.
- */
-static bool user_copy(void *ours, void *user, size_t len, bool out)
-{
-	struct iovec l = { .iov_base = ours, .iov_len = len };
-	struct iovec r = { .iov_base = user, .iov_len = len };
-	int saved = errno;
-	ssize_t n;
-
-	n = out ? process_vm_writev(getpid(), &l, 1, &r, 1, 0)
-		: process_vm_readv(getpid(), &l, 1, &r, 1, 0);
-	if (n < 0 && (errno == ENOSYS || errno == EPERM)) {
-		if (out)
-			memcpy(user, ours, len);
-		else
-			memcpy(ours, user, len);
-		n = (ssize_t)len;
-	}
-	errno = saved;
-	return n == (ssize_t)len;
-}
-
 /* sendmmsg(): its first message is the one that would bind the socket
  * (only a fresh broker socket's needs it: not read for any other). */
 static bool pass_send_mmsg(int fd, struct mmsghdr *vec, unsigned vlen)
@@ -92,7 +65,7 @@ static bool pass_send_mmsg(int fd, struct mmsghdr *vec, unsigned vlen)
 
 	shim_init();
 	m = shim_kind(fd) == FDK_BROKER_FRESH && vlen &&
-	    user_copy(&first, vec, sizeof(first), false);
+	    ucopy_in(&first, vec, sizeof(first));
 	return pass_send(fd, m ? first.msg_hdr.msg_iov : NULL,
 			 m ? first.msg_hdr.msg_iovlen : 0,
 			 m && broker_msg_reaches(&first.msg_hdr));
@@ -245,7 +218,7 @@ SHIM_EXPORT int sendmmsg(int fd, struct mmsghdr *vec, unsigned int vlen,
 		/* ___sys_sendmsg(): a message the program's memory does not
 		 * hold is EFAULT; so is a msg_len that cannot be written,
 		 * after the send (which then does not count). */
-		if (!vec || !user_copy(&h, vec + i, sizeof(h), false)) {
+		if (!vec || !ucopy_in(&h, vec + i, sizeof(h))) {
 			errno = EFAULT;
 			break;
 		}
@@ -253,8 +226,8 @@ SHIM_EXPORT int sendmmsg(int fd, struct mmsghdr *vec, unsigned int vlen,
 		if (n < 0)
 			break;
 		h.msg_len = (unsigned int)n;
-		if (!user_copy(&h.msg_len, &vec[i].msg_len, sizeof(h.msg_len),
-			       true)) {
+		if (!ucopy_out(&vec[i].msg_len, &h.msg_len,
+				sizeof(h.msg_len))) {
 			errno = EFAULT;
 			break;
 		}
@@ -301,7 +274,7 @@ SHIM_EXPORT int recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen,
 		/* As sendmmsg: EFAULT for a message, or its lengths and
 		 * flags written back (msg_namelen, msg_controllen,
 		 * msg_flags, msg_len), that are not there. */
-		if (!vec || !user_copy(&h, vec + i, sizeof(h), false)) {
+		if (!vec || !ucopy_in(&h, vec + i, sizeof(h))) {
 			errno = EFAULT;
 			break;
 		}
@@ -309,7 +282,7 @@ SHIM_EXPORT int recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen,
 		if (n < 0)
 			break;
 		h.msg_len = (unsigned int)n;
-		if (!user_copy(&h, vec + i, sizeof(h), true)) {
+		if (!ucopy_out(vec + i, &h, sizeof(h))) {
 			errno = EFAULT;
 			break;
 		}

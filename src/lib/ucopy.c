@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: ISC */
+#include "lib/ucopy.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+/*
+ * The main thread's stack, from the current frame up to where the
+ * program's frames begin (__libc_stack_end): memory the program has, and
+ * can write, while the thread runs on it, so a structure a caller keeps
+ * there (where a msghdr, its iovecs, a name and a control buffer usually
+ * are: iputils ping's, for one) is copied directly, without the system
+ * calls.  Running on it means: the current frame less than STACK_NEAR
+ * below that start.  Nothing else is mapped that close below the main
+ * stack (the kernel keeps the mmap area max(RLIMIT_STACK, 128 MiB) and
+ * the stack's randomisation below it), so another thread's stack, a
+ * signal stack or a coroutine's is never taken for it: there every copy
+ * is the system call.  (Linux stacks grow down, but on PA-RISC.)
+ */
+extern void *__libc_stack_end __attribute__((weak));
+#define STACK_NEAR ((uintptr_t)64 << 20)
+
+static bool on_main_stack(const void *user, size_t len)
+{
+	uintptr_t top = &__libc_stack_end ? (uintptr_t)__libc_stack_end : 0;
+	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+	uintptr_t a = (uintptr_t)user;
+
+#if defined(__hppa__)
+	return false;
+#endif
+	return top && here < top && top - here < STACK_NEAR && a >= here &&
+	       a < top && len <= top - a;
+}
+
+/* Refused by a seccomp filter (or an old kernel): copy directly. */
+static bool refused(ssize_t n)
+{
+	return n < 0 && (errno == EPERM || errno == ENOSYS);
+}
+
+/* The pieces' bytes in all. */
+static size_t total(const struct iovec *v, int n)
+{
+	size_t t = 0;
+
+	for (int i = 0; i < n; i++)
+		t += v[i].iov_len;
+	return t;
+}
+
+static bool all_on_main_stack(const struct iovec *user, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (user[i].iov_len &&
+		    !on_main_stack(user[i].iov_base, user[i].iov_len))
+			return false;
+	return true;
+}
+
+bool ucopy_in(void *ours, const void *user, size_t len)
+{
+	struct iovec l = { .iov_base = ours, .iov_len = len };
+	struct iovec r = { .iov_base = (void *)(uintptr_t)user, // NOLINT(performance-no-int-to-ptr)
+			   .iov_len = len };
+	int saved = errno;
+	ssize_t n;
+
+	if (len == 0)
+		return true;
+	if (!user)
+		return false;
+	if (on_main_stack(user, len)) {
+		memcpy(ours, user, len);
+		return true;
+	}
+	/* The pid each time: a child made without fork()'s handlers
+	 * (vfork(), clone()) is another process, and a cached one would
+	 * name its parent's memory. */
+	n = process_vm_readv(getpid(), &l, 1, &r, 1, 0);
+	if (refused(n)) {
+		memcpy(ours, user, len);
+		n = (ssize_t)len;
+	}
+	errno = saved;
+	return n == (ssize_t)len;
+}
+
+bool ucopy_readable(const void *user, size_t len)
+{
+	char scratch[4096];
+
+	while (len) {
+		size_t n = len < sizeof(scratch) ? len : sizeof(scratch);
+
+		if (!ucopy_in(scratch, user, n))
+			return false;
+		user = (const char *)user + n;
+		len -= n;
+	}
+	return true;
+}
+
+bool ucopy_outv(const struct iovec *ours, const struct iovec *user, int n)
+{
+	size_t want = total(ours, n);
+	int saved = errno;
+	ssize_t got;
+
+	if (want == 0)
+		return true;
+	if (all_on_main_stack(user, n)) {
+		for (int i = 0; i < n; i++)
+			if (user[i].iov_len)
+				memcpy(user[i].iov_base, ours[i].iov_base,
+				       user[i].iov_len);
+		return true;
+	}
+	got = process_vm_writev(getpid(), ours, (unsigned long)n, user,
+				(unsigned long)n, 0);
+	if (refused(got)) {
+		got = 0;
+		for (int i = 0; i < n && (user[i].iov_base || !user[i].iov_len);
+		     i++) {
+			if (user[i].iov_len)
+				memcpy(user[i].iov_base, ours[i].iov_base,
+				       user[i].iov_len);
+			got += (ssize_t)user[i].iov_len;
+		}
+	}
+	errno = saved;
+	return got == (ssize_t)want;
+}
+
+bool ucopy_out(void *user, const void *ours, size_t len)
+{
+	struct iovec l = { .iov_base = (void *)(uintptr_t)ours, // NOLINT(performance-no-int-to-ptr)
+			   .iov_len = len };
+	struct iovec r = { .iov_base = user, .iov_len = len };
+
+	if (len && !user)
+		return false;
+	return ucopy_outv(&l, &r, 1);
+}
