@@ -305,24 +305,33 @@ static inline void cpu_relax(void)
 
 /* Send req, with the header's flags rqflags, and its data: 0, -EINVAL
  * (it cannot be encoded), -EFAULT (data cannot be read) or
- * WIRE_R_BROKEN.  No request carries a descriptor (the daemon refuses
- * them, wire.h). */
+ * WIRE_R_BROKEN.  A WIRE_SEND's name and control data are gathered
+ * from where the caller has them (wire_encode_send_parts()), as its data
+ * is: the program's memory, read by the kernel only.  No request
+ * carries a descriptor (the daemon refuses them, wire.h). */
 static int put_request(int fd, const struct wire_req *req, uint16_t rqflags,
 		       const struct iovec *data, int ndata)
 {
 	uint8_t hdr[WIRE_REQ_HDR + 64 + WIRE_ADDR_MAX + WIRE_OPTVAL_MAX +
 		    WIRE_CTL_MAX];
-	struct iovec iov[1 + CALL_MAX_DATA];
+	struct iovec iov[4 + CALL_MAX_DATA];
 	struct msghdr mh = { .msg_iov = iov };
-	long n = wire_encode_req_as(req, rqflags, hdr, sizeof(hdr));
+	size_t head = 1;
+	long n;
 
+	if (req->type == WIRE_SEND) {
+		n = wire_encode_send_parts(req, rqflags, hdr, sizeof(hdr), iov);
+		head = 4;
+	} else {
+		n = wire_encode_req_as(req, rqflags, hdr, sizeof(hdr));
+		iov[0].iov_base = hdr;
+		iov[0].iov_len = (size_t)n;
+	}
 	if (n < 0 || ndata < 0 || ndata > CALL_MAX_DATA)
 		return -EINVAL;
-	iov[0].iov_base = hdr;
-	iov[0].iov_len = (size_t)n;
 	for (int i = 0; i < ndata; i++)
-		iov[1 + i] = data[i];
-	mh.msg_iovlen = 1 + (size_t)ndata;
+		iov[head + (size_t)i] = data[i];
+	mh.msg_iovlen = head + (size_t)ndata;
 	if (xsend(fd, &mh) == 0)
 		return 0;
 	/* A buffer of the program's that cannot be read: the kernel copies

@@ -5,7 +5,8 @@
 #include <netinet/in.h>
 #include <netinet/ip_icmp.h>
 #include <stdint.h>
-#include <string.h>
+
+#include "lib/ucopy.h"
 
 #define ICMP_EXT_ECHO 42	/* RFC 8335 PROBE */
 #define ICMP6_EXT_ECHO 160
@@ -19,8 +20,8 @@ int ident_of_echo(int family, const struct iovec *iov, size_t niov)
 		size_t n = iov[i].iov_len < sizeof(hdr) - got
 				   ? iov[i].iov_len : sizeof(hdr) - got;
 
-		if (n)
-			memcpy(hdr + got, iov[i].iov_base, n);
+		if (!ucopy_in(hdr + got, iov[i].iov_base, n))
+			return -1;	/* the send will say EFAULT */
 		got += n;
 	}
 	if (got < sizeof(hdr) || hdr[1] != 0)

@@ -10,7 +10,8 @@
 #include <stddef.h>
 #include <sys/uio.h>
 
-/* The identifier of the Echo Request (or PROBE) in iov, or -1. */
+/* The identifier of the Echo Request (or PROBE) in iov (the program's
+ * memory, ucopy.h), or -1. */
 int ident_of_echo(int family, const struct iovec *iov, size_t niov);
 
 #endif

@@ -35,18 +35,30 @@
 #include "lib/relay.h"
 #include "wire/decode.h"
 #include "lib/sys.h"
+#include "lib/ucopy.h"
+#include "lib/umsg.h"
 
-#define MAX_IOV 15
+#define MAX_IOV UMSG_IOV
+/* The ICMP header a ping socket reads first (ICMPv6's is as long). */
+#define ECHO_HDR 8
 
-/* Too many pieces for one request: gather them into one buffer. */
-static void *flatten(const struct iovec *iov, size_t n, size_t total)
+/* Too many pieces for one request: gather them into one buffer, as the
+ * kernel reads them (-EFAULT for one the program does not have). */
+static void *flatten(const struct iovec *iov, size_t n, size_t total,
+		     long *err)
 {
 	char *buf = malloc(total ? total : 1), *p = buf;
 
-	if (!buf)
+	if (!buf) {
+		*err = -ENOMEM;
 		return NULL;
+	}
 	for (size_t i = 0; i < n; i++) {
-		memcpy(p, iov[i].iov_base, iov[i].iov_len);
+		if (!ucopy_in(p, iov[i].iov_base, iov[i].iov_len)) {
+			free(buf);
+			*err = -EFAULT;
+			return NULL;
+		}
 		p += iov[i].iov_len;
 	}
 	return buf;
@@ -83,18 +95,47 @@ static bool nonblocking(int fd, int flags)
 }
 
 /*
+ * A send that failed EFAULT with its name and control data there: the
+ * fault was in its data, which the kernel reads only once
+ * inet_send_prepare() has bound the socket (as the daemon binds one whose
+ * send it sees).  The daemon saw none: a ping socket is bound as that
+ * autobind would (no address, any identifier; a bound one refuses, and
+ * stays as it was).
+ */
+static void bind_as_sent(int fd, struct fdent *ent, const void *name,
+			 uint32_t namelen, const void *ctl, size_t ctllen)
+{
+	struct wire_req req = { .type = WIRE_BIND };
+	struct sockaddr_in6 any = { .sin6_family = (sa_family_t)ent->family };
+
+	if (ent->kind != FDK_RELAY ||
+	    (namelen != WIRE_NO_NAME && !ucopy_readable(name, namelen)) ||
+	    !ucopy_readable(ctl, ctllen))
+		return;
+	req.u.addr.len = ent->family == AF_INET6 ? sizeof(struct sockaddr_in6)
+						 : sizeof(struct sockaddr_in);
+	memcpy(req.u.addr.bytes, &any, req.u.addr.len);
+	(void)relay_call(fd, ent, &req, NULL, 0, NULL, NULL);
+}
+
+/*
  * One WIRE_SEND.  namelen is WIRE_NO_NAME when the caller gave no address;
- * the daemon checks the name and data exactly as the kernel would.
+ * the daemon checks the name and data exactly as the kernel would.  The
+ * name, the control data and the data are the program's, where it has
+ * them: the kernel gathers them into the request (lib/call.c), and a
+ * buffer the program does not have is EFAULT with nothing sent, as
+ * ___sys_sendmsg() and the ping socket's own copies say.
  */
 static long dsend(int fd, struct fdent *ent, int flags, const void *name,
 		  uint32_t namelen, const struct iovec *iov, size_t niov,
 		  const void *ctl, size_t ctllen)
 {
+	static const uint8_t none[ECHO_HDR];
 	struct wire_req req = { .type = WIRE_SEND };
 	size_t total = iov_total(iov, niov);
 	struct iovec one;
 	void *flat = NULL;
-	long rc;
+	long rc = 0;
 
 	if (ctllen > WIRE_CTL_MAX)
 		return -ENOBUFS;
@@ -107,22 +148,29 @@ static long dsend(int fd, struct fdent *ent, int flags, const void *name,
 						  : flags;
 	req.u.send.len = total > WIRE_DATA_MAX ? UINT32_MAX : (uint32_t)total;
 	req.u.send.namelen = namelen;
-	if (namelen != WIRE_NO_NAME)
-		memcpy(req.u.send.name, name, namelen);
+	req.u.send.name_src = name;
 	req.u.send.ctllen = (uint32_t)ctllen;
 	req.u.send.ctl = ctl;
 	if (total > WIRE_DATA_MAX) {
 		niov = 0;	/* the daemon answers EMSGSIZE */
+	} else if (total < ECHO_HDR) {
+		/* ping_common_sendmsg(): EINVAL, the data never read; so
+		 * it is not read here either. */
+		one.iov_base = (void *)(uintptr_t)none; // NOLINT(performance-no-int-to-ptr)
+		one.iov_len = total;
+		iov = &one;
+		niov = 1;
 	} else if (niov > MAX_IOV) {
-		flat = flatten(iov, niov, total);
-		if (!flat)
-			return -ENOMEM;
+		flat = flatten(iov, niov, total, &rc);
 		one.iov_base = flat;
 		one.iov_len = total;
 		iov = &one;
 		niov = 1;
 	}
-	rc = relay_call(fd, ent, &req, iov, (int)niov, NULL, NULL);
+	if (rc == 0)
+		rc = relay_call(fd, ent, &req, iov, (int)niov, NULL, NULL);
+	if (rc == -EFAULT && niov)
+		bind_as_sent(fd, ent, name, namelen, ctl, ctllen);
 	free(flat);
 	return rc;
 }
@@ -130,20 +178,16 @@ static long dsend(int fd, struct fdent *ent, int flags, const void *name,
 ssize_t relay_sendmsg(int fd, struct fdent *ent, const struct msghdr *msg,
 		      int flags)
 {
-	uint32_t namelen = WIRE_NO_NAME;
+	struct umsg_send s;
+	long rc = umsg_send_in(&s, msg);
 
-	if (!msg)
-		return sys_ret(-EFAULT);
-	if ((int)msg->msg_namelen < 0)
-		return sys_ret(-EINVAL);
-	/* __copy_msghdr(): a name of length 0 is no name, a longer one than
-	 * sockaddr_storage is cut to it. */
-	if (msg->msg_name && msg->msg_namelen)
-		namelen = msg->msg_namelen > WIRE_ADDR_MAX ? WIRE_ADDR_MAX
-							   : msg->msg_namelen;
-	return sys_ret(dsend(fd, ent, flags, msg->msg_name, namelen,
-			     msg->msg_iov, msg->msg_iovlen,
-			     msg->msg_control, msg->msg_controllen));
+	if (rc == 0)
+		rc = dsend(fd, ent, flags, s.m.msg_name,
+			   s.m.msg_name ? s.m.msg_namelen : WIRE_NO_NAME,
+			   s.m.msg_iov, s.m.msg_iovlen, s.m.msg_control,
+			   s.m.msg_controllen);
+	umsg_send_done(&s);
+	return sys_ret(rc);
 }
 
 ssize_t relay_sendto(int fd, struct fdent *ent, const void *buf, size_t len,

@@ -8,8 +8,10 @@
  */
 #include "wire/wire.h"
 
+#include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 
 #include "wire/buf.h"
 #include "wire/decode.h"
@@ -91,15 +93,21 @@ static int dec_broker_bind(struct rbuf *r, struct wire_req *req)
 	return dec_addr(r, req);
 }
 
+/* What comes before a send's name: i32 flags, u32 len, u32 namelen. */
+static void enc_send_head(struct wbuf *w, const struct wire_req *req)
+{
+	wbuf_i32(w, req->u.send.flags);
+	wbuf_u32(w, req->u.send.len);
+	wbuf_u32(w, req->u.send.namelen);
+}
+
 /* i32 flags, u32 len, u32 namelen, name, u32 ctllen, ctl, then the data
  * (in the caller's own iovec: payloads are not copied). */
 static void enc_send(struct wbuf *w, const struct wire_req *req)
 {
 	uint32_t nl = req->u.send.namelen;
 
-	wbuf_i32(w, req->u.send.flags);
-	wbuf_u32(w, req->u.send.len);
-	wbuf_u32(w, nl);
+	enc_send_head(w, req);
 	if (nl != WIRE_NO_NAME) {
 		if (nl > WIRE_ADDR_MAX)
 			w->overflow = 1;
@@ -110,6 +118,41 @@ static void enc_send(struct wbuf *w, const struct wire_req *req)
 		w->overflow = 1;
 	wbuf_u32(w, req->u.send.ctllen);
 	wbuf_bytes(w, req->u.send.ctl, req->u.send.ctllen);
+}
+
+long wire_encode_send_parts(const struct wire_req *req, uint16_t rqflags,
+			    uint8_t *buf, size_t cap, struct iovec out[4])
+{
+	uint32_t nl = req->u.send.namelen, cl = req->u.send.ctllen;
+	const void *name = req->u.send.name_src ? req->u.send.name_src
+						: req->u.send.name;
+	struct wbuf w;
+	size_t head;
+	long n;
+
+	if (req->type != WIRE_SEND ||
+	    (nl != WIRE_NO_NAME && nl > WIRE_ADDR_MAX) || cl > WIRE_CTL_MAX)
+		return -1;
+	wbuf_init(&w, buf, cap);
+	wbuf_u16(&w, req->type);
+	wbuf_u16(&w, rqflags);
+	wbuf_u32(&w, req->handle);
+	enc_send_head(&w, req);
+	head = w.len;
+	wbuf_u32(&w, cl);
+	n = wbuf_done(&w);
+	if (n < 0)
+		return -1;
+	if (nl == WIRE_NO_NAME)
+		nl = 0;
+	out[0] = (struct iovec){ .iov_base = buf, .iov_len = head };
+	out[1] = (struct iovec){ .iov_base = (void *)(uintptr_t)name, // NOLINT(performance-no-int-to-ptr)
+				 .iov_len = nl };
+	out[2] = (struct iovec){ .iov_base = buf + head,
+				 .iov_len = (size_t)n - head };
+	out[3] = (struct iovec){ .iov_base = (void *)(uintptr_t)req->u.send.ctl, // NOLINT(performance-no-int-to-ptr)
+				 .iov_len = cl };
+	return n + (long)nl + (long)cl;
 }
 
 static int dec_send(struct rbuf *r, struct wire_req *req)

@@ -45,6 +45,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include "wire/in6ext.h"
 
@@ -178,6 +179,10 @@ struct wire_req {
 			uint32_t len;
 			uint32_t namelen;
 			uint8_t name[WIRE_ADDR_MAX];
+			/* A sender's: where wire_encode_send_parts() takes
+			 * the name from instead of name[] (never read by
+			 * the library, nor set by the decoder). */
+			const void *name_src;
 			uint32_t ctllen;
 			const uint8_t *ctl;
 			uint32_t datalen;
@@ -445,6 +450,21 @@ long wire_encode_req(const struct wire_req *req, uint8_t *buf, size_t cap);
  * a caller that asks for the answer slot need not copy the request. */
 long wire_encode_req_as(const struct wire_req *req, uint16_t rqflags,
 			uint8_t *buf, size_t cap);
+
+/*
+ * A WIRE_SEND as wire_encode_req_as() encodes it, but in pieces that
+ * leave its name and control data where they are: out[0] the fields
+ * before the name (in buf), out[1] the name (namelen bytes at
+ * req->u.send.name_src, or of name[] if that is NULL), out[2] the
+ * control data's length (in buf), out[3] the control data (at
+ * req->u.send.ctl).  Neither is read here: a sender gathers them with
+ * the header (sendmsg()), so that the kernel copies them from the
+ * program's memory, or refuses the whole message with EFAULT.  Returns
+ * the bytes of the four pieces, or -1 if buf (cap bytes) is too small
+ * or a length is out of range.
+ */
+long wire_encode_send_parts(const struct wire_req *req, uint16_t rqflags,
+			    uint8_t *buf, size_t cap, struct iovec out[4]);
 
 /*
  * Decode one request message of len bytes.  Returns 0, or -1 if the message
