@@ -364,7 +364,7 @@ fuzz: fuzz-build
 fuzz-build: $(FUZZ_BINS)
 # A target that also exercises library code names those (pure) sources
 # in FUZZ_LIB_<target>.
-FUZZ_LIB_fuzz_libdecode := src/lib/cmsg.c
+FUZZ_LIB_fuzz_libdecode := src/lib/cmsg.c src/lib/ucopy.c
 build/fuzz/fuzz_libdecode: $(FUZZ_LIB_fuzz_libdecode)
 build/fuzz/%: tests/fuzz/%.c $(CORE_SRC)
 	@mkdir -p $(dir $@)

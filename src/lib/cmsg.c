@@ -2,6 +2,7 @@
 #include "lib/cmsg.h"
 
 #include "engine/addr.h"
+#include "lib/ucopy.h"
 #include "wire/in6ext.h"
 
 #include <netinet/in.h>
@@ -18,31 +19,92 @@ void cmsg_begin(struct cmsg_out *o, const struct msghdr *msg)
 	o->left = msg->msg_control ? msg->msg_controllen : 0;
 	o->used = 0;
 	o->flags = 0;
+	o->keep = msg->msg_control != NULL;
+	o->n = 0;
+	o->dlen = 0;
+}
+
+/*
+ * put_cmsg(): one message at p, with left bytes of room there, into this
+ * process's memory or (user) the program's.  The bytes it takes, 0 for
+ * none: no room (MSG_CTRUNC), or a copy to the program's memory that
+ * failed (put_cmsg()'s EFAULT, which its callers ignore).
+ */
+static size_t put_one(char *p, size_t left, const struct cmsg_rec *r,
+		      const void *data, bool user, int *flags)
+{
+	struct cmsghdr h;
+	size_t cmlen = CMSG_LEN(r->len);
+
+	if (!p || left < sizeof(h)) {
+		*flags |= MSG_CTRUNC;
+		return 0;
+	}
+	if (left < cmlen) {
+		*flags |= MSG_CTRUNC;
+		cmlen = left;
+	}
+	h.cmsg_level = r->level;
+	h.cmsg_type = r->type;
+	h.cmsg_len = cmlen;
+	if (user) {
+		struct iovec l[2] = {
+			{ .iov_base = &h, .iov_len = sizeof(h) },
+			{ .iov_base = (void *)(uintptr_t)data, // NOLINT(performance-no-int-to-ptr)
+			  .iov_len = cmlen - sizeof(h) },
+		};
+		struct iovec u[2] = {
+			{ .iov_base = p, .iov_len = sizeof(h) },
+			{ .iov_base = p + sizeof(h),
+			  .iov_len = cmlen - sizeof(h) },
+		};
+
+		if (!ucopy_outv(l, u, 2))
+			return 0;
+	} else {
+		memcpy(p, &h, sizeof(h));
+		memcpy(p + sizeof(h), data, cmlen - sizeof(h));
+	}
+	return CMSG_SPACE(r->len) < left ? CMSG_SPACE(r->len) : left;
 }
 
 void cmsg_put(struct cmsg_out *o, int level, int type, const void *data,
 	      size_t len)
 {
-	struct cmsghdr h;
-	size_t cmlen = CMSG_LEN(len), step;
+	struct cmsg_rec r = { .level = level, .type = type,
+			      .len = (uint16_t)len };
+	size_t step;
 
-	if (!o->p || o->left < sizeof(h)) {
-		o->flags |= MSG_CTRUNC;
-		return;
+	if (o->keep && o->n < CMSG_REC_MAX &&
+	    len <= CMSG_REC_DATA - o->dlen) {
+		r.off = (uint16_t)o->dlen;
+		memcpy(o->data + o->dlen, data, len);
+		o->rec[o->n++] = r;
+		o->dlen += len;
 	}
-	if (o->left < cmlen) {
-		o->flags |= MSG_CTRUNC;
-		cmlen = o->left;
+	step = put_one(o->p, o->left, &r, data, false, &o->flags);
+	if (step) {
+		o->p += step;
+		o->left -= step;
+		o->used += step;
 	}
-	h.cmsg_level = level;
-	h.cmsg_type = type;
-	h.cmsg_len = cmlen;
-	memcpy(o->p, &h, sizeof(h));
-	memcpy(o->p + sizeof(h), data, cmlen - sizeof(h));
-	step = CMSG_SPACE(len) < o->left ? CMSG_SPACE(len) : o->left;
-	o->p += step;
-	o->left -= step;
-	o->used += step;
+}
+
+size_t cmsg_to_user(const struct cmsg_out *o, void *ctl, size_t controllen,
+		    int *flags)
+{
+	char *p = ctl;
+	size_t left = ctl ? controllen : 0, used = 0;
+
+	for (unsigned i = 0; i < o->n; i++) {
+		size_t step = put_one(p, left, &o->rec[i],
+				      o->data + o->rec[i].off, true, flags);
+
+		p += step;
+		left -= step;
+		used += step;
+	}
+	return used;
 }
 
 /* __sock_recv_timestamp(): one software stamp, in the form asked for. */

@@ -15,9 +15,11 @@
 #include "wire/decode.h"
 #include "wire/wire.h"
 #include "lib/relay.h"
+#include "lib/umsg.h"
 #include "lib/sys.h"
+#include "lib/ucopy.h"
 
-#define MAX_IOV 15
+#define MAX_IOV UMSG_IOV
 
 /*
  * The state slot is the daemon's to write, and trusted no more than the
@@ -128,9 +130,10 @@ static long take_record(int fd, const struct fdent *ent,
 	return (long)(len - 4 - WIRE_DGRAM_HDR);
 }
 
-/* The record's data into the caller's buffers: what was copied. */
-static size_t copy_data(const struct msghdr *msg, const uint8_t *data,
-			size_t n)
+/* The record's data into the caller's buffers (the program's: ucopy.h):
+ * what was copied, or -EFAULT where one of them cannot take its part. */
+static long copy_data(const struct msghdr *msg, const uint8_t *data,
+		      size_t n)
 {
 	size_t done = 0;
 
@@ -138,22 +141,21 @@ static size_t copy_data(const struct msghdr *msg, const uint8_t *data,
 		size_t k = msg->msg_iov[i].iov_len < n - done
 				   ? msg->msg_iov[i].iov_len : n - done;
 
-		if (k)
-			memcpy(msg->msg_iov[i].iov_base, data + done, k);
+		if (!ucopy_out(msg->msg_iov[i].iov_base, data + done, k))
+			return -EFAULT;
 		done += k;
 	}
-	return done;
+	return (long)done;
 }
 
 long errq_recv(int fd, const struct fdent *ent, struct msghdr *msg,
-	       int flags)
+	       struct cmsg_out *co, int flags)
 {
 	struct errq_ans a;
 	struct wire_dgram dg;
-	struct cmsg_out co;
 	uint32_t cm, full = 0;
-	size_t room, copied;
-	long n;
+	size_t room;
+	long n, copied;
 
 	if (!ent->shm)
 		return -EAGAIN;
@@ -161,26 +163,29 @@ long errq_recv(int fd, const struct fdent *ent, struct msghdr *msg,
 		return -EMSGSIZE;
 	room = iov_total(msg->msg_iov, msg->msg_iovlen);
 	/* The error queue never blocks (ip_recv_error()), and takes the
-	 * record even under MSG_PEEK, as the kernel does. */
+	 * record even under MSG_PEEK, as the kernel does; one whose data
+	 * cannot be copied is taken all the same. */
 	n = take_record(fd, ent, &a, &dg, &full);
 	if (n < 0)
 		return n;
 	copied = copy_data(msg, a.b + 4 + WIRE_DGRAM_HDR, (size_t)n);
+	if (copied < 0)
+		return copied;
 	cm = atomic_load(&ent->shm->cmsg);
 	cmsg_fill_name(&dg, msg, cm);
-	cmsg_begin(&co, msg);
+	cmsg_begin(co, msg);
 	/* sock_recv_timestamp(), then for ICMP records the IP control
 	 * messages of the error packet, then the record itself. */
-	cmsg_from_dgram(&co, &dg,
+	cmsg_from_dgram(co, &dg,
 			from_icmp(&dg) ? cm
 			: cm & (WIRE_CM_TIMESTAMP | WIRE_CM_TIMESTAMPNS |
 				WIRE_CM_TSTAMP_NEW | WIRE_CM_TSTAMPING_NEW),
 			atomic_load(&ent->shm->tsflags));
-	put_recverr(&co, &dg);
-	msg->msg_controllen = co.used;
+	put_recverr(co, &dg);
+	msg->msg_controllen = co->used;
 	msg->msg_flags = MSG_ERRQUEUE | (full > room ? MSG_TRUNC : 0) |
-			 co.flags;
+			 co->flags;
 	(void)flags;
 	/* ip_recv_error(): what was copied. */
-	return (long)copied;
+	return copied;
 }

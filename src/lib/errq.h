@@ -13,13 +13,16 @@
 #include <stdbool.h>
 #include <sys/socket.h>
 
+#include "lib/cmsg.h"
 #include "lib/fdtab.h"
 
 /* sock_error(): take the pending error (positive errno), or 0. */
 int errq_take_pending(int fd, const struct fdent *ent);
-/* recvmsg(MSG_ERRQUEUE): a record's length, or -errno (-EAGAIN: none). */
+/* recvmsg(MSG_ERRQUEUE) into msg, the library's copy of the program's
+ * (umsg.h), its control messages kept in co: a record's length, or
+ * -errno (-EAGAIN: none). */
 long errq_recv(int fd, const struct fdent *ent, struct msghdr *msg,
-	       int flags);
+	       struct cmsg_out *co, int flags);
 /* Would the kernel's poll report POLLERR now? */
 bool errq_pollerr(const struct fdent *ent);
 

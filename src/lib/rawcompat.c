@@ -8,6 +8,7 @@
 
 #include "lib/env.h"
 #include "lib/iov.h"
+#include "lib/ucopy.h"
 
 bool rawc_wanted(int domain, int type, int protocol)
 {
@@ -43,9 +44,10 @@ int rawc_rx_begin(struct rawc_rx *rx, const struct msghdr *msg,
 	return 0;
 }
 
-/* Copy src into msg's buffers from byte off on; the bytes copied. */
-static size_t scatter(const struct msghdr *msg, size_t off, const uint8_t *src,
-		      size_t len)
+/* Copy src into msg's buffers from byte off on: false if one of them
+ * cannot take its part (copy_to_user()'s EFAULT). */
+static bool scatter(const struct msghdr *msg, size_t off, const uint8_t *src,
+		    size_t len)
 {
 	size_t done = 0;
 
@@ -59,37 +61,42 @@ static size_t scatter(const struct msghdr *msg, size_t off, const uint8_t *src,
 		n -= off;
 		if (n > len - done)
 			n = len - done;
-		memcpy((uint8_t *)msg->msg_iov[i].iov_base + off, src + done, n);
+		if (!ucopy_out((uint8_t *)msg->msg_iov[i].iov_base + off,
+			       src + done, n))
+			return false;
 		done += n;
 		off = 0;
 	}
-	return done;
+	return true;
 }
 
-ssize_t rawc_rx_end(struct rawc_rx *rx, const struct wire_dgram *dg,
-		    ssize_t n, const struct msghdr *msg, int *mflags)
+int rawc_rx_end(struct rawc_rx *rx, const struct wire_dgram *dg, ssize_t n,
+		const struct msghdr *msg, int *mflags, size_t *full)
 {
 	uint8_t hdr[RAWHDR_MAX];
 	size_t icmplen, hlen, got, room;
 	int saved = errno;	/* of a failed read, for the caller */
+	int rc = 0;
 
+	*full = (size_t)n;
 	if (n >= (ssize_t)sizeof(*dg)) {
 		icmplen = (size_t)n - sizeof(*dg);
 		got = icmplen < rx->cap ? icmplen : rx->cap;
 		hlen = rawhdr_ipv4(dg, icmplen, hdr);
 		room = iov_total(msg->msg_iov, msg->msg_iovlen);
-		scatter(msg, 0, hdr, hlen);
-		scatter(msg, hlen, rx->buf, got);
+		if (!scatter(msg, 0, hdr, hlen) ||
+		    !scatter(msg, hlen, rx->buf, got))
+			rc = -EFAULT;
 		*mflags &= ~MSG_TRUNC;
 		if (hlen + icmplen > room)
 			*mflags |= MSG_TRUNC;
-		n += (ssize_t)hlen;
+		*full = (size_t)n + hlen;
 	}
 	if (rx->buf != rx->small)
 		free(rx->buf);
 	rx->buf = NULL;
 	errno = saved;
-	return n;
+	return rc;
 }
 
 long rawc_ret(size_t full, const struct msghdr *msg, int flags)

@@ -42,12 +42,14 @@ int rawc_rx_begin(struct rawc_rx *rx, const struct msghdr *msg,
 		  struct iovec *iov);
 /*
  * After the read (n: what recvmsg() with MSG_TRUNC returned, or a
- * failure, passed on as it is): the header and the message into msg's
- * buffers, MSG_TRUNC in *mflags as they fit or not; returns n with the
- * header's length added.  Frees what rawc_rx_begin() took.
+ * failure): the header and the message into msg's buffers (the
+ * program's: ucopy.h), MSG_TRUNC in *mflags as they fit or not, and n
+ * with the header's length added in *full.  0, or -EFAULT where msg's
+ * buffers could not take them.  Frees what rawc_rx_begin() took, in any
+ * case; errno is left as the read left it.
  */
-ssize_t rawc_rx_end(struct rawc_rx *rx, const struct wire_dgram *dg,
-		    ssize_t n, const struct msghdr *msg, int *mflags);
+int rawc_rx_end(struct rawc_rx *rx, const struct wire_dgram *dg, ssize_t n,
+		const struct msghdr *msg, int *mflags, size_t *full);
 
 /* What a raw socket's receive returns for a datagram of full bytes. */
 long rawc_ret(size_t full, const struct msghdr *msg, int flags);

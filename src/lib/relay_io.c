@@ -264,21 +264,22 @@ static int read_checked(int fd, const struct fdent *ent, struct msghdr *m,
 	return n == 0 ? -ECONNRESET : -EPROTO;
 }
 
-/* msg_name, the ancillary data and the flags for a checked datagram. */
+/* msg_name, the ancillary data (through co, kept for umsg.h) and the
+ * flags for a checked datagram. */
 static void fill_msg(int fd, const struct fdent *ent, const struct wire_dgram *dg,
-		     struct msghdr *msg, int mflags, int flags)
+		     struct msghdr *msg, struct cmsg_out *co, int mflags,
+		     int flags)
 {
-	struct cmsg_out co;
 	uint32_t cm, tsf;
 
 	/* The options in force now, not when the reply arrived. */
 	cm = ent->shm ? atomic_load(&ent->shm->cmsg) : 0;
 	cmsg_fill_name(dg, msg, cm);
-	cmsg_begin(&co, msg);
+	cmsg_begin(co, msg);
 	tsf = ent->shm ? atomic_load(&ent->shm->tsflags) : 0;
-	cmsg_from_dgram(&co, dg, cm, tsf);
-	msg->msg_controllen = co.used;
-	msg->msg_flags = (mflags & MSG_TRUNC) | co.flags |
+	cmsg_from_dgram(co, dg, cm, tsf);
+	msg->msg_controllen = co->used;
+	msg->msg_flags = (mflags & MSG_TRUNC) | co->flags |
 			 (flags & MSG_CMSG_CLOEXEC);
 	/* sock_recv_timestamp(): sk_stamp (SIOCGSTAMP) is kept only when
 	 * no timestamp option takes the stamp as a control message. */
@@ -342,8 +343,22 @@ static bool wakes_spent(int fd, int flags, size_t len, size_t *left)
 	return nonblocking(fd, flags);
 }
 
+/* Nothing to read after shutdown(SHUT_RD): 0, and no name, control
+ * messages or flags (but MSG_CMSG_CLOEXEC, as ____sys_recvmsg() keeps
+ * it). */
+static long none_left(struct msghdr *msg, int flags)
+{
+	msg->msg_namelen = 0;
+	msg->msg_controllen = 0;
+	msg->msg_flags = flags & MSG_CMSG_CLOEXEC;
+	return 0;
+}
+
+/* A receive into msg, the library's copy of the program's (umsg.h): its
+ * name and control buffers are the library's, co keeps the control
+ * messages; its iovecs are the program's own buffers. */
 static long drecv(int fd, const struct fdent *ent, struct msghdr *msg,
-		  int flags, bool raw)
+		  struct cmsg_out *co, int flags, bool raw)
 {
 	struct iovec iov[1 + MAX_IOV];
 	uint8_t hdr[WIRE_DGRAM_HDR];
@@ -357,7 +372,7 @@ static long drecv(int fd, const struct fdent *ent, struct msghdr *msg,
 	if (flags & MSG_OOB)
 		return -EOPNOTSUPP;
 	if (flags & MSG_ERRQUEUE)
-		return errq_recv(fd, ent, msg, flags);
+		return errq_recv(fd, ent, msg, co, flags);
 	if (msg->msg_iovlen > MAX_IOV)
 		return -EMSGSIZE;
 	do {
@@ -381,19 +396,19 @@ static long drecv(int fd, const struct fdent *ent, struct msghdr *msg,
 		rc = read_checked(fd, ent, &m, flags, hdr, &dg, &full);
 		got = full;
 		/* The header and the message into the caller's buffers, or
-		 * (when there is none to give) only the buffer freed. */
-		if (raw4)
-			full = (size_t)rawc_rx_end(&rx, &dg,
-						   rc ? -1 : (ssize_t)full,
-						   msg, &m.msg_flags);
+		 * (when there is none to give) only the buffer freed; taken
+		 * in any case, as raw_recvmsg() takes it. */
+		if (raw4 && rawc_rx_end(&rx, &dg, rc ? -1 : (ssize_t)full, msg,
+					&m.msg_flags, &full) && rc == 0)
+			return -EFAULT;
 		if (rc == 2 && wakes_spent(fd, flags, got, &wake_left)) {
 			rc = errq_take_pending(fd, ent);
 			return rc ? -rc : -EAGAIN;
 		}
 	} while (rc == 2);
 	if (rc)
-		return rc > 0 ? 0 : rc;
-	fill_msg(fd, ent, &dg, msg, m.msg_flags, flags);
+		return rc > 0 ? none_left(msg, flags) : rc;
+	fill_msg(fd, ent, &dg, msg, co, m.msg_flags, flags);
 	/* ping_recvmsg() returns what it copied, MSG_TRUNC or not. */
 	if (raw)
 		return rawc_ret(full - sizeof(dg), msg, flags);
@@ -401,31 +416,68 @@ static long drecv(int fd, const struct fdent *ent, struct msghdr *msg,
 	return (long)(full - sizeof(dg) < room ? full - sizeof(dg) : room);
 }
 
+/* ____sys_recvmsg(): the program's msghdr copied in (umsg.h), the
+ * receive, and what it gives written back; a datagram taken stays taken
+ * when that cannot be written. */
 static ssize_t recvmsg_as(int fd, struct fdent *ent, struct msghdr *msg,
 			  int flags, bool raw)
 {
-	if (!msg)
-		return sys_ret(-EFAULT);
-	return sys_ret(drecv(fd, ent, msg, flags, raw));
+	struct umsg_recv r;
+	long rc = umsg_recv_in(&r, msg);
+
+	if (rc == 0)
+		rc = drecv(fd, ent, &r.m, &r.co, flags, raw);
+	if (rc >= 0) {
+		int err = umsg_recv_out(&r);
+
+		if (err)
+			rc = err;
+	}
+	return sys_ret(rc);
 }
 
+/*
+ * move_addr_to_user() after __sys_recvfrom()'s receive (rc, a datagram
+ * taken): *srclen read, as much of the name written to src as it has
+ * room for, the name's whole length to *srclen.  rc, or the error that
+ * stops it.
+ */
+static long name_out(const struct umsg_recv *r, struct sockaddr *src,
+		     socklen_t *srclen, long rc)
+{
+	socklen_t room = 0;
+	size_t n;
+	struct iovec l[2], u[2];
+
+	if (!ucopy_in(&room, srclen, sizeof(room)))
+		return -EFAULT;
+	if ((int)room < 0)
+		return -EINVAL;
+	n = room < r->m.msg_namelen ? room : r->m.msg_namelen;
+	l[0].iov_base = (void *)(uintptr_t)&r->sa; // NOLINT(performance-no-int-to-ptr)
+	l[0].iov_len = n;
+	u[0].iov_base = src;
+	u[0].iov_len = n;
+	l[1].iov_base = (void *)(uintptr_t)&r->m.msg_namelen; // NOLINT(performance-no-int-to-ptr)
+	l[1].iov_len = sizeof(room);
+	u[1].iov_base = srclen;
+	u[1].iov_len = sizeof(room);
+	return ucopy_outv(l, u, 2) ? rc : -EFAULT;
+}
+
+/* recv() and recvfrom() without an address ask nothing more of the
+ * program's memory than the kernel's own read writes. */
 static ssize_t recvfrom_as(int fd, struct fdent *ent, void *buf, size_t len,
 			   int flags, struct sockaddr *src, socklen_t *srclen,
 			   bool raw)
 {
-	struct iovec iov = { .iov_base = buf, .iov_len = len };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct umsg_recv r;
 	long rc;
 
-	if (src && srclen) {
-		if ((int)*srclen < 0)
-			return sys_ret(-EINVAL);
-		m.msg_name = src;
-		m.msg_namelen = *srclen;
-	}
-	rc = drecv(fd, ent, &m, flags, raw);
-	if (rc >= 0 && src && srclen)
-		*srclen = m.msg_namelen;
+	umsg_recv_plain(&r, buf, len, src != NULL);
+	rc = drecv(fd, ent, &r.m, &r.co, flags, raw);
+	if (rc >= 0 && src)
+		rc = name_out(&r, src, srclen, rc);
 	return sys_ret(rc);
 }
 

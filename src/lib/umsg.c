@@ -73,3 +73,114 @@ void umsg_send_done(struct umsg_send *s)
 	free(s->heap);
 	s->heap = NULL;
 }
+
+int umsg_recv_in(struct umsg_recv *r, struct msghdr *user)
+{
+	struct msghdr u;
+
+	if (!ucopy_in(&u, user, sizeof(u)))
+		return -EFAULT;
+	if (!u.msg_name)
+		u.msg_namelen = 0;
+	if ((int)u.msg_namelen < 0)
+		return -EINVAL;
+	if (u.msg_iovlen > UIO_MAXIOV)
+		return -EMSGSIZE;
+	if (u.msg_iovlen > UMSG_IOV
+		    ? !ucopy_readable(u.msg_iov, u.msg_iovlen * sizeof(r->iov[0]))
+		    : !ucopy_in(r->iov, u.msg_iov,
+				u.msg_iovlen * sizeof(r->iov[0])))
+		return -EFAULT;
+	r->user = user;
+	r->name = u.msg_name;
+	r->namelen = u.msg_namelen;
+	r->ctl = u.msg_control;
+	r->controllen = u.msg_controllen;
+	memset(&r->m, 0, sizeof(r->m));
+	r->m.msg_iov = u.msg_iovlen > UMSG_IOV ? NULL : r->iov;
+	r->m.msg_iovlen = u.msg_iovlen;
+	r->m.msg_name = u.msg_name ? &r->sa : NULL;
+	r->m.msg_namelen = u.msg_namelen;
+	/* The messages of a datagram fit in cbuf whatever the program's
+	 * room beyond it: laid out in the smaller room, they end alike. */
+	r->m.msg_control = u.msg_control ? r->cbuf : NULL;
+	r->m.msg_controllen = u.msg_controllen < sizeof(r->cbuf)
+				      ? u.msg_controllen : sizeof(r->cbuf);
+	return 0;
+}
+
+void umsg_recv_plain(struct umsg_recv *r, void *buf, size_t len, bool name)
+{
+	memset(&r->m, 0, sizeof(r->m));
+	r->user = NULL;
+	r->name = NULL;
+	r->namelen = 0;
+	r->ctl = NULL;
+	r->controllen = 0;
+	r->iov[0].iov_base = buf;
+	r->iov[0].iov_len = len;
+	r->m.msg_iov = r->iov;
+	r->m.msg_iovlen = 1;
+	r->m.msg_name = name ? &r->sa : NULL;
+	r->m.msg_namelen = name ? sizeof(r->sa) : 0;
+}
+
+/* One more piece of the write-back: ours into the program's user. */
+static void piece(struct iovec *l, struct iovec *u, int *n, const void *ours,
+		  void *user, size_t len)
+{
+	l[*n].iov_base = (void *)(uintptr_t)ours; // NOLINT(performance-no-int-to-ptr)
+	l[*n].iov_len = len;
+	u[*n].iov_base = user;
+	u[*n].iov_len = len;
+	(*n)++;
+}
+
+/*
+ * The write-back piece by piece, after the whole of it could not be
+ * written: the control messages one by one, as put_cmsg() writes them
+ * (and so msg_controllen and MSG_CTRUNC as they come out), then each
+ * field, the first that cannot be written ending it with EFAULT.
+ */
+static int recv_out_slow(struct umsg_recv *r, size_t nl)
+{
+	int flags = r->m.msg_flags;
+	size_t used = r->m.msg_controllen;
+
+	if (r->ctl) {
+		flags &= ~MSG_CTRUNC;
+		used = cmsg_to_user(&r->co, r->ctl, r->controllen, &flags);
+	}
+	if (r->name && (!ucopy_out(r->name, &r->sa, nl) ||
+			!ucopy_out(&r->user->msg_namelen, &r->m.msg_namelen,
+				   sizeof(r->m.msg_namelen))))
+		return -EFAULT;
+	if (!ucopy_out(&r->user->msg_flags, &flags, sizeof(flags)) ||
+	    !ucopy_out(&r->user->msg_controllen, &used, sizeof(used)))
+		return -EFAULT;
+	return 0;
+}
+
+int umsg_recv_out(struct umsg_recv *r)
+{
+	struct iovec l[5], u[5];
+	size_t nl = r->namelen < r->m.msg_namelen ? r->namelen
+						  : r->m.msg_namelen;
+	int n = 0;
+
+	/* One call for all of it, the kernel's order kept. */
+	if (r->ctl && r->m.msg_controllen)
+		piece(l, u, &n, r->cbuf, r->ctl, r->m.msg_controllen);
+	if (r->name) {
+		piece(l, u, &n, &r->sa, r->name, nl);
+		piece(l, u, &n, &r->m.msg_namelen, &r->user->msg_namelen,
+		      sizeof(r->m.msg_namelen));
+	}
+	piece(l, u, &n, &r->m.msg_flags, &r->user->msg_flags,
+	      sizeof(r->m.msg_flags));
+	piece(l, u, &n, &r->m.msg_controllen, &r->user->msg_controllen,
+	      sizeof(r->m.msg_controllen));
+	if (ucopy_outv(l, u, n))
+		return 0;
+	return recv_out_slow(r, nl);
+}
