@@ -5,24 +5,24 @@
  * layer's own checks on the caller's arguments first.
  */
 #include <errno.h>
-#include <string.h>
+#include <stdint.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "lib/relay.h"
 #include "lib/sys.h"
+#include "lib/ucopy.h"
 
-/* move_addr_to_kernel(): the syscall layer's checks on a passed name. */
+/* move_addr_to_kernel(): the syscall layer's checks on a passed name,
+ * and its copy (EFAULT for one the program does not have). */
 static int addr_in(struct wire_req *req, const struct sockaddr *addr,
 		   socklen_t len)
 {
 	if (len > WIRE_ADDR_MAX)
 		return -EINVAL;
-	if (len && !addr)
-		return -EFAULT;
 	req->u.addr.len = len;
-	if (len)
-		memcpy(req->u.addr.bytes, addr, len);
+	if (!ucopy_in(req->u.addr.bytes, addr, len))
+		return -EFAULT;
 	return 0;
 }
 
@@ -49,23 +49,30 @@ int relay_connect(int fd, struct fdent *e, const struct sockaddr *addr,
 	return name_call(fd, e, WIRE_CONNECT, addr, len);
 }
 
-/* move_addr_to_user(): copy what fits, report the full length. */
+/* move_addr_to_user(): copy what fits, report the full length; the
+ * program's *len and addr read and written as the kernel copies them
+ * (ucopy.h): EFAULT where they are not there, after what was written. */
 static int addr_out(const uint8_t *sa, size_t salen, struct sockaddr *addr,
 		    socklen_t *len)
 {
+	socklen_t room, full = (socklen_t)salen;
+	struct iovec ours[2], user[2];
 	size_t n;
 
-	if (!len)
+	if (!ucopy_in(&room, len, sizeof(room)))
 		return -EFAULT;
-	if ((int)*len < 0)
+	if ((int)room < 0)
 		return -EINVAL;
-	n = *len < salen ? *len : salen;
-	if (n && !addr)
-		return -EFAULT;
-	if (n)
-		memcpy(addr, sa, n);
-	*len = (socklen_t)salen;
-	return 0;
+	n = room < salen ? room : salen;
+	ours[0].iov_base = (void *)(uintptr_t)sa; // NOLINT(performance-no-int-to-ptr)
+	ours[0].iov_len = n;
+	user[0].iov_base = addr;
+	user[0].iov_len = n;
+	ours[1].iov_base = &full;
+	ours[1].iov_len = sizeof(full);
+	user[1].iov_base = len;
+	user[1].iov_len = sizeof(full);
+	return ucopy_outv(ours, user, 2) ? 0 : -EFAULT;
 }
 
 int relay_getname(int fd, struct fdent *ent, bool peer, struct sockaddr *addr,

@@ -26,6 +26,7 @@
 #include "lib/optgen.h"
 #include "lib/relay.h"
 #include "lib/sys.h"
+#include "lib/ucopy.h"
 #include "wire/in6ext.h"
 
 int relay_setsockopt(int fd, struct fdent *ent, int level, int name,
@@ -38,8 +39,6 @@ int relay_setsockopt(int fd, struct fdent *ent, int level, int name,
 
 	if ((int)len < 0)
 		return (int)sys_ret(-EINVAL);
-	if (len && !val)
-		return (int)sys_ret(-EFAULT);
 	if (optgen_local(level, name)) {
 		rc = sys_setsockopt(fd, level, name, val, len);
 		if (rc < 0 || name != SO_RCVBUF)
@@ -55,8 +54,9 @@ int relay_setsockopt(int fd, struct fdent *ent, int level, int name,
 	if (len > WIRE_OPTVAL_MAX)
 		return (int)sys_ret(-ENOBUFS);
 	req.u.opt.len = len;
-	if (req.u.opt.len)
-		memcpy(req.u.opt.val, val, req.u.opt.len);
+	/* copy_from_sockptr() of the value the program may not have. */
+	if (!ucopy_in(req.u.opt.val, val, len))
+		return (int)sys_ret(-EFAULT);
 	rc = relay_call(fd, ent, &req, NULL, 0, &label, &blen);
 	rc = optgen_other(ent->family, level, name, true, rc);
 	/* IPV6_FLOWLABEL_MGR asking for any label: the kernel writes the
@@ -66,32 +66,81 @@ int relay_setsockopt(int fd, struct fdent *ent, int level, int name,
 	    blen == sizeof(label) && len >= FLR_LABEL_OFF + sizeof(label)) {
 		uint32_t asked;
 
-		memcpy(&asked, (const uint8_t *)val + FLR_LABEL_OFF,
-		       sizeof(asked));
+		memcpy(&asked, req.u.opt.val + FLR_LABEL_OFF, sizeof(asked));
+		/* The kernel writes the label it picked back into optval
+		 * (ignoring a fault there): so does this. */
 		if (!asked)
-			/* The kernel writes the label it picked back into
-			 * optval: so does this. */
-			memcpy((uint8_t *)(uintptr_t)val + FLR_LABEL_OFF, &label, // NOLINT(performance-no-int-to-ptr)
-			       sizeof(label));
+			(void)ucopy_out((uint8_t *)(uintptr_t)val + FLR_LABEL_OFF, // NOLINT(performance-no-int-to-ptr)
+					&label, sizeof(label));
 	}
 	return (int)sys_ret(rc);
 }
 
+/*
+ * An option's value (n bytes of v) and its length to the program, as
+ * the kernel's getsockopt for level copies them out: sk_getsockopt() the
+ * value first, ip_getsockopt(), do_ipv6_getsockopt() and the raw
+ * sockets' the length first.  EFAULT where one cannot be written (the
+ * other may have been).
+ */
+static int opt_out(int level, void *val, socklen_t *len, const void *v,
+		   socklen_t n)
+{
+	struct iovec ours[2], user[2];
+	int vi = level == SOL_SOCKET ? 0 : 1;
+
+	ours[vi].iov_base = (void *)(uintptr_t)v; // NOLINT(performance-no-int-to-ptr)
+	ours[vi].iov_len = n;
+	user[vi].iov_base = val;
+	user[vi].iov_len = n;
+	ours[1 - vi].iov_base = &n;
+	ours[1 - vi].iov_len = sizeof(n);
+	user[1 - vi].iov_base = len;
+	user[1 - vi].iov_len = sizeof(n);
+	return ucopy_outv(ours, user, 2) ? 0 : -EFAULT;
+}
+
 /* sk_getsockopt(SO_PEERNAME): the peer's address, for a connected
  * socket; a buffer larger than the address is refused. */
-static int peername(int fd, struct fdent *ent, void *val, socklen_t *len)
+static int peername(int fd, struct fdent *ent, void *val, socklen_t *len,
+		    socklen_t room)
 {
 	struct sockaddr_storage ss;
 	socklen_t n = sizeof(ss);
 
 	if (relay_getname(fd, ent, true, (struct sockaddr *)&ss, &n) < 0)
-		return (int)sys_ret(-ENOTCONN);
-	if (n < *len)
-		return (int)sys_ret(-EINVAL);
-	if (*len && !val)
-		return (int)sys_ret(-EFAULT);
-	memcpy(val, &ss, *len);
-	return 0;
+		return -ENOTCONN;
+	if (n < room)
+		return -EINVAL;
+	return opt_out(SOL_SOCKET, val, len, &ss, room);
+}
+
+/* What the library answers itself (optgen.c, SO_PEERNAME, SO_ERROR), or
+ * OPTGEN_PASS for the daemon; room: the program's *len. */
+static int opt_here(int fd, struct fdent *ent, int level, int name,
+		    void *val, socklen_t *len, socklen_t room)
+{
+	uint8_t v[64];
+	socklen_t n = room;
+	int rc = optgen_get(ent->family, level, name, v, &n);
+
+	/* optgen_get() gives at most a few bytes, cut to n. */
+	if (rc == 0)
+		return opt_out(level, val, len, v, n);
+	if (rc != OPTGEN_PASS)
+		return rc;
+	if (level == SOL_SOCKET && name == SO_PEERNAME)
+		return peername(fd, ent, val, len, room);
+	if (level == SOL_SOCKET && name == SO_ERROR) {
+		/* sk_getsockopt(): reading the pending error takes it (the
+		 * daemon's, only if the state slot says there is one),
+		 * whether or not it can be written. */
+		int32_t e = errq_take_pending(fd, ent);
+
+		return opt_out(level, val, len, &e,
+			       room < sizeof(e) ? room : sizeof(e));
+	}
+	return OPTGEN_PASS;
 }
 
 int relay_getsockopt(int fd, struct fdent *ent, int level, int name,
@@ -100,72 +149,49 @@ int relay_getsockopt(int fd, struct fdent *ent, int level, int name,
 	struct wire_req req = { .type = WIRE_GETOPT };
 	uint8_t buf[WIRE_OPTVAL_MAX];
 	size_t blen = sizeof(buf);
+	socklen_t room;
 	uint32_t inlen;
 	int rc;
 
-	if (!len)
+	/* copy_from_sockptr() of the length, first. */
+	if (!ucopy_in(&room, len, sizeof(room)))
 		return (int)sys_ret(-EFAULT);
 	/* ip_getsockopt() and sk_getsockopt() refuse a negative length;
 	 * do_ipv6_getsockopt() takes it as unsigned, so as "plenty". */
-	if ((int)*len < 0 && !(ent->family == AF_INET6 && level == SOL_IPV6))
+	if ((int)room < 0 && !(ent->family == AF_INET6 && level == SOL_IPV6))
 		return (int)sys_ret(-EINVAL);
 	if (optgen_local(level, name))
 		return sys_getsockopt(fd, level, name, val, len);
-	rc = optgen_get(ent->family, level, name, val, len);
+	rc = opt_here(fd, ent, level, name, val, len, room);
 	if (rc != OPTGEN_PASS)
 		return (int)sys_ret(rc);
-	if (level == SOL_SOCKET && name == SO_PEERNAME)
-		return peername(fd, ent, val, len);
-	if (level == SOL_SOCKET && name == SO_ERROR) {
-		/* sk_getsockopt(): reading the pending error takes it (the
-		 * daemon's, only if the state slot says there is one). */
-		int v = errq_take_pending(fd, ent);
-		socklen_t n = *len < sizeof(v) ? *len : sizeof(v);
-
-		if (n && !val)
-			return (int)sys_ret(-EFAULT);
-		memcpy(val, &v, n);
-		*len = n;
-		return 0;
-	}
 	req.u.opt.level = level;
 	req.u.opt.name = name;
-	req.u.opt.len = *len > WIRE_OPTVAL_MAX ? WIRE_OPTVAL_MAX : *len;
+	req.u.opt.len = room > WIRE_OPTVAL_MAX ? WIRE_OPTVAL_MAX : room;
 	inlen = wire_getopt_input(level, name, req.u.opt.len);
-	if (inlen && !val)
+	if (!ucopy_in(req.u.opt.val, val, inlen))
 		return (int)sys_ret(-EFAULT);
-	if (inlen)
-		memcpy(req.u.opt.val, val, inlen);
 	rc = relay_call(fd, ent, &req, NULL, 0, buf, &blen);
 	rc = optgen_other(ent->family, level, name, false, rc);
 	if (rc < 0)
 		return (int)sys_ret(rc);
-	if (blen && !val)
-		return (int)sys_ret(-EFAULT);
-	memcpy(val, buf, blen);
-	*len = (socklen_t)blen;
-	return 0;
+	return (int)sys_ret(opt_out(level, val, len, buf, (socklen_t)blen));
 }
 
 /* sock_gettstamp(): ENOENT until a datagram has been read. */
 static int get_stamp(const struct fdent *ent, unsigned long req, void *arg)
 {
 	struct timespec st;
+	int64_t v[2];
 
 	if (!fdtab_stamp(ent, &st))
 		return -ENOENT;
-	if (!arg)
-		return -EFAULT;
-	if (req == SIOCGSTAMP_OLD || req == SIOCGSTAMP_NEW) {
-		int64_t tv[2] = { st.tv_sec, st.tv_nsec / 1000 };
-
-		memcpy(arg, tv, sizeof(tv));
-	} else {
-		int64_t ts[2] = { st.tv_sec, st.tv_nsec };
-
-		memcpy(arg, ts, sizeof(ts));
-	}
-	return 0;
+	v[0] = st.tv_sec;
+	v[1] = req == SIOCGSTAMP_OLD || req == SIOCGSTAMP_NEW
+		       ? st.tv_nsec / 1000 : st.tv_nsec;
+	/* put_timespec64() and the like: EFAULT for memory the program
+	 * does not have, or cannot write. */
+	return ucopy_out(arg, v, sizeof(v)) ? 0 : -EFAULT;
 }
 
 /* Interface ioctls are answered by any inet socket: ask a UDP one. */
