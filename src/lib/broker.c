@@ -26,6 +26,8 @@
 #include "wire/decode.h"
 #include "wire/in6ext.h"
 #include "lib/sys.h"
+#include "lib/ucopy.h"
+#include "lib/umsg.h"
 
 #define BK_OPT_MAX 4096		/* longer values are not kept */
 #define BK_OPTS_MAX 1024	/* nor more options than this */
@@ -429,11 +431,9 @@ int broker_bind_request(int oldfd, uint32_t handle, int livefd, int family,
 	/* move_addr_to_kernel()'s checks, before anything is asked. */
 	if (len > WIRE_ADDR_MAX)
 		return -EINVAL;
-	if (len && !addr)
-		return -EFAULT;
 	req.u.addr.len = len;
-	if (len)
-		memcpy(req.u.addr.bytes, addr, len);
+	if (!ucopy_in(req.u.addr.bytes, addr, len))
+		return -EFAULT;
 	bind_opts(oldfd, family, &req);
 	rc = relay_prove(livefd, req.nonce);
 	if (rc == 0)
@@ -536,46 +536,90 @@ void broker_use(int fd, const struct fdent *ent, const struct iovec *iov,
 	}
 }
 
-bool broker_send_reaches(const struct sockaddr *dst, socklen_t dstlen)
+/*
+ * Would the kernel's call get as far as the socket, where an unbound one
+ * is bound?  Not when the system call layer refuses it first: a name,
+ * message, iovec array or control data the program does not have
+ * (ucopy.h) among others.  Asked of a fresh socket's calls only: what
+ * it reads costs a system call or two.
+ */
+static bool send_reaches(const struct sockaddr *dst, socklen_t dstlen)
 {
-	return !(dst && dstlen > WIRE_ADDR_MAX);
+	/* move_addr_to_kernel() */
+	return !dst || (dstlen <= WIRE_ADDR_MAX && ucopy_readable(dst, dstlen));
 }
 
-bool broker_msg_reaches(const struct msghdr *msg)
+static bool connect_reaches(const struct sockaddr *addr, socklen_t len)
 {
-	return msg && msg->msg_iovlen <= IOV_MAX &&
-	       msg->msg_controllen <= INT_MAX;
-}
+	struct sockaddr_storage sa;
 
-bool broker_connect_reaches(const struct sockaddr *addr, socklen_t len)
-{
 	return addr && len >= sizeof(sa_family_t) && len <= WIRE_ADDR_MAX &&
-	       addr->sa_family != AF_UNSPEC;
+	       ucopy_in(&sa, addr, len) && sa.ss_family != AF_UNSPEC;
+}
+
+/* copy_msghdr_from_user(), import_iovec() and the control data's copy
+ * (m: the program's msghdr, copied). */
+static bool msg_reaches(const struct msghdr *m)
+{
+	return (int)m->msg_namelen >= 0 &&
+	       (!m->msg_name ||
+		ucopy_readable(m->msg_name, m->msg_namelen > WIRE_ADDR_MAX
+						    ? WIRE_ADDR_MAX
+						    : m->msg_namelen)) &&
+	       m->msg_iovlen <= IOV_MAX &&
+	       ucopy_readable(m->msg_iov, m->msg_iovlen * sizeof(struct iovec)) &&
+	       m->msg_controllen <= UMSG_OPTMEM_MAX &&
+	       ucopy_readable(m->msg_control, m->msg_controllen);
+}
+
+void broker_use_send(int fd, const struct fdent *e, const void *buf,
+		     size_t len, const struct sockaddr *dst, socklen_t dstlen)
+{
+	struct iovec iov = { .iov_base = (void *)(uintptr_t)buf, // NOLINT(performance-no-int-to-ptr)
+			     .iov_len = len };
+
+	if (fresh(e) && send_reaches(dst, dstlen))
+		broker_use(fd, e, &iov, 1);
+}
+
+void broker_use_msg(int fd, const struct fdent *e, const struct msghdr *msg)
+{
+	struct msghdr m;
+	struct iovec iov[8];	/* an Echo Request's header is in these */
+	size_t n;
+
+	if (!fresh(e) || !ucopy_in(&m, msg, sizeof(m)) || !msg_reaches(&m))
+		return;
+	n = m.msg_iovlen < 8 ? m.msg_iovlen : 8;
+	if (ucopy_in(iov, m.msg_iov, n * sizeof(iov[0])))
+		broker_use(fd, e, iov, n);
+}
+
+void broker_use_connect(int fd, const struct fdent *e,
+			const struct sockaddr *addr, socklen_t len)
+{
+	if (fresh(e) && connect_reaches(addr, len))
+		broker_use(fd, e, NULL, 0);
 }
 
 int broker_connect(int fd, struct fdent *e, const struct sockaddr *addr,
 		   socklen_t len)
 {
-	if (fresh(e) && broker_connect_reaches(addr, len))
-		broker_use(fd, e, NULL, 0);
+	broker_use_connect(fd, e, addr, len);
 	return sys_connect(fd, addr, len);
 }
 
 ssize_t broker_sendto(int fd, struct fdent *e, const void *buf, size_t len,
 		      int flags, const struct sockaddr *dst, socklen_t dstlen)
 {
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
-
-	if (fresh(e) && broker_send_reaches(dst, dstlen))
-		broker_use(fd, e, &iov, 1);
+	broker_use_send(fd, e, buf, len, dst, dstlen);
 	return sys_sendto(fd, buf, len, flags, dst, dstlen);
 }
 
 ssize_t broker_sendmsg(int fd, struct fdent *e, const struct msghdr *msg,
 		       int flags)
 {
-	if (fresh(e) && broker_msg_reaches(msg))
-		broker_use(fd, e, msg->msg_iov, msg->msg_iovlen);
+	broker_use_msg(fd, e, msg);
 	return sys_sendmsg(fd, msg, flags);
 }
 
@@ -596,11 +640,10 @@ static int v6only_set(const struct fdent *ent, const void *val,
 		*rc = -EINVAL;
 		return 1;
 	}
-	if (!val) {
+	if (!ucopy_in(&v, val, sizeof(v))) {
 		*rc = -EFAULT;
 		return 1;
 	}
-	memcpy(&v, val, sizeof(v));
 	ent->bk->v6only = v != 0;
 	*rc = 0;
 	return 1;
@@ -640,14 +683,17 @@ int broker_getsockopt(int fd, struct fdent *e, int level, int name,
 int broker_getname(int fd, struct fdent *e, bool peer, struct sockaddr *addr,
 		   socklen_t *len)
 {
-	socklen_t cap = len ? *len : 0;
+	socklen_t cap = 0;
 	int rc;
 
-	if (peer)
-		return sys_getpeername(fd, addr, len);
+	if (peer || !fresh(e))
+		return peer ? sys_getpeername(fd, addr, len)
+			    : sys_getsockname(fd, addr, len);
+	(void)ucopy_in(&cap, len, sizeof(cap));	/* if not, the call says */
 	rc = sys_getsockname(fd, addr, len);
-	/* The port is the third and fourth byte in both families. */
-	if (rc == 0 && fresh(e) && addr && cap >= 4)
+	/* The port is the third and fourth byte in both families (the
+	 * kernel has just written them). */
+	if (rc == 0 && addr && cap >= 4)
 		memset((char *)addr + 2, 0, 2);
 	return rc;
 }

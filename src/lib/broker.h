@@ -51,12 +51,19 @@ void broker_use(int fd, const struct fdent *ent, const struct iovec *iov,
 		size_t niov);
 
 /*
- * Would the kernel's call get as far as the socket, where an unbound
- * one is bound?  Not when the system call layer refuses it first.
+ * A send (sendto(), sendmsg()) or connect about to be made on fd: if
+ * ent is fresh and the kernel's call would get as far as the socket
+ * (where an unbound one is bound; not when the system call layer refuses
+ * it first, as for a name or message the program does not have),
+ * broker_use().  Whatever these read of the program's memory, they read
+ * as the kernel would (ucopy.h).
  */
-bool broker_send_reaches(const struct sockaddr *dst, socklen_t dstlen);
-bool broker_msg_reaches(const struct msghdr *msg);
-bool broker_connect_reaches(const struct sockaddr *addr, socklen_t len);
+void broker_use_send(int fd, const struct fdent *ent, const void *buf,
+		     size_t len, const struct sockaddr *dst, socklen_t dstlen);
+void broker_use_msg(int fd, const struct fdent *ent,
+		    const struct msghdr *msg);
+void broker_use_connect(int fd, const struct fdent *ent,
+			const struct sockaddr *addr, socklen_t len);
 
 /*
  * Ask the daemon for a new kernel socket bound to addr, in place of the

@@ -39,43 +39,58 @@
 /*
  * A send or connect: true when it goes straight to libc, which it does
  * for anything but a relayed socket.  A fresh broker socket's first one
- * is noted first (PINGSOCK_IDENT=keep may bind it, see lib/broker.h).
+ * is noted first (PINGSOCK_IDENT=keep may bind it, see lib/broker.h):
+ * only then are its arguments looked at, as the kernel would read them.
  */
-static bool pass_send(int fd, const struct iovec *iov, size_t niov,
-		      bool reaches)
+static bool pass_send(int fd, struct fdent *e)
 {
 	enum fdkind k;
-	struct fdent e;
 
 	shim_init();
 	k = shim_kind(fd);
-	if (k == FDK_BROKER_FRESH && reaches) {
-		(void)backend_lookup(fd, &e);	/* (a stale entry goes) */
-		broker_use(fd, &e, iov, niov);
-	}
+	e->kind = FDK_NONE;
+	if (k == FDK_BROKER_FRESH)
+		(void)backend_lookup(fd, e);	/* (a stale entry goes) */
 	return !fdkind_relayed(k);
 }
 
-/* sendmmsg(): its first message is the one that would bind the socket
- * (only a fresh broker socket's needs it: not read for any other). */
-static bool pass_send_mmsg(int fd, struct mmsghdr *vec, unsigned vlen)
+static bool pass_sendto(int fd, const void *buf, size_t len,
+			const struct sockaddr *dst, socklen_t dstlen)
 {
-	struct mmsghdr first;
-	bool m;
+	struct fdent e;
+	bool pass = pass_send(fd, &e);
 
-	shim_init();
-	m = shim_kind(fd) == FDK_BROKER_FRESH && vlen &&
-	    ucopy_in(&first, vec, sizeof(first));
-	return pass_send(fd, m ? first.msg_hdr.msg_iov : NULL,
-			 m ? first.msg_hdr.msg_iovlen : 0,
-			 m && broker_msg_reaches(&first.msg_hdr));
+	if (e.kind == FDK_BROKER_FRESH)
+		broker_use_send(fd, &e, buf, len, dst, dstlen);
+	return pass;
 }
 
-static bool pass_send1(int fd, const void *buf, size_t len, bool reaches)
+static bool pass_sendmsg(int fd, const struct msghdr *msg)
 {
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct fdent e;
+	bool pass = pass_send(fd, &e);
 
-	return pass_send(fd, &iov, 1, reaches);
+	if (e.kind == FDK_BROKER_FRESH)
+		broker_use_msg(fd, &e, msg);
+	return pass;
+}
+
+/* sendmmsg(): its first message is the one that would bind the socket
+ * (its msg_hdr is where the vector starts). */
+static bool pass_send_mmsg(int fd, struct mmsghdr *vec, unsigned vlen)
+{
+	return pass_sendmsg(fd, vlen ? (const struct msghdr *)(void *)vec
+				     : NULL);
+}
+
+static bool pass_connect(int fd, const struct sockaddr *addr, socklen_t len)
+{
+	struct fdent e;
+	bool pass = pass_send(fd, &e);
+
+	if (e.kind == FDK_BROKER_FRESH)
+		broker_use_connect(fd, &e, addr, len);
+	return pass;
 }
 
 SHIM_EXPORT int socket(int domain, int type, int protocol)
@@ -114,7 +129,7 @@ SHIM_EXPORT int connect(int fd, __CONST_SOCKADDR_ARG addr, socklen_t len)
 {
 	int rc;
 
-	if (pass_send(fd, NULL, 0, broker_connect_reaches(addr.__sockaddr__, len)))
+	if (pass_connect(fd, addr.__sockaddr__, len))
 		return real_connect(fd, addr, len);
 	rc = pingsock_connect(fd, addr.__sockaddr__, len);
 	SHIM_LOGRC(rc, "connect(%d, %u)", fd, (unsigned)len);
@@ -125,7 +140,7 @@ SHIM_EXPORT ssize_t send(int fd, const void *buf, size_t len, int flags)
 {
 	ssize_t rc;
 
-	if (pass_send1(fd, buf, len, true))
+	if (pass_sendto(fd, buf, len, NULL, 0))
 		return real_send(fd, buf, len, flags);
 	rc = pingsock_send(fd, buf, len, flags);
 	SHIM_LOGRC(rc, "send(%d, %zu, %#x)", fd, len, flags);
@@ -137,7 +152,7 @@ SHIM_EXPORT ssize_t sendto(int fd, const void *buf, size_t len, int flags,
 {
 	ssize_t rc;
 
-	if (pass_send1(fd, buf, len, broker_send_reaches(dst.__sockaddr__, dstlen)))
+	if (pass_sendto(fd, buf, len, dst.__sockaddr__, dstlen))
 		return real_sendto(fd, buf, len, flags, dst, dstlen);
 	rc = pingsock_sendto(fd, buf, len, flags, dst.__sockaddr__, dstlen);
 	SHIM_LOGRC(rc, "sendto(%d, %zu, %#x, %u)", fd, len, flags,
@@ -149,8 +164,7 @@ SHIM_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
 	ssize_t rc;
 
-	if (pass_send(fd, msg ? msg->msg_iov : NULL, msg ? msg->msg_iovlen : 0,
-		      broker_msg_reaches(msg)))
+	if (pass_sendmsg(fd, msg))
 		return real_sendmsg(fd, msg, flags);
 	rc = pingsock_sendmsg(fd, msg, flags);
 	SHIM_LOGRC(rc, "sendmsg(%d, %#x)", fd, flags);
@@ -321,7 +335,7 @@ SHIM_EXPORT ssize_t write(int fd, const void *buf, size_t len)
 {
 	ssize_t rc;
 
-	if (pass_send1(fd, buf, len, true))
+	if (pass_sendto(fd, buf, len, NULL, 0))
 		return real_write(fd, buf, len);
 	rc = pingsock_send(fd, buf, len, 0);
 	SHIM_LOGRC(rc, "write(%d, %zu)", fd, len);
