@@ -515,6 +515,15 @@ static void op_shutdown(struct server *s, struct client *c, struct ssock *ss,
 		sstate_publish(ss);
 }
 
+/* do_recvmmsg()'s sk_err: waiters wake to it, as sk_error_report()
+ * wakes them. */
+static void op_seterr(struct server *s, struct client *c, struct ssock *ss,
+		      const struct wire_req *req, struct reply *r)
+{
+	sstate_set_err(ss, req->u.err, true);
+	r->result = 0;
+}
+
 /* WIRE_STATS, and WIRE_LOGLOST (a request of its own: wire.h). */
 static void op_stats(struct server *s, struct client *c, struct ssock *ss,
 		     const struct wire_req *req, struct reply *r)
@@ -651,6 +660,7 @@ static const op_fn ops[WIRE_TYPE_END] = {
 	[WIRE_USERS] = op_users,
 	[WIRE_FIND] = op_find,
 	[WIRE_LOGLOST] = op_stats,
+	[WIRE_SETERR] = op_seterr,
 };
 
 int ops_run(struct server *s, struct client *c, const struct wire_req *req,

@@ -44,6 +44,20 @@ int errq_take_pending(int fd, const struct fdent *ent)
 	return wire_is_errno(v) ? v : 0;
 }
 
+void errq_keep(int fd, const struct fdent *ent, int err)
+{
+	struct wire_req req = { .type = WIRE_SETERR };
+	struct fdent e = *ent;
+
+	/* Not EAGAIN (the batch only ended), nor EINTR (the kernel keeps
+	 * its ERESTARTSYS there, which no program should see). */
+	if (!fdkind_relayed(ent->kind) || !wire_is_errno(err) ||
+	    err == EAGAIN || err == EINTR)
+		return;
+	req.u.err = err;
+	(void)relay_call(fd, &e, &req, NULL, 0, NULL, NULL);
+}
+
 bool errq_pollerr(const struct fdent *ent)
 {
 	return ent->shm && (wire_is_errno(atomic_load(&ent->shm->err)) ||

@@ -23,6 +23,13 @@ int errq_take_pending(int fd, const struct fdent *ent);
  * -errno (-EAGAIN: none). */
 long errq_recv(int fd, const struct fdent *ent, struct msghdr *msg,
 	       struct cmsg_out *co, int flags);
+/*
+ * do_recvmmsg(): the error err that ended a batch after a message was
+ * received becomes the socket's pending error (sk_err), for the next
+ * call, SO_ERROR and poll's POLLERR; not EAGAIN.  Best effort (a daemon
+ * that does not know WIRE_SETERR refuses it).
+ */
+void errq_keep(int fd, const struct fdent *ent, int err);
 /* Would the kernel's poll report POLLERR now? */
 bool errq_pollerr(const struct fdent *ent);
 

@@ -19,6 +19,7 @@
 #include "lib/backend.h"
 #include "lib/clock.h"
 #include "lib/broker.h"
+#include "lib/errq.h"
 #include "lib/fdtab.h"
 #include "lib/shimapi.h"
 #include "lib/ucopy.h"
@@ -252,6 +253,17 @@ SHIM_EXPORT int sendmmsg(int fd, struct mmsghdr *vec, unsigned int vlen,
 }
 
 
+/* recvmmsg()'s: err the socket's pending error (lib/errq.h). */
+static void keep_error(int fd, int err)
+{
+	struct fdent e;
+	int saved = errno;
+
+	(void)backend_lookup(fd, &e);
+	errq_keep(fd, &e, err);
+	errno = saved;
+}
+
 /* Now plus tmo (valid, >= 0) in CLOCK_MONOTONIC ns; saturates, as the
  * kernel's conversion does, rather than wrap for an enormous tv_sec. */
 static uint64_t deadline_ns(const struct timespec *tmo)
@@ -268,7 +280,7 @@ SHIM_EXPORT int recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen,
 {
 	uint64_t end = 0;	/* CLOCK_MONOTONIC ns */
 	unsigned int i;
-	int f = flags & ~MSG_WAITFORONE;
+	int f = flags & ~MSG_WAITFORONE, err = 0;
 
 	if (PASS(fd))
 		return real_recvmmsg(fd, vec, vlen, flags, tmo);
@@ -289,15 +301,17 @@ SHIM_EXPORT int recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen,
 		 * flags written back (msg_namelen, msg_controllen,
 		 * msg_flags, msg_len), that are not there. */
 		if (!vec || !ucopy_in(&h, vec + i, sizeof(h))) {
-			errno = EFAULT;
+			errno = err = EFAULT;
 			break;
 		}
 		n = pingsock_recvmsg(fd, &h.msg_hdr, f);
-		if (n < 0)
+		if (n < 0) {
+			err = errno;
 			break;
+		}
 		h.msg_len = (unsigned int)n;
 		if (!ucopy_out(vec + i, &h, sizeof(h))) {
-			errno = EFAULT;
+			errno = err = EFAULT;
 			break;
 		}
 		if (flags & MSG_WAITFORONE)
@@ -307,6 +321,10 @@ SHIM_EXPORT int recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen,
 		if (h.msg_hdr.msg_flags & MSG_OOB)
 			break;
 	}
+	/* do_recvmmsg(): the error that ended a batch after a message
+	 * stays the socket's pending error (sk_err). */
+	if (i > 0 && err)
+		keep_error(fd, err);
 	if (tmo && i > 0) {
 		/* What is left of the timeout, as the kernel writes back. */
 		uint64_t now = clock_mono_ns(), left = now < end ? end - now : 0;

@@ -249,6 +249,19 @@ static int dec_shutdown(struct rbuf *r, struct wire_req *req)
 	return rbuf_i32(r, &req->u.how);
 }
 
+/* An errno (wire_is_errno()); the encoder writes what it is given, the
+ * decoder refuses anything else. */
+static void enc_seterr(struct wbuf *w, const struct wire_req *req)
+{
+	wbuf_i32(w, req->u.err);
+}
+
+static int dec_seterr(struct rbuf *r, struct wire_req *req)
+{
+	return rbuf_i32(r, &req->u.err) || !wire_is_errno(req->u.err) ? -1
+									: 0;
+}
+
 /* An identifier: 16 bits in a u32. */
 static void enc_keepid(struct wbuf *w, const struct wire_req *req)
 {
@@ -499,6 +512,8 @@ static const struct wire_req_type types[WIRE_TYPE_END] = {
 		0, WIRE_OK_ZERO, 0, { 0 }, NULL },
 	[WIRE_LOGLOST] = { "loglost", 0, NULL, NULL,
 		0, WIRE_OK_ZERO, 8, { 0 }, NULL },
+	[WIRE_SETERR] = { "seterr", SOCK, enc_seterr, dec_seterr,
+		UNATT, WIRE_OK_ZERO, 0, { 0 }, NULL },
 };
 
 const struct wire_req_type *wire_req_type(unsigned type)

@@ -2086,7 +2086,7 @@ static void op_simple(void)
 	static const uint16_t types[] = {
 		WIRE_DETACH, WIRE_GETNAME, WIRE_GETPEER, WIRE_SHUTDOWN,
 		WIRE_STATS, WIRE_TABLE, WIRE_ERRQ, WIRE_USERS, WIRE_FIND,
-		WIRE_WAIT, WIRE_LOGLOST,
+		WIRE_WAIT, WIRE_LOGLOST, WIRE_SETERR,
 	};
 	struct wire_req req;
 	uint8_t how;
@@ -2102,6 +2102,8 @@ static void op_simple(void)
 		req.u.how = how & 0x80 ? (int32_t)fin_u32(&H.in) : how >> 5;
 	else if (req.type == WIRE_FIND)
 		req.u.cookie = pick_cookie();
+	else if (req.type == WIRE_SETERR)
+		req.u.err = how & 0x80 ? (int32_t)fin_u32(&H.in) : 1 + (how >> 4);
 	if (req.type != WIRE_STATS && req.type != WIRE_TABLE &&
 	    req.type != WIRE_USERS && req.type != WIRE_FIND)
 		req.handle = pick_handle();

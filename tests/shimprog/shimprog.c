@@ -1938,6 +1938,99 @@ static void scn_mmsg_efault(void)
 	close(fd);
 }
 
+/*
+ * recvmmsg(): an error after a message was received ends the batch with
+ * the count, and do_recvmmsg() keeps it as the socket's pending error
+ * (sk_err): the next receive or send fails with it, SO_ERROR reads it
+ * (once), poll says POLLERR.  EAGAIN is not kept.
+ */
+struct pending_send {
+	int fd;
+	const char *dst;
+};
+
+/* Sends an echo to dst after 200 ms: while the main thread waits. */
+static void *pending_sender(void *arg)
+{
+	const struct pending_send *p = arg;
+	uint8_t pkt[PKT];
+	struct sockaddr_in a = sin_of(p->dst);
+
+	sleep_ms(200);
+	echo_request(pkt, 31, 'A');
+	(void)sendto(p->fd, pkt, sizeof(pkt), 0, (struct sockaddr *)&a,
+		     sizeof(a));
+	return NULL;
+}
+
+/* Two replies queued on fd, then a recvmmsg of 2 whose second buffer
+ * is not there (the datagram is taken all the same). */
+static void mm_pending_batch(int fd, uint16_t seq)
+{
+	struct mmsgs m;
+	int n;
+
+	out("mmsg_pending: sendto seq %u: %s", seq,
+	    send_echo(fd, LOOP, seq, 'A'));
+	out("mmsg_pending: sendto seq %u: %s", seq + 1,
+	    send_echo(fd, LOOP, (uint16_t)(seq + 1), 'A'));
+	wait_in(fd, WAIT_MS);
+	sleep_ms(QUIET_MS);
+	mm_recv_prep(&m);
+	m.iov[1].iov_base = (void *)(uintptr_t)8;
+	n = recvmmsg(fd, m.h, 2, MSG_DONTWAIT, NULL);
+	out("mmsg_pending: recvmmsg of 2, the second buffer not there: %s, "
+	    "[0] %s", rcs(n),
+	    reply_str(parse(m.buf[0], (ssize_t)m.h[0].msg_len)));
+	out("mmsg_pending: poll: %s", pollbits(wait_in(fd, 0)));
+}
+
+static void scn_mmsg_pending(void)
+{
+	struct timeval tv = { 3, 0 };
+	struct pending_send ps;
+	struct mmsgs m;
+	pthread_t th;
+	int fd = ping_socket(SOCK_NONBLOCK), b;
+
+	mm_pending_batch(fd, 1);
+	out("mmsg_pending: recv: %s", reply_str(recv_reply(fd, 0)));
+	out("mmsg_pending: recv: %s", reply_str(recv_reply(fd, 0)));
+	mm_pending_batch(fd, 3);
+	out("mmsg_pending: SO_ERROR: %s", so_error(fd));
+	out("mmsg_pending: SO_ERROR: %s", so_error(fd));
+	mm_pending_batch(fd, 5);
+	out("mmsg_pending: sendto seq 7: %s", send_echo(fd, LOOP, 7, 'A'));
+	out("mmsg_pending: then: %s", quiet(fd));
+
+	out("mmsg_pending: sendto seq 8: %s", send_echo(fd, LOOP, 8, 'A'));
+	wait_in(fd, WAIT_MS);
+	mm_recv_prep(&m);
+	out("mmsg_pending: recvmmsg of 2, one queued: %s",
+	    rcs(recvmmsg(fd, m.h, 2, MSG_DONTWAIT, NULL)));
+	out("mmsg_pending: SO_ERROR after EAGAIN: %s", so_error(fd));
+	close(fd);
+
+	/* An ICMP error that arrives while the second receive waits. */
+	b = ping_socket(0);
+	setsockopt(b, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	out("mmsg_pending: IP_RECVERR 1: %s", setint(b, SOL_IP, IP_RECVERR, 1));
+	out("mmsg_pending: sendto seq 30: %s", send_echo(b, LOOP, 30, 'A'));
+	wait_in(b, WAIT_MS);
+	ps.fd = b;
+	ps.dst = FORGE_SOFT;
+	pthread_create(&th, NULL, pending_sender, &ps);
+	mm_recv_prep(&m);
+	out("mmsg_pending: recvmmsg of 2, blocking, an error comes: %s",
+	    rcs(recvmmsg(b, m.h, 2, 0, NULL)));
+	pthread_join(th, NULL);
+	out("mmsg_pending: poll: %s", pollbits(wait_in(b, 0)));
+	out("mmsg_pending: recv: %s", reply_str(recv_reply(b, MSG_DONTWAIT)));
+	out("mmsg_pending: MSG_ERRQUEUE: %s", errqueue(b));
+	out("mmsg_pending: SO_ERROR: %s", so_error(b));
+	close(b);
+}
+
 /* ------------------------------------------------------------------ */
 /* scenarios: threads */
 
@@ -2743,6 +2836,7 @@ static const struct scenario scenarios[] = {
 	{ "dup", scn_dup, NULL },
 	{ "mmsg", scn_mmsg, NULL },
 	{ "mmsg_efault", scn_mmsg_efault, NULL },
+	{ "mmsg_pending", scn_mmsg_pending, NULL },
 	{ "close_range", scn_close_range, NULL },
 	{ "closefrom", scn_closefrom, NULL },
 	{ "close_range_unshare", scn_close_range_unshare, NULL },

@@ -2,6 +2,7 @@
 /*
  * test_wire - the request encoder and the strict decoder (src/wire/wire.c).
  */
+#include <errno.h>
 #include <netinet/in.h>
 #include <stdint.h>
 #include <string.h>
@@ -130,6 +131,10 @@ static size_t samples(struct sample *s)
 
 	s[n].req.type = WIRE_LOGLOST;
 	s[n++].req.handle = 0;
+
+	s[n].req.type = WIRE_SETERR;
+	s[n].req.handle = 9;
+	s[n++].req.u.err = EFAULT;
 
 	s[n].req.type = WIRE_SEND;			/* empty message */
 	s[n].req.u.send.namelen = 0;
@@ -291,6 +296,8 @@ static int same_req(const struct wire_req *a, const struct wire_req *b,
 		return a->u.how == b->u.how;
 	case WIRE_KEEPID:
 		return a->u.ident == b->u.ident;
+	case WIRE_SETERR:
+		return a->u.err == b->u.err;
 	case WIRE_TABLE:
 	case WIRE_USERS:
 		return a->u.cursor == b->u.cursor;
@@ -678,6 +685,27 @@ static void keepid_range(void)
 	CHECK_EQ(wire_encode_req(&req, msg, sizeof(msg)), -1);
 }
 
+/* SETERR: an errno, 1 to 4095; 0 or anything else is refused. */
+static void seterr_range(void)
+{
+	static const int32_t bad[] = { 0, -1, 4096, INT32_MIN };
+	struct wire_req out;
+	struct wbuf w;
+
+	raw_hdr(&w, WIRE_SETERR);
+	wbuf_i32(&w, 4095);
+	CHECK_EQ(raw_decode(&w, &out), 0);
+	CHECK_EQ(out.u.err, 4095);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		raw_hdr(&w, WIRE_SETERR);
+		wbuf_i32(&w, bad[i]);
+		CHECK_EQ(raw_decode(&w, &out), -1);
+	}
+	raw_hdr(&w, WIRE_SETERR);
+	wbuf_u16(&w, 7);
+	CHECK_EQ(raw_decode(&w, &out), -1);
+}
+
 /* FIND: exactly a cookie, never 0 (the kernel's start at 1). */
 static void find_request(void)
 {
@@ -871,6 +899,7 @@ int main(void)
 	TEST(send_namelen_limit);
 	TEST(encoder_small_buffer);
 	TEST(keepid_range);
+	TEST(seterr_range);
 	TEST(find_request);
 	TEST(proof_requests);
 	TEST(table_request);
