@@ -3,11 +3,15 @@
  * pingbench - load generator for ping sockets (kernel or pingsockd).
  *
  *   pingbench [-t TIMEOUT_MS] [-d DEADLINE_S] closed COUNT
+ *   pingbench [-t TIMEOUT_MS] [-d DEADLINE_S] closedmsg COUNT
  *   pingbench [-t TIMEOUT_MS] [-d DEADLINE_S] window COUNT DEPTH
  *   pingbench [-t TIMEOUT_MS] [-d DEADLINE_S] many SOCKETS PER WINDOW
  *   pingbench [-t TIMEOUT_MS] [-d DEADLINE_S] threads THREADS COUNT
  *
  * closed  one socket, one echo at a time; client-side RTT percentiles.
+ * closedmsg  the same with the calls iputils ping makes: sendmsg() with
+ *         the address in msg_name, recvmsg() with a name and a control
+ *         buffer, SO_TIMESTAMP on (a control message each reply).
  * window  one socket, DEPTH echoes kept in flight until COUNT were sent.
  * threads THREADS threads of one process, a socket each, each a closed
  *         loop; COUNT echoes in all.  The rate against closed's says
@@ -37,6 +41,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -62,6 +67,9 @@ struct result {
 	int64_t elapsed_ns;	/* first send to last reply */
 	bool aborted;		/* the deadline stopped it */
 };
+
+/* closedmsg: sendmsg() and recvmsg() in place of sendto() and recv(). */
+static bool use_msg;
 
 /* Random per run, in every payload: replies of another run are strays. */
 static uint32_t run_tag;
@@ -139,10 +147,32 @@ static int send_echo(int fd, uint16_t seq, uint32_t sock_index)
 	h->un.echo.sequence = htons(seq);
 	memcpy(pkt + 8, &run_tag, sizeof(run_tag));
 	memcpy(pkt + 12, &sock_index, sizeof(sock_index));
+	if (use_msg) {
+		struct iovec iov = { .iov_base = pkt, .iov_len = sizeof(pkt) };
+		struct msghdr m = { .msg_name = &dst,
+				    .msg_namelen = sizeof(dst),
+				    .msg_iov = &iov, .msg_iovlen = 1 };
+
+		return pingsock_sendmsg(fd, &m, 0) == (ssize_t)sizeof(pkt)
+			       ? 0 : -errno;
+	}
 	if (pingsock_sendto(fd, pkt, sizeof(pkt), 0, (struct sockaddr *)&dst,
 			    sizeof(dst)) != (ssize_t)sizeof(pkt))
 		return -errno;
 	return 0;
+}
+
+/* recvmsg() as iputils ping makes it: a name, a control buffer. */
+static ssize_t recv_msg(int fd, void *buf, size_t len, int flags)
+{
+	char ctl[256];
+	struct sockaddr_in from;
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr m = { .msg_name = &from, .msg_namelen = sizeof(from),
+			    .msg_iov = &iov, .msg_iovlen = 1,
+			    .msg_control = ctl, .msg_controllen = sizeof(ctl) };
+
+	return pingsock_recvmsg(fd, &m, flags);
 }
 
 /*
@@ -157,7 +187,8 @@ static int recv_reply(int fd, int flags, uint16_t *seq, struct result *r)
 	ssize_t n;
 
 	do {
-		n = pingsock_recv(fd, pkt, sizeof(pkt), flags);
+		n = use_msg ? recv_msg(fd, pkt, sizeof(pkt), flags)
+			    : pingsock_recv(fd, pkt, sizeof(pkt), flags);
 	} while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
@@ -253,6 +284,9 @@ static void load_closed(uint64_t count, const struct opts *o)
 	if (!rtt)
 		die("out of memory");
 	set_rcvtimeo(fd, o->timeout_ns);
+	if (use_msg && pingsock_setsockopt(fd, SOL_SOCKET, SO_TIMESTAMP,
+					   &(int){ 1 }, sizeof(int)) < 0)
+		die("SO_TIMESTAMP: %s", strerror(errno));
 	printf("backend=%s\n", backend_name(fd));
 	warm_up(fd, count < 2000 ? (unsigned)(count / 10) : 200);
 	start = now_ns();
@@ -282,7 +316,7 @@ static void load_closed(uint64_t count, const struct opts *o)
 	}
 	r.elapsed_ns = t1 - start;
 	qsort(rtt, r.received, sizeof(*rtt), cmp_i64);
-	print_result("closed", &r);
+	print_result(use_msg ? "closedmsg" : "closed", &r);
 	if (r.received)
 		printf("p50_us=%.1f\np99_us=%.1f\nmin_us=%.1f\nmax_us=%.1f\n",
 		       pct_us(rtt, r.received, 50),
@@ -653,6 +687,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: pingbench [-t TIMEOUT_MS] [-d DEADLINE_S] closed COUNT\n"
+		"       pingbench [-t TIMEOUT_MS] [-d DEADLINE_S] closedmsg COUNT\n"
 		"       pingbench [-t TIMEOUT_MS] [-d DEADLINE_S] window COUNT DEPTH\n"
 		"       pingbench [-t TIMEOUT_MS] [-d DEADLINE_S] many SOCKETS PER WINDOW\n"
 		"       pingbench [-t TIMEOUT_MS] [-d DEADLINE_S] threads THREADS COUNT\n");
@@ -684,7 +719,8 @@ int main(int argc, char **argv)
 	/* The payload tag only has to differ between concurrent runs. */
 	run_tag = (uint32_t)getpid() ^ (uint32_t)now_ns();
 	raise_nofile(FD_SLACK);
-	if (strcmp(load, "closed") == 0 && argc == 1)
+	use_msg = strcmp(load, "closedmsg") == 0;
+	if ((strcmp(load, "closed") == 0 || use_msg) && argc == 1)
 		load_closed(num_arg(argv[0], "count"), &o);
 	else if (strcmp(load, "window") == 0 && argc == 2)
 		load_window(num_arg(argv[0], "count"),
