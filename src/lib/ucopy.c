@@ -88,6 +88,35 @@ bool ucopy_in(void *ours, const void *user, size_t len)
 	return n == (ssize_t)len;
 }
 
+bool ucopy_direct(const void *user, size_t len)
+{
+	return on_main_stack(user, len);
+}
+
+int ucopy_inv(const struct iovec *ours, const struct iovec *user, int n)
+{
+	int saved = errno, whole = 0;
+	ssize_t got = process_vm_readv(getpid(), ours, (unsigned long)n, user,
+				       (unsigned long)n, 0);
+	size_t left;
+
+	if (refused(got)) {
+		for (; whole < n && (user[whole].iov_base || !user[whole].iov_len);
+		     whole++)
+			if (user[whole].iov_len)
+				memcpy(ours[whole].iov_base,
+				       user[whole].iov_base,
+				       user[whole].iov_len);
+		errno = saved;
+		return whole;
+	}
+	errno = saved;
+	for (left = got > 0 ? (size_t)got : 0;
+	     whole < n && ours[whole].iov_len <= left; whole++)
+		left -= ours[whole].iov_len;
+	return whole;
+}
+
 bool ucopy_readable(const void *user, size_t len)
 {
 	char scratch[4096];

@@ -31,14 +31,74 @@ static int ctl_refused(const struct msghdr *m)
 	return -ENOBUFS;
 }
 
+/*
+ * The iovec array this thread's last sendmsg(), and its last recvmsg(),
+ * named.  A msghdr off the main thread's stack costs a system call to
+ * read, and its iovec array another; where the program names the same
+ * array again (one msghdr for its sends and one for its receives, filled
+ * for every call, as programs do), both come in one: the guess is read
+ * with the msghdr, and taken if the msghdr names it.  A wrong guess costs
+ * only the call that was to be made anyway.
+ */
+struct guess {
+	const struct iovec *iov;
+	size_t n;
+};
+static __thread struct guess guess_send, guess_recv;
+
+/* The msghdr at user into *m, with its iovec array into v (UMSG_IOV
+ * entries of room) if that is the one g guesses: 1 then, 0 if the array
+ * is still to be read, -EFAULT if the msghdr is not there. */
+static int msghdr_in(struct msghdr *m, const struct msghdr *user,
+		     struct iovec *v, const struct guess *g)
+{
+	struct iovec l[2], r[2];
+	int n = 1, got;
+
+	l[0].iov_base = m;
+	l[0].iov_len = sizeof(*m);
+	r[0].iov_base = (void *)(uintptr_t)user; // NOLINT(performance-no-int-to-ptr)
+	r[0].iov_len = sizeof(*m);
+	if (!user)
+		return -EFAULT;
+	if (g->n && g->n <= UMSG_IOV && !ucopy_direct(user, sizeof(*m))) {
+		l[1].iov_base = v;
+		l[1].iov_len = g->n * sizeof(*v);
+		r[1].iov_base = (void *)(uintptr_t)g->iov; // NOLINT(performance-no-int-to-ptr)
+		r[1].iov_len = g->n * sizeof(*v);
+		n = 2;
+	}
+	got = n == 1 ? (ucopy_in(m, user, sizeof(*m)) ? 1 : 0)
+		     : ucopy_inv(l, r, n);
+	if (got < 1)
+		return -EFAULT;
+	return got == 2 && m->msg_iov == g->iov && m->msg_iovlen == g->n;
+}
+
+/* import_iovec()'s copy of the array m names into v, unless msghdr_in()
+ * brought it (have); it is g's next guess. */
+static bool iov_in(struct iovec *v, const struct msghdr *m, int have,
+		   struct guess *g)
+{
+	if (!have && !ucopy_in(v, m->msg_iov, m->msg_iovlen * sizeof(*v)))
+		return false;
+	if (m->msg_iovlen <= UMSG_IOV) {
+		g->iov = m->msg_iov;
+		g->n = m->msg_iovlen;
+	}
+	return true;
+}
+
 int umsg_send_in(struct umsg_send *s, const struct msghdr *user)
 {
 	struct msghdr *m = &s->m;
 	struct iovec *v = s->iov;
+	int have;
 
 	s->heap = NULL;
-	if (!ucopy_in(m, user, sizeof(*m)))
-		return -EFAULT;
+	have = msghdr_in(m, user, v, &guess_send);
+	if (have < 0)
+		return have;
 	/* __copy_msghdr(): no pointer, no name; a negative length is
 	 * refused, a longer one than sockaddr_storage cut to it. */
 	if (!m->msg_name)
@@ -58,7 +118,7 @@ int umsg_send_in(struct umsg_send *s, const struct msghdr *user)
 			return -ENOMEM;
 		v = s->heap;
 	}
-	if (!ucopy_in(v, m->msg_iov, m->msg_iovlen * sizeof(*v)))
+	if (!iov_in(v, m, v == s->iov && have, &guess_send))
 		return -EFAULT;
 	m->msg_iov = v;
 	if (!m->msg_controllen)
@@ -77,9 +137,10 @@ void umsg_send_done(struct umsg_send *s)
 int umsg_recv_in(struct umsg_recv *r, struct msghdr *user)
 {
 	struct msghdr u;
+	int have = msghdr_in(&u, user, r->iov, &guess_recv);
 
-	if (!ucopy_in(&u, user, sizeof(u)))
-		return -EFAULT;
+	if (have < 0)
+		return have;
 	if (!u.msg_name)
 		u.msg_namelen = 0;
 	if ((int)u.msg_namelen < 0)
@@ -88,8 +149,7 @@ int umsg_recv_in(struct umsg_recv *r, struct msghdr *user)
 		return -EMSGSIZE;
 	if (u.msg_iovlen > UMSG_IOV
 		    ? !ucopy_readable(u.msg_iov, u.msg_iovlen * sizeof(r->iov[0]))
-		    : !ucopy_in(r->iov, u.msg_iov,
-				u.msg_iovlen * sizeof(r->iov[0])))
+		    : !iov_in(r->iov, &u, have, &guess_recv))
 		return -EFAULT;
 	r->user = user;
 	r->name = u.msg_name;
