@@ -567,7 +567,8 @@ static bool msg_reaches(const struct msghdr *m)
 						    ? WIRE_ADDR_MAX
 						    : m->msg_namelen)) &&
 	       m->msg_iovlen <= IOV_MAX &&
-	       ucopy_readable(m->msg_iov, m->msg_iovlen * sizeof(struct iovec)) &&
+	       ucopy_readable(m->msg_iov,
+			      m->msg_iovlen * sizeof(struct iovec)) &&
 	       m->msg_controllen <= UMSG_OPTMEM_MAX &&
 	       ucopy_readable(m->msg_control, m->msg_controllen);
 }
@@ -689,7 +690,8 @@ int broker_getname(int fd, struct fdent *e, bool peer, struct sockaddr *addr,
 	if (peer || !fresh(e))
 		return peer ? sys_getpeername(fd, addr, len)
 			    : sys_getsockname(fd, addr, len);
-	(void)ucopy_in(&cap, len, sizeof(cap));	/* if not, the call says */
+	/* If *len is not there, the call says so. */
+	(void)ucopy_in(&cap, len, sizeof(cap));
 	rc = sys_getsockname(fd, addr, len);
 	/* The port is the third and fourth byte in both families (the
 	 * kernel has just written them). */

@@ -101,7 +101,8 @@ int ucopy_inv(const struct iovec *ours, const struct iovec *user, int n)
 	size_t left;
 
 	if (refused(got)) {
-		for (; whole < n && (user[whole].iov_base || !user[whole].iov_len);
+		for (; whole < n &&
+		       (user[whole].iov_base || !user[whole].iov_len);
 		     whole++)
 			if (user[whole].iov_len)
 				memcpy(ours[whole].iov_base,

@@ -148,7 +148,8 @@ int umsg_recv_in(struct umsg_recv *r, struct msghdr *user)
 	if (u.msg_iovlen > UIO_MAXIOV)
 		return -EMSGSIZE;
 	if (u.msg_iovlen > UMSG_IOV
-		    ? !ucopy_readable(u.msg_iov, u.msg_iovlen * sizeof(r->iov[0]))
+		    ? !ucopy_readable(u.msg_iov,
+				      u.msg_iovlen * sizeof(r->iov[0]))
 		    : !iov_in(r->iov, &u, have, &guess_recv))
 		return -EFAULT;
 	r->user = user;

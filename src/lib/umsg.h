@@ -59,7 +59,7 @@ struct umsg_recv {
 	struct iovec iov[UMSG_IOV];
 	struct sockaddr_storage sa;
 	char cbuf[UMSG_CTL];
-	struct cmsg_out co;	/* the control messages, for umsg_recv_out() */
+	struct cmsg_out co;	/* its control messages, kept */
 };
 
 /*
