@@ -427,34 +427,36 @@ static void name_cases(void)
 	pingsock_close(fd);
 }
 
+/* setsockopt() with a value at address 8: each option the library reads
+ * itself. */
+static const struct bad_set {
+	const char *name;
+	int level, name_id;
+	socklen_t len;
+} bad_sets[] = {
+	{ "IP_TTL", SOL_IP, IP_TTL, 4 },
+	{ "IP_RECVERR", SOL_IP, IP_RECVERR, 4 },
+	{ "SO_RCVBUF", SOL_SOCKET, SO_RCVBUF, 4 },
+	{ "SO_TIMESTAMP", SOL_SOCKET, SO_TIMESTAMP, 4 },
+	{ "IP_MULTICAST_IF", SOL_IP, IP_MULTICAST_IF, 8 },
+	{ "SO_BINDTODEVICE", SOL_SOCKET, SO_BINDTODEVICE, 4 },
+	{ "IP_OPTIONS", SOL_IP, IP_OPTIONS, 8 },
+};
+
 static void opt_cases(void)
 {
 	int fd = conf_socket(), v = 4;
 	socklen_t len = sizeof(v);
 
 	out("## setsockopt, getsockopt");
-	CHILD("setsockopt IP_TTL val=8",
-	      TRY("setsockopt IP_TTL val=8",
-		  pingsock_setsockopt(fd, SOL_IP, IP_TTL, BAD, 4)));
-	CHILD("setsockopt IP_RECVERR val=8",
-	      TRY("setsockopt IP_RECVERR val=8",
-		  pingsock_setsockopt(fd, SOL_IP, IP_RECVERR, BAD, 4)));
-	CHILD("setsockopt SO_RCVBUF val=8",
-	      TRY("setsockopt SO_RCVBUF val=8",
-		  pingsock_setsockopt(fd, SOL_SOCKET, SO_RCVBUF, BAD, 4)));
-	CHILD("setsockopt SO_TIMESTAMP val=8",
-	      TRY("setsockopt SO_TIMESTAMP val=8",
-		  pingsock_setsockopt(fd, SOL_SOCKET, SO_TIMESTAMP, BAD, 4)));
-	CHILD("setsockopt IP_MULTICAST_IF val=8",
-	      TRY("setsockopt IP_MULTICAST_IF val=8",
-		  pingsock_setsockopt(fd, SOL_IP, IP_MULTICAST_IF, BAD, 8)));
-	CHILD("setsockopt SO_BINDTODEVICE val=8",
-	      TRY("setsockopt SO_BINDTODEVICE val=8",
-		  pingsock_setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, BAD,
-				      4)));
-	CHILD("setsockopt IP_OPTIONS val=8",
-	      TRY("setsockopt IP_OPTIONS val=8",
-		  pingsock_setsockopt(fd, SOL_IP, IP_OPTIONS, BAD, 8)));
+	for (size_t i = 0; i < sizeof(bad_sets) / sizeof(bad_sets[0]); i++) {
+		const struct bad_set *b = &bad_sets[i];
+		const char *what = L("setsockopt %s val=8", b->name);
+
+		CHILD(what, TRY(what, pingsock_setsockopt(fd, b->level,
+							  b->name_id, BAD,
+							  b->len)));
+	}
 	/* ip_getsockopt() writes the length first, sk_getsockopt() the
 	 * value first. */
 	len = 8;
