@@ -129,20 +129,27 @@ static void sends_seen(void)
 	}
 }
 
-static struct msghdr echo_msg(struct iovec *iov, struct sockaddr_in *a)
+/* A msghdr of one piece, buf, and the name a. */
+static struct msghdr msg_of(struct iovec *iov, void *buf, size_t len,
+			    struct sockaddr_in *a)
 {
 	struct msghdr m;
 
-	*a = conf_sin("127.0.0.1", 0);
-	conf_echo(conf_big, 64, 1);
-	iov->iov_base = conf_big;
-	iov->iov_len = 64;
+	iov->iov_base = buf;
+	iov->iov_len = len;
 	memset(&m, 0, sizeof(m));
 	m.msg_name = a;
 	m.msg_namelen = sizeof(*a);
 	m.msg_iov = iov;
 	m.msg_iovlen = 1;
 	return m;
+}
+
+static struct msghdr echo_msg(struct iovec *iov, struct sockaddr_in *a)
+{
+	*a = conf_sin("127.0.0.1", 0);
+	conf_echo(conf_big, 64, 1);
+	return msg_of(iov, conf_big, 64, a);
 }
 
 #define SENDMSG(what, m)                                                 \
@@ -230,16 +237,7 @@ static void sendto_cases(void)
 
 static struct msghdr rx_msg(struct iovec *iov, struct sockaddr_in *a)
 {
-	struct msghdr m;
-
-	iov->iov_base = conf_rbuf;
-	iov->iov_len = sizeof(conf_rbuf);
-	memset(&m, 0, sizeof(m));
-	m.msg_name = a;
-	m.msg_namelen = sizeof(*a);
-	m.msg_iov = iov;
-	m.msg_iovlen = 1;
-	return m;
+	return msg_of(iov, conf_rbuf, sizeof(conf_rbuf), a);
 }
 
 static void show_msg(const char *what, long r, int e, const struct msghdr *m)
