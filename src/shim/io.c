@@ -440,9 +440,11 @@ SHIM_EXPORT int getsockopt(int fd, int level, int name, void *__restrict val,
 {
 	int rc;
 
-	/* IPV6_V6ONLY of a broker socket is the library's (lib/broker.c). */
-	if (PASS(fd) && !(level == SOL_IPV6 && name == IPV6_V6ONLY &&
-			  shim_kind(fd) != FDK_NONE))
+	/* IPV6_V6ONLY of a broker socket is the library's, and so is a
+	 * fresh one's IP_PROTOCOL (its identifier, 0 until used: the
+	 * library's, lib/broker.c). */
+	if (PASS_FRESH(fd) && !(level == SOL_IPV6 && name == IPV6_V6ONLY &&
+				shim_kind(fd) != FDK_NONE))
 		return real_getsockopt(fd, level, name, val, len);
 	rc = pingsock_getsockopt(fd, level, name, val, len);
 	SHIM_LOGRC(rc, "getsockopt(%d, %d, %d)", fd, level, name);
