@@ -515,12 +515,12 @@ static void op_shutdown(struct server *s, struct client *c, struct ssock *ss,
 		sstate_publish(ss);
 }
 
-/* do_recvmmsg()'s sk_err: waiters wake to it, as sk_error_report()
- * wakes them. */
+/* do_recvmmsg()'s sk_err: set, and no waiter woken (it calls no
+ * sk_error_report()); the next call and poll see it. */
 static void op_seterr(struct server *s, struct client *c, struct ssock *ss,
 		      const struct wire_req *req, struct reply *r)
 {
-	sstate_set_err(ss, req->u.err, true);
+	sstate_set_err(ss, req->u.err, false);
 	r->result = 0;
 }
 

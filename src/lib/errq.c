@@ -44,18 +44,26 @@ int errq_take_pending(int fd, const struct fdent *ent)
 	return wire_is_errno(v) ? v : 0;
 }
 
+/* A daemon older than WIRE_SETERR ends the connection at it, and counts
+ * and logs a malformed request: asked once, not again (review rev36 F4). */
+static atomic_bool seterr_unknown;
+
 void errq_keep(int fd, const struct fdent *ent, int err)
 {
 	struct wire_req req = { .type = WIRE_SETERR };
 	struct fdent e = *ent;
+	int saved = errno, rc;
 
 	/* Not EAGAIN (the batch only ended), nor EINTR (the kernel keeps
 	 * its ERESTARTSYS there, which no program should see). */
-	if (!fdkind_relayed(ent->kind) || !wire_is_errno(err) ||
-	    err == EAGAIN || err == EINTR)
+	if (!fdkind_relayed(ent->kind) || !wire_is_errno(err) || err > 511 ||
+	    err == EAGAIN || err == EINTR || atomic_load(&seterr_unknown))
 		return;
 	req.u.err = err;
-	(void)relay_call(fd, &e, &req, NULL, 0, NULL, NULL);
+	rc = relay_call(fd, &e, &req, NULL, 0, NULL, NULL);
+	if (rc == -ECONNRESET || rc == -EPROTO)
+		atomic_store(&seterr_unknown, true);
+	errno = saved;
 }
 
 bool errq_pollerr(const struct fdent *ent)

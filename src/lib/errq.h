@@ -26,8 +26,9 @@ long errq_recv(int fd, const struct fdent *ent, struct msghdr *msg,
 /*
  * do_recvmmsg(): the error err that ended a batch after a message was
  * received becomes the socket's pending error (sk_err), for the next
- * call, SO_ERROR and poll's POLLERR; not EAGAIN.  Best effort (a daemon
- * that does not know WIRE_SETERR refuses it).
+ * call, SO_ERROR and poll's POLLERR; not EAGAIN.  Best effort: a daemon
+ * that does not know WIRE_SETERR ends the connection at it (the next
+ * call dials again), and the library asks no more.
  */
 void errq_keep(int fd, const struct fdent *ent, int err);
 /* Would the kernel's poll report POLLERR now? */

@@ -2,6 +2,7 @@
 #include "lib/ucopy.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -35,10 +36,52 @@ static bool on_main_stack(const void *user, size_t len)
 	       a < top && len <= top - a;
 }
 
+/*
+ * Another thread's stack: glibc (and musl) keep a thread's descriptor,
+ * which pthread_self() gives, at the top of the memory its stack grows
+ * down from (a stack the program gave pthread_create() too), so all
+ * from the current frame up to it is that stack and the thread's static
+ * TLS: there, and writable.  Only when the frame is close below it
+ * (THREAD_NEAR, past any default thread stack); the main thread's
+ * descriptor is not on its stack.  A thread made without pthread_create()
+ * whose thread pointer is a little above its stack, with memory that is
+ * not there in between, would crash on a bad pointer there, as before
+ * this module; a signal stack or a coroutine's stack far from it takes
+ * the system call.
+ */
+#define THREAD_NEAR ((uintptr_t)16 << 20)
+
+static bool on_thread_stack(const void *user, size_t len)
+{
+	uintptr_t top = (uintptr_t)pthread_self();
+	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+	uintptr_t a = (uintptr_t)user;
+
+	return here < top && top - here < THREAD_NEAR && a >= here &&
+	       a < top && len <= top - a;
+}
+
+static bool direct(const void *user, size_t len)
+{
+	return on_main_stack(user, len) || on_thread_stack(user, len);
+}
+
+/* What process_vm_readv()/writev() on the process did last: 1 worked,
+ * -1 refused, 0 not tried yet. */
+static _Atomic int vm_state;
+
 /* Refused by a seccomp filter (or an old kernel): copy directly. */
 static bool refused(ssize_t n)
 {
-	return n < 0 && (errno == EPERM || errno == ENOSYS);
+	bool no = n < 0 && (errno == EPERM || errno == ENOSYS);
+
+	vm_state = no ? -1 : 1;
+	return no;
+}
+
+bool ucopy_checked(void)
+{
+	return vm_state > 0;
 }
 
 /* The pieces' bytes in all. */
@@ -51,11 +94,10 @@ static size_t total(const struct iovec *v, int n)
 	return t;
 }
 
-static bool all_on_main_stack(const struct iovec *user, int n)
+static bool all_direct(const struct iovec *user, int n)
 {
 	for (int i = 0; i < n; i++)
-		if (user[i].iov_len &&
-		    !on_main_stack(user[i].iov_base, user[i].iov_len))
+		if (user[i].iov_len && !direct(user[i].iov_base, user[i].iov_len))
 			return false;
 	return true;
 }
@@ -72,7 +114,7 @@ bool ucopy_in(void *ours, const void *user, size_t len)
 		return true;
 	if (!user)
 		return false;
-	if (on_main_stack(user, len)) {
+	if (direct(user, len)) {
 		memcpy(ours, user, len);
 		return true;
 	}
@@ -90,7 +132,7 @@ bool ucopy_in(void *ours, const void *user, size_t len)
 
 bool ucopy_direct(const void *user, size_t len)
 {
-	return on_main_stack(user, len);
+	return direct(user, len);
 }
 
 int ucopy_inv(const struct iovec *ours, const struct iovec *user, int n)
@@ -101,15 +143,15 @@ int ucopy_inv(const struct iovec *ours, const struct iovec *user, int n)
 	size_t left;
 
 	if (refused(got)) {
-		for (; whole < n &&
-		       (user[whole].iov_base || !user[whole].iov_len);
-		     whole++)
-			if (user[whole].iov_len)
-				memcpy(ours[whole].iov_base,
-				       user[whole].iov_base,
-				       user[whole].iov_len);
+		/* The first piece only, directly: the later ones may be a
+		 * guess (umsg.c), memory the program no longer has. */
 		errno = saved;
-		return whole;
+		if (n < 1 || (!user[0].iov_base && user[0].iov_len))
+			return 0;
+		if (user[0].iov_len)
+			memcpy(ours[0].iov_base, user[0].iov_base,
+			       user[0].iov_len);
+		return 1;
 	}
 	errno = saved;
 	for (left = got > 0 ? (size_t)got : 0;
@@ -141,7 +183,7 @@ bool ucopy_outv(const struct iovec *ours, const struct iovec *user, int n)
 
 	if (want == 0)
 		return true;
-	if (all_on_main_stack(user, n)) {
+	if (all_direct(user, n)) {
 		for (int i = 0; i < n; i++)
 			if (user[i].iov_len)
 				memcpy(user[i].iov_base, ours[i].iov_base,

@@ -15,17 +15,17 @@
  * copy is made directly, as before there was this module.
  *
  * Such a copy is a system call (a microsecond or two), but for memory on
- * the main thread's stack between the current frame and the program's
- * first, which is certainly there and writable (ucopy.c): that is where a
- * structure is usually kept, and there the copy is made directly.  A hot
+ * the calling thread's own stack above the current frame, which is
+ * certainly there and writable (ucopy.c): that is where a structure is
+ * usually kept, and there the copy is made directly.  A hot
  * path uses them only for what only the library reads: the bytes of a
  * send (data, name, control data) go to pingsockd gathered by the kernel
  * itself, which answers EFAULT for them (call.c), and a receive's data is
  * written by the kernel's recvmsg() on the data descriptor.  Measured
  * (bench/pingbench closedmsg: sendmsg() and recvmsg() as iputils ping
- * makes them, relayed): with the structures off that stack, three such
- * calls an echo (umsg.c), about 30 % fewer echoes a second than before
- * there were any; on it, as many.
+ * makes them, relayed): with the structures off the stack (static, on
+ * the heap), three such calls an echo (umsg.c), about 30 % fewer echoes
+ * a second than before there were any; on it, as many.
  */
 #ifndef PS_LIB_UCOPY_H
 #define PS_LIB_UCOPY_H
@@ -40,12 +40,17 @@ bool ucopy_in(void *ours, const void *user, size_t len);
 
 /* n copy_from_user() in one call, in order: user[i] into ours[i] (the
  * same lengths).  The number of pieces read whole; those after the first
- * that failed are not read. */
+ * that failed are not read, nor any after the first where the system
+ * call is refused (they may be a guess). */
 int ucopy_inv(const struct iovec *ours, const struct iovec *user, int n);
 
 /* Would a copy of len bytes at the program's user be made directly (the
- * main thread's stack: no system call)? */
+ * calling thread's own stack: no system call)? */
 bool ucopy_direct(const void *user, size_t len);
+
+/* Has a copy through the system calls worked (not refused by a seccomp
+ * filter)?  Memory the program may not have is read only then. */
+bool ucopy_checked(void);
 
 /* Are len bytes at the program's p all there to read?  (In pieces: a
  * system call for every 4 KiB.) */

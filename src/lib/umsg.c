@@ -50,8 +50,11 @@ static __thread struct guess guess_send, guess_recv;
  * entries of room) if that is the one g guesses: 1 then, 0 if the array
  * is still to be read, -EFAULT if the msghdr is not there. */
 static int msghdr_in(struct msghdr *m, const struct msghdr *user,
-		     struct iovec *v, const struct guess *g)
+		     struct iovec *v, const struct guess *gp)
 {
+	/* Read once: a signal handler's own call may change the guess
+	 * between the read and the comparison (review rev36 F2). */
+	const struct guess g0 = *gp, *g = &g0;
 	struct iovec l[2], r[2];
 	int n = 1, got;
 
@@ -61,7 +64,11 @@ static int msghdr_in(struct msghdr *m, const struct msghdr *user,
 	r[0].iov_len = sizeof(*m);
 	if (!user)
 		return -EFAULT;
-	if (g->n && g->n <= UMSG_IOV && !ucopy_direct(user, sizeof(*m))) {
+	/* Only where a copy cannot fault: without the system calls the
+	 * guessed array, maybe unmapped since, would be copied directly
+	 * (review rev36 F1). */
+	if (g->n && g->n <= UMSG_IOV && ucopy_checked() &&
+	    !ucopy_direct(user, sizeof(*m))) {
 		l[1].iov_base = v;
 		l[1].iov_len = g->n * sizeof(*v);
 		r[1].iov_base = (void *)(uintptr_t)g->iov; // NOLINT(performance-no-int-to-ptr)

@@ -256,10 +256,16 @@ static void enc_seterr(struct wbuf *w, const struct wire_req *req)
 	wbuf_i32(w, req->u.err);
 }
 
+/* Only what a program may see: the kernel's own codes start at 512
+ * (ERESTARTSYS), and a receive never leaves one there (review rev36 F5). */
+#define SETERR_MAX 511
+
 static int dec_seterr(struct rbuf *r, struct wire_req *req)
 {
-	return rbuf_i32(r, &req->u.err) || !wire_is_errno(req->u.err) ? -1
-									: 0;
+	return rbuf_i32(r, &req->u.err) || !wire_is_errno(req->u.err) ||
+			       req->u.err > SETERR_MAX
+		       ? -1
+		       : 0;
 }
 
 /* An identifier: 16 bits in a u32. */

@@ -105,11 +105,13 @@ enum wire_type {
 			 * A request of its own, not a field of WIRE_STATS:
 			 * older clients require that struct's pad 0.  An
 			 * older daemon calls it a bad request. */
-	WIRE_SETERR,	/* i32 an errno: the socket's pending error (sk_err)
-			 * becomes it, as do_recvmmsg() keeps the error of a
-			 * later message of a batch (the shim's recvmmsg)
-			 * -> result 0.  An older daemon calls it a bad
-			 * request. */
+	WIRE_SETERR,	/* i32 an errno, 1 to 511: the socket's pending
+			 * error (sk_err) becomes it, as do_recvmmsg() keeps
+			 * the error of a later message of a batch (the
+			 * shim's recvmmsg), no waiter woken -> result 0.
+			 * An older daemon takes it for a malformed request:
+			 * it ends the connection (the library dials again,
+			 * and asks no more: lib/errq.c). */
 	WIRE_TYPE_END
 };
 
@@ -199,7 +201,7 @@ struct wire_req {
 			uint8_t val[WIRE_OPTVAL_MAX];
 		} opt;
 		int32_t how;
-		int32_t err;		/* WIRE_SETERR: 1 to 4095 */
+		int32_t err;		/* WIRE_SETERR: 1 to 511 */
 		uint32_t ident;
 		uint32_t cursor;	/* WIRE_TABLE: 0, or the last page's next */
 		uint64_t cookie;	/* WIRE_FIND */

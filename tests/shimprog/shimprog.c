@@ -2691,13 +2691,15 @@ static void differs(const char *l, const char *what, const char *got,
 		out("%s: %s: %s, not %s", l, what, got, want);
 }
 
-/* kcmp refused from now on (EPERM), as a seccomp filter may refuse it. */
-static bool deny_kcmp(void)
+/* System calls a and b refused from now on (EPERM), as a seccomp filter
+ * may refuse them. */
+static bool deny_calls(unsigned a, unsigned b)
 {
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 			 offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_kcmp, 0, 1),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, a, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, b, 0, 1),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
@@ -2705,6 +2707,58 @@ static bool deny_kcmp(void)
 
 	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
 	       prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0;
+}
+
+static bool deny_kcmp(void)
+{
+	return deny_calls(SYS_kcmp, SYS_kcmp);
+}
+
+/* In a thread (its msghdr off the main thread's stack): a sendmsg() whose
+ * iovec array is in a page unmapped after it, then one naming another
+ * array.  The library once read the first array again, as its guess of
+ * the second, directly where process_vm_readv() is refused: SIGSEGV
+ * (review rev36 F1). */
+static void *stale_guess_thread(void *arg)
+{
+	struct sockaddr_in a = sin_of(LOOP);
+	uint8_t pkt[PKT];
+	struct iovec v = { pkt, sizeof(pkt) };
+	struct iovec *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct msghdr m = { .msg_name = &a, .msg_namelen = sizeof(a),
+			    .msg_iovlen = 1 };
+	int fd = *(int *)arg;
+
+	if (page == MAP_FAILED)
+		return NULL;
+	echo_request(pkt, 1, 'A');
+	page[0] = v;
+	m.msg_iov = page;
+	out("stale_guess: sendmsg, the array in a page: %s",
+	    rcs(sendmsg(fd, &m, 0)));
+	munmap(page, 4096);
+	echo_request(pkt, 2, 'A');
+	m.msg_iov = &v;
+	out("stale_guess: sendmsg, the array on the stack: %s",
+	    rcs(sendmsg(fd, &m, 0)));
+	return NULL;
+}
+
+static void scn_stale_guess(void)
+{
+	int fd = ping_socket(0);
+	pthread_t th;
+
+	out("stale_guess: process_vm_readv, process_vm_writev refused: %s",
+	    deny_calls(SYS_process_vm_readv, SYS_process_vm_writev) ? "yes"
+									: "no");
+	pthread_create(&th, NULL, stale_guess_thread, &fd);
+	pthread_join(th, NULL);
+	wait_in(fd, WAIT_MS);
+	out("stale_guess: recv: %s", reply_str(recv_reply(fd, 0)));
+	out("stale_guess: recv: %s", reply_str(recv_reply(fd, 0)));
+	close(fd);
 }
 
 /* In a child without kcmp: a copy the shim made still works; one made
@@ -2837,6 +2891,7 @@ static const struct scenario scenarios[] = {
 	{ "mmsg", scn_mmsg, NULL },
 	{ "mmsg_efault", scn_mmsg_efault, NULL },
 	{ "mmsg_pending", scn_mmsg_pending, NULL },
+	{ "stale_guess", scn_stale_guess, NULL },
 	{ "close_range", scn_close_range, NULL },
 	{ "closefrom", scn_closefrom, NULL },
 	{ "close_range_unshare", scn_close_range_unshare, NULL },

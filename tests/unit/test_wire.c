@@ -685,17 +685,18 @@ static void keepid_range(void)
 	CHECK_EQ(wire_encode_req(&req, msg, sizeof(msg)), -1);
 }
 
-/* SETERR: an errno, 1 to 4095; 0 or anything else is refused. */
+/* SETERR: an errno a program may see, 1 to 511; 0, the kernel's own
+ * codes from 512 (ERESTARTSYS) on, or anything else is refused. */
 static void seterr_range(void)
 {
-	static const int32_t bad[] = { 0, -1, 4096, INT32_MIN };
+	static const int32_t bad[] = { 0, -1, 512, 4095, 4096, INT32_MIN };
 	struct wire_req out;
 	struct wbuf w;
 
 	raw_hdr(&w, WIRE_SETERR);
-	wbuf_i32(&w, 4095);
+	wbuf_i32(&w, 511);
 	CHECK_EQ(raw_decode(&w, &out), 0);
-	CHECK_EQ(out.u.err, 4095);
+	CHECK_EQ(out.u.err, 511);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		raw_hdr(&w, WIRE_SETERR);
 		wbuf_i32(&w, bad[i]);
