@@ -284,7 +284,7 @@ elif cmd == "mcast6":           # IFNAME: a request to ff02::1 out of IFNAME
     s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_MULTICAST_IF,
                  socket.if_nametoindex(sys.argv[2]))
     print("send: %s" % try_send(s, "ff02::1", 6))
-    print("got: %s" % "; ".join(sorted(set(replies(s, 3.0)))))
+    print("got: %s" % "; ".join(sorted(set(replies(s, 1.5)))))
     s.close()
 elif cmd == "errq":             # ADDR DIR [PORT]: IP(V6)_RECVERR, a reply,
     s = sock(sys.argv[2])       # then what the error queue gets; bound to
@@ -301,7 +301,7 @@ elif cmd == "errq":             # ADDR DIR [PORT]: IP(V6)_RECVERR, a reply,
     wait_file(sys.argv[3] + "/go")
     got = []
     s.setblocking(False)    # no timeout's wait: the queue is read as it is
-    end = time.monotonic() + 2      # injected before "go": queued by now
+    end = time.monotonic() + 1      # injected before "go": queued by now
     while not got and time.monotonic() < end:
         try:
             d, anc, _, _ = s.recvmsg(2000, 512,
