@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/uio.h>
 #include <time.h>
 
 #include "lib/backend.h"
@@ -25,11 +27,16 @@
 #include "lib/shimapi.h"
 #include "pingsock.h"
 #include "lib/sys.h"
+#include "lib/ucopy.h"
 
 #define EXPORT __attribute__((visibility("default")))
 /* Looks without waiting that found the state slot changed, in a row,
  * before a wait gives up (poll_wait). */
 #define POLL_STALE_MAX 64
+/* A program's array of up to this many is copied on the stack. */
+#define POLL_LOCAL 16
+/* revents written back in pieces of this many a system call at most. */
+#define POLL_OUT_BATCH 64
 
 /* A relayed socket (fdent of kind FDK_NONE otherwise). */
 static bool relayed(int fd, struct fdent *e)
@@ -41,7 +48,6 @@ static bool relayed(int fd, struct fdent *e)
 /* Nothing of the library's among fds: no lookup needed. */
 static bool none_ours(const struct pollfd *fds, nfds_t nfds)
 {
-	inherit_scan();	/* what came across exec is ours too */
 	for (nfds_t i = 0; i < nfds; i++) {
 		enum fdkind k = fdtab_kind(fds[i].fd);
 
@@ -265,21 +271,122 @@ static int64_t deadline_of(const struct timespec *ts)
 	return now_ns() + (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
 }
 
-int pollset_ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *ts,
-		  const sigset_t *mask)
+/* The program's call itself, for the kernel to answer: nothing of the
+ * library's among the descriptors, or an array it would not read. */
+static int pass_on(struct pollfd *fds, nfds_t nfds, const struct poll_call *c)
 {
-	if (none_ours(fds, nfds))
-		return sys_ppoll(fds, nfds, ts, mask);
-	return poll_wait(fds, nfds, deadline_of(ts), mask, true);
+	if (c->p)
+		return sys_ppoll(fds, nfds, c->ts, c->mask);
+	return sys_poll(fds, nfds, c->timeout);
+}
+
+/* A copy of the program's array as do_sys_poll() reads it: *copy is
+ * local or a new one (free it if not local).  1: copied; 0: the kernel's
+ * to answer (nfds over RLIMIT_NOFILE: EINVAL before it reads; not all
+ * there: EFAULT); -1: no memory. */
+static int fds_in(const struct pollfd *user, nfds_t nfds,
+		  struct pollfd *local, struct pollfd **copy)
+{
+	struct rlimit rl;
+
+	*copy = local;
+	if (nfds > POLL_LOCAL) {
+		if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || nfds > rl.rlim_cur)
+			return 0;
+		*copy = malloc(nfds * sizeof(**copy));
+		if (!*copy)
+			return -1;
+	}
+	if (ucopy_in(*copy, user, nfds * sizeof(**copy)))
+		return 1;
+	if (*copy != local)
+		free(*copy);
+	return 0;
+}
+
+/* Each revents back into the program's array, and only that field, as
+ * do_sys_poll() writes it (the program may change the others while it
+ * waits): false where the array cannot take it (EFAULT, after the
+ * wait, as the kernel's). */
+static bool revents_out(struct pollfd *user, const struct pollfd *ours,
+			nfds_t nfds)
+{
+	struct iovec l[POLL_OUT_BATCH], r[POLL_OUT_BATCH];
+
+	for (nfds_t i = 0; i < nfds;) {
+		int k = 0;
+
+		for (; k < POLL_OUT_BATCH && i < nfds; k++, i++) {
+			l[k].iov_base = (void *)(uintptr_t)&ours[i].revents; // NOLINT(performance-no-int-to-ptr)
+			l[k].iov_len = sizeof(ours[i].revents);
+			r[k].iov_base = &user[i].revents;
+			r[k].iov_len = sizeof(user[i].revents);
+		}
+		if (!ucopy_outv(l, r, k))
+			return false;
+	}
+	return true;
+}
+
+static int64_t deadline_of_call(const struct poll_call *c)
+{
+	if (c->p)
+		return deadline_of(c->ts);
+	if (c->timeout <= 0)
+		return c->timeout < 0 ? -1 : 0;
+	return now_ns() + (int64_t)c->timeout * 1000000;
+}
+
+/* A copy taken: the wait on it, its results written back. */
+static int poll_copy(struct pollfd *user, struct pollfd *fds, nfds_t nfds,
+		     const struct poll_call *c)
+{
+	int n, saved;
+
+	if (c->ours ? !c->ours(fds, nfds) : none_ours(fds, nfds))
+		return pass_on(user, nfds, c);
+	n = poll_wait(fds, nfds, deadline_of_call(c), c->mask, c->p);
+	if (n < 0 || user == fds)
+		return n;
+	saved = errno;
+	if (!revents_out(user, fds, nfds)) {
+		errno = EFAULT;
+		return -1;
+	}
+	errno = saved;
+	return n;
+}
+
+int pollset_call(struct pollfd *fds, nfds_t nfds, const struct poll_call *c)
+{
+	struct pollfd local[POLL_LOCAL], *copy;
+	int n;
+
+	inherit_scan();	/* what came across exec is ours too */
+	/* A process that never had one of the library's sockets: the
+	 * program's array is the kernel's alone to read. */
+	if (fdtab_bound() == 0)
+		return pass_on(fds, nfds, c);
+	if (c->own)
+		return poll_copy(fds, fds, nfds, c);
+	switch (fds_in(fds, nfds, local, &copy)) {
+	case 0:
+		return pass_on(fds, nfds, c);
+	case -1:
+		errno = ENOMEM;
+		return -1;
+	default:
+		break;
+	}
+	n = poll_copy(fds, copy, nfds, c);
+	if (copy != local)
+		free(copy);
+	return n;
 }
 
 EXPORT int pingsock_poll(struct pollfd *fds, nfds_t nfds, int timeout)
 {
-	if (none_ours(fds, nfds))
-		return sys_poll(fds, nfds, timeout);
-	return poll_wait(fds, nfds,
-			 timeout < 0 ? -1
-			 : timeout == 0 ? 0
-					: now_ns() + (int64_t)timeout * 1000000,
-			 NULL, false);
+	const struct poll_call c = { .timeout = timeout };
+
+	return pollset_call(fds, nfds, &c);
 }

@@ -49,11 +49,30 @@ size_t broker_kept_fds(int *out, size_t max);
 unsigned pollsynth(const struct fdent *ent, unsigned events);
 
 /*
- * pingsock_poll() as ppoll(): its timeout (NULL: none; checked by the
- * caller) and signal mask (NULL: the thread's own), the mask set
- * atomically with every wait inside (each one the real ppoll()).
+ * A poll the program asked for: as ppoll() (p), with its timeout ts
+ * (NULL: none; read and checked by the caller) and signal mask (NULL:
+ * the thread's own), set atomically with every wait inside (each one the
+ * real ppoll()); or as poll(), with timeout in milliseconds.  ours: is
+ * one of these (a copy of the program's array) a descriptor the wait
+ * must look after?  NULL: the library's own test.  own: fds is the
+ * caller's own memory (select's array), used as it is.
  */
-int pollset_ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *ts,
-		  const sigset_t *mask);
+struct poll_call {
+	bool p;
+	bool own;
+	int timeout;
+	const struct timespec *ts;
+	const sigset_t *mask;
+	bool (*ours)(const struct pollfd *fds, nfds_t nfds);
+};
+
+/*
+ * pingsock_poll() as c asks.  The program's array is read and written
+ * as the kernel's do_sys_poll() does: copied in first (one not all there
+ * is the kernel's to answer: EFAULT), revents alone written back (EFAULT
+ * where it cannot be, after the wait).  A process that never had a
+ * socket of the library's passes the call on unread.
+ */
+int pollset_call(struct pollfd *fds, nfds_t nfds, const struct poll_call *c);
 
 #endif

@@ -2,6 +2,7 @@
 #include "lib/ucopy.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
@@ -74,8 +75,12 @@ static _Atomic int vm_state;
 static bool refused(ssize_t n)
 {
 	bool no = n < 0 && (errno == EPERM || errno == ENOSYS);
+	int now = no ? -1 : 1;
 
-	vm_state = no ? -1 : 1;
+	/* Written only when it changes: a store on every copy would take
+	 * the cache line from every other thread's reads. */
+	if (atomic_load_explicit(&vm_state, memory_order_relaxed) != now)
+		atomic_store(&vm_state, now);
 	return no;
 }
 

@@ -72,6 +72,7 @@
 #include "lib/lock.h"
 #include "lib/relay.h"
 #include "lib/shimapi.h"
+#include "lib/ucopy.h"
 #include "shim/shim.h"
 
 #define SHIM_EXPORT __attribute__((visibility("default")))
@@ -402,14 +403,20 @@ static int ctl_del(int epfd, int key, int fd, struct epoll_event *ev)
 
 SHIM_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 {
+	struct epoll_event copy;
 	struct fdent ent;
 	int rc, key;
 
 	shim_init();
 	if (!fdkind_relayed(shim_kind(fd)))
 		return real_epoll_ctl(epfd, op, fd, ev);
-	if (!ev && op != EPOLL_CTL_DEL)
-		return real_epoll_ctl(epfd, op, fd, ev);	/* EFAULT */
+	/* The event as the kernel takes it, first, for every op but DEL:
+	 * one the program does not have is its EFAULT. */
+	if (op != EPOLL_CTL_DEL) {
+		if (!ucopy_in(&copy, ev, sizeof(copy)))
+			return real_epoll_ctl(epfd, op, fd, ev);
+		ev = &copy;
+	}
 	/* Before the lock: a stale entry found here is released, which
 	 * takes the lock itself (shim_epoll_forget_sock). */
 	if (op == EPOLL_CTL_ADD) {
@@ -523,9 +530,24 @@ static bool level_ready(int epfd)
 }
 
 /*
+ * May r's event (bits, if any) go to ev[at]?  Below n, where the kernel
+ * has just written, yes; past them the kernel wrote nothing this wait,
+ * so the event is copied first as its ep_send_events() copies one: into
+ * an array the program does not have, not at all (false: EFAULT if it
+ * is the first, as the kernel's).
+ */
+static bool writable_at(struct epoll_event *ev, int at, int n,
+			const struct ereg *r, uint32_t bits)
+{
+	struct epoll_event e = { .events = bits, .data = r->data };
+
+	return at < n || !bits || ucopy_out(&ev[at], &e, sizeof(e));
+}
+
+/*
  * Rewrite the n events the kernel gave into what the program sees;
- * returns their number (at most max).  Under the lock; epfd: the set's
- * key.
+ * returns their number (at most max), or -1 (EFAULT) where the first
+ * cannot be written.  Under the lock; epfd: the set's key.
  */
 static int translate(int epfd, struct epoll_event *ev, int n, int max)
 {
@@ -554,10 +576,15 @@ static int translate(int epfd, struct epoll_event *ev, int n, int max)
 	}
 	for (size_t i = 0; i < nregs && out < max; i++) {
 		struct ereg *r = &regs[i];
+		uint32_t bits;
 
-		if (r->epfd == epfd && !(r->events & EPOLLET) && !r->fired &&
-		    r->gen != wait_gen)
-			out = emit(ev, out, r, synth(r));
+		if (r->epfd != epfd || (r->events & EPOLLET) || r->fired ||
+		    r->gen == wait_gen)
+			continue;
+		bits = synth(r);
+		if (!writable_at(ev, out, n, r, bits))
+			return out ? out : (errno = EFAULT, -1);
+		out = emit(ev, out, r, bits);
 	}
 	return out;
 }
@@ -738,23 +765,26 @@ SHIM_EXPORT int epoll_pwait2(int epfd, struct epoll_event *ev, int max,
 			     const struct timespec *ts, const sigset_t *mask)
 {
 	struct wait_call w = { W_PWAIT2, mask, -1 };
+	struct timespec t;
 	int rc;
 
 	shim_init();
-	if (lock_held() || max <= 0 || none_live() || !shim_real.epoll_pwait2)
+	/* The timeout is copied first, as the kernel's: one the program
+	 * does not have is its EFAULT. */
+	if (lock_held() || max <= 0 || none_live() || !shim_real.epoll_pwait2 ||
+	    (ts && !ucopy_in(&t, ts, sizeof(t))))
 		return shim_real.epoll_pwait2
 			       ? real_epoll_pwait2(epfd, ev, max, ts, mask)
 			       : (errno = ENOSYS, -1);
-	if (ts && (ts->tv_sec < 0 || ts->tv_nsec < 0 ||
-		   ts->tv_nsec >= 1000000000)) {
+	if (ts && (t.tv_sec < 0 || t.tv_nsec < 0 || t.tv_nsec >= 1000000000)) {
 		errno = EINVAL;
 		return -1;
 	}
 	if (ts)
-		w.deadline = ts->tv_sec == 0 && ts->tv_nsec == 0
+		w.deadline = t.tv_sec == 0 && t.tv_nsec == 0
 				     ? 0
-				     : now_ns() + ts->tv_sec * 1000000000 +
-					       ts->tv_nsec;
+				     : now_ns() + t.tv_sec * 1000000000 +
+					       t.tv_nsec;
 	rc = any_wait(&w, epfd, ev, max);
 	SHIM_LOGRC(rc, "epoll_pwait2(%d, %d)", epfd, max);
 	return rc;

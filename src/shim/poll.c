@@ -46,6 +46,7 @@
 
 #include "lib/clock.h"
 #include "lib/shimapi.h"
+#include "lib/ucopy.h"
 #include "pingsock.h"
 #include "shim/shim.h"
 
@@ -63,35 +64,37 @@ static bool any_ours(const struct pollfd *fds, nfds_t n)
  * ts: checked (NULL: no timeout); p: the program called ppoll or
  * pselect (mask: NULL for the thread's own); otherwise poll or select,
  * which wait in milliseconds, rounded up, with poll() as they did.
+ * fds: the shim's own array (select's), not the program's.
  */
 static int ours_poll(struct pollfd *fds, nfds_t n, const struct timespec *ts,
 		     const sigset_t *mask, bool p)
 {
-	long long ms = -1;
+	struct poll_call c = { .p = p, .own = true, .ts = ts, .mask = mask,
+			       .timeout = -1, .ours = any_ours };
 	int rc;
 
-	if (p) {
-		rc = pollset_ppoll(fds, n, ts, mask);
-	} else {
-		if (ts && ts->tv_sec >= INT_MAX / 1000)
-			ms = INT_MAX;
-		else if (ts)
-			ms = (long long)ts->tv_sec * 1000 +
-			     (ts->tv_nsec + 999999) / 1000000;
-		rc = pingsock_poll(fds, n, (int)ms);
-	}
+	if (!p && ts && ts->tv_sec >= INT_MAX / 1000)
+		c.timeout = INT_MAX;
+	else if (!p && ts)
+		c.timeout = (int)((long long)ts->tv_sec * 1000 +
+				  (ts->tv_nsec + 999999) / 1000000);
+	rc = pollset_call(fds, n, &c);
 	SHIM_LOGRC(rc, "%s(%lu fds)", p ? "ppoll" : "poll", (unsigned long)n);
 	return rc;
 }
 
+/* The program's array is read (and revents written) only through
+ * pollset_call(), as the kernel reads and writes it: one it does not
+ * have is EFAULT from the kernel, not a crash here. */
 SHIM_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
 {
+	const struct poll_call c = { .timeout = timeout, .ours = any_ours };
 	int rc;
 
 	shim_init();
-	if (!any_ours(fds, n))
+	if (fdtab_bound() == 0)
 		return real_poll(fds, n, timeout);
-	rc = pingsock_poll(fds, n, timeout);
+	rc = pollset_call(fds, n, &c);
 	SHIM_LOGRC(rc, "poll(%lu fds, %d ms)", (unsigned long)n, timeout);
 	return rc;
 }
@@ -114,17 +117,37 @@ static bool ts_ok(const struct timespec *ts)
 		       ts->tv_nsec < 1000000000L);
 }
 
+/* The timeout as the kernel's ppoll and pselect take it: copied (one not
+ * there is the kernel's EFAULT: false), then checked (EINVAL). */
+static bool ts_in(const struct timespec *user, struct timespec *ts,
+		  const struct timespec **use)
+{
+	*use = NULL;
+	if (!user)
+		return true;
+	if (!ucopy_in(ts, user, sizeof(*ts)))
+		return false;
+	*use = ts;
+	return true;
+}
+
 SHIM_EXPORT int ppoll(struct pollfd *fds, nfds_t n,
 		      const struct timespec *ts, const sigset_t *mask)
 {
+	struct poll_call c = { .p = true, .mask = mask, .ours = any_ours };
+	struct timespec copy;
+	int rc;
+
 	shim_init();
-	if (!any_ours(fds, n))
+	if (fdtab_bound() == 0 || !ts_in(ts, &copy, &c.ts))
 		return real_ppoll(fds, n, ts, mask);
-	if (!ts_ok(ts)) {
+	if (!ts_ok(c.ts)) {
 		errno = EINVAL;
 		return -1;
 	}
-	return ours_poll(fds, n, ts, mask, true);
+	rc = pollset_call(fds, n, &c);
+	SHIM_LOGRC(rc, "ppoll(%lu fds)", (unsigned long)n);
+	return rc;
 }
 
 #define IN_SET (POLLIN | POLLRDNORM | POLLRDBAND | POLLHUP | POLLERR)
@@ -151,6 +174,19 @@ static bool bit_in(fd_set *s, int fd)
 static void bit_put(fd_set *s, int fd)
 {
 	words(s)[(size_t)fd / WBITS] |= 1UL << ((size_t)fd % WBITS);
+}
+
+/* Has any descriptor below nfds an entry of the library's?  If not, the
+ * sets are not read at all (most selects of a program with a ping
+ * socket are about other descriptors). */
+static bool entries_below(int nfds)
+{
+	int end = fdtab_bound();
+
+	for (int fd = 0; fd < nfds && fd < end; fd++)
+		if (fdtab_kind(fd) != FDK_NONE)
+			return true;
+	return false;
 }
 
 /* Is one of the library's sockets asked about?  Only the numbers that
@@ -301,16 +337,59 @@ static int64_t mono_us(void)
 	return (int64_t)(clock_mono_ns() / 1000);
 }
 
-/* select over ours_poll; ts, mask and pcall (its p) as there. */
-static int select_ours(int nfds, fd_set *r, fd_set *w, fd_set *e,
-		       const struct timespec *ts, const sigset_t *mask, bool pcall)
+/* select_ours(): nothing of the library's asked about, or sets the
+ * program does not have: the kernel's own select to answer. */
+#define SELECT_PASS (-2)
+
+/* Copies of the program's sets, as core_sys_select() reads them: the
+ * words below nfds of each (NULL where the program gave none). */
+struct sets {
+	fd_set *r, *w, *e;
+	char *mem;
+	size_t bytes;
+};
+
+/* 1 copied; 0 one is not all there (the kernel's EFAULT); -1 no memory. */
+static int sets_in(struct sets *s, int nfds, fd_set *r, fd_set *w, fd_set *e)
+{
+	fd_set *user[3] = { r, w, e }, **mine[3] = { &s->r, &s->w, &s->e };
+
+	s->bytes = ((size_t)nfds + WBITS - 1) / WBITS * sizeof(unsigned long);
+	s->mem = calloc(3, s->bytes);
+	if (!s->mem)
+		return -1;
+	for (int i = 0; i < 3; i++) {
+		*mine[i] = NULL;
+		if (!user[i])
+			continue;
+		*mine[i] = (fd_set *)(void *)(s->mem + (size_t)i * s->bytes);
+		if (!ucopy_in(*mine[i], user[i], s->bytes)) {
+			free(s->mem);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* The results back into the program's sets: false where one cannot take
+ * them (EFAULT, as set_fd_set() says). */
+static bool sets_out(const struct sets *s, fd_set *r, fd_set *w, fd_set *e)
+{
+	return (!r || ucopy_out(r, s->r, s->bytes)) &&
+	       (!w || ucopy_out(w, s->w, s->bytes)) &&
+	       (!e || ucopy_out(e, s->e, s->bytes));
+}
+
+/* select over ours_poll on the copies; ts, mask and pcall (its p) as
+ * there. */
+static int select_sets(int nfds, struct sets *s, const struct timespec *ts,
+		       const sigset_t *mask, bool pcall)
 {
 	struct pollfd *p;
 	nfds_t n = 0;
 	int rc;
 
-	nfds = select_nfds(nfds);
-	p = sets_to_poll(nfds, r, w, e, &n);
+	p = sets_to_poll(nfds, s->r, s->w, s->e, &n);
 	if (!p) {
 		errno = ENOMEM;
 		return -1;
@@ -322,43 +401,83 @@ static int select_ours(int nfds, fd_set *r, fd_set *w, fd_set *e,
 			rc = -1;
 		}
 	if (rc >= 0)
-		rc = poll_to_sets(nfds, r, w, e, p, n);
+		rc = poll_to_sets(nfds, s->r, s->w, s->e, p, n);
 	free(p);
 	return rc;
+}
+
+/* The program's sets are read and written only as copies (sets_in,
+ * sets_out): ones it does not have are EFAULT, not a crash here. */
+static int select_ours(int nfds, fd_set *r, fd_set *w, fd_set *e,
+		       const struct timespec *ts, const sigset_t *mask, bool pcall)
+{
+	struct sets s;
+	int rc;
+
+	nfds = select_nfds(nfds);
+	rc = sets_in(&s, nfds, r, w, e);
+	if (rc <= 0) {
+		if (rc < 0)
+			errno = ENOMEM;
+		return rc < 0 ? -1 : SELECT_PASS;
+	}
+	if (!sets_have_ours(nfds, s.r, s.w, s.e)) {
+		free(s.mem);
+		return SELECT_PASS;
+	}
+	rc = select_sets(nfds, &s, ts, mask, pcall);
+	if (rc >= 0 && !sets_out(&s, r, w, e)) {
+		errno = EFAULT;
+		rc = -1;
+	}
+	free(s.mem);
+	return rc;
+}
+
+/* Linux's select() writes back the time not slept; a timeval the program
+ * cannot write is left as it was, no error (poll_select_finish()). */
+static void time_not_slept(struct timeval *user, const struct timeval *t,
+			   int64_t start)
+{
+	int saved = errno;
+	int64_t left = (int64_t)t->tv_sec * 1000000 + t->tv_usec -
+		       (mono_us() - start);
+	struct timeval out;
+
+	if (left < 0)
+		left = 0;
+	out.tv_sec = left / 1000000;
+	out.tv_usec = left % 1000000;
+	(void)ucopy_out(user, &out, sizeof(out));
+	errno = saved;
 }
 
 SHIM_EXPORT int select(int nfds, fd_set *__restrict r, fd_set *__restrict w,
 		       fd_set *__restrict e, struct timeval *__restrict tv)
 {
 	struct timespec ts;
-	int64_t start, left;
+	struct timeval t;
+	int64_t start;
 	int rc;
 
 	shim_init();
-	if (!sets_have_ours(nfds, r, w, e))
+	if (!entries_below(nfds) || (tv && !ucopy_in(&t, tv, sizeof(t))))
 		return real_select(nfds, r, w, e, tv);
 	if (tv) {
-		if (tv->tv_sec < 0 || tv->tv_usec < 0) {
+		if (t.tv_sec < 0 || t.tv_usec < 0) {
 			errno = EINVAL;
 			return -1;
 		}
 		/* As the kernel reads it: tv_usec may exceed a second. */
-		ts.tv_sec = tv->tv_sec + tv->tv_usec / 1000000;
-		ts.tv_nsec = (long)(tv->tv_usec % 1000000) * 1000;
+		ts.tv_sec = t.tv_sec + t.tv_usec / 1000000;
+		ts.tv_nsec = (long)(t.tv_usec % 1000000) * 1000;
 	}
 	start = mono_us();
 	rc = select_ours(nfds, r, w, e, tv ? &ts : NULL, NULL, false);
-	if (tv) {	/* Linux: the time not slept */
-		int saved = errno;
-
-		left = (int64_t)tv->tv_sec * 1000000 + tv->tv_usec -
-		       (mono_us() - start);
-		if (left < 0)
-			left = 0;
-		tv->tv_sec = left / 1000000;
-		tv->tv_usec = left % 1000000;
-		errno = saved;
-	}
+	if (rc == SELECT_PASS)
+		return real_select(nfds, r, w, e, tv);
+	if (tv)
+		time_not_slept(tv, &t, start);
 	return rc;
 }
 
@@ -367,12 +486,17 @@ SHIM_EXPORT int pselect(int nfds, fd_set *__restrict r, fd_set *__restrict w,
 			const struct timespec *__restrict ts,
 			const sigset_t *__restrict mask)
 {
+	const struct timespec *t;
+	struct timespec copy;
+	int rc;
+
 	shim_init();
-	if (!sets_have_ours(nfds, r, w, e))
+	if (!entries_below(nfds) || !ts_in(ts, &copy, &t))
 		return real_pselect(nfds, r, w, e, ts, mask);
-	if (!ts_ok(ts)) {
+	if (!ts_ok(t)) {
 		errno = EINVAL;
 		return -1;
 	}
-	return select_ours(nfds, r, w, e, ts, mask, true);
+	rc = select_ours(nfds, r, w, e, t, mask, true);
+	return rc == SELECT_PASS ? real_pselect(nfds, r, w, e, ts, mask) : rc;
 }

@@ -11,7 +11,9 @@
 #include "conf.h"
 
 #include <linux/sockios.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/select.h>
 
 /* An address no program has (the first page): set at run time, so that
  * the compiler sees no two arguments alike. */
@@ -527,6 +529,132 @@ static void ioctl_cases(void)
 	pingsock_close(fd);
 }
 
+/* ------------------------------------------------------------------ */
+/* poll, ppoll, select, pselect, epoll: the program's arrays, sets and
+ * timeouts are the kernel's to copy (through the shim too).  Not here:
+ * a bad timeout of select, pselect and ppoll, which glibc's own
+ * wrappers read (and select's write back) before the kernel does. */
+
+/* A pollfd array of n in the read-only page: fd, POLLIN, each. */
+static struct pollfd *ro_fds(int fd, int n)
+{
+	struct pollfd *p = (struct pollfd *)(void *)ro;
+
+	ro_set(true);
+	for (int i = 0; i < n; i++)
+		p[i] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	ro_set(false);
+	return p;
+}
+
+static void poll_cases(int fd)
+{
+	struct pollfd *two = (struct pollfd *)edge(sizeof(struct pollfd));
+	struct timespec zero = { 0, 0 };
+	struct pollfd ok = { .fd = fd, .events = POLLIN };
+
+	two[0] = ok;
+	CHILD("poll fds=8", TRY("poll fds=8", pingsock_poll(BAD, 1, 0)));
+	CHILD("poll fds=8 nfds=0", TRY("poll fds=8 nfds=0",
+					pingsock_poll(BAD, 0, 0)));
+	CHILD("poll 2 fds, the second in the hole",
+	      TRY("poll 2 fds, the second in the hole",
+		  pingsock_poll(two, 2, 0)));
+	CHILD("poll fds read-only, ready",
+	      TRY("poll fds read-only, ready",
+		  pingsock_poll(ro_fds(fd, 1), 1, 0)));
+	CHILD("poll fds read-only, 3",
+	      TRY("poll fds read-only, 3",
+		  pingsock_poll(ro_fds(fd, 3), 3, 0)));
+	CHILD("ppoll mask=8", TRY("ppoll mask=8", ppoll(&ok, 1, &zero, BAD)));
+	CHILD("ppoll fds=8", TRY("ppoll fds=8", ppoll(BAD, 1, &zero, NULL)));
+	CHILD("ppoll ts read-only",
+	      TRY("ppoll ts read-only", ppoll(&ok, 1, (void *)ro, NULL)));
+}
+
+static void select_cases(int fd)
+{
+	struct timeval tv0 = { 0, 0 };
+	struct timespec zero = { 0, 0 };
+	fd_set r;
+
+	FD_ZERO(&r);
+	FD_SET(fd, &r);
+	CHILD("select readfds=8",
+	      TRY("select readfds=8", select(fd + 1, BAD, NULL, NULL, &tv0)));
+	CHILD("select writefds=8",
+	      TRY("select writefds=8", select(fd + 1, &r, BAD, NULL, &tv0)));
+	ro_set(true);
+	memcpy(ro, &r, sizeof(r));
+	ro_set(false);
+	CHILD("select readfds read-only",
+	      TRY("select readfds read-only",
+		  select(fd + 1, (fd_set *)(void *)ro, NULL, NULL, &tv0)));
+	CHILD("pselect readfds=8",
+	      TRY("pselect readfds=8",
+		  pselect(fd + 1, BAD, NULL, NULL, &zero, NULL)));
+}
+
+static void epoll_cases(int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct timespec zero = { 0, 0 };
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+
+	CHILD("epoll_ctl ADD event=8",
+	      TRY("epoll_ctl ADD event=8",
+		  epoll_ctl(ep, EPOLL_CTL_ADD, fd, BAD)));
+	TRY("epoll_ctl ADD", epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev));
+	CHILD("epoll_ctl MOD event=8",
+	      TRY("epoll_ctl MOD event=8",
+		  epoll_ctl(ep, EPOLL_CTL_MOD, fd, BAD)));
+	CHILD("epoll_pwait2 ts=8",
+	      TRY("epoll_pwait2 ts=8", epoll_pwait2(ep, &ev, 1, BAD, NULL)));
+	CHILD("epoll_pwait2 ts, a ready one",
+	      TRY("epoll_pwait2 ts, a ready one",
+		  epoll_pwait2(ep, &ev, 1, &zero, NULL)));
+	CHILD("epoll_ctl DEL event=8",
+	      TRY("epoll_ctl DEL event=8",
+		  epoll_ctl(ep, EPOLL_CTL_DEL, fd, BAD)));
+	close(ep);
+}
+
+/* A socket readable by its state alone (shut for reading), which the
+ * shim's wait reports itself: into an array the program does not have,
+ * EFAULT. */
+static void epoll_shut_cases(void)
+{
+	struct sockaddr_in a = conf_sin("127.0.0.1", 0);
+	struct epoll_event ev = { .events = EPOLLIN };
+	int fd = conf_socket(), ep = epoll_create1(EPOLL_CLOEXEC);
+
+	TRY("connect", pingsock_connect(fd, SA(&a), sizeof(a)));
+	TRY("shutdown SHUT_RD", pingsock_shutdown(fd, SHUT_RD));
+	TRY("epoll_ctl ADD", epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev));
+	CHILD("epoll_wait events=8, shut for reading",
+	      TRY("epoll_wait events=8, shut for reading",
+		  epoll_wait(ep, BAD, 1, 0)));
+	CHILD("epoll_wait events in the hole, shut for reading",
+	      TRY("epoll_wait events in the hole, shut for reading",
+		  epoll_wait(ep, (struct epoll_event *)(void *)hole, 1, 0)));
+	CHILD("epoll_wait, shut for reading",
+	      TRY("epoll_wait, shut for reading", epoll_wait(ep, &ev, 1, 0)));
+	close(ep);
+	pingsock_close(fd);
+}
+
+static void wait_cases(void)
+{
+	int fd = with_reply(70);
+
+	out("## poll, select, epoll: a socket with a reply queued");
+	poll_cases(fd);
+	select_cases(fd);
+	epoll_cases(fd);
+	then("poll, select, epoll", fd);
+	epoll_shut_cases();
+}
+
 /* The same for IPv6, whose names are longer (a sockaddr_in6 that runs
  * into the hole after 16 of its 28 bytes). */
 static void v6_cases(void)
@@ -622,6 +750,7 @@ int main(void)
 	name_cases();
 	opt_cases();
 	ioctl_cases();
+	wait_cases();
 	v6_cases();
 	udp_cases();
 	return 0;

@@ -2031,6 +2031,67 @@ static void scn_mmsg_pending(void)
 	close(b);
 }
 
+/*
+ * A process that has made no ping socket: the shim's poll family passes
+ * the program's arrays to libc unread, so one it does not have is the
+ * kernel's EFAULT, as without the shim (it read the array first, and
+ * crashed).
+ */
+static volatile uintptr_t nosock_bad = 8;	/* unknown to the compiler */
+
+static void scn_nosock_efault(void)
+{
+	void *bad = (void *)nosock_bad; // NOLINT(performance-no-int-to-ptr)
+	struct timespec zero = { 0, 0 };
+	struct timeval tv0 = { 0, 0 };
+	int fd;
+
+	out("nosock_efault: poll fds=8: %s", rcs(poll(bad, 1, 0)));
+	out("nosock_efault: ppoll fds=8: %s", rcs(ppoll(bad, 1, &zero, NULL)));
+	out("nosock_efault: select readfds=8: %s",
+	    rcs(select(1, bad, NULL, NULL, &tv0)));
+	out("nosock_efault: epoll_ctl event=8: %s",
+	    rcs(epoll_ctl(epoll_create1(EPOLL_CLOEXEC), EPOLL_CTL_ADD, 0, bad)));
+	/* And then a socket, as every scenario has (shim_prog.sh). */
+	fd = ping_socket(0);
+	out("nosock_efault: then a socket: sendto: %s",
+	    send_echo(fd, LOOP, 1, 'A'));
+	wait_in(fd, WAIT_MS);
+	out("nosock_efault: recv: %s", reply_str(recv_reply(fd, MSG_DONTWAIT)));
+	out("nosock_efault: poll fds=8: %s", rcs(poll(bad, 1, 0)));
+	close(fd);
+}
+
+/*
+ * epoll_wait into an array the program does not have while an ICMP error
+ * is pending: the kernel's EFAULT (the shim reports that EPOLLERR itself,
+ * and wrote it there, and crashed).
+ */
+static void scn_epoll_efault(void)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	void *bad = (void *)nosock_bad; // NOLINT(performance-no-int-to-ptr)
+	int fd = ping_socket(SOCK_NONBLOCK), ep = epoll_create1(EPOLL_CLOEXEC);
+	int n;
+
+	out("epoll_efault: IP_RECVERR 1: %s", setint(fd, SOL_IP, IP_RECVERR, 1));
+	out("epoll_efault: epoll_ctl ADD: %s",
+	    rcs(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev)));
+	out("epoll_efault: sendto %s seq 1: %s", FORGE_SOFT,
+	    send_echo(fd, FORGE_SOFT, 1, 'A'));
+	n = epoll_wait(ep, &ev, 1, WAIT_MS);
+	out("epoll_efault: epoll_wait: %s, events %s", rcs(n),
+	    n == 1 && (ev.events & EPOLLERR) ? "EPOLLERR" : "other");
+	out("epoll_efault: epoll_wait events=8: %s",
+	    rcs(epoll_wait(ep, bad, 1, 0)));
+	n = epoll_wait(ep, &ev, 1, 0);
+	out("epoll_efault: epoll_wait: %s, events %s", rcs(n),
+	    n == 1 && (ev.events & EPOLLERR) ? "EPOLLERR" : "other");
+	out("epoll_efault: MSG_ERRQUEUE: %s", errqueue(fd));
+	close(ep);
+	close(fd);
+}
+
 /* ------------------------------------------------------------------ */
 /* scenarios: threads */
 
@@ -2892,6 +2953,8 @@ static const struct scenario scenarios[] = {
 	{ "mmsg_efault", scn_mmsg_efault, NULL },
 	{ "mmsg_pending", scn_mmsg_pending, NULL },
 	{ "stale_guess", scn_stale_guess, NULL },
+	{ "nosock_efault", scn_nosock_efault, NULL },
+	{ "epoll_efault", scn_epoll_efault, NULL },
 	{ "close_range", scn_close_range, NULL },
 	{ "closefrom", scn_closefrom, NULL },
 	{ "close_range_unshare", scn_close_range_unshare, NULL },
