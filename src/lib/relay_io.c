@@ -454,14 +454,15 @@ static long name_out(const struct umsg_recv *r, struct sockaddr *src,
 	if ((int)room < 0)
 		return -EINVAL;
 	n = room < r->m.msg_namelen ? room : r->m.msg_namelen;
-	l[0].iov_base = (void *)(uintptr_t)&r->sa; // NOLINT(performance-no-int-to-ptr)
-	l[0].iov_len = n;
-	u[0].iov_base = src;
-	u[0].iov_len = n;
-	l[1].iov_base = (void *)(uintptr_t)&r->m.msg_namelen; // NOLINT(performance-no-int-to-ptr)
-	l[1].iov_len = sizeof(room);
-	u[1].iov_base = srclen;
-	u[1].iov_len = sizeof(room);
+	/* The length first (relay_name.c's addr_out()). */
+	l[0].iov_base = (void *)(uintptr_t)&r->m.msg_namelen; // NOLINT(performance-no-int-to-ptr)
+	l[0].iov_len = sizeof(room);
+	u[0].iov_base = srclen;
+	u[0].iov_len = sizeof(room);
+	l[1].iov_base = (void *)(uintptr_t)&r->sa; // NOLINT(performance-no-int-to-ptr)
+	l[1].iov_len = n;
+	u[1].iov_base = src;
+	u[1].iov_len = n;
 	return ucopy_outv(l, u, 2) ? rc : -EFAULT;
 }
 

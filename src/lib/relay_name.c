@@ -51,7 +51,10 @@ int relay_connect(int fd, struct fdent *e, const struct sockaddr *addr,
 
 /* move_addr_to_user(): copy what fits, report the full length; the
  * program's *len and addr read and written as the kernel copies them
- * (ucopy.h): EFAULT where they are not there, after what was written. */
+ * (ucopy.h): EFAULT where they are not there, after what was written.
+ * The length goes first, as Linux 6.18's does (conformance/efault; older
+ * kernels wrote it last): an address that cannot be written leaves the
+ * full length in *len. */
 static int addr_out(const uint8_t *sa, size_t salen, struct sockaddr *addr,
 		    socklen_t *len)
 {
@@ -64,14 +67,14 @@ static int addr_out(const uint8_t *sa, size_t salen, struct sockaddr *addr,
 	if ((int)room < 0)
 		return -EINVAL;
 	n = room < salen ? room : salen;
-	ours[0].iov_base = (void *)(uintptr_t)sa; // NOLINT(performance-no-int-to-ptr)
-	ours[0].iov_len = n;
-	user[0].iov_base = addr;
-	user[0].iov_len = n;
-	ours[1].iov_base = &full;
-	ours[1].iov_len = sizeof(full);
-	user[1].iov_base = len;
-	user[1].iov_len = sizeof(full);
+	ours[0].iov_base = &full;
+	ours[0].iov_len = sizeof(full);
+	user[0].iov_base = len;
+	user[0].iov_len = sizeof(full);
+	ours[1].iov_base = (void *)(uintptr_t)sa; // NOLINT(performance-no-int-to-ptr)
+	ours[1].iov_len = n;
+	user[1].iov_base = addr;
+	user[1].iov_len = n;
 	return ucopy_outv(ours, user, 2) ? 0 : -EFAULT;
 }
 

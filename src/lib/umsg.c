@@ -219,9 +219,9 @@ static int recv_out_slow(struct umsg_recv *r, size_t nl)
 		flags &= ~MSG_CTRUNC;
 		used = cmsg_to_user(&r->co, r->ctl, r->controllen, &flags);
 	}
-	if (r->name && (!ucopy_out(r->name, &r->sa, nl) ||
-			!ucopy_out(&r->user->msg_namelen, &r->m.msg_namelen,
-				   sizeof(r->m.msg_namelen))))
+	if (r->name && (!ucopy_out(&r->user->msg_namelen, &r->m.msg_namelen,
+				   sizeof(r->m.msg_namelen)) ||
+			!ucopy_out(r->name, &r->sa, nl)))
 		return -EFAULT;
 	if (!ucopy_out(&r->user->msg_flags, &flags, sizeof(flags)) ||
 	    !ucopy_out(&r->user->msg_controllen, &used, sizeof(used)))
@@ -239,10 +239,10 @@ int umsg_recv_out(struct umsg_recv *r)
 	/* One call for all of it, the kernel's order kept. */
 	if (r->ctl && r->m.msg_controllen)
 		piece(l, u, &n, r->cbuf, r->ctl, r->m.msg_controllen);
-	if (r->name) {
-		piece(l, u, &n, &r->sa, r->name, nl);
+	if (r->name) {	/* its length first, as move_addr_to_user() */
 		piece(l, u, &n, &r->m.msg_namelen, &r->user->msg_namelen,
 		      sizeof(r->m.msg_namelen));
+		piece(l, u, &n, &r->sa, r->name, nl);
 	}
 	piece(l, u, &n, &r->m.msg_flags, &r->user->msg_flags,
 	      sizeof(r->m.msg_flags));

@@ -372,6 +372,49 @@ static void recvfrom_cases(void)
 	pingsock_close(fd);
 }
 
+/* The name's length is written before the name (move_addr_to_user()
+ * since the kernel's user-access rework): a name that cannot be written
+ * leaves the full length behind, seen in the child that made the call
+ * (which: 's' getsockname, 'f' recvfrom, 'm' recvmsg; a ping socket's
+ * getpeername is ENOTCONN, its port being 0). */
+static void len_first(const char *what, int fd, char which)
+{
+	struct iovec iov = { conf_rbuf, sizeof(conf_rbuf) };
+	struct msghdr m = { .msg_name = edge(8), .msg_namelen = 100,
+			    .msg_iov = &iov, .msg_iovlen = 1 };
+	socklen_t l = 100;
+	long r;
+
+	if (which == 's')
+		r = pingsock_getsockname(fd, SA(edge(8)), &l);
+	else if (which == 'f')
+		r = pingsock_recvfrom(fd, conf_rbuf, sizeof(conf_rbuf), 0,
+				      SA(edge(8)), &l);
+	else
+		r = pingsock_recvmsg(fd, &m, 0), l = m.msg_namelen;
+	conf_res_(what, r, errno, false);
+	out("  len %u", (unsigned)l);
+}
+
+static void len_first_cases(void)
+{
+	int fd = with_reply(82);
+
+	out("## the length before the name");
+	CHILD("getsockname len 100, addr's last 8 bytes in the hole",
+	      len_first("getsockname len 100, addr's last 8 bytes in the hole",
+			fd, 's'));
+	CHILD("recvfrom len 100, src's last 8 bytes in the hole",
+	      len_first("recvfrom len 100, src's last 8 bytes in the hole",
+			fd, 'f'));
+	then("recvfrom len 100", fd);
+	fd = with_reply(83);
+	CHILD("recvmsg namelen 100, name's last 8 bytes in the hole",
+	      len_first("recvmsg namelen 100, name's last 8 bytes in the hole",
+			fd, 'm'));
+	then("recvmsg namelen 100", fd);
+}
+
 /* ------------------------------------------------------------------ */
 /* names, options, ioctls */
 
@@ -747,6 +790,7 @@ int main(void)
 	recvmsg_cases();
 	recvmsg_control();
 	recvfrom_cases();
+	len_first_cases();
 	name_cases();
 	opt_cases();
 	ioctl_cases();
