@@ -4,8 +4,14 @@
  * socket's data descriptor cannot show by itself (its state slot), and
  * wakes when an error arrives (the daemon's wake-up on the data
  * descriptor, which is not data: relay_data_queued()).  The shim's poll,
- * ppoll, select and pselect are pollset_ppoll(): the same with ppoll()'s
- * timeout and signal mask (shimapi.h).
+ * ppoll, select and pselect are pollset_call(): the same as poll() or as
+ * ppoll(), with its timeout and signal mask (shimapi.h).
+ *
+ * The program's array is read and written as the kernel's do_sys_poll()
+ * reads and writes it (ucopy.h), so that memory the program does not
+ * have is EFAULT, not a crash; and a call that is not the library's is
+ * decided without allocating (a signal handler may poll other
+ * descriptors while its thread is in malloc()).
  */
 #include <errno.h>
 #include <limits.h>
@@ -14,7 +20,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/uio.h>
 #include <time.h>
 
@@ -33,9 +38,11 @@
 /* Looks without waiting that found the state slot changed, in a row,
  * before a wait gives up (poll_wait). */
 #define POLL_STALE_MAX 64
-/* A program's array of up to this many is copied on the stack. */
-#define POLL_LOCAL 16
-/* revents written back in pieces of this many a system call at most. */
+/* The program's array is looked at this many entries at a time, on the
+ * stack; one no longer is copied there whole. */
+#define POLL_LOCAL 128
+/* revents written back in pieces of this many a system call on the stack
+ * (more, up to IOV_MAX, with memory for them). */
 #define POLL_OUT_BATCH 64
 
 /* A relayed socket (fdent of kind FDK_NONE otherwise). */
@@ -280,28 +287,42 @@ static int pass_on(struct pollfd *fds, nfds_t nfds, const struct poll_call *c)
 	return sys_poll(fds, nfds, c->timeout);
 }
 
-/* A copy of the program's array as do_sys_poll() reads it: *copy is
- * local or a new one (free it if not local).  1: copied; 0: the kernel's
- * to answer (nfds over RLIMIT_NOFILE: EINVAL before it reads; not all
- * there: EFAULT); -1: no memory. */
-static int fds_in(const struct pollfd *user, nfds_t nfds,
-		  struct pollfd *local, struct pollfd **copy)
+/* Does the wait need the library for any of these (a copy)? */
+static bool call_ours(const struct poll_call *c, const struct pollfd *fds,
+		      nfds_t nfds)
 {
-	struct rlimit rl;
+	return c->ours ? c->ours(fds, nfds) : !none_ours(fds, nfds);
+}
 
-	*copy = local;
-	if (nfds > POLL_LOCAL) {
-		if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || nfds > rl.rlim_cur)
-			return 0;
-		*copy = malloc(nfds * sizeof(**copy));
-		if (!*copy)
-			return -1;
+/* Is the call the library's?  The program's array read into local, as
+ * the kernel reads it, POLL_LOCAL entries at a time: no allocation.
+ * False too where it is not all there (the kernel's EFAULT). */
+static bool scan_ours(const struct pollfd *user, nfds_t nfds,
+		      struct pollfd *local, const struct poll_call *c)
+{
+	for (nfds_t i = 0; i < nfds; i += POLL_LOCAL) {
+		nfds_t k = nfds - i < POLL_LOCAL ? nfds - i : POLL_LOCAL;
+
+		if (!ucopy_in(local, user + i, k * sizeof(*local)))
+			return false;
+		if (call_ours(c, local, k))
+			return true;
 	}
-	if (ucopy_in(*copy, user, nfds * sizeof(**copy)))
-		return 1;
-	if (*copy != local)
-		free(*copy);
-	return 0;
+	return false;
+}
+
+/* One batch of revents into the program's array (l, r: room for k). */
+static bool revents_batch(struct pollfd *user, const struct pollfd *ours,
+			  nfds_t from, size_t k, struct iovec *l,
+			  struct iovec *r)
+{
+	for (size_t j = 0; j < k; j++) {
+		l[j].iov_base = (void *)(uintptr_t)&ours[from + j].revents; // NOLINT(performance-no-int-to-ptr)
+		l[j].iov_len = sizeof(ours[0].revents);
+		r[j].iov_base = &user[from + j].revents;
+		r[j].iov_len = sizeof(user[0].revents);
+	}
+	return ucopy_outv(l, r, (int)k);
 }
 
 /* Each revents back into the program's array, and only that field, as
@@ -311,21 +332,24 @@ static int fds_in(const struct pollfd *user, nfds_t nfds,
 static bool revents_out(struct pollfd *user, const struct pollfd *ours,
 			nfds_t nfds)
 {
-	struct iovec l[POLL_OUT_BATCH], r[POLL_OUT_BATCH];
+	struct iovec sl[POLL_OUT_BATCH], sr[POLL_OUT_BATCH], *l = sl, *r = sr;
+	size_t batch = POLL_OUT_BATCH;
+	bool ok = true;
 
-	for (nfds_t i = 0; i < nfds;) {
-		int k = 0;
+	if (nfds > POLL_OUT_BATCH) {
+		size_t want = nfds < IOV_MAX ? nfds : IOV_MAX;
+		struct iovec *v = malloc(2 * want * sizeof(*v));
 
-		for (; k < POLL_OUT_BATCH && i < nfds; k++, i++) {
-			l[k].iov_base = (void *)(uintptr_t)&ours[i].revents; // NOLINT(performance-no-int-to-ptr)
-			l[k].iov_len = sizeof(ours[i].revents);
-			r[k].iov_base = &user[i].revents;
-			r[k].iov_len = sizeof(user[i].revents);
+		if (v) {
+			l = v, r = v + want, batch = want;
 		}
-		if (!ucopy_outv(l, r, k))
-			return false;
 	}
-	return true;
+	for (nfds_t i = 0; ok && i < nfds; i += batch)
+		ok = revents_batch(user, ours, i,
+				   nfds - i < batch ? nfds - i : batch, l, r);
+	if (l != sl)
+		free(l);
+	return ok;
 }
 
 static int64_t deadline_of_call(const struct poll_call *c)
@@ -337,18 +361,19 @@ static int64_t deadline_of_call(const struct poll_call *c)
 	return now_ns() + (int64_t)c->timeout * 1000000;
 }
 
-/* A copy taken: the wait on it, its results written back. */
+/* The wait on a copy of the program's array (or the caller's own, own),
+ * its results written back as do_sys_poll() writes them: every revents,
+ * 0 after a signal, and EFAULT where they cannot be. */
 static int poll_copy(struct pollfd *user, struct pollfd *fds, nfds_t nfds,
 		     const struct poll_call *c)
 {
-	int n, saved;
+	int n = poll_wait(fds, nfds, deadline_of_call(c), c->mask, c->p);
+	int saved = errno;
 
-	if (c->ours ? !c->ours(fds, nfds) : none_ours(fds, nfds))
-		return pass_on(user, nfds, c);
-	n = poll_wait(fds, nfds, deadline_of_call(c), c->mask, c->p);
-	if (n < 0 || user == fds)
+	if (user == fds || (n < 0 && saved != EINTR))
 		return n;
-	saved = errno;
+	for (nfds_t i = 0; n < 0 && i < nfds; i++)
+		fds[i].revents = 0;
 	if (!revents_out(user, fds, nfds)) {
 		errno = EFAULT;
 		return -1;
@@ -357,26 +382,46 @@ static int poll_copy(struct pollfd *user, struct pollfd *fds, nfds_t nfds,
 	return n;
 }
 
+/* The whole of the program's array, once the call is the library's. */
+static struct pollfd *whole(const struct pollfd *user, nfds_t nfds,
+			    struct pollfd *local, bool *gone)
+{
+	struct pollfd *copy;
+
+	*gone = false;
+	if (nfds <= POLL_LOCAL)
+		return local;	/* scan_ours() read it all */
+	copy = malloc(nfds * sizeof(*copy));
+	if (copy && !ucopy_in(copy, user, nfds * sizeof(*copy))) {
+		free(copy);
+		*gone = true;	/* unmapped meanwhile: the kernel's EFAULT */
+		return NULL;
+	}
+	return copy;
+}
+
 int pollset_call(struct pollfd *fds, nfds_t nfds, const struct poll_call *c)
 {
 	struct pollfd local[POLL_LOCAL], *copy;
+	bool gone;
 	int n;
 
 	inherit_scan();	/* what came across exec is ours too */
-	/* A process that never had one of the library's sockets: the
-	 * program's array is the kernel's alone to read. */
-	if (fdtab_bound() == 0)
+	/* No relayed socket: nothing for the library to do in any wait,
+	 * and the program's array is the kernel's alone to read. */
+	if (!fdtab_has_relayed())
 		return pass_on(fds, nfds, c);
 	if (c->own)
-		return poll_copy(fds, fds, nfds, c);
-	switch (fds_in(fds, nfds, local, &copy)) {
-	case 0:
+		return call_ours(c, fds, nfds) ? poll_copy(fds, fds, nfds, c)
+					       : pass_on(fds, nfds, c);
+	if (!scan_ours(fds, nfds, local, c))
 		return pass_on(fds, nfds, c);
-	case -1:
+	copy = whole(fds, nfds, local, &gone);
+	if (!copy) {
+		if (gone)
+			return pass_on(fds, nfds, c);
 		errno = ENOMEM;
 		return -1;
-	default:
-		break;
 	}
 	n = poll_copy(fds, copy, nfds, c);
 	if (copy != local)

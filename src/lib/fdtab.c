@@ -26,6 +26,9 @@ static struct fdent *tab;
 static size_t ntab;
 /* Entries of relayed and broker sockets (fdtab_has_sockets). */
 static atomic_size_t nsockets;
+/* Entries of relayed sockets and of descriptors from across exec that may
+ * be (fdtab_has_relayed). */
+static atomic_size_t nrelayed;
 /* One more than the highest descriptor ever given an entry (fdtab_bound);
  * written under the lock. */
 static atomic_int bound;
@@ -47,6 +50,11 @@ enum fdkind fdtab_kind(int fd)
 bool fdtab_has_sockets(void)
 {
 	return atomic_load_explicit(&nsockets, memory_order_relaxed) > 0;
+}
+
+bool fdtab_has_relayed(void)
+{
+	return atomic_load_explicit(&nrelayed, memory_order_relaxed) > 0;
 }
 
 int fdtab_bound(void)
@@ -83,6 +91,11 @@ static bool counted(enum fdkind k)
 	return fdkind_relayed(k) || fdkind_broker(k);
 }
 
+static bool maybe_relayed(enum fdkind k)
+{
+	return fdkind_relayed(k) || k == FDK_INHERITED;
+}
+
 /* Under the lock: tab[fd] = *e (kind FDK_NONE: cleared). */
 static void put(int fd, const struct fdent *e)
 {
@@ -90,6 +103,10 @@ static void put(int fd, const struct fdent *e)
 		atomic_fetch_sub(&nsockets, 1);
 	if (counted(e->kind))
 		atomic_fetch_add(&nsockets, 1);
+	if (maybe_relayed(tab[fd].kind))
+		atomic_fetch_sub(&nrelayed, 1);
+	if (maybe_relayed(e->kind))
+		atomic_fetch_add(&nrelayed, 1);
 	tab[fd] = *e;
 	kind_store(fd, e->kind);
 	if (e->kind != FDK_NONE &&

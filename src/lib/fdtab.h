@@ -83,6 +83,10 @@ enum fdkind fdtab_kind(int fd);
 /* Are there relayed or broker sockets (whose copies fdtab_find knows)? */
 bool fdtab_has_sockets(void);
 
+/* Are there relayed sockets, or descriptors from across exec that may be
+ * (FDK_INHERITED)?  None: no wait needs the library (poll, select). */
+bool fdtab_has_relayed(void);
+
 /* Every descriptor with an entry is below this (one more than the highest
  * ever given one; 0 while none was), without a lock. */
 int fdtab_bound(void);

@@ -780,7 +780,8 @@ SHIM_EXPORT int epoll_pwait2(int epfd, struct epoll_event *ev, int max,
 		errno = EINVAL;
 		return -1;
 	}
-	if (ts)
+	/* Past about 146 years, never (as the kernel saturates one). */
+	if (ts && t.tv_sec < (time_t)(INT64_MAX / 1000000000 / 2))
 		w.deadline = t.tv_sec == 0 && t.tv_nsec == 0
 				     ? 0
 				     : now_ns() + t.tv_sec * 1000000000 +

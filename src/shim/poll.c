@@ -2,7 +2,7 @@
 /*
  * poll - poll, ppoll, select and pselect.  When any descriptor in the
  * set is one of pingsockd's sockets, the wait is pingsock_poll()'s
- * (pollset_ppoll), which reports POLLERR from the socket's state slot
+ * (pollset_call), which reports POLLERR from the socket's state slot
  * and wakes for an error's wake-up on its data descriptor; otherwise the
  * libc call itself.
  *
@@ -92,7 +92,7 @@ SHIM_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
 	int rc;
 
 	shim_init();
-	if (fdtab_bound() == 0)
+	if (!fdtab_has_relayed())
 		return real_poll(fds, n, timeout);
 	rc = pollset_call(fds, n, &c);
 	SHIM_LOGRC(rc, "poll(%lu fds, %d ms)", (unsigned long)n, timeout);
@@ -131,15 +131,34 @@ static bool ts_in(const struct timespec *user, struct timespec *ts,
 	return true;
 }
 
+/* The signal mask, copied next, as set_user_sigmask() copies the 8 bytes
+ * glibc gives (_NSIG / 8): one not there is the kernel's EFAULT, even
+ * where every wait inside is for a socket already known ready (and so
+ * made without the mask). */
+static bool mask_in(const sigset_t *user, const sigset_t **use,
+		    sigset_t *copy)
+{
+	*use = NULL;
+	if (!user)
+		return true;
+	memset(copy, 0, sizeof(*copy));
+	if (!ucopy_in(copy, user, _NSIG / 8))
+		return false;
+	*use = copy;
+	return true;
+}
+
 SHIM_EXPORT int ppoll(struct pollfd *fds, nfds_t n,
 		      const struct timespec *ts, const sigset_t *mask)
 {
-	struct poll_call c = { .p = true, .mask = mask, .ours = any_ours };
+	struct poll_call c = { .p = true, .ours = any_ours };
 	struct timespec copy;
+	sigset_t mask_copy;
 	int rc;
 
 	shim_init();
-	if (fdtab_bound() == 0 || !ts_in(ts, &copy, &c.ts))
+	if (!fdtab_has_relayed() || !ts_in(ts, &copy, &c.ts) ||
+	    !mask_in(mask, &c.mask, &mask_copy))
 		return real_ppoll(fds, n, ts, mask);
 	if (!ts_ok(c.ts)) {
 		errno = EINVAL;
@@ -176,31 +195,57 @@ static void bit_put(fd_set *s, int fd)
 	words(s)[(size_t)fd / WBITS] |= 1UL << ((size_t)fd % WBITS);
 }
 
-/* Has any descriptor below nfds an entry of the library's?  If not, the
- * sets are not read at all (most selects of a program with a ping
- * socket are about other descriptors). */
-static bool entries_below(int nfds)
-{
-	int end = fdtab_bound();
+/* The words of the three sets looked at at a time, on the stack. */
+#define SEL_STACK_WORDS 16
 
-	for (int fd = 0; fd < nfds && fd < end; fd++)
-		if (fdtab_kind(fd) != FDK_NONE)
-			return true;
+/* Any descriptor below lim in these words (from word base on) one of
+ * the library's relayed sockets? */
+static bool words_have_ours(unsigned long (*buf)[SEL_STACK_WORDS],
+			    size_t base, size_t k, int lim)
+{
+	for (size_t i = 0; i < k; i++) {
+		unsigned long v = buf[0][i] | buf[1][i] | buf[2][i];
+
+		for (; v; v &= v - 1) {
+			int fd = (int)((base + i) * WBITS) + __builtin_ctzl(v);
+
+			if (fd < lim && fdtab_kind(fd) != FDK_NONE &&
+			    fdkind_relayed(shim_kind(fd)))
+				return true;
+		}
+	}
 	return false;
 }
 
-/* Is one of the library's sockets asked about?  Only the numbers that
- * have an entry are looked at, so nothing of the sets is read that the
- * kernel would not read (nfds may be far beyond them). */
-static bool sets_have_ours(int nfds, fd_set *r, fd_set *w, fd_set *e)
+/*
+ * Is one of the library's sockets asked about?  The sets are read as
+ * core_sys_select() reads them, but only the words below the highest
+ * descriptor that ever had an entry (none above can be the library's),
+ * on the stack, a piece at a time: a select of other descriptors costs
+ * no allocation (a signal handler's may come while its thread is in
+ * malloc()) and no look at /proc (select_nfds).  False too where a set
+ * is not all there: the kernel's EFAULT.
+ */
+static bool sets_ours(int nfds, fd_set *r, fd_set *w, fd_set *e)
 {
-	int end = fdtab_bound();
+	int lim = nfds < fdtab_bound() ? nfds : fdtab_bound();
+	size_t nw = lim > 0 ? ((size_t)lim + WBITS - 1) / WBITS : 0;
+	fd_set *user[3] = { r, w, e };
+	unsigned long buf[3][SEL_STACK_WORDS];
 
-	for (int fd = 0; fd < nfds && fd < end; fd++)
-		if (fdtab_kind(fd) != FDK_NONE &&
-		    (bit_in(r, fd) || bit_in(w, fd) || bit_in(e, fd)) &&
-		    fdkind_relayed(shim_kind(fd)))
+	for (size_t base = 0; base < nw; base += SEL_STACK_WORDS) {
+		size_t k = nw - base < SEL_STACK_WORDS ? nw - base
+						       : SEL_STACK_WORDS;
+
+		for (int i = 0; i < 3; i++) {
+			memset(buf[i], 0, sizeof(buf[i]));
+			if (user[i] && !ucopy_in(buf[i], words(user[i]) + base,
+						 k * sizeof(unsigned long)))
+				return false;
+		}
+		if (words_have_ours(buf, base, k, lim))
 			return true;
+	}
 	return false;
 }
 
@@ -406,24 +451,23 @@ static int select_sets(int nfds, struct sets *s, const struct timespec *ts,
 	return rc;
 }
 
-/* The program's sets are read and written only as copies (sets_in,
- * sets_out): ones it does not have are EFAULT, not a crash here. */
+/* The program's sets are read and written only as copies (sets_ours,
+ * sets_in, sets_out): ones it does not have are EFAULT, not a crash
+ * here. */
 static int select_ours(int nfds, fd_set *r, fd_set *w, fd_set *e,
 		       const struct timespec *ts, const sigset_t *mask, bool pcall)
 {
 	struct sets s;
 	int rc;
 
+	if (!sets_ours(nfds, r, w, e))
+		return SELECT_PASS;
 	nfds = select_nfds(nfds);
 	rc = sets_in(&s, nfds, r, w, e);
 	if (rc <= 0) {
 		if (rc < 0)
 			errno = ENOMEM;
 		return rc < 0 ? -1 : SELECT_PASS;
-	}
-	if (!sets_have_ours(nfds, s.r, s.w, s.e)) {
-		free(s.mem);
-		return SELECT_PASS;
 	}
 	rc = select_sets(nfds, &s, ts, mask, pcall);
 	if (rc >= 0 && !sets_out(&s, r, w, e)) {
@@ -461,7 +505,7 @@ SHIM_EXPORT int select(int nfds, fd_set *__restrict r, fd_set *__restrict w,
 	int rc;
 
 	shim_init();
-	if (!entries_below(nfds) || (tv && !ucopy_in(&t, tv, sizeof(t))))
+	if (!fdtab_has_relayed() || (tv && !ucopy_in(&t, tv, sizeof(t))))
 		return real_select(nfds, r, w, e, tv);
 	if (tv) {
 		if (t.tv_sec < 0 || t.tv_usec < 0) {
@@ -487,16 +531,19 @@ SHIM_EXPORT int pselect(int nfds, fd_set *__restrict r, fd_set *__restrict w,
 			const sigset_t *__restrict mask)
 {
 	const struct timespec *t;
+	const sigset_t *m;
 	struct timespec copy;
+	sigset_t mask_copy;
 	int rc;
 
 	shim_init();
-	if (!entries_below(nfds) || !ts_in(ts, &copy, &t))
+	if (!fdtab_has_relayed() || !ts_in(ts, &copy, &t) ||
+	    !mask_in(mask, &m, &mask_copy))
 		return real_pselect(nfds, r, w, e, ts, mask);
 	if (!ts_ok(t)) {
 		errno = EINVAL;
 		return -1;
 	}
-	rc = select_ours(nfds, r, w, e, t, mask, true);
+	rc = select_ours(nfds, r, w, e, t, m, true);
 	return rc == SELECT_PASS ? real_pselect(nfds, r, w, e, ts, mask) : rc;
 }

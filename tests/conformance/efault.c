@@ -664,13 +664,19 @@ static void epoll_cases(int fd)
 
 /* A socket readable by its state alone (shut for reading), which the
  * shim's wait reports itself: into an array the program does not have,
- * EFAULT. */
+ * EFAULT; with a signal mask it does not have, EFAULT too, though no
+ * wait inside needs it. */
 static void epoll_shut_cases(void)
 {
 	struct sockaddr_in a = conf_sin("127.0.0.1", 0);
 	struct epoll_event ev = { .events = EPOLLIN };
+	struct timespec zero = { 0, 0 };
 	int fd = conf_socket(), ep = epoll_create1(EPOLL_CLOEXEC);
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	fd_set r;
 
+	FD_ZERO(&r);
+	FD_SET(fd, &r);
 	TRY("connect", pingsock_connect(fd, SA(&a), sizeof(a)));
 	TRY("shutdown SHUT_RD", pingsock_shutdown(fd, SHUT_RD));
 	TRY("epoll_ctl ADD", epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev));
@@ -682,6 +688,12 @@ static void epoll_shut_cases(void)
 		  epoll_wait(ep, (struct epoll_event *)(void *)hole, 1, 0)));
 	CHILD("epoll_wait, shut for reading",
 	      TRY("epoll_wait, shut for reading", epoll_wait(ep, &ev, 1, 0)));
+	CHILD("ppoll mask=8, shut for reading",
+	      TRY("ppoll mask=8, shut for reading",
+		  ppoll(&p, 1, &zero, BAD)));
+	CHILD("pselect mask=8, shut for reading",
+	      TRY("pselect mask=8, shut for reading",
+		  pselect(fd + 1, &r, NULL, NULL, &zero, BAD)));
 	close(ep);
 	pingsock_close(fd);
 }

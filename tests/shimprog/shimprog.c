@@ -2092,6 +2092,59 @@ static void scn_epoll_efault(void)
 	close(fd);
 }
 
+/*
+ * poll() and select() of a pipe from a signal handler, while the thread
+ * it interrupts is in malloc() and free(), in a process with a ping
+ * socket: both are async-signal-safe, so neither may allocate for a
+ * call that is not about a ping socket (the shim's did: glibc's malloc
+ * assertion, or SIGSEGV).
+ */
+static int sig_pipe = -1;
+
+static void sig_waits(int sig)
+{
+	struct pollfd p[20];
+	struct timeval tv = { 0, 0 };
+	fd_set r;
+
+	(void)sig;
+	for (int i = 0; i < 20; i++)
+		p[i] = (struct pollfd){ .fd = sig_pipe, .events = POLLIN };
+	FD_ZERO(&r);
+	FD_SET(sig_pipe, &r);
+	(void)poll(p, 20, 0);
+	(void)select(sig_pipe + 1, &r, NULL, NULL, &tv);
+}
+
+static void scn_signal_waits(void)
+{
+	struct itimerval it = { { 0, 100 }, { 0, 100 } }, off = { { 0, 0 }, { 0, 0 } };
+	int fd = ping_socket(0), pp[2];
+	int64_t end;
+
+	out("signal_waits: sendto: %s", send_echo(fd, LOOP, 1, 'A'));
+	if (pipe(pp) != 0)
+		return;
+	sig_pipe = pp[0];
+	signal(SIGALRM, sig_waits);
+	setitimer(ITIMER_REAL, &it, NULL);
+	for (end = now_ms() + 2000; now_ms() < end;) {
+		void *a[64];
+
+		for (int i = 0; i < 64; i++)
+			a[i] = malloc(16 + (size_t)i * 40);
+		for (int i = 0; i < 64; i++)
+			free(a[i]);
+	}
+	setitimer(ITIMER_REAL, &off, NULL);
+	signal(SIGALRM, SIG_DFL);
+	out("signal_waits: 2 s of malloc() under poll() and select() in a "
+	    "handler: done");
+	close(pp[0]);
+	close(pp[1]);
+	close(fd);
+}
+
 /* ------------------------------------------------------------------ */
 /* scenarios: threads */
 
@@ -2955,6 +3008,7 @@ static const struct scenario scenarios[] = {
 	{ "stale_guess", scn_stale_guess, NULL },
 	{ "nosock_efault", scn_nosock_efault, NULL },
 	{ "epoll_efault", scn_epoll_efault, NULL },
+	{ "signal_waits", scn_signal_waits, NULL },
 	{ "close_range", scn_close_range, NULL },
 	{ "closefrom", scn_closefrom, NULL },
 	{ "close_range_unshare", scn_close_range_unshare, NULL },
