@@ -2145,6 +2145,34 @@ static void scn_signal_waits(void)
 	close(fd);
 }
 
+/* A poll that a signal ends writes every revents back, 0, as the
+ * kernel's do_sys_poll() does (the shim's left the program's). */
+static void on_alarm_nothing(int sig)
+{
+	(void)sig;
+}
+
+static void scn_poll_eintr(void)
+{
+	struct sigaction sa = { .sa_handler = on_alarm_nothing };
+	struct itimerval it = { { 0, 0 }, { 0, 50000 } };
+	int fd = ping_socket(0), rc, e;
+	struct pollfd p[2] = { { .fd = fd, .events = POLLIN, .revents = 0x7f },
+			       { .fd = 0, .events = 0, .revents = 0x7f } };
+
+	out("poll_eintr: sendto: %s", send_echo(fd, LOOP, 1, 'A'));
+	wait_in(fd, WAIT_MS);
+	out("poll_eintr: recv: %s", reply_str(recv_reply(fd, MSG_DONTWAIT)));
+	sigaction(SIGALRM, &sa, NULL);	/* no SA_RESTART */
+	setitimer(ITIMER_REAL, &it, NULL);
+	rc = poll(p, 2, 5000);
+	e = errno;
+	out("poll_eintr: poll, a signal after 50 ms: %s, revents %#x %#x",
+	    rcs_e(rc, e), (unsigned)p[0].revents, (unsigned)p[1].revents);
+	signal(SIGALRM, SIG_DFL);
+	close(fd);
+}
+
 /* ------------------------------------------------------------------ */
 /* scenarios: threads */
 
@@ -3009,6 +3037,7 @@ static const struct scenario scenarios[] = {
 	{ "nosock_efault", scn_nosock_efault, NULL },
 	{ "epoll_efault", scn_epoll_efault, NULL },
 	{ "signal_waits", scn_signal_waits, NULL },
+	{ "poll_eintr", scn_poll_eintr, NULL },
 	{ "close_range", scn_close_range, NULL },
 	{ "closefrom", scn_closefrom, NULL },
 	{ "close_range_unshare", scn_close_range_unshare, NULL },
