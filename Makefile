@@ -324,13 +324,15 @@ SDUNITS += $(BUILD)/systemd/pingsockd.sysusers $(BUILD)/systemd/pingsockd.tmpfil
 all: $(SDUNITS) $(BUILD)/pingsock-ping-divert
 
 # The whole suite, then again under ASan+UBSan.  tests/run prints the
-# closing "N passed, N failed" line over both passes.
-# The sanitizer build takes every processor unless make was given -j.
+# closing "N passed, N failed" line over both passes.  The sanitizer
+# build is made while the first pass runs, at the lowest priority
+# (tests/run's PREBUILD), and takes every processor unless make was
+# given -j.
 CHECK_JOBS = $(if $(findstring -j,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 1))
 check: all
 	tests/deps
-	$(MAKE) --no-print-directory $(CHECK_JOBS) BUILD=build-asan SAN=1 CFLAGS="-O1 -g" all
-	tests/run build build-asan
+	PREBUILD='$(MAKE) --no-print-directory $(CHECK_JOBS) BUILD=build-asan SAN=1 CFLAGS="-O1 -g" all' \
+	  tests/run build build-asan
 
 # One pass, normal build only (for quick iteration).
 check-fast: all
