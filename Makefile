@@ -264,6 +264,7 @@ $(BUILD)/tests/unit/%: $(BUILD)/obj/tests/unit/%.o $(call obj,$(UNITLIB_SRC)) $(
 
 # The daemon's event loop and users' shares are tested on their own.
 $(BUILD)/tests/unit/test_loop: $(call obj,src/daemon/loop.c src/daemon/share.c)
+$(BUILD)/tests/unit/test_mapwalk: $(call obj,src/daemon/mapwalk.c)
 
 $(BUILD)/tests/lib/%: $(BUILD)/obj/tests/lib/%.o $(LIB_INT_A)
 	@mkdir -p $(dir $@)

@@ -21,6 +21,7 @@
 #include "daemon/guardnf.h"
 #include "daemon/hostenv.h"
 #include "daemon/log.h"
+#include "daemon/mapwalk.h"
 
 #define BPF_FS_MAGIC_ 0xcafe4a11
 
@@ -395,11 +396,38 @@ static int add_user(struct guard *g, uid_t uid)
 	return 0;
 }
 
+/* bpf() for mapwalk_prune(): the map is a descriptor. */
+static int walk_next(void *map, const void *key, void *next)
+{
+	return bpf_map_get_next_key(*(int *)map, key, next) ? -1 : 0;
+}
+
+static int walk_del(void *map, const void *key)
+{
+	return bpf_map_delete_elem(*(int *)map, key) ? -1 : 0;
+}
+
+static const struct mapwalk_ops walk_ops = { walk_next, walk_del };
+
+struct uid_known_ctx {
+	bool (*known)(void *, uid_t);
+	void *ctx;
+};
+
+static bool uid_unknown(void *ctx, const void *key)
+{
+	const struct uid_known_ctx *k = ctx;
+	uint32_t uid;
+
+	memcpy(&uid, key, sizeof(uid));
+	return !k->known(k->ctx, (uid_t)uid);
+}
+
 void guard_prune_users(struct guard *g, bool (*known)(void *, uid_t),
 		       void *ctx)
 {
+	struct uid_known_ctx k = { known, ctx };
 	uint32_t key = 0, next = 0, n = 0;
-	bool first = true;
 
 	/* Only past half full: a bucket deleted is a bucket refilled, so
 	 * users the daemon does not know (sockets an earlier daemon handed
@@ -411,30 +439,33 @@ void guard_prune_users(struct guard *g, bool (*known)(void *, uid_t),
 	}
 	if (n <= GUARD_UIDS / 2)
 		return;
-	while (bpf_map_get_next_key(g->users, first ? NULL : &key,
-				    &next) == 0) {
-		key = next;
-		first = false;
-		if (!known(ctx, (uid_t)next) &&
-		    bpf_map_delete_elem(g->users, &next) == 0)
-			first = true;
-	}
+	mapwalk_prune(&walk_ops, &g->users, sizeof(uint32_t),
+		      2 * (size_t)GUARD_UIDS + 2, uid_unknown, &k);
+}
+
+struct unbound {
+	int family;
+	const uint8_t *bound;
+};
+
+static bool ident_unbound(void *ctx, const void *key)
+{
+	const struct unbound *u = ctx;
+	struct guard_ident id;
+
+	memcpy(&id, key, sizeof(id));
+	return id.family == u->family &&
+	       !(u->bound[id.ident / 8] & (1u << (id.ident % 8)));
 }
 
 void guard_prune_idents(struct guard *g, int family, const uint8_t *bound)
 {
-	struct guard_ident key = { 0 }, next = { 0 };	/* valgrind: set */
-	bool first = true;
+	struct unbound u = { family, bound };
 
-	while (bpf_map_get_next_key(g->idents, first ? NULL : &key,
-				    &next) == 0) {
-		key = next;
-		first = false;
-		if (next.family == family &&
-		    !(bound[next.ident / 8] & (1u << (next.ident % 8))) &&
-		    bpf_map_delete_elem(g->idents, &next) == 0)
-			first = true;	/* the walk again, from the start */
-	}
+	/* Twice the map's size: a walk that others send back to its start
+	 * a few times still ends. */
+	mapwalk_prune(&walk_ops, &g->idents, sizeof(struct guard_ident),
+		      4 * 65536 + 2, ident_unbound, &u);
 }
 
 int guard_add(struct guard *g, int fd, int family, uint16_t ident,
@@ -496,20 +527,27 @@ bool guard_closed(struct guard *g, uint64_t cookie, struct guard_tally *t)
 	return found;
 }
 
+struct known_ctx {
+	bool (*known)(void *, uint64_t);
+	void *ctx;
+};
+
+static bool cookie_unknown(void *ctx, const void *key)
+{
+	const struct known_ctx *k = ctx;
+	uint64_t cookie;
+
+	memcpy(&cookie, key, sizeof(cookie));
+	return !k->known(k->ctx, cookie);
+}
+
 void guard_prune_closed(struct guard *g, bool (*known)(void *, uint64_t),
 			void *ctx)
 {
-	uint64_t key = 0, next = 0;
-	bool first = true;
+	struct known_ctx k = { known, ctx };
 
-	while (bpf_map_get_next_key(g->closed, first ? NULL : &key,
-				    &next) == 0) {
-		key = next;
-		first = false;
-		if (!known(ctx, next) &&
-		    bpf_map_delete_elem(g->closed, &next) == 0)
-			first = true;
-	}
+	mapwalk_prune(&walk_ops, &g->closed, sizeof(uint64_t),
+		      2 * (size_t)GUARD_LIVE + 2, cookie_unknown, &k);
 }
 
 bool guard_user(struct guard *g, uid_t uid, struct guard_tally *t)

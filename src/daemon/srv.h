@@ -223,6 +223,7 @@ struct server {
 	struct loop_timer scan_timer;	/* a /proc scan soon (bsock.c) */
 	uint16_t brover[2];	/* broker identifiers, by family */
 	struct rate_bucket scans;	/* bsock_scan_allowed() */
+	uint64_t scan_rest_ns;	/* none caused before (bsock.c SCAN_REST) */
 	struct loop_timer tick_timer;	/* once a second */
 	struct loop_timer watchdog_timer; /* WATCHDOG=1 (notify.h) */
 	struct server_conf conf;
