@@ -182,12 +182,22 @@ struct pick_ctx {
 	int family;
 };
 
-/* An automatic identifier: one nobody holds, as far as we know. */
+/*
+ * An automatic identifier: one nobody holds, as far as we know: no relayed
+ * socket of the family, and no kernel ping socket of either family (the
+ * kernel's table is one for both, ping_get_port()), ours (bsock_take())
+ * or another's (the last read of /proc/net/icmp and icmp6).  Asking the
+ * kernel for held ones wasted its tries: once the rover came round to the
+ * identifiers of long-lived sockets, socket() failed with EADDRINUSE.
+ */
 static bool ident_free(void *ctx, uint16_t ident)
 {
 	const struct pick_ctx *pc = ctx;
+	const struct pstab *tab = pc->s->tab;
 
-	return !pstab_ident_used(pc->s->tab, pc->family, ident);
+	return !pstab_ident_used(tab, pc->family, ident) &&
+	       !pstab_ident_foreign(tab, AF_INET, ident) &&
+	       !pstab_ident_foreign(tab, AF_INET6, ident);
 }
 
 /*

@@ -199,6 +199,12 @@ bool pstab_ident_used(const struct pstab *tab, int family, uint16_t ident)
 	return tab->chain[fam_idx(family)][ident] != NULL;
 }
 
+bool pstab_ident_foreign(const struct pstab *tab, int family,
+			 uint16_t ident)
+{
+	return tab->foreign[fam_idx(family)][ident / 8] & (1u << (ident % 8));
+}
+
 struct psflow *pstab_flows(struct pstab *tab)
 {
 	return tab->flows;

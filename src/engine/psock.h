@@ -123,6 +123,10 @@ void pstab_set_gate(struct pstab *tab, ps_ident_gate gate, void *ctx);
 
 /* Does a socket of the table hold ident? */
 bool pstab_ident_used(const struct pstab *tab, int family, uint16_t ident);
+/* Is ident held outside, as far as the table was told (set_foreign,
+ * add_foreign)? */
+bool pstab_ident_foreign(const struct pstab *tab, int family,
+			 uint16_t ident);
 
 unsigned pstab_sockets(const struct pstab *tab);
 unsigned pstab_idents(const struct pstab *tab);

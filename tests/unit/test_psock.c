@@ -668,11 +668,15 @@ static void bind_refuses_foreign(void)
 
 	pstab_add_foreign(tab, AF_INET, 4242);
 	CHECK(!pstab_ident_used(tab, AF_INET, 4242));
+	CHECK(pstab_ident_foreign(tab, AF_INET, 4242));
+	CHECK(!pstab_ident_foreign(tab, AF_INET6, 4242));
+	CHECK(!pstab_ident_foreign(tab, AF_INET, 4243));
 	CHECK_EQ(bind4(tab, a, 0, 4242), -EADDRINUSE);
 	CHECK_EQ(bind4(tab, a, 0, 4243), 0);
 	CHECK(pstab_ident_used(tab, AF_INET, 4243));
 	CHECK(!pstab_ident_used(tab, AF_INET6, 4243));
 	pstab_set_foreign(tab, AF_INET, NULL);
+	CHECK(!pstab_ident_foreign(tab, AF_INET, 4242));
 	CHECK_EQ(bind4(tab, b, 0, 4242), 0);
 	pstab_close(tab, a);
 	pstab_close(tab, b);
