@@ -265,6 +265,10 @@ $(BUILD)/tests/unit/%: $(BUILD)/obj/tests/unit/%.o $(call obj,$(UNITLIB_SRC)) $(
 # The daemon's event loop and users' shares are tested on their own.
 $(BUILD)/tests/unit/test_loop: $(call obj,src/daemon/loop.c src/daemon/share.c)
 $(BUILD)/tests/unit/test_mapwalk: $(call obj,src/daemon/mapwalk.c)
+# hostenv.c calls the core: linked before it.
+$(BUILD)/tests/unit/test_hostenv: $(BUILD)/obj/tests/unit/test_hostenv.o $(call obj,src/daemon/hostenv.c) $(call obj,$(UNITLIB_SRC)) $(CORE_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLLDFLAGS) -o $@ $^
 
 $(BUILD)/tests/lib/%: $(BUILD)/obj/tests/lib/%.o $(LIB_INT_A)
 	@mkdir -p $(dir $@)

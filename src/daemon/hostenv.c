@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 struct hostenv {
@@ -21,7 +22,38 @@ struct hostenv {
 	int proc_icmp;		/* /proc/net/icmp, re-read with pread */
 	int proc_icmp6;		/* /proc/net/icmp6 */
 	uint32_t seq;
+	struct ifaddrs *ifs;	/* the host's addresses (host_addrs()) */
+	uint64_t ifs_ns;	/* when they were read */
 };
+
+/*
+ * The host's addresses, read again when the last read is more than
+ * IFS_FRESH_NS old.  A request can ask about an address many times (25
+ * IPV6_PKTINFO messages in one send, each checked as the kernel checks
+ * them), and each getifaddrs() is a netlink dump of every link and
+ * address: 20-50 us on a small host, far more on one with hundreds of
+ * interfaces.  An address added or removed within the last millisecond
+ * may be missed, as a send racing the change may be by the kernel.
+ */
+#define IFS_FRESH_NS 1000000u
+
+static const struct ifaddrs *host_addrs(struct hostenv *h)
+{
+	struct timespec ts;
+	uint64_t now;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	if (h->ifs && now - h->ifs_ns <= IFS_FRESH_NS)
+		return h->ifs;
+	if (h->ifs)
+		freeifaddrs(h->ifs);
+	h->ifs = NULL;
+	if (getifaddrs(&h->ifs) != 0)
+		h->ifs = NULL;
+	h->ifs_ns = now;
+	return h->ifs;
+}
 
 struct nlreq {
 	struct nlmsghdr nh;
@@ -167,16 +199,12 @@ static bool ifa_is(const struct ifaddrs *i, const struct ps_addr *addr)
 
 static int addr_dev(void *ctx, const struct ps_addr *addr)
 {
-	struct ifaddrs *ifs, *i;
+	const struct ifaddrs *i;
 	int idx = 0;
 
-	(void)ctx;
-	if (getifaddrs(&ifs) != 0)
-		return 0;
-	for (i = ifs; i && !idx; i = i->ifa_next)
+	for (i = host_addrs(ctx); i && !idx; i = i->ifa_next)
 		if (ifa_is(i, addr))
 			idx = (int)if_nametoindex(i->ifa_name);
-	freeifaddrs(ifs);
 	return idx;
 }
 
@@ -185,13 +213,10 @@ static int addr_dev(void *ctx, const struct ps_addr *addr)
 static bool local6(void *ctx, const struct ps_addr *addr, uint32_t ifindex,
 		   bool strict)
 {
-	struct ifaddrs *ifs, *i;
+	const struct ifaddrs *i;
 	bool found = false;
 
-	(void)ctx;
-	if (getifaddrs(&ifs) != 0)
-		return false;
-	for (i = ifs; i && !found; i = i->ifa_next) {
+	for (i = host_addrs(ctx); i && !found; i = i->ifa_next) {
 		const struct sockaddr_in6 *s6 = (const void *)i->ifa_addr;
 		bool global;
 
@@ -202,7 +227,6 @@ static bool local6(void *ctx, const struct ps_addr *addr, uint32_t ifindex,
 		found = !ifindex || if_nametoindex(i->ifa_name) == ifindex ||
 			(!strict && global);
 	}
-	freeifaddrs(ifs);
 	return found;
 }
 
@@ -302,6 +326,8 @@ void hostenv_close(struct hostenv *h)
 		close(h->proc_icmp);
 	if (h->proc_icmp6 >= 0)
 		close(h->proc_icmp6);
+	if (h->ifs)
+		freeifaddrs(h->ifs);
 	free(h);
 }
 
