@@ -192,6 +192,31 @@ static bool ident_gate(void *ctx, uint32_t uid, int delta)
 }
 
 /*
+ * The engine's memory gate (pstab_set_mem_gate()): the sockets' request
+ * logs, REQLOG_UID_KIB a user (the 2,000 pings of the 2010 test need about
+ * 56 MiB at a minute, 112 at two), and REQLOG_ALL_KIB in all, rationed as
+ * descriptors are when it runs short.  A log refused more recycles its
+ * oldest request: only a reply later than the requests it keeps is lost.
+ */
+#define REQLOG_UID_KIB (128u * 1024u)
+#define REQLOG_ALL_KIB (512u * 1024u)
+
+static bool mem_gate(void *ctx, uint32_t uid, long kib)
+{
+	struct server *s = ctx;
+	struct uident *u = uidtab_get(s->uids, uid, kib > 0);
+
+	if (!u)
+		return kib < 0;
+	if (kib > 0 && (u->reqlog_kib + (unsigned long)kib > REQLOG_UID_KIB ||
+			!uidtab_may_take(s->uids, u, UID_REQLOG, (unsigned)kib,
+					 REQLOG_ALL_KIB)))
+		return false;
+	uidtab_add(s->uids, u, UID_REQLOG, (int)kib);
+	return true;
+}
+
+/*
  * Say at start how many sockets the descriptor limit allows, so that an
  * administrator sees the bound before a user meets it (EMFILE).  "About":
  * each client process's connection takes one from the same budget.
@@ -239,6 +264,7 @@ static int setup_guards(struct server *s)
 					      : (unsigned)lim / 2;
 	log_room(lim, s->fd_budget);
 	pstab_set_gate(s->tab, ident_gate, s);
+	pstab_set_mem_gate(s->tab, mem_gate, s);
 	closer_charge(fd_charge, s);
 	s->brover[0] = (uint16_t)(getpid() * 7919u ^ (unsigned)time(NULL));
 	s->brover[1] = (uint16_t)(s->brover[0] * 31u + 17u);

@@ -120,6 +120,14 @@ void pstab_add_foreign(struct pstab *tab, int family, uint16_t ident);
  */
 typedef bool (*ps_ident_gate)(void *ctx, uint32_t uid, int delta);
 void pstab_set_gate(struct pstab *tab, ps_ident_gate gate, void *ctx);
+/*
+ * Memory per user: the gate is asked before a socket's request log grows
+ * (kib > 0: may uid hold kib KiB more? false: the log recycles its oldest
+ * request instead), and told what is given back (kib < 0) when it did not
+ * grow after all, or the socket goes.  NULL: no limit.
+ */
+typedef bool (*ps_mem_gate)(void *ctx, uint32_t uid, long kib);
+void pstab_set_mem_gate(struct pstab *tab, ps_mem_gate gate, void *ctx);
 
 /* Does a socket of the table hold ident? */
 bool pstab_ident_used(const struct pstab *tab, int family, uint16_t ident);

@@ -52,6 +52,7 @@ struct psock {
 	struct psock *parent;	/* a further identifier of another socket
 				 * (psraw.c): the lookup answers with that */
 	struct reqlog *log;
+	uint32_t log_kib;	/* charged for it (pstab_set_mem_gate) */
 	uint32_t uid;
 	int family;
 	uint16_t ident;		/* the kernel's inet_num; 0 = unbound */

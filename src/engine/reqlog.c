@@ -25,8 +25,15 @@ struct reqlog {
 	uint32_t cap;		/* power of two */
 	uint32_t head;		/* oldest entry */
 	uint32_t count;
+	bool no_grow;		/* reqlog_may_grow(false) */
 	uint64_t steps;		/* chain links followed to forget entries */
 };
+
+/* What cap entries take: the ring, and two bucket heads an entry. */
+static size_t bytes_for(uint32_t cap)
+{
+	return (size_t)cap * (sizeof(struct req) + 2 * sizeof(int32_t));
+}
 
 /*
  * The bucket key: an Echo Request's whole sequence field; a PROBE's
@@ -128,16 +135,38 @@ static int grow(struct reqlog *log)
 	return 0;
 }
 
+/* Would an add at now_s grow the ring (full, its oldest still young)? */
+static bool wants_growth(const struct reqlog *log, uint64_t now_s)
+{
+	return log->count == log->cap && log->cap < REQLOG_MAX &&
+	       now_s - log->ring[log->head].when < REQLOG_KEEP_S;
+}
+
+size_t reqlog_growth(const struct reqlog *log, uint64_t now_s)
+{
+	return wants_growth(log, now_s)
+		       ? bytes_for(log->cap * 2) - bytes_for(log->cap)
+		       : 0;
+}
+
+void reqlog_may_grow(struct reqlog *log, bool may)
+{
+	log->no_grow = !may;
+}
+
+size_t reqlog_bytes(const struct reqlog *log)
+{
+	return bytes_for(log->cap) - bytes_for(REQLOG_MIN);
+}
+
 int reqlog_add(struct reqlog *log, bool probe, uint16_t seq,
 	       const struct ps_addr *dst, bool any_src, uint64_t now_s)
 {
 	uint32_t idx;
 
 	if (log->count == log->cap) {
-		const struct req *old = &log->ring[log->head];
-
-		if ((now_s - old->when < REQLOG_KEEP_S && log->cap < REQLOG_MAX)
-		    && grow(log) == 0) {
+		if (wants_growth(log, now_s) && !log->no_grow &&
+		    grow(log) == 0) {
 			/* room now */
 		} else {
 			unlink_entry(log, log->head);

@@ -17,6 +17,7 @@
 #define PS_REQLOG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "engine/addr.h"
@@ -48,6 +49,16 @@ void reqlog_clear(struct reqlog *log);
 bool reqlog_match(const struct reqlog *log, enum icmp_match how, uint16_t seq,
 		  const struct ps_addr *src);
 unsigned reqlog_count(const struct reqlog *log);
+/*
+ * What the next reqlog_add() at now_s would allocate beyond what the log
+ * holds, if allowed to grow (0: it would not), so that the caller can
+ * charge it to the socket's user first; reqlog_may_grow(log, false) makes
+ * the adds recycle the oldest entry instead, until allowed again.
+ * reqlog_bytes(): what the log holds beyond its first size.
+ */
+size_t reqlog_growth(const struct reqlog *log, uint64_t now_s);
+void reqlog_may_grow(struct reqlog *log, bool may);
+size_t reqlog_bytes(const struct reqlog *log);
 /* Chain links followed, in all, to forget old entries (for the tests:
  * forgetting one must not cost a walk). */
 uint64_t reqlog_steps(const struct reqlog *log);

@@ -8,7 +8,7 @@
 struct uidtab {
 	struct uident *b[UID_BUCKETS];
 	unsigned n;
-	unsigned total[2];	/* enum uid_share */
+	unsigned total[UID_SHARES];	/* enum uid_share */
 };
 
 struct uidtab *uidtab_new(void)
@@ -63,7 +63,7 @@ static bool logs_idle(const struct uident *e, uint64_t now)
 static bool unused(const struct uident *e, uint64_t now)
 {
 	return !e->conns && !e->nsockets && !e->idents && !e->fds &&
-	       !e->parked && !e->errq && rate_idle(&e->bucket, now) &&
+	       !e->reqlog_kib && !e->parked && !e->errq && rate_idle(&e->bucket, now) &&
 	       rate_idle(&e->dials, now) && logs_idle(e, now);
 }
 
@@ -128,12 +128,14 @@ size_t uidtab_page(const struct uidtab *t, uid_t from,
 
 static unsigned *field(struct uident *e, enum uid_share what)
 {
-	return what == UID_FDS ? &e->fds : &e->idents;
+	return what == UID_FDS ? &e->fds
+	       : what == UID_IDENTS ? &e->idents : &e->reqlog_kib;
 }
 
 static unsigned value(const struct uident *e, enum uid_share what)
 {
-	return what == UID_FDS ? e->fds : e->idents;
+	return what == UID_FDS ? e->fds
+	       : what == UID_IDENTS ? e->idents : e->reqlog_kib;
 }
 
 void uidtab_add(struct uidtab *t, struct uident *e, enum uid_share what,

@@ -11,6 +11,8 @@
  *              sockets';
  *   fds        descriptors the daemon holds for the user's connections
  *              and sockets;
+ *   reqlog     KiB of its sockets' request logs past their first size
+ *              (the engine's memory gate, pstab_set_mem_gate());
  *   parked     bytes of sends waiting for their time (rate, min_interval);
  *   errq       bytes of records on the error queues of its sockets;
  *   bucket     the send rate's token bucket (rate, burst);
@@ -68,6 +70,7 @@ struct uident {
 	unsigned nbroker;	/* of them, kernel sockets (broker mode) */
 	unsigned idents;
 	unsigned fds;
+	unsigned reqlog_kib;
 	uint32_t parked;	/* bytes */
 	uint32_t errq;		/* bytes */
 	uint32_t pairbuf;	/* data pairs' buffers past the default */
@@ -82,7 +85,7 @@ struct uident {
 	struct uident *next;
 };
 
-enum uid_share { UID_FDS, UID_IDENTS };
+enum uid_share { UID_FDS, UID_IDENTS, UID_REQLOG, UID_SHARES };
 
 #define UID_RESERVE(cap) ((cap) / 32 > 16 ? (cap) / 32 : 16)
 

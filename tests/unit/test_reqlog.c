@@ -393,6 +393,35 @@ static void same_seq_forgets_in_constant_time(void)
 	reqlog_free(log);
 }
 
+/* What a growth would take is said first; refused, the log recycles. */
+static void growth_asked_first(void)
+{
+	struct reqlog *log = reqlog_new();
+	struct ps_addr a = { .family = AF_INET, .a = { 10, 0, 0, 1 } };
+	size_t more;
+
+	CHECK_EQ(reqlog_bytes(log), 0);
+	for (int i = 0; i < 16; i++) {
+		CHECK_EQ(reqlog_growth(log, 10), 0);
+		reqlog_add(log, false, (uint16_t)i, &a, false, 10);
+	}
+	more = reqlog_growth(log, 10);	/* full, and young */
+	CHECK(more > 0);
+	CHECK_EQ(reqlog_growth(log, 10 + REQLOG_KEEP_S), 0);	/* old */
+	reqlog_may_grow(log, false);
+	reqlog_add(log, false, 16, &a, false, 10);
+	CHECK_EQ(reqlog_count(log), 16);	/* recycled */
+	CHECK_EQ(reqlog_bytes(log), 0);
+	CHECK(!reqlog_match(log, ICMP_M_ECHO, 0, &a));
+	CHECK(reqlog_match(log, ICMP_M_ECHO, 16, &a));
+	CHECK_EQ(reqlog_growth(log, 10), more);	/* still wanted */
+	reqlog_may_grow(log, true);
+	reqlog_add(log, false, 17, &a, false, 10);
+	CHECK_EQ(reqlog_count(log), 17);
+	CHECK_EQ(reqlog_bytes(log), more);
+	reqlog_free(log);
+}
+
 int main(void)
 {
 	TEST(empty_matches_nothing);
@@ -408,5 +437,6 @@ int main(void)
 	TEST(probe_kept_apart_from_echo);
 	TEST(probes_grow_and_recycle);
 	TEST(same_seq_forgets_in_constant_time);
+	TEST(growth_asked_first);
 	return CHECK_DONE();
 }
