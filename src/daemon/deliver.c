@@ -264,14 +264,18 @@ static void on_packet(struct server *s, const struct raw_pkt *rp, int family)
 }
 
 /* What a raw socket of family has queued, a batch at a time (bounded:
- * the loop goes on to its clients in between). */
+ * the loop goes on to its clients in between), by count and by time: a
+ * packet whose identifier many sockets share costs a look at each. */
 #define MAX_RAW_BATCHES 16
+#define MAX_DRAIN_NS 1000000u
 
 void deliver_drain(struct server *s, int family)
 {
 	struct raw_pkt pkts[RAW_BATCH];
+	uint64_t t0 = loop_now_ns();
 
-	for (int b = 0; b < MAX_RAW_BATCHES; b++) {
+	for (int b = 0; b < MAX_RAW_BATCHES &&
+			(b == 0 || loop_now_ns() - t0 < MAX_DRAIN_NS); b++) {
 		int n = family == AF_INET6
 				? (s->conf.raw6 ? raw6_recv(s->conf.raw6, pkts,
 							    RAW_BATCH) : 0)

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -334,8 +335,15 @@ static int setup(struct server *s, struct server_conf *conf)
 	s->env = hostenv_env(conf->host);
 	s->tab = pstab_new((uint16_t)(getpid() ^ time(NULL)));
 	if (s->tab) {
+		uint64_t salt = 0;
+
 		pstab_allow_raw(s->tab, conf->policy.raw_compat);
 		pstab_set_clock(s->tab, mono_ms, NULL);
+		/* Without it (cannot be: the kernel has it since 3.17) the
+		 * chains are as predictable as the hash. */
+		if (getrandom(&salt, sizeof(salt), 0) != sizeof(salt))
+			salt = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15u;
+		pstab_set_salt(s->tab, salt | 1);
 	}
 	s->uids = uidtab_new();
 	s->reqbuf = malloc(WIRE_MSG_MAX);

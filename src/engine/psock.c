@@ -29,6 +29,7 @@ struct pstab {
 	void *gate_ctx;
 	ps_mem_gate mem_gate;		/* per-user memory (pstab_set_mem_gate) */
 	void *mem_ctx;
+	uint64_t salt, logs;		/* request logs' (pstab_set_salt) */
 	ps_clock clock;			/* ms, for flow label lingering */
 	void *clock_ctx;
 };
@@ -88,7 +89,9 @@ int ps_alloc(struct pstab *tab, const struct ps_family_ops *fam,
 
 	if (!sk)
 		return -ENOMEM;
-	sk->log = reqlog_new();
+	sk->log = reqlog_new_salted(tab->salt ? tab->salt + 0x9e3779b97f4a7c15u *
+							++tab->logs
+					      : 0);
 	if (!sk->log) {
 		free(sk);
 		return -ENOMEM;
@@ -190,6 +193,11 @@ void pstab_set_foreign(struct pstab *tab, int family, const uint8_t *bitmap)
 void pstab_add_foreign(struct pstab *tab, int family, uint16_t ident)
 {
 	tab->foreign[fam_idx(family)][ident / 8] |= (uint8_t)(1u << (ident % 8));
+}
+
+void pstab_set_salt(struct pstab *tab, uint64_t salt)
+{
+	tab->salt = salt;
 }
 
 void pstab_set_mem_gate(struct pstab *tab, ps_mem_gate gate, void *ctx)

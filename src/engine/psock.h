@@ -128,6 +128,10 @@ void pstab_set_gate(struct pstab *tab, ps_ident_gate gate, void *ctx);
  */
 typedef bool (*ps_mem_gate)(void *ctx, uint32_t uid, long kib);
 void pstab_set_mem_gate(struct pstab *tab, ps_mem_gate gate, void *ctx);
+/* A secret for the hash of the sockets' request logs made from now on
+ * (reqlog_new_salted()): random, so that no user can pick requests that
+ * share a chain.  0 (the default): none. */
+void pstab_set_salt(struct pstab *tab, uint64_t salt);
 
 /* Does a socket of the table hold ident? */
 bool pstab_ident_used(const struct pstab *tab, int family, uint16_t ident);

@@ -17,6 +17,9 @@ struct req {
 	uint16_t seq;		/* as sent */
 	bool probe;		/* an Extended Echo Request */
 	bool any_src;
+	bool linked;		/* in its chain: not replaced by a newer
+				 * request of the same kind, seq and
+				 * destination (reqlog_add()) */
 };
 
 struct reqlog {
@@ -24,7 +27,9 @@ struct reqlog {
 	int32_t *bucket;	/* cap * 2 heads, indexed by key_of() */
 	uint32_t cap;		/* power of two */
 	uint32_t head;		/* oldest entry */
-	uint32_t count;
+	uint32_t count;		/* ring slots in use, replaced ones too */
+	uint32_t live;		/* of them, in their chains */
+	uint64_t salt;		/* of the bucket hash (reqlog_new_salted()) */
 	bool no_grow;		/* reqlog_may_grow(false) */
 	uint64_t steps;		/* chain links followed to forget entries */
 };
@@ -45,16 +50,43 @@ static uint32_t key_of(bool probe, uint16_t seq)
 	return probe ? 0x10000u | (uint32_t)(seq >> 8) : seq;
 }
 
-static uint32_t bucket_of(const struct reqlog *log, uint32_t key)
+/* splitmix64's finaliser. */
+static uint64_t mix(uint64_t h)
 {
-	return (key * 2654435761u >> 8) & (log->cap * 2 - 1);
+	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9u;
+	h = (h ^ (h >> 27)) * 0x94d049bb133111ebu;
+	return h ^ (h >> 31);
+}
+
+/*
+ * A request's bucket: its key and its destination (dst NULL: any source,
+ * a bucket of the key's own), hashed with the log's salt.  A reply looks
+ * in the bucket of its own source and that of any source: the requests it
+ * walks past are those whose hash collides, not every request with its
+ * sequence number (one seq sent 65,536 times to other hosts made a
+ * forged reply walk them all, on every packet).
+ */
+static uint32_t bucket_of(const struct reqlog *log, uint32_t key,
+			  const struct ps_addr *dst)
+{
+	uint64_t w[2] = { 0, 0 }, h = log->salt ^ ((uint64_t)key << 8);
+
+	if (dst) {
+		memcpy(w, dst->a, ps_addr_len(dst->family));
+		h ^= dst->family;
+	} else {
+		h ^= 0xffu;
+	}
+	h = mix(mix(h ^ w[0]) ^ w[1]);
+	return (uint32_t)h & (log->cap * 2 - 1);
 }
 
 static uint32_t bucket_of_entry(const struct reqlog *log, uint32_t idx)
 {
 	const struct req *r = &log->ring[idx];
 
-	return bucket_of(log, key_of(r->probe, r->seq));
+	return bucket_of(log, key_of(r->probe, r->seq),
+			 r->any_src ? NULL : &r->dst);
 }
 
 static int alloc_arrays(struct reqlog *log, uint32_t cap)
@@ -71,7 +103,7 @@ static int alloc_arrays(struct reqlog *log, uint32_t cap)
 	return 0;
 }
 
-struct reqlog *reqlog_new(void)
+struct reqlog *reqlog_new_salted(uint64_t salt)
 {
 	struct reqlog *log = calloc(1, sizeof(*log));
 
@@ -79,7 +111,14 @@ struct reqlog *reqlog_new(void)
 		free(log);
 		return NULL;
 	}
+	if (log)
+		log->salt = salt;
 	return log;
+}
+
+struct reqlog *reqlog_new(void)
+{
+	return reqlog_new_salted(0);
 }
 
 void reqlog_free(struct reqlog *log)
@@ -97,6 +136,8 @@ static void link_entry(struct reqlog *log, uint32_t idx)
 
 	log->ring[idx].next = log->bucket[b];
 	log->ring[idx].prev = -1;
+	log->ring[idx].linked = true;
+	log->live++;
 	if (log->bucket[b] >= 0)
 		log->ring[log->bucket[b]].prev = (int32_t)idx;
 	log->bucket[b] = (int32_t)idx;
@@ -112,19 +153,28 @@ static void unlink_entry(struct reqlog *log, uint32_t idx)
 		log->bucket[bucket_of_entry(log, idx)] = r->next;
 	if (r->next >= 0)
 		log->ring[r->next].prev = r->prev;
+	r->linked = false;
+	log->live--;
 	log->steps++;
 }
 
-static int grow(struct reqlog *log)
+/* The entries still in their chains, into arrays of cap entries. */
+static int rebuild(struct reqlog *log, uint32_t cap)
 {
-	struct reqlog bigger;
-	uint32_t i;
+	struct reqlog bigger = { .salt = log->salt };
+	uint32_t i, n;
 
-	if (alloc_arrays(&bigger, log->cap * 2))
+	if (alloc_arrays(&bigger, cap))
 		return -1;
-	for (i = 0; i < log->count; i++) {
-		bigger.ring[i] = log->ring[(log->head + i) & (log->cap - 1)];
-		link_entry(&bigger, i);
+	n = 0;
+	for (i = 0; i < log->count; i++) {	/* the replaced ones go */
+		const struct req *r =
+			&log->ring[(log->head + i) & (log->cap - 1)];
+
+		if (!r->linked)
+			continue;
+		bigger.ring[n] = *r;
+		link_entry(&bigger, n++);
 	}
 	free(log->ring);
 	free(log->bucket);
@@ -132,13 +182,16 @@ static int grow(struct reqlog *log)
 	log->bucket = bigger.bucket;
 	log->cap = bigger.cap;
 	log->head = 0;
+	log->count = n;
+	log->live = n;
 	return 0;
 }
 
 /* Would an add at now_s grow the ring (full, its oldest still young)? */
 static bool wants_growth(const struct reqlog *log, uint64_t now_s)
 {
-	return log->count == log->cap && log->cap < REQLOG_MAX &&
+	return log->count == log->cap && log->live > log->cap / 2 &&
+	       log->cap < REQLOG_MAX &&
 	       now_s - log->ring[log->head].when < REQLOG_KEEP_S;
 }
 
@@ -159,21 +212,48 @@ size_t reqlog_bytes(const struct reqlog *log)
 	return bytes_for(log->cap) - bytes_for(REQLOG_MIN);
 }
 
+/*
+ * The same request sent again (kind, seq, destination): the older entry
+ * leaves its chain (its ring slot stays until recycled), so that a chain
+ * holds each request once, however often it is repeated.
+ */
+static void replace_same(struct reqlog *log, bool probe, uint16_t seq,
+			 const struct ps_addr *dst, bool any_src)
+{
+	int32_t i = log->bucket[bucket_of(log, key_of(probe, seq),
+					  any_src ? NULL : dst)];
+
+	for (; i >= 0; i = log->ring[i].next) {
+		const struct req *r = &log->ring[i];
+
+		if (r->probe == probe && r->seq == seq &&
+		    r->any_src == any_src &&
+		    (any_src || ps_addr_eq(&r->dst, dst))) {
+			unlink_entry(log, (uint32_t)i);
+			return;
+		}
+	}
+}
+
 int reqlog_add(struct reqlog *log, bool probe, uint16_t seq,
 	       const struct ps_addr *dst, bool any_src, uint64_t now_s)
 {
 	uint32_t idx;
 
 	if (log->count == log->cap) {
-		if (wants_growth(log, now_s) && !log->no_grow &&
-		    grow(log) == 0) {
+		/* Half of it replaced: made room for at the same size. */
+		if (log->live <= log->cap / 2 ? rebuild(log, log->cap) == 0
+		    : wants_growth(log, now_s) && !log->no_grow &&
+		      rebuild(log, log->cap * 2) == 0) {
 			/* room now */
 		} else {
-			unlink_entry(log, log->head);
+			if (log->ring[log->head].linked)
+				unlink_entry(log, log->head);
 			log->head = (log->head + 1) & (log->cap - 1);
 			log->count--;
 		}
 	}
+	replace_same(log, probe, seq, dst, any_src);
 	idx = (log->head + log->count) & (log->cap - 1);
 	log->ring[idx].seq = seq;
 	log->ring[idx].probe = probe;
@@ -190,6 +270,7 @@ void reqlog_clear(struct reqlog *log)
 	memset(log->bucket, 0xff, (size_t)log->cap * 2 * sizeof(*log->bucket));
 	log->head = 0;
 	log->count = 0;
+	log->live = 0;
 }
 
 static bool answers(const struct req *r, enum icmp_match how, uint16_t seq)
@@ -205,20 +286,48 @@ static bool answers(const struct req *r, enum icmp_match how, uint16_t seq)
 	return false;
 }
 
-bool reqlog_match(const struct reqlog *log, enum icmp_match how, uint16_t seq,
-		  const struct ps_addr *src)
+/* Does an entry of the chain from i answer?  *walked: entries seen. */
+static bool chain_answers(const struct reqlog *log, int32_t i,
+			  enum icmp_match how, uint16_t seq,
+			  const struct ps_addr *src, unsigned *walked)
 {
-	int32_t i = log->bucket[bucket_of(log, key_of(how != ICMP_M_ECHO,
-						      seq))];
-
 	for (; i >= 0; i = log->ring[i].next) {
 		const struct req *r = &log->ring[i];
 
+		++*walked;
 		if (answers(r, how, seq) &&
 		    (r->any_src || ps_addr_eq(&r->dst, src)))
 			return true;
 	}
 	return false;
+}
+
+static bool match(const struct reqlog *log, enum icmp_match how, uint16_t seq,
+		  const struct ps_addr *src, unsigned *walked)
+{
+	uint32_t key = key_of(how != ICMP_M_ECHO, seq);
+
+	return chain_answers(log, log->bucket[bucket_of(log, key, src)], how,
+			     seq, src, walked) ||
+	       chain_answers(log, log->bucket[bucket_of(log, key, NULL)], how,
+			     seq, src, walked);
+}
+
+bool reqlog_match(const struct reqlog *log, enum icmp_match how, uint16_t seq,
+		  const struct ps_addr *src)
+{
+	unsigned walked = 0;
+
+	return match(log, how, seq, src, &walked);
+}
+
+unsigned reqlog_match_cost(const struct reqlog *log, enum icmp_match how,
+			   uint16_t seq, const struct ps_addr *src)
+{
+	unsigned walked = 0;
+
+	(void)match(log, how, seq, src, &walked);
+	return walked;
 }
 
 unsigned reqlog_count(const struct reqlog *log)

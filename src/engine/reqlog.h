@@ -8,7 +8,8 @@
  * an RFC 8335 PROBE (Extended Echo Request), so that an Echo Reply does
  * not answer a PROBE, nor an Extended Echo Reply an Echo Request.
  *
- * Entries are kept in sending order in a ring, indexed by sequence number.
+ * Entries are kept in sending order in a ring, indexed by sequence number
+ * and destination.
  * The ring grows while its oldest entry is younger than REQLOG_KEEP_S (so a
  * fast sender with slow replies loses nothing) and otherwise recycles the
  * oldest, so memory follows the rate of requests, not their total.
@@ -28,6 +29,9 @@
 
 struct reqlog;
 
+/* salt: of the buckets' hash, so that no one can choose requests that
+ * share a chain (the daemon's is random); reqlog_new(): salt 0. */
+struct reqlog *reqlog_new_salted(uint64_t salt);
 struct reqlog *reqlog_new(void);
 void reqlog_free(struct reqlog *log);
 /*
@@ -59,6 +63,10 @@ unsigned reqlog_count(const struct reqlog *log);
 size_t reqlog_growth(const struct reqlog *log, uint64_t now_s);
 void reqlog_may_grow(struct reqlog *log, bool may);
 size_t reqlog_bytes(const struct reqlog *log);
+/* The entries reqlog_match() looks at for this reply (for the tests: a
+ * reply must not walk every request with its seq). */
+unsigned reqlog_match_cost(const struct reqlog *log, enum icmp_match how,
+			   uint16_t seq, const struct ps_addr *src);
 /* Chain links followed, in all, to forget old entries (for the tests:
  * forgetting one must not cost a walk). */
 uint64_t reqlog_steps(const struct reqlog *log);

@@ -383,13 +383,45 @@ static void same_seq_forgets_in_constant_time(void)
 
 	for (unsigned i = 0; i < REQLOG_MAX; i++)
 		reqlog_add(log, false, 7, &a, false, 1000);
-	CHECK_EQ(reqlog_count(log), REQLOG_MAX);
+	/* The same request again replaces the one before: no growth. */
+	CHECK(reqlog_count(log) <= 32);
+	CHECK_EQ(reqlog_bytes(log), 0);
 	before = reqlog_steps(log);
 	for (unsigned i = 0; i < 1000; i++)
 		reqlog_add(log, false, 7, &a, false, 1000 + REQLOG_KEEP_S);
-	CHECK_EQ(reqlog_count(log), REQLOG_MAX);
 	CHECK(reqlog_steps(log) - before <= 1000);
 	CHECK(reqlog_match(log, ICMP_M_ECHO, 7, &a));
+	reqlog_free(log);
+}
+
+/* One seq sent to 60,000 hosts: a reply to it from yet another host (a
+ * forged one) looks at a few entries, not at all 60,000 (as it did when
+ * the chains were by seq alone: every packet of such a flood walked
+ * them); nor does one from a host it was sent to, or a seq not sent. */
+static void one_seq_many_hosts_cheap_to_match(void)
+{
+	struct reqlog *log = reqlog_new_salted(0x1234567890abcdefu);
+	struct ps_addr other = v4(0x0b000001);
+
+	for (uint32_t i = 0; i < 60000; i++) {
+		struct ps_addr a = v4(0x0a000000 + i);
+
+		reqlog_add(log, false, 7, &a, false, 1000);
+	}
+	CHECK_EQ(reqlog_count(log), 60000);
+	CHECK(!reqlog_match(log, ICMP_M_ECHO, 7, &other));
+	CHECK(reqlog_match_cost(log, ICMP_M_ECHO, 7, &other) <= 16);
+	for (uint32_t i = 0; i < 60000; i += 997) {
+		struct ps_addr a = v4(0x0a000000 + i);
+
+		CHECK(reqlog_match(log, ICMP_M_ECHO, 7, &a));
+		CHECK(reqlog_match_cost(log, ICMP_M_ECHO, 7, &a) <= 16);
+		CHECK(!reqlog_match(log, ICMP_M_ECHO, 8, &a));
+	}
+	/* And any source, for a group: one chain of its own. */
+	reqlog_add(log, false, 7, &(struct ps_addr){ 0 }, true, 1000);
+	CHECK(reqlog_match(log, ICMP_M_ECHO, 7, &other));
+	CHECK(reqlog_match_cost(log, ICMP_M_ECHO, 7, &other) <= 32);
 	reqlog_free(log);
 }
 
@@ -438,5 +470,6 @@ int main(void)
 	TEST(probes_grow_and_recycle);
 	TEST(same_seq_forgets_in_constant_time);
 	TEST(growth_asked_first);
+	TEST(one_seq_many_hosts_cheap_to_match);
 	return CHECK_DONE();
 }
