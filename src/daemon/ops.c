@@ -545,8 +545,13 @@ static void op_stats(struct server *s, struct client *c, struct ssock *ss,
 /*
  * The live socket table, a page from the cursor (a slot index) on: all
  * sockets for root (SO_PEERCRED uid 0), the caller's own uid's for anyone
- * else.  The header's totals are for everyone, as WIRE_STATS is.
+ * else.  The header's totals are for everyone, as WIRE_STATS is.  At most
+ * TABLE_VISIT slots are looked at a request, so that a user with a few
+ * sockets among 20,000 pays a walk of all of them in pages (next, with
+ * fewer entries or none), not in one turn of the loop.
  */
+#define TABLE_VISIT 4096
+
 static void op_table(struct server *s, struct client *c, struct ssock *ss,
 		     const struct wire_req *req, struct reply *r)
 {
@@ -559,11 +564,15 @@ static void op_table(struct server *s, struct client *c, struct ssock *ss,
 
 	if (all)
 		h.flags |= WIRE_TABLE_ALL;
-	for (uint32_t i = req->u.cursor ? req->u.cursor : 1; i < s->nslots;
-	     i++) {
+	for (uint32_t i = req->u.cursor ? req->u.cursor : 1, n = 0;
+	     i < s->nslots; i++) {
 		const struct ssock *d = s->slots[i].ss;
 		struct wire_table_entry e;
 
+		if (++n > TABLE_VISIT) {
+			h.next = i;
+			break;
+		}
 		if (!d || (!all && d->uid != c->uid))
 			continue;
 		if (h.count == WIRE_TABLE_PAGE) {

@@ -188,9 +188,28 @@ many() {
 	else
 		fail "$LABEL/many/rss_under_64MiB" "VmRSS ${r1:-?} KiB with $opened of $want sockets"
 	fi
+	table_pages
 	release "$dir"
 	back "$LABEL/many/released" "$f0"
 	daemon_stop
+}
+
+# Among the 10,000 sockets, the table of a user who holds none comes in
+# pages, each a walk of at most 4,096 slots (ops.c TABLE_VISIT): before,
+# one request walked every slot, in one turn of the loop.  The requests
+# pingsockctl sends are counted (strace): a hello and the pages.
+table_pages() {
+	local out n
+	out=$(in_ns f strace -f -qq -e trace=sendmsg -o "$T/table.strace" \
+		setpriv --reuid=65533 --regid=65533 --clear-groups \
+		"$T/pingsockctl" --socket "$(ns_sock f)" table 2>&1)
+	n=$(grep -c 'sendmsg(' "$T/table.strace")
+	echo "$LABEL/many: uid 65533's table: $n requests"
+	if [ "$n" -ge 4 ] && [ "$(wc -l <<<"$out")" = 1 ]; then
+		pass "$LABEL/many/table_in_pages"
+	else
+		fail "$LABEL/many/table_in_pages" "$n requests (a hello and 3 pages or more wanted); output: $(head -3 <<<"$out" | tr '\n' '|')"
+	fi
 }
 
 one relay
