@@ -24,7 +24,7 @@ struct req {
 
 struct reqlog {
 	struct req *ring;
-	int32_t *bucket;	/* cap * 2 heads, indexed by key_of() */
+	int32_t *bucket;	/* cap * 2 heads, indexed by bucket_of() */
 	uint32_t cap;		/* power of two */
 	uint32_t head;		/* oldest entry */
 	uint32_t count;		/* ring slots in use, replaced ones too */
@@ -69,15 +69,16 @@ static uint64_t mix(uint64_t h)
 static uint32_t bucket_of(const struct reqlog *log, uint32_t key,
 			  const struct ps_addr *dst)
 {
-	uint64_t w[2] = { 0, 0 }, h = log->salt ^ ((uint64_t)key << 8);
+	uint64_t w[2] = { 0, 0 }, h;
 
-	if (dst) {
+	if (dst)
 		memcpy(w, dst->a, ps_addr_len(dst->family));
-		h ^= dst->family;
-	} else {
-		h ^= 0xffu;
-	}
-	h = mix(mix(h ^ w[0]) ^ w[1]);
+	/* Each part in a round of its own: parts combined before a round
+	 * (key ^ address) collide whatever the salt. */
+	h = mix(log->salt ^ key ^ ((uint64_t)(dst ? dst->family : 0xff)
+				  << 32));
+	h = mix(h ^ w[0]);
+	h = mix(h ^ w[1]);
 	return (uint32_t)h & (log->cap * 2 - 1);
 }
 
@@ -215,15 +216,20 @@ size_t reqlog_bytes(const struct reqlog *log)
 /*
  * The same request sent again (kind, seq, destination): the older entry
  * leaves its chain (its ring slot stays until recycled), so that a chain
- * holds each request once, however often it is repeated.
+ * holds each request once, however often it is repeated.  Looked for
+ * among the first REPLACE_LOOK of the chain only (the newest): every
+ * send pays this, and one not replaced is only kept twice.
  */
+#define REPLACE_LOOK 8
+
 static void replace_same(struct reqlog *log, bool probe, uint16_t seq,
 			 const struct ps_addr *dst, bool any_src)
 {
 	int32_t i = log->bucket[bucket_of(log, key_of(probe, seq),
 					  any_src ? NULL : dst)];
 
-	for (; i >= 0; i = log->ring[i].next) {
+	for (int n = 0; i >= 0 && n < REPLACE_LOOK;
+	     i = log->ring[i].next, n++) {
 		const struct req *r = &log->ring[i];
 
 		if (r->probe == probe && r->seq == seq &&

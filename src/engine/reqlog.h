@@ -9,10 +9,12 @@
  * not answer a PROBE, nor an Extended Echo Reply an Echo Request.
  *
  * Entries are kept in sending order in a ring, indexed by sequence number
- * and destination.
- * The ring grows while its oldest entry is younger than REQLOG_KEEP_S (so a
- * fast sender with slow replies loses nothing) and otherwise recycles the
- * oldest, so memory follows the rate of requests, not their total.
+ * and destination (a salted hash); the same request sent again replaces
+ * the one before.  The ring grows while its oldest entry is younger than
+ * REQLOG_KEEP_S, more than half of it is live and the caller allows it
+ * (reqlog_may_grow(): the user's memory), so a fast sender with slow
+ * replies loses nothing; otherwise it recycles the oldest, so memory
+ * follows the rate of requests, not their total.
  */
 #ifndef PS_REQLOG_H
 #define PS_REQLOG_H
@@ -37,8 +39,8 @@ void reqlog_free(struct reqlog *log);
 /*
  * Record a request: probe, an Extended Echo Request; seq, its 16-bit
  * sequence field as sent.  any_src: a reply may come from any address
- * (multicast, broadcast).  Returns 0, or -1 when out of memory (the
- * request is then not recorded, and its replies will be dropped).
+ * (multicast, broadcast).  Returns 0 (out of memory to grow, the log
+ * recycles its oldest request instead).
  */
 int reqlog_add(struct reqlog *log, bool probe, uint16_t seq,
 	       const struct ps_addr *dst, bool any_src, uint64_t now_s);

@@ -425,6 +425,44 @@ static void one_seq_many_hosts_cheap_to_match(void)
 	reqlog_free(log);
 }
 
+/* Requests chosen so that seq and address cancel out, if the hash mixed
+ * them before a round: seq s to 10.(s & 255).(s >> 8).1 (the review's
+ * example: every one in one chain, whatever the salt; each send then
+ * walked it, and so did each reply).  Chains stay short. */
+static void seq_and_address_do_not_cancel(void)
+{
+	struct reqlog *log = reqlog_new_salted(0x0123456789abcdefu);
+	unsigned worst = 0;
+
+	for (uint32_t q = 1; q < 65536; q++)
+		reqlog_add(log, false, (uint16_t)q,
+			   &(struct ps_addr){ 0 }, false, 1000);
+	reqlog_clear(log);
+	for (uint32_t q = 1; q < 65536; q++) {
+		struct ps_addr a = v4(0x0a000001u | (q & 255) << 16 |
+				      (q >> 8) << 8);
+
+		reqlog_add(log, false, (uint16_t)q, &a, false, 1000);
+	}
+	for (uint32_t q = 1; q < 65536; q += 251) {
+		struct ps_addr a = v4(0x0a000001u | (q & 255) << 16 |
+				      (q >> 8) << 8);
+		struct ps_addr b = v4(0x0a000002u | (q & 255) << 16 |
+				      (q >> 8) << 8);
+		unsigned c = reqlog_match_cost(log, ICMP_M_ECHO, (uint16_t)q,
+					       &b) +
+			     reqlog_match_cost(log, ICMP_M_ECHO, (uint16_t)q,
+					       &a);
+
+		CHECK(reqlog_match(log, ICMP_M_ECHO, (uint16_t)q, &a));
+		CHECK(!reqlog_match(log, ICMP_M_ECHO, (uint16_t)q, &b));
+		if (c > worst)
+			worst = c;
+	}
+	CHECK(worst <= 32);
+	reqlog_free(log);
+}
+
 /* What a growth would take is said first; refused, the log recycles. */
 static void growth_asked_first(void)
 {
@@ -471,5 +509,6 @@ int main(void)
 	TEST(same_seq_forgets_in_constant_time);
 	TEST(growth_asked_first);
 	TEST(one_seq_many_hosts_cheap_to_match);
+	TEST(seq_and_address_do_not_cancel);
 	return CHECK_DONE();
 }
