@@ -431,7 +431,8 @@ static struct client *client_new(struct server *s, int fd)
 		return c;
 	conn_release(s, c->uid, c->grp != NULL);
 fail:
-	closer_close_socket(fd, c ? c->uid : (uid_t)-1);
+	/* c->uid is the peer's once its credentials were read. */
+	closer_close_socket(fd, c && cred_ok ? c->uid : (uid_t)-1);
 	if (c)
 		free(c->groups);
 	free(c);

@@ -218,18 +218,46 @@ void closer_close(int fd)
  * Without SO_PASSRIGHTS: refuse what comes from now on (a send to a
  * socket shut for reading fails, EPIPE, and the check and the queueing
  * take the same lock) and take what came, each descriptor to the thread,
- * made harmless there (defuse()).  That drain is best effort: a read
- * cannot tell an empty record from the end (both return 0), and the
- * first read fails (ECONNRESET) when the client hung up with an answer
- * unread.  So the socket itself goes to the thread too, charged to its
- * owner until closed: whatever is still queued in it is released there,
- * never in the loop.
+ * made harmless there (defuse()).  An empty record reads as 0, as the end
+ * does: with SO_PASSCRED each record, an empty one too, comes with the
+ * sender's credentials, and a read with no control data at all is the
+ * end.  A pending error (ECONNRESET: the client hung up with an answer
+ * unread) is reported once, by the first read.  Drained to the end, the
+ * socket is closed here; otherwise it goes to the thread too, charged to
+ * its owner until closed, and whatever is left in it is released there.
  */
+#define DRAIN_MAX 4096		/* records; a client's send buffer holds fewer */
+
+static bool drained(int fd, uid_t owner)
+{
+	union {
+		struct cmsghdr align;
+		char b[CMSG_SPACE(CTL_FDS * sizeof(int)) +
+		       CMSG_SPACE(sizeof(struct ucred))];
+	} cbuf;
+	char junk[64] = { 0 };	/* only received into */
+	int one = 1, errors = 0;
+
+	if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)))
+		return false;
+	for (int i = 0; i < DRAIN_MAX; i++) {
+		struct iovec iov = { junk, sizeof(junk) };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+				     .msg_control = cbuf.b,
+				     .msg_controllen = sizeof(cbuf.b) };
+		unsigned n;
+		ssize_t got = closer_recv(fd, owner, &mh, &n);
+
+		if (got == 0 && mh.msg_controllen == 0)
+			return true;
+		if (got < 0 && ++errors > 1)
+			return false;
+	}
+	return false;
+}
+
 void closer_close_socket(int fd, uid_t owner)
 {
-	char junk[64] = { 0 };	/* only received into */
-	int errors = 0;
-
 	if (fd < 0)
 		return;
 	if (!threaded) {
@@ -237,17 +265,12 @@ void closer_close_socket(int fd, uid_t owner)
 		return;
 	}
 	shutdown(fd, SHUT_RD);
-	for (;;) {
-		struct iovec iov = { junk, sizeof(junk) };
-		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-		unsigned n;
-		ssize_t got = closer_recv(fd, owner, &mh, &n);
-
-		/* A pending error is reported once, then cleared. */
-		if (got == 0 || (got < 0 && (errno == EAGAIN ||
-					     ++errors > 1)))
-			break;
+	if (drained(fd, owner)) {
+		close(fd);
+		return;
 	}
+	/* The client sees its end now, not when the thread gets to it. */
+	shutdown(fd, SHUT_WR);
 	if (queue_job(fd, owner)) {
 		if (charge && owner != (uid_t)-1)
 			charge(charge_ctx, owner, 1);
@@ -321,7 +344,8 @@ ssize_t closer_recv(int fd, uid_t owner, struct msghdr *mh, unsigned *passed)
 {
 	union {
 		struct cmsghdr align;
-		char b[CMSG_SPACE(CTL_FDS * sizeof(int))];
+		char b[CMSG_SPACE(CTL_FDS * sizeof(int)) +
+		       CMSG_SPACE(sizeof(struct ucred))];
 	} cbuf;
 	ssize_t n;
 

@@ -24,9 +24,9 @@
  *     until it is closed (closer_charge()), so that the user's share of
  *     the daemon's descriptors (uidtab.h) counts them.  The daemon's own
  *     ends of client-reachable sockets are shut for reading, drained of
- *     what came, and go to the thread too (closer_close_socket()): the
- *     drain may stop short (an empty record, a reset), and what is still
- *     queued is released by the socket's last close.
+ *     what came (to the end, told from an empty record by SO_PASSCRED)
+ *     and closed; one not drained to the end goes to the thread too
+ *     (closer_close_socket()).
  * Receiving goes through closer_recv(), which takes any descriptor that
  * came with a message (MSG_CMSG_CLOEXEC) and hands it to the thread.
  */

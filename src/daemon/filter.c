@@ -109,6 +109,7 @@ static const struct { int level, name; } sockopts[] = {
 	{ SOL_SOCKET, SO_BROADCAST },	  /* the route probes; raw.c */
 	{ SOL_SOCKET, SO_DONTROUTE },	  /* those, for SO_DONTROUTE */
 	{ SOL_SOCKET, SO_LINGER },	  /* closer.c: a passed socket */
+	{ SOL_SOCKET, SO_PASSCRED },	  /* closer.c: the drain's end */
 	{ SOL_IP, IP_FREEBIND },	  /* broker sockets */
 	{ SOL_IP, IP_MULTICAST_TTL },	  /* raw.c, per send to a group */
 	{ SOL_IP, IP_MTU_DISCOVER },	  /* raw.c, per send */

@@ -506,6 +506,24 @@ static int linger_target(const char *mode)
 	return fd;
 }
 
+/* Was the passed socket closed abortively, within 10 s?  Made so
+ * (SO_LINGER 0) by the daemon, its close resets the connection at once;
+ * one still held, or whose close waits out its 30 s linger, does not.
+ * Nothing is read: a read would open the window the linger waits on. */
+static bool peer_reset(int rcv)
+{
+	struct pollfd pfd = { .fd = rcv, .events = 0 };
+	uint64_t end = now_ms() + 10000;
+
+	while (now_ms() < end) {
+		if (poll(&pfd, 1, 100) < 0)
+			return false;
+		if (pfd.revents & (POLLERR | POLLHUP))
+			return true;
+	}
+	return false;
+}
+
 /* Pass snd on to, as mode says: 0 or errno. */
 static int linger_pass(int to, const char *mode, int snd)
 {
@@ -546,6 +564,9 @@ static int cmd_linger(char **argv)
 		close(to);
 	printf("send=%s\n", e ? ename(e) : "ok");
 	printf("passed\n");
+	fflush(stdout);
+	if (!e)
+		printf("peer=%s\n", peer_reset(rcv) ? "reset" : "open");
 	wait_file(argv[4]);
 	/* The peer goes first: its reset ends any close that waits. */
 	close(rcv);
