@@ -37,21 +37,27 @@ struct hostenv {
  */
 #define IFS_FRESH_NS 1000000u
 
-static const struct ifaddrs *host_addrs(struct hostenv *h)
+static uint64_t mono_ns(void)
 {
 	struct timespec ts;
-	uint64_t now;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-	if (h->ifs && now - h->ifs_ns <= IFS_FRESH_NS)
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* (A read that failed is kept as none for as long: retrying at once
+ * would fail the same way, at the same cost.  The time is taken after
+ * the read, however long it took.) */
+static const struct ifaddrs *host_addrs(struct hostenv *h)
+{
+	if (h->ifs_ns && mono_ns() - h->ifs_ns <= IFS_FRESH_NS)
 		return h->ifs;
 	if (h->ifs)
 		freeifaddrs(h->ifs);
 	h->ifs = NULL;
 	if (getifaddrs(&h->ifs) != 0)
 		h->ifs = NULL;
-	h->ifs_ns = now;
+	h->ifs_ns = mono_ns();
 	return h->ifs;
 }
 

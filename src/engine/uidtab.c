@@ -63,8 +63,9 @@ static bool logs_idle(const struct uident *e, uint64_t now)
 static bool unused(const struct uident *e, uint64_t now)
 {
 	return !e->conns && !e->nsockets && !e->idents && !e->fds &&
-	       !e->reqlog_kib && !e->parked && !e->errq && rate_idle(&e->bucket, now) &&
-	       rate_idle(&e->dials, now) && logs_idle(e, now);
+	       !e->reqlog_kib && !e->parked && !e->errq &&
+	       rate_idle(&e->bucket, now) && rate_idle(&e->dials, now) &&
+	       logs_idle(e, now);
 }
 
 void uidtab_prune(struct uidtab *t, uint64_t now)
