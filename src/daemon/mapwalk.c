@@ -7,7 +7,9 @@ size_t mapwalk_prune(const struct mapwalk_ops *ops, void *map, size_t keylen,
 		     size_t max_steps, bool (*drop)(void *ctx, const void *key),
 		     void *ctx)
 {
-	unsigned char key[MAPWALK_KEY_MAX], next[MAPWALK_KEY_MAX];
+	/* Zeroed: valgrind does not see bpf() fill them in. */
+	unsigned char key[MAPWALK_KEY_MAX] = { 0 };
+	unsigned char next[MAPWALK_KEY_MAX] = { 0 };
 	size_t steps = 1, gone = 0;
 	bool more;
 
