@@ -36,11 +36,20 @@ struct flent {
 	uint64_t expires_ms;	/* and at least until then */
 };
 
+/* The leases, sorted by label: a lookup is a binary search, so that
+ * closing a socket that joined thousands costs thousands of steps, not
+ * millions. */
 struct psflow {
 	struct flent *v;
 	size_t n, cap;
 	uint32_t rng;		/* xorshift32 state, never 0 */
+	uint64_t steps;		/* leases looked at, ever (psflow_steps()) */
 };
+
+uint64_t psflow_steps(const struct psflow *f)
+{
+	return f->steps;
+}
 
 struct psflow *psflow_new(uint32_t seed)
 {
@@ -58,38 +67,63 @@ void psflow_free(struct psflow *f)
 	free(f);
 }
 
+/* Where label is, or would go, in f->v. */
+static size_t place(struct psflow *f, uint32_t label)
+{
+	size_t lo = 0, hi = f->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		f->steps++;
+		if (ntohl(f->v[mid].label) < ntohl(label))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static struct flent *lookup(struct psflow *f, uint32_t label)
 {
-	for (size_t i = 0; i < f->n; i++)
-		if (f->v[i].label == label)
-			return &f->v[i];
-	return NULL;
+	size_t i = place(f, label);
+
+	return i < f->n && f->v[i].label == label ? &f->v[i] : NULL;
 }
 
-/* ip6_fl_gc(): a lease nobody holds goes once it has expired. */
+/* ip6_fl_gc(): a lease nobody holds goes once it has expired (the
+ * order kept). */
 static void expire(struct psflow *f, uint64_t now_ms)
 {
-	for (size_t i = 0; i < f->n;) {
-		if (f->v[i].users == 0 && now_ms >= f->v[i].expires_ms)
-			f->v[i] = f->v[--f->n];
-		else
-			i++;
-	}
+	size_t out = 0;
+
+	for (size_t i = 0; i < f->n; i++)
+		if (f->v[i].users || now_ms < f->v[i].expires_ms)
+			f->v[out++] = f->v[i];
+	f->n = out;
 }
 
-/* fl_release(): the last holder gone, the lease lingers from now. */
-static void release(struct flent *e, uint64_t now_ms)
+/* fl_release(), n times: the last holder gone, the lease lingers from
+ * now. */
+static void release_n(struct flent *e, unsigned n, uint64_t now_ms)
 {
-	if (--e->users == 0 && e->expires_ms < now_ms + e->linger_ms)
+	e->users -= n < e->users ? n : e->users;
+	if (e->users == 0 && e->expires_ms < now_ms + e->linger_ms)
 		e->expires_ms = now_ms + e->linger_ms;
 }
 
-static void drop_user(struct psflow *f, uint32_t label, uint64_t now_ms)
+static void release(struct flent *e, uint64_t now_ms)
+{
+	release_n(e, 1, now_ms);
+}
+
+static void drop_users(struct psflow *f, uint32_t label, unsigned n,
+		       uint64_t now_ms)
 {
 	struct flent *e = lookup(f, label);
 
 	if (e)
-		release(e, now_ms);
+		release_n(e, n, now_ms);
 }
 
 /* check_linger(): seconds asked for into ms; 0 past FL_MAX_LINGER. */
@@ -117,23 +151,37 @@ static int renew(struct flent *e, uint16_t linger, uint16_t expires,
 	return 0;
 }
 
+/* The socket's entry for label, or NULL. */
+static struct psfl_hold *holding(const struct psock *sk, uint32_t label)
+{
+	for (unsigned i = 0; i < sk->nfld; i++)
+		if (sk->fl[i].label == label)
+			return &sk->fl[i];
+	return NULL;
+}
+
 bool psflow_held(const struct psock *sk, uint32_t label)
 {
-	for (unsigned i = 0; i < sk->nfl; i++)
-		if (sk->fl[i] == label)
-			return true;
-	return false;
+	return holding(sk, label) != NULL;
 }
 
 /* fl_link(): the kernel's list has no bound; ours has
- * PS_MAX_FLOWLABELS, for the daemon's memory alone. */
+ * PS_MAX_FLOWLABELS joins, a bound on the work they cost. */
 static int link_label(struct psock *sk, uint32_t label)
 {
+	struct psfl_hold *h;
+
 	if (sk->nfl >= PS_MAX_FLOWLABELS)
 		return -ENOBUFS;
-	if (sk->nfl == sk->flcap) {
+	h = holding(sk, label);
+	if (h) {
+		h->n++;
+		sk->nfl++;
+		return 0;
+	}
+	if (sk->nfld == sk->flcap) {
 		unsigned cap = sk->flcap ? 2 * sk->flcap : 4;
-		uint32_t *grown;
+		struct psfl_hold *grown;
 
 		if (cap > PS_MAX_FLOWLABELS)
 			cap = PS_MAX_FLOWLABELS;
@@ -143,7 +191,8 @@ static int link_label(struct psock *sk, uint32_t label)
 		sk->fl = grown;
 		sk->flcap = cap;
 	}
-	sk->fl[sk->nfl++] = label;
+	sk->fl[sk->nfld++] = (struct psfl_hold){ .label = label, .n = 1 };
+	sk->nfl++;
 	return 0;
 }
 
@@ -246,8 +295,11 @@ static int join(struct flent *e, struct psock *sk,
 	return 0;
 }
 
-static struct flent *new_entry(struct psflow *f)
+/* A new lease of label (not leased yet), in its place; zeroed. */
+static struct flent *new_entry(struct psflow *f, uint32_t label)
 {
+	size_t i;
+
 	if (f->n == f->cap) {
 		size_t cap = f->cap ? 2 * f->cap : 16;
 		struct flent *grown = realloc(f->v, cap * sizeof(*grown));
@@ -257,7 +309,21 @@ static struct flent *new_entry(struct psflow *f)
 		f->v = grown;
 		f->cap = cap;
 	}
-	return &f->v[f->n++];
+	i = place(f, label);
+	memmove(&f->v[i + 1], &f->v[i], (f->n - i) * sizeof(*f->v));
+	f->n++;
+	memset(&f->v[i], 0, sizeof(f->v[i]));
+	f->v[i].label = label;
+	return &f->v[i];
+}
+
+/* A lease that was never held, out again. */
+static void undo_entry(struct psflow *f, struct flent *e)
+{
+	size_t i = (size_t)(e - f->v);
+
+	memmove(&f->v[i], &f->v[i + 1], (f->n - i - 1) * sizeof(*f->v));
+	f->n--;
 }
 
 static int fl_get(struct psflow *f, struct psock *sk,
@@ -298,11 +364,11 @@ static int fl_get(struct psflow *f, struct psock *sk,
 		return err;
 	if (e)
 		return join(e, sk, q, &mine, now_ms);
-	e = new_entry(f);
+	mine.label = q->label ? q->label : fresh_label(f);
+	e = new_entry(f, mine.label);
 	if (!e)
 		return -ENOMEM;
 	*e = mine;
-	e->label = q->label ? q->label : fresh_label(f);
 	e->share = q->share;
 	e->dst = q->dst;
 	e->uid = sk->uid;
@@ -311,23 +377,24 @@ static int fl_get(struct psflow *f, struct psock *sk,
 	*label = e->label;
 	err = link_label(sk, e->label);
 	if (err)
-		f->n--;	/* e, the last entry, was never leased */
+		undo_entry(f, e);	/* never leased */
 	return err;
 }
 
 static int fl_put(struct psflow *f, struct psock *sk, uint32_t label,
 		  uint64_t now_ms)
 {
-	for (unsigned i = 0; i < sk->nfl; i++) {
-		if (sk->fl[i] != label)
-			continue;
-		if ((sk->flow_label & FL_LABEL_MASK) == label)
-			sk->flow_label &= ~FL_LABEL_MASK;
-		sk->fl[i] = sk->fl[--sk->nfl];
-		drop_user(f, label, now_ms);
-		return 0;
-	}
-	return -ESRCH;
+	struct psfl_hold *h = holding(sk, label);
+
+	if (!h)
+		return -ESRCH;
+	if ((sk->flow_label & FL_LABEL_MASK) == label)
+		sk->flow_label &= ~FL_LABEL_MASK;
+	if (--h->n == 0)
+		*h = sk->fl[--sk->nfld];
+	sk->nfl--;
+	drop_users(f, label, 1, now_ms);
+	return 0;
 }
 
 int psflow_opt(struct psflow *f, struct psock *sk, const uint8_t *req,
@@ -359,8 +426,12 @@ int psflow_opt(struct psflow *f, struct psock *sk, const uint8_t *req,
 
 void psflow_release_all(struct psflow *f, struct psock *sk, uint64_t now_ms)
 {
-	while (sk->nfl)
-		drop_user(f, sk->fl[--sk->nfl], now_ms);
+	while (sk->nfld) {
+		struct psfl_hold h = sk->fl[--sk->nfld];
+
+		drop_users(f, h.label, h.n, now_ms);
+	}
+	sk->nfl = 0;
 	free(sk->fl);
 	sk->fl = NULL;
 	sk->flcap = 0;

@@ -43,5 +43,7 @@ void psflow_release_all(struct psflow *f, struct psock *sk, uint64_t now_ms);
 /* Leases in the table, held or lingering (expired ones go at the next
  * request). */
 size_t psflow_count(const struct psflow *f);
+/* Test hook: leases looked at, ever. */
+uint64_t psflow_steps(const struct psflow *f);
 
 #endif

@@ -259,7 +259,8 @@ static bool ident_free(const struct pstab *tab, int fi, uint16_t id)
  * The kernel's ping_get_port().  Identifier 0 asks for one: the next free
  * one after the last handed out (a rover), never 0.  Sharing one is
  * allowed only when both sockets have SO_REUSEADDR, as in the kernel, and,
- * stricter than the kernel, only between sockets of the same uid.
+ * stricter than the kernel, only between sockets of the same uid, and
+ * PS_MAX_IDENT_SHARE of them at most.
  */
 static int get_port(struct pstab *tab, struct psock *sk, uint16_t ident)
 {
@@ -287,8 +288,11 @@ static int get_port(struct pstab *tab, struct psock *sk, uint16_t ident)
 		/* A kernel ping socket holds it: replies would reach both. */
 		if (tab->foreign[fi][ident / 8] & (1u << (ident % 8)))
 			return -EADDRINUSE;
+		unsigned n = 0;
+
 		for (struct psock *o = tab->chain[fi][ident]; o; o = o->next) {
-			if (o->uid != sk->uid || !o->reuse || !sk->reuse)
+			if (o->uid != sk->uid || !o->reuse || !sk->reuse ||
+			    ++n >= PS_MAX_IDENT_SHARE)
 				return -EADDRINUSE;
 		}
 	}

@@ -77,6 +77,15 @@ struct ps_env {
 };
 
 struct pstab;
+/*
+ * Sockets that may share one identifier (SO_REUSEADDR, one uid): a
+ * reply or error that none of them asked for is looked for in each one's
+ * requests, and anyone can send such packets, so their number is the
+ * cost of a packet.  The kernel has no bound (it delivers to the first
+ * socket bound there, asked or not): pingsockd(8), differences.
+ */
+#define PS_MAX_IDENT_SHARE 64
+
 struct psock;
 
 struct pstab *pstab_new(uint16_t rover_seed);

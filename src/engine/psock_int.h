@@ -32,8 +32,8 @@
 /*
  * Leases one socket may hold, joins of shared ones included.  The kernel
  * limits only creating a lease (FL_MAX_PER_SOCK, in psflow.c), not
- * joining one; this bound only keeps the daemon's memory bounded (16 KiB
- * a socket), far past any ordinary use: pingsockd(8), differences.
+ * joining one; this bound keeps what a socket costs the daemon bounded,
+ * far past any ordinary use: pingsockd(8), differences.
  */
 #define PS_MAX_FLOWLABELS 4096
 
@@ -127,8 +127,14 @@ struct psock {
 	unsigned nmc4;
 	struct pstab *tab;	/* its table (the flow label leases) */
 	int32_t pid;		/* of its creator (IPV6_FL_S_PROCESS) */
-	uint32_t *fl;		/* leased labels, network order; grown */
-	unsigned nfl, flcap;
+	/* Leased labels (network order), each with how many times the
+	 * socket joined it; grown.  nfl counts the joins (the kernel's
+	 * list has an entry for each), nfld the labels. */
+	struct psfl_hold {
+		uint32_t label;
+		uint32_t n;
+	} *fl;
+	unsigned nfl, nfld, flcap;
 };
 
 

@@ -560,6 +560,36 @@ static void same_uid_may_share(void)
 	pstab_free(tab);
 }
 
+/*
+ * Review finding 2 (its identifier half): a reply or error that no
+ * socket asked for is looked for in every socket sharing its identifier,
+ * and anyone can send one; 8,192 sockets of one user shared one.  At most
+ * PS_MAX_IDENT_SHARE now (the kernel has no bound): EADDRINUSE past it,
+ * another identifier still free.
+ */
+static void ident_share_bounded(void)
+{
+	struct pstab *tab = pstab_new(1000);
+	struct psock *sk[PS_MAX_IDENT_SHARE + 1];
+	int made = 0;
+
+	for (int i = 0; i <= PS_MAX_IDENT_SHARE; i++) {
+		sk[i] = open4(tab, 1000);
+		made += bind4(tab, sk[i], 0, 40001) == 0;
+	}
+	CHECK_EQ(made, PS_MAX_IDENT_SHARE);
+	CHECK_EQ(bind4(tab, sk[PS_MAX_IDENT_SHARE], 0, 40001), -EADDRINUSE);
+	CHECK_EQ(ps_ident(sk[PS_MAX_IDENT_SHARE]), 0);
+	CHECK_EQ(bind4(tab, sk[PS_MAX_IDENT_SHARE], 0, 40002), 0);
+	/* One gone: room for one more. */
+	pstab_close(tab, sk[0]);
+	sk[0] = open4(tab, 1000);
+	CHECK_EQ(bind4(tab, sk[0], 0, 40001), 0);
+	for (int i = 0; i <= PS_MAX_IDENT_SHARE; i++)
+		pstab_close(tab, sk[i]);
+	pstab_free(tab);
+}
+
 /* Stricter than the kernel (design.md): another uid gets EADDRINUSE. */
 static void other_uid_eaddrinuse(void)
 {
@@ -2008,6 +2038,7 @@ int main(void)
 	TEST(bind_port0_and_reuse_after_close);
 	TEST(bind_nonlocal_with_freebind);
 	TEST(same_uid_may_share);
+	TEST(ident_share_bounded);
 	TEST(other_uid_eaddrinuse);
 	TEST(reuseaddr_off_on_either);
 	TEST(rover_increments);
