@@ -265,6 +265,7 @@ $(BUILD)/tests/unit/%: $(BUILD)/obj/tests/unit/%.o $(call obj,$(UNITLIB_SRC)) $(
 # The daemon's event loop and users' shares are tested on their own.
 $(BUILD)/tests/unit/test_loop: $(call obj,src/daemon/loop.c src/daemon/share.c)
 $(BUILD)/tests/unit/test_mapwalk: $(call obj,src/daemon/mapwalk.c)
+$(BUILD)/tests/unit/test_arena: $(call obj,src/daemon/arena.c)
 # hostenv.c calls the core: linked before it.
 $(BUILD)/tests/unit/test_hostenv: $(BUILD)/obj/tests/unit/test_hostenv.o $(call obj,src/daemon/hostenv.c) $(call obj,$(UNITLIB_SRC)) $(CORE_A)
 	@mkdir -p $(dir $@)
@@ -390,7 +391,7 @@ build/fuzz/%: tests/fuzz/%.c $(CORE_SRC)
 FUZZ_DISPATCH_SRC := tests/fuzz/fuzz_dispatch.c tests/fuzz/dispatch_net.c \
 	tests/fuzz/fake_host.c tests/fuzz/fake_guard.c \
 	$(addprefix src/daemon/,server.c loop.c \
-	client.c ops.c ssock.c bsock.c deliver.c audit.c closer.c log.c \
+	client.c ops.c ssock.c bsock.c bscan.c deliver.c audit.c closer.c log.c \
 	share.c arena.c sstate.c notify.c) \
 	$(CORE_SRC)
 FUZZ_DISPATCH_OBJ := $(patsubst %.c,build/fuzz/obj/%.o,$(FUZZ_DISPATCH_SRC))

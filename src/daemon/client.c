@@ -140,7 +140,7 @@ static bool slot_in_turn(const struct client *c, const struct wire_req *req)
  * channel). */
 static void give_answer_slot(struct client *c, struct reply *r)
 {
-	c->ans_slot = arena_slot_take(c->arena);
+	c->ans_slot = arena_slot_take(c->arena, NULL, 0);
 	memcpy(r->body + r->len, &c->ans_slot, 4);
 	r->len += 4;
 }
@@ -211,9 +211,9 @@ void client_free(struct server *s, struct client *c)
 		ssock_unlink(c, c->socks[0]);
 	free(c->socks);
 	if (c->ans_slot)
-		arena_slot_give(&s->arenas, c->arena, c->ans_slot);
+		arena_slot_give(s->arenas, c->arena, c->ans_slot);
 	sstate_linger(s, c->arena);
-	arena_put(&s->arenas, c->arena);
+	arena_put(s->arenas, c->arena);
 	free(c->groups);
 	if (s->clients == c)
 		s->clients = c->next;

@@ -59,7 +59,7 @@ static const int plain[] = {
 	/* start-up's last steps when daemonised (stdio to /dev/null) */
 	SCMP_SYS(chdir), SCMP_SYS(dup2),
 	SCMP_SYS(exit), SCMP_SYS(exit_group),
-	/* glibc's qsort() of more than 1 KiB (bsock.c's scan, 129 broker
+	/* glibc's qsort() of more than 1 KiB (bscan.c's scan, 129 broker
 	 * sockets and up) sizes its buffer by the machine's memory:
 	 * sysconf(_SC_PHYS_PAGES).  It reads and changes nothing else. */
 	SCMP_SYS(sysinfo),

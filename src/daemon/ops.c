@@ -44,7 +44,7 @@ static void op_hello(struct server *s, struct client *c, struct ssock *ss,
 		r->result = WIRE_R_FOREIGN_NS;
 	if (r->result)
 		return;
-	c->arena = arena_get(&s->arenas, req->nonce, c->uid, &r->fd);
+	c->arena = arena_get(s->arenas, req->nonce, c->uid, &r->fd);
 	if (!c->arena) {
 		r->result = errno == EMFILE || errno == ENFILE ? -errno : -ENOMEM;
 		c->hello = false;

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "daemon/arena.h"
 #include "daemon/closer.h"
 #include "daemon/listener.h"
 #include "daemon/log.h"
@@ -199,7 +200,7 @@ static bool ident_gate(void *ctx, uint32_t uid, int delta)
  * descriptors are when it runs short.  A log refused more recycles its
  * oldest request: only a reply later than the requests it keeps is lost.
  */
-#define REQLOG_UID_KIB (128u * 1024u)
+#define REQLOG_UID_KIB (128ul * 1024ul)
 #define REQLOG_ALL_KIB (512u * 1024u)
 
 static bool mem_gate(void *ctx, uint32_t uid, long kib)
@@ -285,6 +286,8 @@ static int setup_loop(struct server *s)
 	s->tick_timer = (struct loop_timer){ .proc = tick, .data = s };
 	s->scan_timer = (struct loop_timer){ .proc = bsock_scan_timer,
 					     .data = s };
+	s->reap_timer = (struct loop_timer){ .proc = bsock_reap_timer,
+					     .data = s };
 	s->listen_timer = (struct loop_timer){ .proc = client_listen_timer,
 					       .data = s };
 	s->watchdog_timer = (struct loop_timer){ .proc = watchdog, .data = s };
@@ -346,6 +349,7 @@ static int setup(struct server *s, struct server_conf *conf)
 		pstab_set_salt(s->tab, salt | 1);
 	}
 	s->uids = uidtab_new();
+	s->arenas = arenas_new();
 	s->reqbuf = malloc(WIRE_MSG_MAX);
 	s->msgbuf = malloc(WIRE_DATA_MAX + 1);
 	sigemptyset(&set);
@@ -358,7 +362,7 @@ static int setup(struct server *s, struct server_conf *conf)
 	s->listen_fd = conf->listen_fd;
 	s->raw_fd = raw_fd(conf->raw4);
 	s->raw6_fd = conf->raw6 ? raw6_fd(conf->raw6) : -1;
-	if (!s->tab || !s->uids || !s->reqbuf || !s->msgbuf ||
+	if (!s->tab || !s->uids || !s->arenas || !s->reqbuf || !s->msgbuf ||
 	    setup_loop(s)) {
 		log_err("event loop set-up: %s", strerror(errno));
 		return -1;
@@ -384,6 +388,7 @@ static void teardown(struct server *s)
 	free(s->by_cookie);
 	pstab_free(s->tab);
 	uidtab_free(s->uids);
+	arenas_free(s->arenas);
 	if (s->conf.socket_path)
 		listener_remove(s->conf.socket_path);
 	closer_close(s->listen_fd);	/* connections not yet accepted */

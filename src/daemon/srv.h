@@ -12,6 +12,7 @@
  *   ssock.c    served sockets: handles, relayed sockets, proofs
  *   bsock.c    broker sockets: kernel sockets handed out, counted while
  *              they exist
+ *   bscan.c    which of them still exist (/proc/net/icmp), records freed
  *   ops.c      the requests, one procedure each, and their table
  *   client.c   connections: accepting, reading, answering, waiting sends
  *   server.c   set-up, signals, configuration, the loop's ticks
@@ -220,10 +221,14 @@ struct server {
 	unsigned fd_budget;	/* descriptors for clients (uidtab UID_FDS) */
 	unsigned nbroker;	/* kernel sockets handed out, alive */
 	uint64_t idents_pruned_ns;	/* the guard's identifiers, next */
-	struct loop_timer scan_timer;	/* a /proc scan soon (bsock.c) */
+	uint64_t closed_pruned_ns;	/* its closed records, next */
+	struct loop_timer scan_timer;	/* a /proc scan soon (bscan.c) */
+	struct loop_timer reap_timer;	/* gone records freed, a share a
+					 * turn (bscan.c REAP_MAX) */
+	uint32_t reap_from;	/* the slot the next share starts at */
 	uint16_t brover[2];	/* broker identifiers, by family */
 	struct rate_bucket scans;	/* bsock_scan_allowed() */
-	uint64_t scan_rest_ns;	/* none caused before (bsock.c SCAN_REST) */
+	uint64_t scan_rest_ns;	/* none caused before (bscan.c SCAN_REST) */
 	struct loop_timer tick_timer;	/* once a second */
 	struct loop_timer watchdog_timer; /* WATCHDOG=1 (notify.h) */
 	struct server_conf conf;
@@ -236,7 +241,7 @@ struct server {
 	struct ssock **by_cookie;	/* relayed sockets by cookie (ssock.c) */
 	struct client *clients;
 	uint32_t nclients;	/* on that list (WIRE_STATS: not a walk) */
-	struct arena *arenas;	/* all of them (arena.h) */
+	struct arenas *arenas;	/* all of them (arena.h) */
 	struct wire_stats stats;
 	struct {
 		uint64_t opened;	/* sockets opened since start */
@@ -358,7 +363,7 @@ void ssock_unwatch(struct server *s, struct ssock *ss);
 void ssock_size_pair(struct server *s, struct ssock *ss);
 bool ssock_proven(struct ssock *ss, const uint8_t *nonce);
 
-/* ---- bsock.c ---- */
+/* ---- bsock.c, bscan.c ---- */
 bool bsock_wanted(const struct server *s, const struct client *c,
 		  const struct wire_req *req);
 bool bsock_at_limit(struct server *s, struct uident *u, unsigned max);
@@ -368,6 +373,11 @@ int bsock_new(struct server *s, struct client *c, const struct wire_req *req,
 void bsock_rebind(struct server *s, struct ssock *ss,
 		  const struct wire_req *req, struct reply *r);
 void bsock_free(struct server *s, struct ssock *ss);
+/* Kernel socket k of ss is gone (or the record is): no longer counted. */
+void bsock_drop(struct server *s, struct ssock *ss, int k);
+/* May a scan that a client causes run now (bscan.c: at most SCANS_PER_S
+ * a second, and SCAN_REST)?  If so, it is counted. */
+bool bsock_scan_allowed(struct server *s, uint64_t now);
 /* Read /proc/net/icmp(6): the kernel's identifiers for relay, and which
  * broker sockets still exist (a socket is gone when two reads in a row
  * miss it). */
@@ -378,6 +388,7 @@ void bsock_scan_soon(struct server *s);
 void bsock_table_counts(struct server *s, const struct ssock *ss,
 			struct wire_table_entry *e);
 void bsock_scan_timer(void *data);
+void bsock_reap_timer(void *data);
 
 /* ---- ops.c ---- */
 /*

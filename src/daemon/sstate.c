@@ -57,7 +57,7 @@ int sstate_mirror(struct ssock *ss, struct arena *a, uint32_t *slot)
 		ss->mirrors = m;
 		ss->capmirrors = n;
 	}
-	*slot = arena_slot_take(a);
+	*slot = arena_slot_take(a, ss, ss->nmirrors);
 	if (!*slot)
 		return -ENOBUFS;
 	ss->mirrors[ss->nmirrors++] = (struct mirror){ .a = a, .slot = *slot };
@@ -65,22 +65,18 @@ int sstate_mirror(struct ssock *ss, struct arena *a, uint32_t *slot)
 	return 0;
 }
 
-/* Each socket's slot in a, given back: a then goes (it has no
- * connection). */
-static void drop_arena(struct server *s, struct arena *a)
+/* arena_evict()'s owner is a socket, its idx-th mirror going: the last
+ * one takes its place. */
+static void forget_mirror(void *owner, uint32_t idx, void *arg)
 {
-	for (uint32_t i = 1; i < s->nslots; i++) {
-		struct ssock *ss = s->slots[i].ss;
+	struct ssock *ss = owner;
+	uint32_t last = --ss->nmirrors;
 
-		for (uint32_t j = 0; ss && j < ss->nmirrors;) {
-			if (ss->mirrors[j].a != a) {
-				j++;
-				continue;
-			}
-			arena_slot_give(&s->arenas, a, ss->mirrors[j].slot);
-			ss->mirrors[j] = ss->mirrors[--ss->nmirrors];
-		}
-	}
+	(void)arg;
+	if (idx == last)
+		return;
+	ss->mirrors[idx] = ss->mirrors[last];
+	arena_slot_move(ss->mirrors[idx].a, ss->mirrors[idx].slot, idx);
 }
 
 void sstate_linger(struct server *s, struct arena *a)
@@ -92,10 +88,10 @@ void sstate_linger(struct server *s, struct arena *a)
 		return;
 	old = arena_lingerer(s->arenas, arena_uid(a), false, &n);
 	if (old && n >= ARENA_LINGER_UID)
-		drop_arena(s, old);
+		arena_evict(s->arenas, old, forget_mirror, NULL);
 	old = arena_lingerer(s->arenas, 0, true, &n);
 	if (old && n >= ARENA_LINGER_ALL)
-		drop_arena(s, old);
+		arena_evict(s->arenas, old, forget_mirror, NULL);
 }
 
 static void uid_bytes(struct server *s, uid_t uid, int64_t n)
@@ -125,7 +121,7 @@ void sstate_free(struct server *s, struct ssock *ss)
 {
 	sstate_purge(s, ss);
 	for (uint32_t i = 0; i < ss->nmirrors; i++)
-		arena_slot_give(&s->arenas, ss->mirrors[i].a,
+		arena_slot_give(s->arenas, ss->mirrors[i].a,
 				ss->mirrors[i].slot);
 	free(ss->mirrors);
 	ss->mirrors = NULL;

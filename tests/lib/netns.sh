@@ -65,6 +65,8 @@ ns_cleanup() {
 		ip netns del "$n" 2>/dev/null
 	done
 	ns_bpf_cleanup
+	# PS_KEEP_T=DIR keeps a copy of the test's files (daemon logs...).
+	[ -n "${PS_KEEP_T:-}" ] && cp -r "$T" "$PS_KEEP_T"
 	rm -rf "$T"
 }
 trap ns_cleanup EXIT
