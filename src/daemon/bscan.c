@@ -280,12 +280,20 @@ static bool reap_share(struct server *s)
 	return i < s->nslots;
 }
 
+/* One share a turn of the loop: a share done in this turn's events (a
+ * scan a client caused) leaves the timer's to the next turn. */
 void bsock_reap_timer(void *data)
 {
 	struct server *s = data;
+	uint64_t turn = loop_turns(s->loop);
+	bool more = true;
 
-	if (reap_share(s))
-		loop_at(s->loop, &s->reap_timer, loop_now_ns());
+	if (s->reap_turn != turn) {
+		s->reap_turn = turn;
+		more = reap_share(s);
+	}
+	if (more)
+		loop_at(s->loop, &s->reap_timer, loop_now_ns() + 1);
 }
 
 static bool scan_read(struct server *s)

@@ -46,6 +46,7 @@ struct loop {
 	uint64_t idle_since;	/* 0: events found on the last look */
 	uint64_t gap_avg;	/* the idle gaps' moving average */
 	bool spin;		/* it is under LOOP_SPIN_NS */
+	uint64_t turns;		/* loop_turn() calls, ever */
 };
 
 uint64_t loop_now_ns(void)
@@ -377,11 +378,17 @@ static void note_gap(struct loop *l, uint64_t gap)
 	l->spin = l->gap_avg < LOOP_SPIN_NS;
 }
 
+uint64_t loop_turns(const struct loop *l)
+{
+	return l->turns;
+}
+
 int loop_turn(struct loop *l, int max_ms)
 {
 	struct epoll_event evs[LOOP_EVENTS];
 	int n = epoll_wait(l->ep, evs, LOOP_EVENTS, 0);
 
+	l->turns++;
 	if (n == 0)
 		n = wait_idle(l, evs, max_ms);
 	if (n > 0 && l->idle_since) {

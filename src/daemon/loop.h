@@ -74,5 +74,9 @@ bool loop_pending(const struct loop_timer *t);
  * -1 if epoll_wait() failed for another reason than a signal.
  */
 int loop_turn(struct loop *l, int max_ms);
+/* How many turns the loop has begun: work done a share a turn (a timer
+ * due at once fires again in the same turn if it was armed during the
+ * turn's events) can tell a turn it already had. */
+uint64_t loop_turns(const struct loop *l);
 
 #endif

@@ -226,6 +226,7 @@ struct server {
 	struct loop_timer reap_timer;	/* gone records freed, a share a
 					 * turn (bscan.c REAP_MAX) */
 	uint32_t reap_from;	/* the slot the next share starts at */
+	uint64_t reap_turn;	/* the loop's turn of the last share */
 	uint16_t brover[2];	/* broker identifiers, by family */
 	struct rate_bucket scans;	/* bsock_scan_allowed() */
 	uint64_t scan_rest_ns;	/* none caused before (bscan.c SCAN_REST) */
