@@ -27,9 +27,11 @@ struct fifo {
 #define ALL 0			/* an arena's links in the FIFO of all */
 #define MINE 1			/* and in its user's */
 
-/* A user's lingering arenas. */
+/* A user's arenas: how many, and the lingering ones.  Made with the
+ * user's first arena, so that an arena can always linger (counted). */
 struct ulinger {
 	uid_t uid;
+	unsigned narenas;
 	struct fifo q;
 	struct ulinger *next;	/* its hash chain */
 };
@@ -47,7 +49,7 @@ struct arena {
 	unsigned conns;		/* connections alone */
 	bool lingering;		/* no connection, in the FIFOs below */
 	struct link lk[2];	/* lingering: in all (ALL), its user's (MINE) */
-	struct ulinger *ul;	/* lingering: its user's */
+	struct ulinger *ul;	/* its user's */
 	uint32_t next;		/* slots below it have been handed out */
 	uint32_t *free;		/* slots given back */
 	uint32_t nfree, capfree;
@@ -63,7 +65,8 @@ struct arenas {
 	uint32_t nbuck, count;
 	struct fifo lingering;	/* all of them */
 	struct ulinger *ul[UL_BUCKETS];
-	uint64_t salt;		/* of the users' hash: uids can be chosen */
+	uint64_t salt;		/* of the hashes: uids and kept tokens can be
+				 * chosen */
 };
 
 static uint64_t steps;
@@ -98,14 +101,21 @@ void arenas_free(struct arenas *as)
 	free(as);
 }
 
-/* Tokens are random (getrandom, here): their first bytes are a hash no
- * client chooses, whatever tokens it names. */
+/* Keyed, so that no client can tell which bucket its tokens fall in
+ * (it reads each of them in HELLO's answer, and could keep only those
+ * of one bucket); as->salt is the daemon's secret. */
 static uint32_t token_bucket(const struct arenas *as, const uint8_t *token)
 {
-	uint32_t h;
+	uint64_t h;
 
 	memcpy(&h, token, sizeof(h));
-	return h & (as->nbuck - 1);
+	h ^= as->salt;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdu;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53u;
+	h ^= h >> 33;
+	return (uint32_t)h & (as->nbuck - 1);
 }
 
 static struct ulinger **ul_chain(struct arenas *as, uid_t uid)
@@ -164,19 +174,12 @@ static void fifo_pull(struct fifo *q, struct arena *a, int i)
 }
 
 /* a, now without a connection, lingers: the youngest, in all and in its
- * user's.  false if there is no memory to count it (it then goes as
- * soon as its last slot does, and counts against no limit). */
-static bool linger_push(struct arenas *as, struct arena *a)
+ * user's. */
+static void linger_push(struct arenas *as, struct arena *a)
 {
-	struct ulinger *ul = ul_find(as, a->uid, true);
-
-	if (!ul)
-		return false;
 	fifo_push(&as->lingering, a, ALL);
-	fifo_push(&ul->q, a, MINE);
-	a->ul = ul;
+	fifo_push(&a->ul->q, a, MINE);
 	a->lingering = true;
-	return true;
 }
 
 static void linger_pull(struct arenas *as, struct arena *a)
@@ -185,9 +188,6 @@ static void linger_pull(struct arenas *as, struct arena *a)
 		return;
 	fifo_pull(&as->lingering, a, ALL);
 	fifo_pull(&a->ul->q, a, MINE);
-	if (a->ul->q.n == 0)
-		ul_drop(as, a->ul);
-	a->ul = NULL;
 	a->lingering = false;
 }
 
@@ -258,14 +258,23 @@ static struct arena *arena_new(struct arenas *as, uid_t uid, int *fd)
 	if (!a)
 		return NULL;
 	a->uid = uid;
+	a->ul = ul_find(as, uid, true);
+	if (!a->ul) {
+		free(a);
+		errno = ENOMEM;
+		return NULL;
+	}
 	if (getrandom(a->token, sizeof(a->token), 0) != sizeof(a->token) ||
 	    (*fd = arena_map(a)) < 0) {
 		int err = errno;
 
+		if (a->ul->narenas == 0)
+			ul_drop(as, a->ul);
 		free(a);
 		errno = err ? err : EIO;
 		return NULL;
 	}
+	a->ul->narenas++;
 	a->next = 1;
 	as->count++;
 	grow(as);
@@ -291,8 +300,7 @@ struct arena *arena_get(struct arenas *as, const uint8_t *token, uid_t uid,
 	*fd = -1;
 	/* Never a zero token: a new one is made for it.  The compare
 	 * runs in the same time whatever the bytes (a token is a
-	 * capability); which bucket it looks in says nothing of the
-	 * tokens there. */
+	 * capability, and bound to its uid besides). */
 	for (struct arena *x = token_zero(token) ? NULL
 			       : as->buck[token_bucket(as, token)];
 	     x; x = x->hnext) {
@@ -329,6 +337,8 @@ static void unref(struct arenas *as, struct arena *a)
 		}
 	}
 	as->count--;
+	if (--a->ul->narenas == 0)
+		ul_drop(as, a->ul);
 	munmap(a->base, WIRE_ARENA_SIZE);
 	free(a->free);
 	free(a->own);
@@ -340,7 +350,7 @@ void arena_put(struct arenas *as, struct arena *a)
 	if (!a)
 		return;
 	if (--a->conns == 0 && a->refs > 1)
-		(void)linger_push(as, a);
+		linger_push(as, a);
 	unref(as, a);
 }
 
@@ -365,7 +375,7 @@ struct arena *arena_lingerer(struct arenas *as, uid_t uid, bool any,
 		q = ul ? &ul->q : NULL;
 	}
 	*n = q ? q->n : 0;
-	return q ? q->old : NULL;
+	return q ? q->old : NULL;	/* NULL when none lingers */
 }
 
 const uint8_t *arena_token(const struct arena *a)

@@ -15,10 +15,10 @@
  *
  * Any user can make arenas come and go a thousand times a second (a
  * connection, HELLO, close), so nothing here walks all of them: they are
- * found by token in a hash table (tokens are random, made here), the
- * lingering ones are kept oldest first, per user and in all, and each
- * slot knows its owner, so that giving back an arena's slots costs that
- * arena's slots alone.
+ * found by token in a hash table (keyed with a secret), the lingering
+ * ones are kept oldest first, per user and in all, and each slot knows
+ * its owner, so that giving back an arena's slots costs that arena's
+ * slots alone.
  */
 #ifndef PSD_ARENA_H
 #define PSD_ARENA_H
@@ -62,8 +62,9 @@ struct arena *arena_lingerer(struct arenas *as, uid_t uid, bool any,
 			     unsigned *n);
 const uint8_t *arena_token(const struct arena *a);
 
-/* A free slot (a reference taken), or 0 if it is full.  owner (NULL for
- * none) is told of it by arena_evict() as owner's idx-th. */
+/* A free slot (a reference taken), or 0 if it is full or there is no
+ * memory for its owner's record.  owner (NULL for none) is told of it by
+ * arena_evict() as owner's idx-th. */
 uint32_t arena_slot_take(struct arena *a, void *owner, uint32_t idx);
 /* The slot's owner now knows it as its idx-th. */
 void arena_slot_move(struct arena *a, uint32_t slot, uint32_t idx);
@@ -74,7 +75,8 @@ struct wire_shm *arena_slot(struct arena *a, uint32_t slot);
 /*
  * Give back every slot of a that has an owner, forget(owner, idx, arg)
  * called first for each (so that the owner drops it); a goes if that
- * was its last reference.  Costs a's slots, not the daemon's.
+ * was its last reference.  Costs the most slots a has ever had handed
+ * out at once (at most WIRE_ARENA_SLOTS), not the daemon's slots.
  */
 void arena_evict(struct arenas *as, struct arena *a,
 		 void (*forget)(void *owner, uint32_t idx, void *arg),

@@ -94,8 +94,6 @@ static int ino_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Read /proc/net/icmp and icmp6: the identifiers of the kernel's sockets
- * for relay's automatic binding, and which of ours still exist. */
 /* The identifiers our records' kernel sockets hold, into the listing's
  * bitmap: a socket the read missed (below) still holds its own. */
 static void records_into(const struct server *s, int family, uint8_t *bitmap)
@@ -133,6 +131,8 @@ static void prune_idents(struct server *s, int family, const uint8_t *held)
 	guard_prune_idents(s->conf.guard, family, keep);
 }
 
+/* Read /proc/net/icmp and icmp6: the identifiers of the kernel's sockets
+ * for relay's automatic binding, and which of ours still exist. */
 static bool read_kernel(struct server *s, unsigned long **inos, size_t *n)
 {
 	static uint8_t bitmap[65536 / 8];
@@ -262,7 +262,8 @@ static bool reapable(const struct ssock *d)
 	return d && d->broker && d->live_gone && !d->k[0].ino && !d->k[1].ino;
 }
 
-/* Up to REAP_MAX records freed from s->reap_from on; more to come? */
+/* Up to REAP_MAX records freed from s->reap_from on; true if it stopped
+ * short of the last slot (the rest in a later turn). */
 static bool reap_share(struct server *s)
 {
 	unsigned n = 0;
@@ -301,6 +302,7 @@ static bool scan_read(struct server *s)
 	unsigned long *inos = NULL;
 	size_t n = 0;
 	bool complete = read_kernel(s, &inos, &n), again = false;
+	uint32_t nreap = 0;
 	uint64_t t0;
 
 	loop_cancel(s->loop, &s->scan_timer);
@@ -312,10 +314,12 @@ static bool scan_read(struct server *s)
 		for (int k = 0; k < 2; k++)
 			if (d->k[k].ino && ksock_gone(&d->k[k], inos, n, &again))
 				bsock_drop(s, d, k);
+		nreap += reapable(d);
 	}
 	free(inos);
 	t0 = house_start();
-	if (complete && !loop_pending(&s->reap_timer)) {
+	/* A pass over the slots only when there is something to free. */
+	if (nreap && !loop_pending(&s->reap_timer)) {
 		s->reap_from = 1;
 		bsock_reap_timer(s);
 	}
