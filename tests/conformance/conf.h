@@ -1766,7 +1766,7 @@ static CONF_UNUSED void conf_settle(void)
 		usleep(100000);
 		return;
 	}
-	end = conf_now_mono() + 1.0;
+	end = conf_now_mono() + 5.0;	/* a busy machine's daemon too */
 	while (!got) {
 		struct pollfd p = { .fd = conf_sentinel_fd, .events = POLLIN };
 		int left = (int)((end - conf_now_mono()) * 1000);
@@ -1777,7 +1777,7 @@ static CONF_UNUSED void conf_settle(void)
 			got = conf_errq_drain(conf_sentinel_fd) > 0;
 	}
 	if (!got) {
-		out("settle: the sentinel's error did not come within 1000 ms"
+		out("settle: the sentinel's error did not come within 5000 ms"
 		    " (waiting 100 ms from now on)");
 		conf_sentinel_broken = true;
 		return;

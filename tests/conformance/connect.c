@@ -90,7 +90,7 @@ static void shutdown_more(void)
 	conf_poll("poll POLLIN|POLLOUT", fd, POLLIN | POLLOUT, 0);
 	TRY("recv", pingsock_recv(fd, conf_rbuf, 100, MSG_DONTWAIT));
 	conf_ping("sendto 127.0.0.1", fd, "127.0.0.1", 9, 64);
-	conf_poll("poll POLLIN", fd, POLLIN, 300);
+	conf_poll("poll POLLIN", fd, POLLIN, CONF_WAIT_MS);	/* the reply */
 	TRY("recv", pingsock_recv(fd, conf_rbuf, 100, MSG_DONTWAIT));
 	pingsock_close(fd);
 }

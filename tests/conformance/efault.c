@@ -116,7 +116,7 @@ static int send_sock(const char *what)
 static void sends_seen(void)
 {
 	out("## what those sends sent, and whether they bound the socket");
-	usleep(300000);
+	usleep(1000000);	/* the replies in, on a busy machine too */
 	for (int i = 0; i < nsent; i++) {
 		long n = pingsock_recv(sent_fd[i], conf_rbuf,
 				       sizeof(conf_rbuf), MSG_DONTWAIT);

@@ -99,9 +99,9 @@ esac
 # The same-uid rule: SO_REUSEADDR (on by default) shares an identifier
 # between sockets of one uid only.
 P="$T/tests/lib/pstool"
-as_nobody b "$P" bind 5555 3 reuse >"$T/hold.out" 2>&1 &
+as_nobody b "$P" bind 5555 30 reuse >"$T/hold.out" 2>&1 &
 hold=$!
-sleep 0.5
+file_has "$T/hold.out" '^bind=0$' 10
 a=$(as_uid 65532 b "$P" bind 5555 0 reuse 2>&1)
 c=$(as_nobody b "$P" bind 5555 0 reuse 2>&1)
 [ "$a|$c" = "bind=EADDRINUSE|bind=0" ] && pass "$LABEL/cross_uid_bind" ||
@@ -110,14 +110,14 @@ c=$(as_nobody b "$P" bind 5555 0 reuse 2>&1)
 r=$(as_uid 65533 b "$P" bind 5555 0 reuse 2>&1)
 [ "$r" = "bind=EADDRINUSE" ] && pass "$LABEL/relay_vs_broker_bind" ||
 	fail "$LABEL/relay_vs_broker_bind" "$r"
-wait $hold
-as_uid 65533 b "$P" bind 6666 3 >"$T/hold2.out" 2>&1 &
+pkill -KILL -f "pstool bind 5555 30"; wait $hold 2>/dev/null
+as_uid 65533 b "$P" bind 6666 30 >"$T/hold2.out" 2>&1 &
 hold=$!
-sleep 0.5
+file_has "$T/hold2.out" '^bind=0$' 10
 r=$(as_nobody b "$P" bind 6666 0 2>&1)
 [ "$r" = "bind=EADDRINUSE" ] && pass "$LABEL/broker_vs_relay_bind" ||
 	fail "$LABEL/broker_vs_relay_bind" "$r"
-wait $hold
+pkill -KILL -f "pstool bind 6666 30"; wait $hold 2>/dev/null
 
 # An identifier a kernel socket holds that the daemon has no record of
 # (here one made outside it, by a process of the broker group; a socket

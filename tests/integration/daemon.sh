@@ -32,16 +32,16 @@ else
 fi
 
 # --- identifiers ----------------------------------------------------------
-as_nobody d "$PST" bind 4242 3 >"$T/hold.out" &
+as_nobody d "$PST" bind 4242 30 >"$T/hold.out" &
 holder=$!
-sleep 0.5
+file_has "$T/hold.out" '^bind=0$' 10
 out=$(as_uid 1000 d "$PST" bind 4242)
 [ "$out" = "bind=EADDRINUSE" ] && pass daemon/cross_uid_ident_refused ||
 	fail daemon/cross_uid_ident_refused "$out"
 out=$(as_nobody d "$PST" bind 4242)
 [ "$out" = "bind=0" ] && pass daemon/same_uid_ident_shared ||
 	fail daemon/same_uid_ident_shared "$out"
-wait $holder
+pkill -KILL -f "pstool bind 4242 30"; wait $holder 2>/dev/null
 
 out=$(as_nobody d "$PST" pair 127.0.0.1 5001 5002)
 [ "$out" = $'sock0 seq=100\nsock1 seq=200' ] && pass daemon/own_replies_only ||
@@ -50,9 +50,9 @@ out=$(as_nobody d "$PST" pair 127.0.0.1 5001 5002)
 # The request on the wire carries the socket's ident and a correct
 # checksum, whatever the caller wrote (0x1234, checksum 0xdead).
 in_ns d timeout 10 tcpdump -l -n -vv -i lo -c 1 'icmp[icmptype] == 8' \
-	>"$T/cap.txt" 2>/dev/null &
+	>"$T/cap.txt" 2>"$T/cap.err" &
 tcpd=$!
-sleep 1
+file_has "$T/cap.err" 'listening on' 5
 out=$(as_nobody d "$PST" rawsend 127.0.0.1)
 wait $tcpd
 ident=${out#ident=}
@@ -64,13 +64,16 @@ else
 fi
 
 # --- robustness -----------------------------------------------------------
-as_nobody d "$PST" bind 4343 30 >/dev/null &
+as_nobody d "$PST" bind 4343 30 >"$T/victim.out" &
 victim=$!
-sleep 0.5
+file_has "$T/victim.out" '^bind=0$' 10
 before=$(stat_of idents)
 pkill -KILL -f "pstool bind 4343"; wait $victim 2>/dev/null
-sleep 0.3
-after=$(stat_of idents)
+for _ in $(seq 100); do	# the daemon sees the hang-up (10 s at most)
+	after=$(stat_of idents)
+	[ "$after" = 0 ] && break
+	sleep 0.1
+done
 [ "$before" = 1 ] && [ "$after" = 0 ] && [ "$(stat_of sockets)" = 0 ] &&
 	pass daemon/killed_client_frees_ident ||
 	fail daemon/killed_client_frees_ident "idents before=$before after=$after"
@@ -141,12 +144,12 @@ grep -q '^reply' <<<"$out" && pass daemon/groups_policy_admits_supplementary ||
 	fail daemon/groups_policy_admits_supplementary "$out"
 
 printf 'groups = 0 4294967294\n' >"$cfg"
-kill -HUP "$DAEMON_PID"; sleep 0.3
+hup_wait "$DAEMON_PID" "$T/d.log"
 out=$(as_nobody d "$PST" ping 127.0.0.1 1 2>&1)
 grep -q '^reply' <<<"$out" && pass daemon/sighup_reloads ||
 	fail daemon/sighup_reloads "$out"
 printf 'groups = 100 200\ngroups = banana\n' >"$cfg"
-kill -HUP "$DAEMON_PID"; sleep 0.3
+hup_wait "$DAEMON_PID" "$T/d.log"
 out=$(as_nobody d "$PST" ping 127.0.0.1 1 2>&1)
 if grep -q '^reply' <<<"$out" && grep -q "$cfg:2:" "$T/d.log"; then
 	pass daemon/bad_reload_keeps_policy
@@ -156,7 +159,7 @@ fi
 
 # --- min_interval: sends of one socket spaced by the daemon ---------------
 printf 'min_interval = 200\n' >"$cfg"
-kill -HUP "$DAEMON_PID"; sleep 0.3
+hup_wait "$DAEMON_PID" "$T/d.log"
 t0=$(date +%s%N)
 out=$(as_nobody d "$T/ping" -c 3 -i 0.002 -q 127.0.0.1 2>&1)
 t1=$(date +%s%N)
@@ -213,17 +216,17 @@ send(s, h, 60000)
 print("send=%d" % answer(s)[0])
 PY
 printf 'min_interval = 2000\n' >"$cfg"
-kill -HUP "$DAEMON_PID"; sleep 0.3
+hup_wait "$DAEMON_PID" "$T/d.log"
 out=$(as_nobody d timeout 20 python3 "$T/parkgone.py" "$SOCK" 2>&1)
 [ "$out" = "send=60008" ] && pass daemon/parked_send_of_gone_client_freed ||
 	fail daemon/parked_send_of_gone_client_freed "$out"
 printf 'groups = 0 4294967294\n' >"$cfg"
-kill -HUP "$DAEMON_PID"; sleep 0.3
+hup_wait "$DAEMON_PID" "$T/d.log"
 
 # --- the daemon goes away: calls fail at once, a new daemon serves again ---
 as_nobody d "$PST" orphan 127.0.0.1 2 >"$T/orphan.out" 2>&1 &
 orphan=$!
-sleep 1
+file_has "$T/orphan.out" '^before=' 10	# then 2 s before its next call
 daemon_stop
 t0=$(date +%s)
 wait $orphan

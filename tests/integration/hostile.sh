@@ -485,7 +485,10 @@ echo "# bad packets done at $(( $(ms) - T0 )) ms"
 # ==== 3. SIGKILL while 50 clients ping ====================================
 # 40 ping every 200 ms (asleep when the daemon dies: the next send
 # fails), 5 back to back (mostly in the middle of a call), 5 wait in
-# poll() for a reply that does not come (p stops answering).
+# poll() for a reply that does not come (p stops answering).  Each must
+# fail with ECONNRESET at once; "at once" is 3 s here (50 sanitizer
+# processes waking on a busy machine), against the 10 s and 60 s waits
+# that a call hung on a dead daemon would take.
 in_ns p sysctl -qw net.ipv4.icmp_echo_ignore_all=1
 LOOPS=()
 for i in $(seq 1 50); do
@@ -529,14 +532,14 @@ for i in $(seq 1 50); do
 	[ "$lat" -gt "$worst" ] && worst=$lat
 	calls="$calls${calls:+ }${line%% *}"
 	if [ $rc != 0 ] || ! grep -q '^fail=\(send\|recv\) errno=ECONNRESET since_ok_ms=[0-9]* at_ms=[0-9]*$' <<<"$line" ||
-		[ -z "$at" ] || [ "$lat" -ge 1000 ]; then
+		[ -z "$at" ] || [ "$lat" -ge 3000 ]; then
 		bad="$bad [$i rc=$rc ${line:-$(tail -1 "$T/loop.$i")} after ${lat}ms]"
 	fi
 done
 echo "# SIGKILL: slowest client failed ${worst} ms after the kill;" \
 	"calls: $(tr ' ' '\n' <<<"$calls" | sort | uniq -c | awk '{ printf "%s%s x%s", s, $2, $1; s = ", " }')"
-[ $hung = 0 ] && [ -z "$bad" ] && pass hostile/sigkill_50_clients_econnreset_1s ||
-	fail hostile/sigkill_50_clients_econnreset_1s "hung=$hung$bad"
+[ $hung = 0 ] && [ -z "$bad" ] && pass hostile/sigkill_50_clients_econnreset_at_once ||
+	fail hostile/sigkill_50_clients_econnreset_at_once "hung=$hung$bad"
 
 # The socket file is left behind by SIGKILL: the new daemon must cope.
 daemon_start d

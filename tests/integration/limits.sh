@@ -230,8 +230,7 @@ py reload 127.0.0.1 "$T/sig/ready" "$T/sig/go" >"$T/reload.out" 2>&1 &
 client=$!
 for _ in $(seq 1 100); do [ -e "$T/sig/ready" ] && break; sleep 0.05; done
 printf 'max_sockets = 10\n' >"$T/lim.conf"
-kill -HUP "${SHIM_DAEMON[d]}"
-sleep 0.3
+hup_wait "${SHIM_DAEMON[d]}" "$T/d.log"
 : >"$T/sig/go"
 wait "$client"
 o=$(cat "$T/reload.out")

@@ -377,26 +377,26 @@ while True:
 if command -v python3 >/dev/null; then
 	pingout_helper forger g "$forger" rtr0
 	for code in 0 1 2 3 4 5 6 7; do	# 5-7: "Unknown code N"
-		same unreach_code$code -c 1 -W 1 fd00:203:6::10$code
+		same unreach_code$code -c 1 -W 3 fd00:203:6::10$code
 	done
-	same too_big	-c 1 -W 1 fd00:203:6::200
-	same too_big_code -c 1 -W 1 fd00:203:6::201	# ", code=1"
+	same too_big	-c 1 -W 3 fd00:203:6::200
+	same too_big_code -c 1 -W 3 fd00:203:6::201	# ", code=1"
 	for code in 0 1 2; do
-		same time_exceeded_code$code -c 1 -W 1 fd00:203:6::30$code
+		same time_exceeded_code$code -c 1 -W 3 fd00:203:6::30$code
 	done
 	for code in 0 1 2 3; do
-		same param_problem_code$code -c 1 -W 1 fd00:203:6::40$code
+		same param_problem_code$code -c 1 -W 3 fd00:203:6::40$code
 	done
-	same error_type5 -c 1 -W 1 fd00:203:6::500	# "unknown icmp type: 5"
-	same error_type100 -c 1 -W 1 fd00:203:6::600
-	same error_type127 -c 1 -W 1 fd00:203:6::601
+	same error_type5 -c 1 -W 3 fd00:203:6::500	# "unknown icmp type: 5"
+	same error_type100 -c 1 -W 3 fd00:203:6::600
+	same error_type127 -c 1 -W 3 fd00:203:6::601
 	same forged_stamped -c 2 -i 0.2 -D fd00:203:6::101
 	same forged_flood -c 1 -f fd00:203:6::101
 	same forged_quiet -c 1 -q fd00:203:6::101
 	# -e: the socket's identifier, so the requests carry it.
-	same ident_answered -c 1 -W 1 -e 4242 fd00:203:6::700
+	same ident_answered -c 1 -W 3 -e 4242 fd00:203:6::700
 	same ident_unanswered -c 1 -W 1 -e 4243 fd00:203:6::700
-	same ident_answered_verbose -v -c 1 -W 1 -e 4242 fd00:203:6::700
+	same ident_answered_verbose -v -c 1 -W 3 -e 4242 fd00:203:6::700
 else
 	skip "$LABEL"/forged_errors "no python3 to forge errors"
 fi

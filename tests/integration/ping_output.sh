@@ -250,22 +250,22 @@ while True:
 if command -v python3 >/dev/null; then
 	pingout_helper forger g "$forger" rtr0
 	for code in $(seq 0 15); do
-		same unreach_code$code -c 1 -W 1 10.203.6.$((100 + code))
+		same unreach_code$code -c 1 -W 3 10.203.6.$((100 + code))
 	done
 	for code in 0 1 2 3 4; do	# 4: "Redirect, Bad Code: 4"
-		same redirect_code$code -c 1 -W 1 10.203.6.$((50 + code))
+		same redirect_code$code -c 1 -W 3 10.203.6.$((50 + code))
 	done
-	same source_quench -c 1 -W 1 10.203.6.40
-	same parameter_problem -c 1 -W 1 10.203.6.41
-	same time_exceeded_forged -c 1 -W 1 10.203.6.42
+	same source_quench -c 1 -W 3 10.203.6.40
+	same parameter_problem -c 1 -W 3 10.203.6.41
+	same time_exceeded_forged -c 1 -W 3 10.203.6.42
 	same redirect_stamped -c 2 -i 0.2 -D 10.203.6.51
 	same redirect_flood -c 1 -f 10.203.6.51
 	same unreach_quiet -c 1 -q 10.203.6.101
 	# -e: the identifier is the socket's (bound as its port), so the
 	# requests carry it and 10.203.6.200 answers 4242 only.
-	same ident_answered -c 1 -W 1 -e 4242 10.203.6.200
+	same ident_answered -c 1 -W 3 -e 4242 10.203.6.200
 	same ident_unanswered -c 1 -W 1 -e 4243 10.203.6.200
-	same ident_answered_verbose -4 -v -c 1 -W 1 -e 4242 10.203.6.200
+	same ident_answered_verbose -4 -v -c 1 -W 3 -e 4242 10.203.6.200
 else
 	skip $LABEL/forged_errors "no python3 to forge errors"
 fi

@@ -68,18 +68,35 @@ mkdir -p "$T/go" && cp -r "$(dirname "$0")/../go/goping" "$T/go/" &&
 check go_without_run 'socket: permission denied' "$(as_nobody d "$T/goping" 4 127.0.0.1 1 2>&1)"
 check go_v4_50_sockets '^replies 50$' "$(as_nobody d "$RUN" "$T/goping" 4 127.0.0.1 50 2>&1)"
 check go_v6_20_sockets '^replies 20$' "$(as_nobody d "$RUN" "$T/goping" 6 ::1 20 2>&1)"
-sleep 1.5	# the supervisor's look for sockets gone, once a second: it ended
-check go_nothing_left '^0$' "$(held)"
+# The supervisor looks for sockets gone once a second: 10 s at most
+# (a busy machine) until the ended program's are forgotten.
+held_zero() {
+	local n
+	for _ in $(seq 100); do
+		n=$(held)
+		[ "$n" = 0 ] && break
+		sleep 0.1
+	done
+	echo "$n"
+}
+check go_nothing_left '^0$' "$(held_zero)"
 
-# A socket the program closes is no longer counted, while it runs on.
+# A socket the program closes is no longer counted, while it runs on (it
+# ends only when told, after the count is read).
 cat >"$T/close.py" <<'EOF'
-import socket, sys, time
+import os, socket, sys, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_ICMP)
 open(sys.argv[1], "w").write("open\n")
-time.sleep(1)
+for _ in range(600):            # until told to close (30 s at most)
+    if os.path.exists(sys.argv[1] + ".go"):
+        break
+    time.sleep(0.05)
 s.close()
 open(sys.argv[1], "a").write("closed\n")
-time.sleep(4)
+for _ in range(600):            # runs on until told (30 s at most)
+    if os.path.exists(sys.argv[1] + ".end"):
+        break
+    time.sleep(0.05)
 EOF
 chmod 644 "$T/close.py"
 mkdir -p "$T/flag" && chmod 777 "$T/flag"
@@ -87,10 +104,11 @@ as_nobody d "$RUN" "$PY" "$T/close.py" "$T/flag/f" &
 cp=$!
 for _ in $(seq 1 50); do grep -q open "$T/flag/f" 2>/dev/null && break; sleep 0.1; done
 n_open=$(held)
+: >"$T/flag/f.go"
 for _ in $(seq 1 50); do grep -q closed "$T/flag/f" 2>/dev/null && break; sleep 0.1; done
-sleep 2	# the supervisor looks once a second
 # (At first pingsock-run's own check of the daemon may still count.)
-check liveness_follows_close '^[12] 0$' "$n_open $(held)"
+check liveness_follows_close '^[12] 0$' "$n_open $(held_zero)"
+: >"$T/flag/f.end"
 wait $cp
 
 # ---- Debian's blackbox exporter ----

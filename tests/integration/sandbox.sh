@@ -70,7 +70,7 @@ out=$(as_nobody d "$PST" pair 127.0.0.1 6101 6102)
 # SIGHUP re-reads the config through the kept directory handle: a
 # changed file applies, and one replaced by rename (as editors do) too.
 printf 'groups = 100 200\n' >"$cfg"
-kill -HUP "$pid"; sleep 0.3
+hup_wait "$pid" "$T/d.log"
 out=$(as_nobody d "$PST" ping 127.0.0.1 1 2>&1)
 if kill -0 "$pid" && grep -q 'socket=EACCES' <<<"$out" &&
 	grep -q "reloaded $cfg" "$T/d.log"; then
@@ -81,12 +81,12 @@ fi
 printf 'groups = 0 4294967294\n' >"$cfg.new"
 chmod 644 "$cfg.new"
 mv "$cfg.new" "$cfg"
-kill -HUP "$pid"; sleep 0.3
+hup_wait "$pid" "$T/d.log"
 out=$(as_nobody d "$PST" ping 127.0.0.1 1 2>&1)
 kill -0 "$pid" && grep -q '^reply' <<<"$out" &&
 	pass sandbox/sighup_after_rename || fail sandbox/sighup_after_rename "$out"
 printf 'groups = banana\n' >"$cfg"
-kill -HUP "$pid"; sleep 0.3
+hup_wait "$pid" "$T/d.log"
 out=$(as_nobody d "$PST" ping 127.0.0.1 1 2>&1)
 kill -0 "$pid" && grep -q '^reply' <<<"$out" && grep -q "$cfg:1:" "$T/d.log" &&
 	pass sandbox/bad_reload_keeps_policy ||

@@ -77,11 +77,11 @@ cat >"$T/icmp.py" <<'PY'
 import sys
 import icmplib
 if sys.argv[1] == "ping":
-    hosts = [icmplib.ping(sys.argv[2], count=3, interval=0.2, timeout=1,
+    hosts = [icmplib.ping(sys.argv[2], count=3, interval=0.2, timeout=3,
                           privileged=False)]
 else:
     hosts = icmplib.multiping(sys.argv[2:], count=2, interval=0.2,
-                              timeout=1, privileged=False)
+                              timeout=3, privileged=False)
 for h in hosts:
     print(h.address, "alive" if h.is_alive else "dead",
           "sent", h.packets_sent, "received", h.packets_received)

@@ -565,8 +565,16 @@ static int cmd_linger(char **argv)
 	printf("send=%s\n", e ? ename(e) : "ok");
 	printf("passed\n");
 	fflush(stdout);
-	if (!e)
+	/* "peer=" ends the test's wait: at once when nothing was passed,
+	 * or when the descriptor went on a data descriptor, where it is
+	 * held while the socket lives (no reset to wait 10 s for). */
+	if (e)
+		printf("peer=none\n");
+	else if (strcmp(argv[2], "data") == 0)
+		printf("peer=held\n");
+	else
 		printf("peer=%s\n", peer_reset(rcv) ? "reset" : "open");
+	fflush(stdout);
 	wait_file(argv[4]);
 	/* The peer goes first: its reset ends any close that waits. */
 	close(rcv);
@@ -1240,6 +1248,7 @@ static int cmd_wrap(char **argv)
 	struct answer a;
 	int pc = hello_conn(3000), q = hello_conn(3000), datafd;
 	uint32_t h, nh = 0;
+	uint64_t t;
 	long n;
 
 	(void)argv;
@@ -1253,12 +1262,15 @@ static int cmd_wrap(char **argv)
 	    get_answer(pc, 200, &a) != ANS_TIMEOUT)
 		return printf("wrap: the second send did not wait\n"), 1;
 	close(datafd);
+	t = now_ms();
 	n = cycle_to(q, h & 0xFFFFF, h >> 20);
+	t = now_ms() - t;
 	usleep(100000);	/* the last one's close seen */
 	if (n < 0 || open_req(q, AF_INET, SOCK_DGRAM, &a) != ANS_OK || a.result)
 		return printf("wrap: cycling failed\n"), 1;
 	memcpy(&nh, a.body, 4);
-	printf("wrap: %ld opens; the new socket's handle %s\n", n,
+	printf("wrap: %ld opens in %llu ms; the new socket's handle %s\n",
+	       n, (unsigned long long)t,
 	       nh == h ? "is the waiting send's" : "is another");
 	switch (get_answer(pc, 60000, &a)) {
 	case ANS_OK:

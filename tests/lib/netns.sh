@@ -48,6 +48,33 @@ fail() { echo "FAIL: $1: ${2:-}"; FAILED=1; }
 skip() { echo "SKIP: $1: ${2:-}"; }
 FAILED=0
 
+# hup_wait PID LOG: SIGHUP to a pingsockd, then wait (10 s at most)
+# until LOG says it reloaded or refused to: a fixed sleep is too short
+# for a daemon kept from a processor on a busy machine.
+hup_wait() {
+	local n i
+	n=$(grep -Ecs 'reloaded |reload refused|nothing to reload' "$2")
+	kill -HUP "$1" || return 1
+	for ((i = 0; i < 200; i++)); do
+		[ "$(grep -Ecs 'reloaded |reload refused|nothing to reload' "$2")" -gt "$n" ] &&
+			return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# file_has FILE ERE SECONDS: wait until a line of FILE matches ERE (0),
+# or SECONDS have passed (1).  For what a background process prints
+# when it is ready: a fixed sleep is too short on a busy machine.
+file_has() {
+	local i
+	for ((i = 0; i < $3 * 20; i++)); do
+		grep -Eqs -e "$2" "$1" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 ns_cleanup() {
 	local p n
 	for p in "${DAEMON_PIDS[@]}"; do

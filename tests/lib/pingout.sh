@@ -201,22 +201,56 @@ spawn() {
 		PINGSOCK_SOCKET="$(ns_sock $ns)" "$bin" "$@" >"$o.out" 2>"$o.err" ) &
 }
 
+# echoes_sent SHORT: Echo Requests sent in that namespace so far (IPv4
+# and IPv6; the kernel counts those of ping sockets and of the daemon's
+# raw sockets alike).  nsenter: /proc/net is the namespace's own.
+echoes_sent() {
+	nsenter --net="/run/netns/$(ns_name "$1")" cat /proc/net/snmp \
+		/proc/net/snmp6 2>/dev/null | awk '
+		/^Icmp: / { if (!h) { for (i = 2; i <= NF; i++)
+				if ($i == "OutEchos") c = i; h = 1 }
+			    else n += $c }
+		$1 == "Icmp6OutEchos" { n += $2 }
+		END { print n + 0 }'
+}
+
+# signal_plan PID SHORT BASE PLAN: the plan's signals to one ping, timed
+# from its own first Echo Request (the namespace's count past BASE), not
+# from when it was started: the two sides start at different speeds (the
+# sanitizer build, the daemon's handshake, a busy machine), and a plan
+# timed from the start could fall on the other side of a send on one
+# side only.
+signal_plan() {
+	local pid=$1 ns=$2 base=$3 at prev=0 sig
+	for _ in $(seq 500); do
+		[ "$(echoes_sent "$ns")" -gt "$base" ] && break
+		kill -0 "$pid" 2>/dev/null || return
+		sleep 0.01
+	done
+	for at in $4; do
+		sig=${at%@*} at=${at#*@}
+		sleep "$(awk -v a="$at" -v b="$prev" 'BEGIN { print a - b }')"
+		kill -"$sig" "$pid" 2>/dev/null
+		prev=$at
+	done
+}
+
 signals() {
-	local name=$LABEL/$1 plan=$2 d po pr at prev sig; shift 2
+	local name=$LABEL/$1 plan=$2 d po pr bo br so sr; shift 2
 	excluded "${name#"$LABEL"/}" && return
 	d=$(mktemp -d "$T/case.XXXXXX")
+	bo=$(echoes_sent k) br=$(echoes_sent r)
 	spawn ours "$d/ours" "$@"
 	po=$!
 	spawn ref "$d/ref" "$@"
-	pr=$! prev=0
-	for at in $plan; do
-		sig=${at%@*} at=${at#*@}
-		sleep "$(awk -v a="$at" -v b="$prev" 'BEGIN { print a - b }')"
-		kill -"$sig" "$po" "$pr" 2>/dev/null
-		prev=$at
-	done
+	pr=$!
+	signal_plan "$po" k "$bo" "$plan" &
+	so=$!
+	signal_plan "$pr" r "$br" "$plan" &
+	sr=$!
 	wait "$po"; echo $? >"$d/ours.rc"
 	wait "$pr"; echo $? >"$d/ref.rc"
+	wait "$so" "$sr"
 	compare "$name" "$d"
 }
 

@@ -1543,7 +1543,7 @@ static void untrusted_calls(int fd)
 	said("getopt", pingsock_getsockopt(fd, SOL_IP, IP_TTL, &ttl, &tl));
 	said("getname", pingsock_getsockname(fd, (struct sockaddr *)&me, &sl));
 	said("errq1", recv_all(fd, MSG_ERRQUEUE));
-	pingsock_poll(&p, 1, 1000);
+	pingsock_poll(&p, 1, 5000);	/* returns when the reply is in */
 	said("peek", recv_all(fd, MSG_PEEK));
 	said("recv1", recv_all(fd, 0));
 	said("errq2", recv_all(fd, MSG_ERRQUEUE));
@@ -1671,10 +1671,20 @@ static int cmd_wakeflood(void)
 	said("recv1", recv_all(fd, 0));
 	nanosleep(&fill, NULL);	/* the flood fills the pair */
 	said("recv2", recv_all(fd, 0));
-	/* The descriptor's own queue (not the socket's call): is the
-	 * flood still writing? */
-	if (ioctl(fd, SIOCINQ, &q) == 0)
-		printf("after=%s\n", q > 0 ? "queued" : "empty");
+	/* The descriptor's own queue and poll() (not the socket's calls):
+	 * is the flood still writing?  One look at the queue is not
+	 * enough: on a busy machine the flood's writer may be waiting for
+	 * a processor just then, with the queue drained.  A flood that is
+	 * still on writes again within seconds; one that ended (the old
+	 * receive returned only then) never does. */
+	if (ioctl(fd, SIOCINQ, &q) != 0)
+		return 0;
+	if (q == 0) {
+		p.revents = 0;
+		if (poll(&p, 1, 5000) == 1 && (p.revents & POLLIN))
+			q = 1;
+	}
+	printf("after=%s\n", q > 0 ? "queued" : "empty");
 	return 0;
 }
 
