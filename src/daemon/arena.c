@@ -359,6 +359,11 @@ bool arena_will_linger(const struct arena *a)
 	return a && a->conns == 1 && a->refs > 1;
 }
 
+bool arena_lingers(const struct arena *a)
+{
+	return a->lingering;
+}
+
 uid_t arena_uid(const struct arena *a)
 {
 	return a->uid;

@@ -55,6 +55,8 @@ void arena_put(struct arenas *as, struct arena *a);
 /* Will a linger once the caller's connection, its last, gives it back
  * (sockets' slots keep it)? */
 bool arena_will_linger(const struct arena *a);
+/* Does a linger now (no connection, kept by slots)? */
+bool arena_lingers(const struct arena *a);
 uid_t arena_uid(const struct arena *a);
 /* The arena that has lingered longest, of uid (of anyone if any), and
  * how many linger so (*n); NULL if none. */

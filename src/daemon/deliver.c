@@ -203,10 +203,13 @@ static void deliver_error(struct server *s, const struct icmp_pkt *p,
 			dg.offender_scope = p->src.scope;
 		}
 		/* The pending error first: a reader woken by the record
-		 * finds both. */
+		 * finds both.  One copy into the socket's slots for the
+		 * two (the queue's wake-up writes them; a refused record
+		 * none, and so this does). */
 		audit_error(s, ss);
-		sstate_set_err(ss, v.err, false);
-		sstate_queue(s, ss, &dg, p->q_icmp, p->q_icmplen);
+		if (sstate_queue_err(s, ss, v.err, &dg, p->q_icmp,
+				     p->q_icmplen) < 0)
+			sstate_publish(ss);
 		return;
 	}
 }

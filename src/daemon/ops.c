@@ -164,7 +164,7 @@ static void op_attach(struct server *s, struct client *c, struct ssock *ss,
 	r->result = -EBADF;
 	if (ss->broker || !ssock_proven(ss, req->nonce))
 		return;
-	r->result = sstate_mirror(ss, c->arena, &body[2]);
+	r->result = sstate_mirror(s, ss, c->arena, &body[2]);
 	if (r->result)
 		return;
 	if (ssock_link(c, ss)) {

@@ -297,9 +297,19 @@ void audit_users(struct server *s, const struct client *c, uint32_t cursor,
 		 struct reply *r);
 
 /* ---- sstate.c ---- */
+/*
+ * At most this many processes' arenas hold a slot of one socket: every
+ * change of its state (an ICMP error that anyone can send it, too) is
+ * written into each, at the loop's cost.  Past it, a lingering arena
+ * holding one gives its slots back (as past ARENA_LINGER_UID), or the
+ * attach fails.  The kernel has no such bound (pingsockd(8)).
+ */
+#define SSTATE_MAX_MIRRORS 64
 /* The socket's slot in arena a (made and filled if it has none): 0, or
- * -errno (ENOMEM; ENOBUFS for a full arena). */
-int sstate_mirror(struct ssock *ss, struct arena *a, uint32_t *slot);
+ * -errno (ENOMEM; ENOBUFS for a full arena, or SSTATE_MAX_MIRRORS
+ * arenas that hold one and are in use). */
+int sstate_mirror(struct server *s, struct ssock *ss, struct arena *a,
+		  uint32_t *slot);
 /* Copy the socket's state into all its slots. */
 void sstate_publish(struct ssock *ss);
 /* Its slots given back, its error queue freed. */
@@ -319,6 +329,11 @@ int sstate_take_err(struct ssock *ss);
  * the queue is full (the record dropped, as the kernel drops it). */
 int sstate_queue(struct server *s, struct ssock *ss,
 		 const struct wire_dgram *dg, const void *data, size_t len);
+/* The pending error set to err, then the record queued as above, the
+ * slots written once for both (not at all if it is refused: the caller
+ * publishes then). */
+int sstate_queue_err(struct server *s, struct ssock *ss, int err,
+		     const struct wire_dgram *dg, const void *data, size_t len);
 /* Take the next record (NULL if none), for the caller to free(). */
 struct erec *sstate_dequeue(struct server *s, struct ssock *ss);
 /* Empty the error queue (IP_RECVERR turned off). */

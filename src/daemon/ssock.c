@@ -361,7 +361,7 @@ int ssock_new_relay(struct server *s, struct client *c,
 	if (!err)
 		err = pair_cookie(pair[1], &ss->cookie);
 	if (!err)
-		err = sstate_mirror(ss, c->arena, slot);
+		err = sstate_mirror(s, ss, c->arena, slot);
 	if (err)
 		goto fail;
 	ss->h.proc = on_data;

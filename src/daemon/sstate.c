@@ -40,14 +40,50 @@ void sstate_publish(struct ssock *ss)
 		publish_to(ss, arena_slot(ss->mirrors[i].a, ss->mirrors[i].slot));
 }
 
-int sstate_mirror(struct ssock *ss, struct arena *a, uint32_t *slot)
+/* arena_evict()'s owner is a socket, its idx-th mirror going: the last
+ * one takes its place. */
+static void forget_mirror(void *owner, uint32_t idx, void *arg)
 {
+	struct ssock *ss = owner;
+	uint32_t last = --ss->nmirrors;
+
+	(void)arg;
+	if (idx == last)
+		return;
+	ss->mirrors[idx] = ss->mirrors[last];
+	arena_slot_move(ss->mirrors[idx].a, ss->mirrors[idx].slot, idx);
+}
+
+/* Room for one more mirror of ss: a lingering arena holding one gives
+ * its slots back if ss has SSTATE_MAX_MIRRORS.  0 or -ENOBUFS. */
+static int mirror_room(struct server *s, struct ssock *ss)
+{
+	if (ss->nmirrors < SSTATE_MAX_MIRRORS)
+		return 0;
+	for (uint32_t i = 0; i < ss->nmirrors; i++) {
+		if (arena_lingers(ss->mirrors[i].a)) {
+			arena_evict(s->arenas, ss->mirrors[i].a, forget_mirror,
+				    NULL);
+			return 0;
+		}
+	}
+	return -ENOBUFS;
+}
+
+int sstate_mirror(struct server *s, struct ssock *ss, struct arena *a,
+		  uint32_t *slot)
+{
+	int err;
+
 	for (uint32_t i = 0; i < ss->nmirrors; i++) {
 		if (ss->mirrors[i].a == a) {
 			*slot = ss->mirrors[i].slot;
 			return 0;
 		}
 	}
+	err = mirror_room(s, ss);
+	if (err)
+		return err;
 	if (ss->nmirrors == ss->capmirrors) {
 		uint32_t n = ss->capmirrors ? 2 * ss->capmirrors : 2;
 		struct mirror *m = realloc(ss->mirrors, n * sizeof(*m));
@@ -63,20 +99,6 @@ int sstate_mirror(struct ssock *ss, struct arena *a, uint32_t *slot)
 	ss->mirrors[ss->nmirrors++] = (struct mirror){ .a = a, .slot = *slot };
 	publish_to(ss, arena_slot(a, *slot));
 	return 0;
-}
-
-/* arena_evict()'s owner is a socket, its idx-th mirror going: the last
- * one takes its place. */
-static void forget_mirror(void *owner, uint32_t idx, void *arg)
-{
-	struct ssock *ss = owner;
-	uint32_t last = --ss->nmirrors;
-
-	(void)arg;
-	if (idx == last)
-		return;
-	ss->mirrors[idx] = ss->mirrors[last];
-	arena_slot_move(ss->mirrors[idx].a, ss->mirrors[idx].slot, idx);
 }
 
 void sstate_linger(struct server *s, struct arena *a)
@@ -183,6 +205,13 @@ static bool eq_room(struct server *s, const struct ssock *ss, uint32_t w)
 
 	return u && (uint64_t)ss->eq_bytes + w < rcvbuf_of(ss) &&
 	       (uint64_t)u->errq + w <= ERRQ_UID_MAX;
+}
+
+int sstate_queue_err(struct server *s, struct ssock *ss, int err,
+		     const struct wire_dgram *dg, const void *data, size_t len)
+{
+	ss->err = err;
+	return sstate_queue(s, ss, dg, data, len);
 }
 
 int sstate_queue(struct server *s, struct ssock *ss,

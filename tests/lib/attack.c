@@ -1065,6 +1065,7 @@ static int cmd_slotproto(char **argv)
 static int mirrors(char **argv, bool keep)
 {
 	int n = atoi(argv[2]), ok = 0, bad = 0, datafd;
+	const char *why = "none";
 	uint32_t h;
 
 	if (own_socket(&h, &datafd) < 0)
@@ -1078,15 +1079,17 @@ static int mirrors(char **argv, bool keep)
 			continue;
 		}
 		r = attach_req(c, h, datafd, &a);
-		if (r == ANS_OK && a.result == 0)
+		if (r == ANS_OK && a.result == 0) {
 			ok++;
-		else
+		} else {
 			bad++;
+			why = r != ANS_OK ? "no answer" : ename(-a.result);
+		}
 		answer_close(&a);
 		if (!keep)
 			close(c);
 	}
-	printf("mirrors attached=%d failed=%d\n", ok, bad);
+	printf("mirrors attached=%d failed=%d last_failure=%s\n", ok, bad, why);
 	printf("holding\n");
 	wait_file(argv[3]);
 	return 0;
