@@ -46,6 +46,54 @@ bool bsock_wanted(const struct server *s, const struct client *c,
 	       req->u.open.protocol == IPPROTO_ICMPV6;
 }
 
+/*
+ * Who holds each identifier among our kernel sockets, by family: a uid
+ * and how many, so that broker_holds() costs one look, not a walk of
+ * every record (an explicit bind asks twice; 10,000 of them walked
+ * 10,000 records each).  The same-uid rule keeps one uid on an
+ * identifier; should two ever hold one (BHOLD_MIXED), or the table not
+ * be there (no memory at the first socket), the walk answers.
+ */
+struct bhold {
+	uid_t uid;
+	uint32_t n;		/* and BHOLD_MIXED */
+};
+#define BHOLD_MIXED 0x80000000u
+#define NIDENTS ((size_t)65536)
+
+static struct bhold *bhold_of(const struct server *s, int family,
+			      uint16_t ident)
+{
+	return s->bholds ? &s->bholds[(family == AF_INET6) * NIDENTS + ident]
+			 : NULL;
+}
+
+static void bhold_add(struct server *s, const struct ssock *ss, int k)
+{
+	struct bhold *h;
+
+	if (!s->bholds && !s->bholds_off) {
+		s->bholds = calloc(2 * NIDENTS, sizeof(*s->bholds));
+		s->bholds_off = !s->bholds;	/* for good: counts would miss */
+	}
+	h = bhold_of(s, ss->family, ss->k[k].ident);
+	if (!h)
+		return;
+	if ((h->n & ~BHOLD_MIXED) == 0)
+		*h = (struct bhold){ .uid = ss->uid };
+	else if (h->uid != ss->uid)
+		h->n |= BHOLD_MIXED;
+	h->n++;
+}
+
+static void bhold_sub(struct server *s, const struct ssock *ss, int k)
+{
+	struct bhold *h = bhold_of(s, ss->family, ss->k[k].ident);
+
+	if (h && (h->n & ~BHOLD_MIXED) && (--h->n & ~BHOLD_MIXED) == 0)
+		h->n = 0;
+}
+
 /* Count a kernel socket the client now holds: slot k of ss. */
 static void bsock_take(struct server *s, struct ssock *ss, int k, int fd,
 		       uint16_t ident, uint64_t cookie)
@@ -59,6 +107,7 @@ static void bsock_take(struct server *s, struct ssock *ss, int k, int fd,
 	ss->k[k].ident = ident;
 	ss->k[k].cookie = cookie;
 	ss->k[k].missed = 0;
+	bhold_add(s, ss, k);
 	s->nbroker++;
 	if (u) {
 		u->nsockets++;
@@ -112,6 +161,7 @@ void bsock_drop(struct server *s, struct ssock *ss, int k)
 	if (!ss->k[k].ino)
 		return;
 	bsock_tally(s, ss, k);	/* its identifier goes at the scan's prune */
+	bhold_sub(s, ss, k);
 	ss->k[k].ino = 0;
 	s->nbroker--;
 	if (u) {
@@ -129,21 +179,49 @@ static void bsock_forget(struct server *s, struct ssock *ss)
 	bsock_drop(s, ss, 1);
 }
 
+/* broker_holds() the long way: every record.  (The test build says how
+ * many it looked at: broker.sh counts them.) */
+static bool holds_walk(const struct server *s, int family, uid_t uid,
+		       bool mine, uint16_t ident)
+{
+	bool found = false;
+	uint32_t i;
+
+	for (i = 1; i < s->nslots && !found; i++) {
+		const struct ssock *d = s->slots[i].ss;
+
+		if (!d || !d->broker || d->family != family ||
+		    (d->uid == uid) != mine)
+			continue;
+		for (int k = 0; k < 2; k++)
+			if (d->k[k].ino && d->k[k].ident == ident)
+				found = true;
+	}
+#ifdef PSD_TESTING
+	log_info("test: broker_holds looked at %u records", i - 1);
+#endif
+	return found;
+}
+
 /* Does a kernel socket of ours hold ident: one of uid's (mine), or of
  * another uid's (!mine)?  Of family, or (AF_UNSPEC) of either: IPv4 and
  * IPv6 ping sockets share their identifiers in the kernel's table. */
 static bool broker_holds(const struct server *s, int family, uid_t uid,
 			 bool mine, uint16_t ident)
 {
-	for (uint32_t i = 1; i < s->nslots; i++) {
-		const struct ssock *d = s->slots[i].ss;
+	static const int fams[2] = { AF_INET, AF_INET6 };
 
-		if (!d || !d->broker || (family && d->family != family) ||
-		    (d->uid == uid) != mine)
+	for (int f = 0; f < 2; f++) {
+		const struct bhold *h = bhold_of(s, fams[f], ident);
+
+		if (family && family != fams[f])
 			continue;
-		for (int k = 0; k < 2; k++)
-			if (d->k[k].ino && d->k[k].ident == ident)
+		if (!h || (h->n & BHOLD_MIXED)) {
+			if (holds_walk(s, fams[f], uid, mine, ident))
 				return true;
+		} else if (h->n && (h->uid == uid) == mine) {
+			return true;
+		}
 	}
 	return false;
 }

@@ -386,6 +386,7 @@ static void teardown(struct server *s)
 		audit_flush(s);	/* the sockets closed just now */
 	free(s->slots);
 	free(s->by_cookie);
+	free(s->bholds);
 	pstab_free(s->tab);
 	uidtab_free(s->uids);
 	arenas_free(s->arenas);

@@ -48,6 +48,7 @@
 				 * socket's receive buffer until SO_RCVBUF */
 
 struct arena;
+struct bhold;
 struct ssock;
 struct uidtab;
 
@@ -220,6 +221,8 @@ struct server {
 	uint64_t netns;		/* SO_NETNS_COOKIE of the raw socket's */
 	unsigned fd_budget;	/* descriptors for clients (uidtab UID_FDS) */
 	unsigned nbroker;	/* kernel sockets handed out, alive */
+	struct bhold *bholds;	/* who holds each identifier (bsock.c) */
+	bool bholds_off;	/* none could be made: walk the records */
 	uint64_t idents_pruned_ns;	/* the guard's identifiers, next */
 	uint64_t closed_pruned_ns;	/* its closed records, next */
 	struct loop_timer scan_timer;	/* a /proc scan soon (bscan.c) */

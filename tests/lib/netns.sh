@@ -174,6 +174,7 @@ ns_bpf_cleanup() {
 # per-user limits (rate, max_sockets): tests load it harder than any one
 # user should; the limits have their own tests.  PS_DAEMON_START_S: how
 # long to wait for it (5 s; a daemon under valgrind needs more).
+# PS_DAEMON_BIN: another build of it (the test build's, for its hooks).
 daemon_start() {
 	local short=$1; shift
 	local sock; sock=$(ns_sock "$short")
@@ -194,7 +195,8 @@ daemon_start() {
 	# ip netns exec: that remounts /sys, and the daemon's cgroup (v2)
 	# file system with it (ns_bpf_args).
 	nsenter --net="/run/netns/$(ns_name "$short")" ${PS_DAEMON_WRAPPER:-} \
-		"$T/pingsockd" --foreground --socket "$sock" --user "$PS_DAEMON_USER" \
+		"${PS_DAEMON_BIN:-$T/pingsockd}" --foreground --socket "$sock" \
+		--user "$PS_DAEMON_USER" \
 		"$@" 2>>"$T/$short.log" &
 	DAEMON_PID=$!
 	DAEMON_PIDS+=("$DAEMON_PID")
