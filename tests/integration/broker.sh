@@ -24,17 +24,18 @@ ns_new b closed || { fail "$LABEL/setup" "namespace"; ns_done; }
 G=$BROKER_GID
 range() { in_ns b cat /proc/sys/net/ipv4/ping_group_range | tr '\t' ' '; }
 # wait_range WANT: the keeper restores just after the daemon is gone.
+# (These waits are 10 s: they end as soon as it is so.)
 wait_range() {
-	for _ in $(seq 1 40); do
+	for _ in $(seq 1 200); do
 		[ "$(range)" = "$1" ] && return 0
 		sleep 0.05
 	done
 	return 1
 }
-# log_has ERE: the daemon's log says so (within two seconds: its socket
+# log_has ERE: the daemon's log says so (within ten seconds: its socket
 # exists before the mode is decided).
 log_has() {
-	for _ in $(seq 1 40); do
+	for _ in $(seq 1 200); do
 		grep -Eq -e "$1" "$T/b.log" && return 0
 		sleep 0.05
 	done
@@ -42,7 +43,7 @@ log_has() {
 }
 # gone PID: the process has ended (and been reaped).
 gone() {
-	for _ in $(seq 1 40); do
+	for _ in $(seq 1 200); do
 		kill -0 "$1" 2>/dev/null || return 0
 		sleep 0.05
 	done

@@ -131,9 +131,9 @@ case_end() {
 	[ "$runs" -ge 1 ] && ! grep -qv '^10 packets transmitted, 10 received, 0% packet loss' \
 		<<<"$out" || why="$why pinger: $(tr '\n' ' ' <<<"$out");"
 	out="$runs run(s) of 10, $(grep -c '^10 packets transmitted, 10 received, 0%' <<<"$out") without loss"
-	wait_for 3 state_back ||
+	wait_for 10 state_back ||
 		why="$why fds $(nfds)/$BASE_FDS sockets $(stat_of sockets) clients $(stat_of clients)/$BASE_CLIENTS;"
-	wait_for 3 rss_back || why="$why RSS $(rss_kb) kB vs ${BASE_RSS} kB;"
+	wait_for 10 rss_back || why="$why RSS $(rss_kb) kB vs ${BASE_RSS} kB;"
 	echo "# $name: VmRSS ${BASE_RSS} -> $(rss_kb) kB (peak during: ${PEAK_RSS:-?} kB$([ $RSS_CHECK = 1 ] || echo "; not checked under ASan")); pinger: $out"
 	PEAK_RSS=
 	[ -z "$why" ] && pass "hostile/${name}_daemon_unhurt" ||
@@ -266,7 +266,7 @@ fi
 wait $holder	# it exits by itself, 4 s after its last socket
 t=$(ms)
 # What is left is the pinger's socket, if a run is under way.
-if wait_for 3 '[ "$(stat_of sockets)" -le 1 ]'; then
+if wait_for 10 '[ "$(stat_of sockets)" -le 1 ]'; then
 	pass hostile/hold_1000_freed
 	echo "# 1000 sockets freed $(( $(ms) - t )) ms after the holder exited"
 else

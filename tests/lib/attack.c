@@ -277,7 +277,10 @@ static int call(int fd, const struct wire_req *req, const int *fds, int nfds,
 }
 
 /* A connection that said HELLO and was answered 0; -1 if not. */
-static int hello_conn(int ms)
+/* A new connection past HELLO, in the arena whose token is tok (zeros:
+ * a new one; its token is then put there), as a process's connections
+ * are in the library; tok NULL: a new arena each time. */
+static int hello_in(int ms, uint8_t *tok)
 {
 	struct wire_req req = { .type = WIRE_HELLO, .u.version = WIRE_VERSION };
 	struct answer a;
@@ -285,13 +288,22 @@ static int hello_conn(int ms)
 
 	if (fd < 0)
 		return -1;
+	if (tok)
+		memcpy(req.nonce, tok, sizeof(req.nonce));
 	if (send_req(fd, &req, NULL, 0, NULL, 0) ||
 	    get_answer(fd, ms, &a) != ANS_OK || a.result != 0) {
 		close(fd);
 		return -1;
 	}
+	if (tok && a.blen >= sizeof(req.nonce))
+		memcpy(tok, a.body, sizeof(req.nonce));
 	answer_close(&a);
 	return fd;
+}
+
+static int hello_conn(int ms)
+{
+	return hello_in(ms, NULL);
 }
 
 /* WIRE_OPEN of an ICMP socket of family; the answer in *a (fds kept). */
@@ -779,12 +791,15 @@ static int cmd_park(char **argv)
 	int n = atoi(argv[2]), nc = 0, refused = 0, datafd;
 	uint32_t size = (uint32_t)atoi(argv[3]), h;
 	struct tally now = { 0 }, later = { 0 };
+	uint8_t tok[WIRE_NONCE_LEN] = { 0 };
 
 	if (n > MAX_CONNS || size > sizeof(pkt) || own_socket(&h, &datafd) < 0)
 		return 1;
+	/* The connections of one process: one arena (a socket's state is
+	 * kept in 64 at most). */
 	for (int i = 0; i < n; i++) {
 		struct answer a;
-		int c = hello_conn(3000), r;
+		int c = hello_in(3000, tok), r;
 
 		if (c < 0)
 			break;
