@@ -41,7 +41,7 @@ out=$(as_uid 1000 d "$PST" bind 4242)
 out=$(as_nobody d "$PST" bind 4242)
 [ "$out" = "bind=0" ] && pass daemon/same_uid_ident_shared ||
 	fail daemon/same_uid_ident_shared "$out"
-pkill -KILL -f "pstool bind 4242 30"; wait $holder 2>/dev/null
+pkill -KILL -f "$PST bind 4242 30"; wait $holder 2>/dev/null
 
 out=$(as_nobody d "$PST" pair 127.0.0.1 5001 5002)
 [ "$out" = $'sock0 seq=100\nsock1 seq=200' ] && pass daemon/own_replies_only ||
@@ -64,12 +64,16 @@ else
 fi
 
 # --- robustness -----------------------------------------------------------
+for _ in $(seq 100); do	# the clients before it gone (10 s at most)
+	[ "$(stat_of idents)" = 0 ] && break
+	sleep 0.1
+done
 as_nobody d "$PST" bind 4343 30 >"$T/victim.out" &
 victim=$!
 file_has "$T/victim.out" '^bind=0$' 10
 before=$(stat_of idents)
-pkill -KILL -f "pstool bind 4343"; wait $victim 2>/dev/null
-for _ in $(seq 100); do	# the daemon sees the hang-up (10 s at most)
+pkill -KILL -f "$PST bind 4343"; wait $victim 2>/dev/null
+for _ in $(seq 30); do	# the daemon sees the hang-up at once (3 s at most)
 	after=$(stat_of idents)
 	[ "$after" = 0 ] && break
 	sleep 0.1

@@ -206,26 +206,54 @@ spawn() {
 # raw sockets alike).  nsenter: /proc/net is the namespace's own.
 echoes_sent() {
 	nsenter --net="/run/netns/$(ns_name "$1")" cat /proc/net/snmp \
-		/proc/net/snmp6 2>/dev/null | awk '
-		/^Icmp: / { if (!h) { for (i = 2; i <= NF; i++)
-				if ($i == "OutEchos") c = i; h = 1 }
-			    else n += $c }
-		$1 == "Icmp6OutEchos" { n += $2 }
-		END { print n + 0 }'
+		/proc/net/snmp6 >"$T/snmp.$1" 2>/dev/null
+	snmp_echoes "$T/snmp.$1"
+	echo "$ECHOES"
+}
+
+# snmp_echoes FILE...: ECHOES, the Echo Requests counted in those
+# /proc/net/snmp and snmp6 texts, with the shell's own reads (a poll
+# forks nothing for it).
+snmp_echoes() {
+	local f k v col=0 i h hv vv
+	ECHOES=0
+	for f in "$@"; do
+		h=""
+		while read -r k v; do
+			case $k in
+			Icmp:)	if [ -z "$h" ]; then
+					h=$v
+					continue
+				fi
+				read -r -a hv <<<"$h"
+				read -r -a vv <<<"$v"
+				for ((i = 0; i < ${#hv[@]}; i++)); do
+					[ "${hv[$i]}" = OutEchos ] && col=$i
+				done
+				ECHOES=$((ECHOES + ${vv[$col]:-0})) ;;
+			Icmp6OutEchos) ECHOES=$((ECHOES + v)) ;;
+			esac
+		done <"$f"
+	done 2>/dev/null
 }
 
 # signal_plan PID SHORT BASE PLAN: the plan's signals to one ping, timed
-# from its own first Echo Request (the namespace's count past BASE), not
+# from its own first Echo Request (its namespace's count past BASE), not
 # from when it was started: the two sides start at different speeds (the
 # sanitizer build, the daemon's handshake, a busy machine), and a plan
 # timed from the start could fall on the other side of a send on one
-# side only.
+# side only.  The count is read through the ping's own /proc entry once
+# it is in the namespace (-ef: the same namespace file), which costs no
+# process a look.
 signal_plan() {
-	local pid=$1 ns=$2 base=$3 at prev=0 sig
-	for _ in $(seq 500); do
-		[ "$(echoes_sent "$ns")" -gt "$base" ] && break
+	local pid=$1 ns=/run/netns/$(ns_name "$2") base=$3 at prev=0 sig
+	for _ in $(seq 2000); do
 		kill -0 "$pid" 2>/dev/null || return
-		sleep 0.01
+		if [ "/proc/$pid/ns/net" -ef "$ns" ]; then
+			snmp_echoes "/proc/$pid/net/snmp" "/proc/$pid/net/snmp6"
+			[ "$ECHOES" -gt "$base" ] && break
+		fi
+		sleep 0.0025
 	done
 	for at in $4; do
 		sig=${at%@*} at=${at#*@}
@@ -248,9 +276,11 @@ signals() {
 	so=$!
 	signal_plan "$pr" r "$br" "$plan" &
 	sr=$!
+	# The planners first: a ping reaped before its last signal could
+	# see its pid taken by another process.
+	wait "$so" "$sr"
 	wait "$po"; echo $? >"$d/ours.rc"
 	wait "$pr"; echo $? >"$d/ref.rc"
-	wait "$so" "$sr"
 	compare "$name" "$d"
 }
 

@@ -1680,9 +1680,12 @@ static int cmd_wakeflood(void)
 	if (ioctl(fd, SIOCINQ, &q) != 0)
 		return 0;
 	if (q == 0) {
+		/* Written again, not hung up: a flood's end (the impostor
+		 * gone) would make the pair readable too. */
 		p.revents = 0;
-		if (poll(&p, 1, 5000) == 1 && (p.revents & POLLIN))
-			q = 1;
+		if (poll(&p, 1, 5000) == 1 && (p.revents & POLLIN) &&
+		    !(p.revents & POLLHUP) && ioctl(fd, SIOCINQ, &q) != 0)
+			q = 0;
 	}
 	printf("after=%s\n", q > 0 ? "queued" : "empty");
 	return 0;
