@@ -35,9 +35,9 @@ def try_send(s, addr, seq, flags=0, size=8):
         return name(e.errno)
 
 def tally(s, addr, more, flags=0, pause=0.0):
-    """Sends while more(n) says so: "sent N eagain M"."""
+    """Sends while more(sent, refused) says so: "sent N eagain M"."""
     ok = again = 0
-    while more(ok + again):
+    while more(ok, again):
         r = try_send(s, addr, ok + again, flags)
         if r == "ok":
             ok += 1
@@ -67,21 +67,11 @@ elif cmd == "burst":            # ADDR SECONDS [refused]: sends at 1000/s,
     t0 = time.monotonic()
     end = t0 + float(sys.argv[3])
     until = len(sys.argv) > 4
-    s, ok, again = sock(), 0, 0
-    while True:
+
+    def more(ok, again):
         t = time.monotonic()
-        if t >= end and (not until or again or t >= end + 10):
-            break
-        r = try_send(s, sys.argv[2], ok + again, socket.MSG_DONTWAIT)
-        if r == "ok":
-            ok += 1
-        elif r == "EAGAIN":
-            again += 1
-        else:
-            print("unexpected", r)
-            break
-        time.sleep(0.001)
-    print("sent %d eagain %d" % (ok, again))
+        return t < end or (until and not again and t < end + 10)
+    tally(sock(), sys.argv[2], more, socket.MSG_DONTWAIT, 0.001)
     if until:
         print("elapsed %.3f" % (time.monotonic() - t0))
 elif cmd == "blocking":         # ADDR N: N blocking sends, the time taken
@@ -96,7 +86,7 @@ elif cmd == "blocking":         # ADDR N: N blocking sends, the time taken
 elif cmd == "nonblocking":      # ADDR N: N sends on an O_NONBLOCK socket
     s = sock()
     s.setblocking(False)
-    tally(s, sys.argv[2], lambda n: n < int(sys.argv[3]))
+    tally(s, sys.argv[2], lambda ok, again: ok + again < int(sys.argv[3]))
 elif cmd == "dest":             # ADDR...: sendto and connect to each
     for a in sys.argv[2:]:
         s = sock()
