@@ -205,7 +205,7 @@ static void op_find(struct server *s, struct client *c, struct ssock *ss,
 static void op_detach(struct server *s, struct client *c, struct ssock *ss,
 		      const struct wire_req *req, struct reply *r)
 {
-	ssock_unlink(c, ss);
+	sstate_detach(s, c, ss, req->rqflags & WIRE_RQ_SOLE);
 	r->result = 0;
 }
 

@@ -313,6 +313,13 @@ void audit_users(struct server *s, const struct client *c, uint32_t cursor,
  * arenas that hold one and are in use). */
 int sstate_mirror(struct server *s, struct ssock *ss, struct arena *a,
 		  uint32_t *slot);
+/* c's process no longer holds ss (WIRE_DETACH).  If no other process
+ * maps its arena (sole: WIRE_RQ_SOLE), every connection of the arena lets
+ * go of ss and its slot there is given back: else a process that used a
+ * shared socket and closed it kept one of its SSTATE_MAX_MIRRORS places
+ * for as long as it lived. */
+void sstate_detach(struct server *s, struct client *c, struct ssock *ss,
+		   bool sole);
 /* Copy the socket's state into all its slots. */
 void sstate_publish(struct ssock *ss);
 /* Its slots given back, its error queue freed. */

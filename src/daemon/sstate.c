@@ -101,6 +101,29 @@ int sstate_mirror(struct server *s, struct ssock *ss, struct arena *a,
 	return 0;
 }
 
+void sstate_detach(struct server *s, struct client *c, struct ssock *ss,
+		   bool sole)
+{
+	struct arena *a = c->arena;
+
+	ssock_unlink(c, ss);
+	if (!sole || !a)
+		return;
+	/* From the end: an unlink moves the last one into the gap. */
+	for (size_t i = ss->nclients; i-- > 0;)
+		if (ss->clients[i]->arena == a)
+			ssock_unlink(ss->clients[i], ss);
+	for (uint32_t i = 0; i < ss->nmirrors; i++) {
+		if (ss->mirrors[i].a == a) {
+			uint32_t slot = ss->mirrors[i].slot;
+
+			forget_mirror(ss, i, NULL);
+			arena_slot_give(s->arenas, a, slot);
+			return;
+		}
+	}
+}
+
 void sstate_linger(struct server *s, struct arena *a)
 {
 	struct arena *old;

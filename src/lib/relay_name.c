@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "lib/relay.h"
+#include "lib/state.h"
 #include "lib/sys.h"
 #include "lib/ucopy.h"
 
@@ -108,6 +109,8 @@ void relay_release(struct fdent *e)
 
 	/* Best effort: the socket itself lives until its last descriptor
 	 * closes, whatever this says. */
+	if (state_arena_sole())
+		req.rqflags = WIRE_RQ_SOLE;
 	if (e->attached == getpid())
 		(void)relay_conn_call(&req, NULL, 0, NULL, NULL, NULL);
 }

@@ -2,6 +2,7 @@
 #include "lib/state.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -16,6 +17,26 @@
  * - the daemon keeps an arena while any socket has a slot in it). */
 static uint8_t token[WIRE_NONCE_LEN];
 static struct wire_shm *_Atomic arena;
+
+/* Set by every fork() after an arena was taken, in the parent and in the
+ * child: both then map it.  Cleared when a new arena is taken. */
+static atomic_bool forked;
+static pthread_once_t fork_watch = PTHREAD_ONCE_INIT;
+
+static void on_fork(void)
+{
+	atomic_store(&forked, true);
+}
+
+static void watch_forks(void)
+{
+	(void)pthread_atfork(NULL, on_fork, on_fork);
+}
+
+bool state_arena_sole(void)
+{
+	return atomic_load(&arena) && !atomic_load(&forked);
+}
 
 /*
  * Arenas are never unmapped (below), so an impostor that hands out a new
@@ -62,7 +83,9 @@ static int adopt(int memfd, const uint8_t *tok)
 		munmap(p, WIRE_ARENA_SIZE);
 		return -EPROTO;
 	}
+	(void)pthread_once(&fork_watch, watch_forks);
 	memcpy(token, tok, sizeof(token));
+	atomic_store(&forked, false);
 	atomic_store(&arena, p);
 	debt_ns += STATE_ARENA_GAP_NS;
 	return 0;

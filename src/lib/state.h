@@ -10,6 +10,7 @@
 #ifndef PS_LIB_STATE_H
 #define PS_LIB_STATE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "wire/wire.h"
@@ -26,5 +27,11 @@ int state_hello(int fd, const struct wire_shm **ans);
 /* Slot of the process's arena (checked: slot_ok in wire/types.c), or
  * NULL when there is none. */
 struct wire_shm *state_slot(uint32_t slot);
+
+/* No other process maps the arena: this one has not forked since it got
+ * it, and did not inherit it.  A socket it no longer holds can then have
+ * its slot given back (WIRE_RQ_SOLE).  (A child made by a raw clone()
+ * is not seen: pthread_atfork() handlers do not run for it.) */
+bool state_arena_sole(void);
 
 #endif

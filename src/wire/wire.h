@@ -49,7 +49,7 @@
 
 #include "wire/in6ext.h"
 
-#define WIRE_VERSION 11
+#define WIRE_VERSION 12
 
 /* Largest ICMP message a client may hand over (the kernel's 0xFFFF check). */
 #define WIRE_DATA_MAX 0xFFFF
@@ -156,6 +156,16 @@ struct wire_proof {
  * and reads the answer from the channel as usual.
  */
 #define WIRE_RQ_SLOT 1u
+/*
+ * WIRE_RQ_SOLE, on a WIRE_DETACH only: no other process maps this
+ * connection's arena (the program has not forked since it got it), so
+ * none reads the socket's slot there any more and the daemon gives it
+ * back.  Without it the slot stays while the arena does: a forked child
+ * may read it before it makes a call of its own.  The flag is believed
+ * as far as it reaches: the arena is the uid's own, so a false one costs
+ * only that uid's processes a stale view of their own sockets.
+ */
+#define WIRE_RQ_SOLE 2u
 
 /* WIRE_SEND: namelen of this value means "msg_name was NULL". */
 #define WIRE_NO_NAME 0xFFFFFFFFu

@@ -1262,6 +1262,25 @@ static bool needs_sock(uint16_t type)
 	       type == WIRE_ERRQ;
 }
 
+/*
+ * A DETACH of ci's done.  With WIRE_RQ_SOLE (sent only while nothing
+ * else is in flight: detach_sole) every connection of ci's arena lets
+ * go of hs, and hs's slot there is given back (and may go to another
+ * socket of the arena).
+ */
+static void detached(struct hsock *hs, int ci, bool sole)
+{
+	int a = H.c[ci].arena;
+
+	hs->attached &= ~(1u << ci);
+	if (!sole || hs->broker || a < 0)
+		return;
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		if (H.c[i].fd >= 0 && H.c[i].arena == a)
+			hs->attached &= ~(1u << i);
+	hs->slot[a] = 0;
+}
+
 /* Only a connection that opened or attached a socket may use it. */
 static void check_access(int ci, const struct expect *e, int32_t result)
 {
@@ -1279,7 +1298,7 @@ static void check_access(int ci, const struct expect *e, int32_t result)
 	if (!hs->gone && result == WIRE_R_UNATTACHED)
 		fuzz_fail("a socket refused to a connection attached to it");
 	if (e->req.type == WIRE_DETACH && result == 0)
-		hs->attached &= ~(1u << ci);
+		detached(hs, ci, e->req.rqflags & WIRE_RQ_SOLE);
 }
 
 /*
@@ -2080,6 +2099,32 @@ static void op_proof(void)
 		proof_note(on, pf.nonce, true);
 }
 
+/* Is any request of any client still unanswered? */
+static bool waiting(void)
+{
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		if (H.c[i].fd >= 0 && H.c[i].nout)
+			return true;
+	return false;
+}
+
+/*
+ * DETACH with WIRE_RQ_SOLE: the process says no other maps its arena,
+ * and its connections all let go of the socket.  Sent only when nothing
+ * else is in flight, and answered before anything more is sent: another
+ * connection's request served before it or after it would see another
+ * daemon, and the model could not tell which.
+ */
+static void detach_sole(int ci, struct wire_req *req)
+{
+	req->rqflags = WIRE_RQ_SOLE;
+	send_req(ci, req, NULL, 0, false);
+	for (int i = 0; i < 8 && H.c[ci].fd >= 0 && H.c[ci].nout; i++)
+		turn();
+	if (H.c[ci].fd >= 0 && H.c[ci].nout)
+		fuzz_fail("DETACH: no answer within 8 turns");
+}
+
 /* The requests with no or a small argument. */
 static void op_simple(void)
 {
@@ -2107,7 +2152,10 @@ static void op_simple(void)
 	if (req.type != WIRE_STATS && req.type != WIRE_TABLE &&
 	    req.type != WIRE_USERS && req.type != WIRE_FIND)
 		req.handle = pick_handle();
-	send_req(ci, &req, NULL, 0, false);
+	if (req.type == WIRE_DETACH && (how & 0x40) && !waiting())
+		detach_sole(ci, &req);
+	else
+		send_req(ci, &req, NULL, 0, false);
 }
 
 /* One byte of buf changed as the input says. */
@@ -2433,14 +2481,6 @@ static void configure(struct server_conf *conf)
 	conf->self_uid = geteuid();
 	if (!conf->raw4 || (H.cfg.raw6 && !conf->raw6) || !conf->host)
 		fuzz_fail("out of memory for the fakes");
-}
-
-static bool waiting(void)
-{
-	for (int i = 0; i < MAX_CLIENTS; i++)
-		if (H.c[i].fd >= 0 && H.c[i].nout)
-			return true;
-	return false;
 }
 
 /* Let the daemon see what was closed: a turn, and what it gave its

@@ -27,6 +27,24 @@
  *
  *   call=ok|failed fork_ms=N
  *
+ * execs N: the parent opens a socket and starts N programs one after
+ * the other (fork and exec of this one, "use"), each of which gets the
+ * socket across exec, makes one call on it (attaching it: a slot in its
+ * own arena), closes it and stays until the parent ends.  A socket has
+ * a slot in 64 arenas at most (pingsockd(8)), so a program that closed
+ * it must give its slot back, as the kernel's socket has no such bound.
+ * Then the parent sends an echo and reads the reply.  Prints
+ *
+ *   execs=N failed=N first_failure=ERRNO|none parent_echo=reply|failed
+ *
+ * forkshare: the parent opens a socket and forks; the child shares its
+ * arena (the parent's slots) and its socket.  The parent closes its copy,
+ * opens a second socket (which a slot given back would go to) and shuts
+ * it down.  The child's socket is still open and not shut down: poll()
+ * must say so.  Prints
+ *
+ *   forkshare_revents=N   (0: nothing to report)
+ *
  * turns: eight children of the parent take that byte in turn, for
  * 200 ms each, each before the one before it lets go (read locks, which
  * do not exclude each other, so the byte is never free between them).
@@ -38,6 +56,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/ip_icmp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <time.h>
@@ -221,6 +241,134 @@ static int held(void)
 		       WEXITSTATUS(st) : 1;
 }
 
+/* use FD REPORT HOLD (the program "execs" starts): 0 or the errno on
+ * REPORT, then wait for HOLD's end to close. */
+static int use(char **argv)
+{
+	int fd = atoi(argv[2]), report = atoi(argv[3]), until = atoi(argv[4]);
+	int ttl = 0, err = 0;
+	socklen_t len = sizeof(ttl);
+	char c;
+
+	/* The call attaches the socket; the close gives it back. */
+	if (pingsock_getsockopt(fd, IPPROTO_IP, IP_TTL, &ttl, &len) ||
+	    pingsock_close(fd))
+		err = errno;
+	if (write(report, &err, sizeof(err)) != (ssize_t)sizeof(err))
+		return 1;
+	close(report);
+	while (read(until, &c, 1) > 0)
+		;
+	return 0;
+}
+
+/* An Echo Request to 127.0.0.1 on fd, and its reply within 5 s. */
+static bool echo(int fd)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct icmphdr h = { .type = ICMP_ECHO, .un.echo.sequence = htons(1) };
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	char buf[256];
+
+	if (pingsock_sendto(fd, &h, sizeof(h), 0, (struct sockaddr *)&to,
+			    sizeof(to)) != (ssize_t)sizeof(h))
+		return false;
+	return pingsock_poll(&p, 1, 5000) == 1 &&
+	       pingsock_recv(fd, buf, sizeof(buf), 0) >= (ssize_t)sizeof(h);
+}
+
+/* One "use" program started with fd, its word read: 0 or an errno. */
+static int exec_one(const char *self, int fd, int until)
+{
+	char a[3][16];
+	int rep[2], err = EIO;
+	pid_t pid;
+
+	if (pipe2(rep, O_CLOEXEC))
+		return errno;
+	snprintf(a[0], sizeof(a[0]), "%d", fd);
+	snprintf(a[1], sizeof(a[1]), "%d", rep[1]);
+	snprintf(a[2], sizeof(a[2]), "%d", until);
+	pid = fork();
+	if (pid == 0) {
+		(void)fcntl(rep[1], F_SETFD, 0);
+		execl(self, "forkattach", "use", a[0], a[1], a[2], (char *)NULL);
+		_exit(127);
+	}
+	close(rep[1]);
+	if (pid < 0 || read(rep[0], &err, sizeof(err)) != (ssize_t)sizeof(err))
+		err = pid < 0 ? errno : EIO;
+	close(rep[0]);
+	return err;
+}
+
+static int execs(int n)
+{
+	int fd = pingsock_socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
+	int stay[2], failed = 0, first = 0;
+	bool ok;
+
+	if (fd < 0 || pipe(stay) || fcntl(stay[1], F_SETFD, FD_CLOEXEC)) {
+		perror("forkattach: socket or pipe");
+		return 1;
+	}
+	for (int i = 0; i < n; i++) {
+		int err = exec_one("/proc/self/exe", fd, stay[0]);
+
+		if (err && !failed++)
+			first = err;
+	}
+	ok = echo(fd);
+	close(stay[1]);
+	while (wait(NULL) > 0)
+		;
+	printf("execs=%d failed=%d first_failure=%s parent_echo=%s\n", n,
+	       failed, first ? strerrorname_np(first) : "none",
+	       ok ? "reply" : "failed");
+	return 0;
+}
+
+static int forkshare(void)
+{
+	int fd = pingsock_socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
+	struct sockaddr_in lo = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int go[2], rep[2], t, revents = -1, ttl = 0;
+	socklen_t len = sizeof(ttl);
+	pid_t pid;
+
+	/* A call first, so that the parent's socket has its slot. */
+	if (fd < 0 || pingsock_getsockopt(fd, IPPROTO_IP, IP_TTL, &ttl, &len) ||
+	    pipe(go) || pipe(rep)) {
+		perror("forkattach: socket or pipe");
+		return 1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		struct pollfd p = { .fd = fd, .events = POLLIN | POLLRDHUP };
+		char c;
+
+		close(go[1]);
+		(void)read(go[0], &c, 1);
+		revents = pingsock_poll(&p, 1, 0) < 0 ? -1 : p.revents;
+		_exit(write(rep[1], &revents, sizeof(revents)) !=
+		      (ssize_t)sizeof(revents));
+	}
+	close(rep[1]);
+	pingsock_close(fd);
+	t = pingsock_socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
+	if (t < 0 || pingsock_connect(t, (struct sockaddr *)&lo, sizeof(lo)) ||
+	    pingsock_shutdown(t, SHUT_RDWR))
+		perror("forkattach: second socket");
+	close(go[1]);
+	if (read(rep[0], &revents, sizeof(revents)) != (ssize_t)sizeof(revents))
+		revents = -1;
+	waitpid(pid, NULL, 0);
+	printf("forkshare_revents=%d\n", revents);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc >= 2 ? atoi(argv[1]) : 0, fd, go[2], failed = 0;
@@ -230,10 +378,16 @@ int main(int argc, char **argv)
 		return held();
 	if (argc == 2 && strcmp(argv[1], "turns") == 0)
 		return turns();
+	if (argc == 2 && strcmp(argv[1], "forkshare") == 0)
+		return forkshare();
+	if (argc == 3 && strcmp(argv[1], "execs") == 0)
+		return execs(atoi(argv[2]));
+	if (argc == 5 && strcmp(argv[1], "use") == 0)
+		return use(argv);
 
 	if (n < 1 || n > MAX_CHILDREN || (argc == 3 && !lock) || argc > 3) {
 		fprintf(stderr,
-			"usage: forkattach CHILDREN (1..%d) [held] | held | turns\n",
+			"usage: forkattach CHILDREN (1..%d) [held] | held | turns | execs N | forkshare\n",
 			MAX_CHILDREN);
 		return 2;
 	}

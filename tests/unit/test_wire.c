@@ -82,6 +82,9 @@ static size_t samples(struct sample *s)
 	memset(s[n++].req.nonce, 0xa5, WIRE_NONCE_LEN);
 	s[n].req.type = WIRE_DETACH;
 	s[n++].req.handle = 0xffffffffu;
+	s[n].req.type = WIRE_DETACH;	/* the arena is the process's own */
+	s[n].req.rqflags = WIRE_RQ_SOLE;
+	s[n++].req.handle = 5;
 	s[n].req.type = WIRE_GETNAME;
 	s[n++].req.handle = 3;
 	s[n].req.type = WIRE_GETPEER;
@@ -443,10 +446,12 @@ static void unknown_type_refused(void)
 	}
 }
 
-/* The u16 after the type: WIRE_RQ_SLOT on a send, else 0. */
+/* The u16 after the type: WIRE_RQ_SLOT on a send, WIRE_RQ_SOLE on a
+ * detach, else 0. */
 static void nonzero_flags_refused(void)
 {
-	static const uint16_t flags[] = { WIRE_RQ_SLOT, 2, WIRE_RQ_SLOT | 2,
+	static const uint16_t flags[] = { WIRE_RQ_SLOT, WIRE_RQ_SOLE,
+					  WIRE_RQ_SLOT | WIRE_RQ_SOLE, 4,
 					  0x8000, 0xffff };
 	struct sample s[NSAMPLES];
 	size_t n = samples(s);
@@ -455,14 +460,16 @@ static void nonzero_flags_refused(void)
 		for (size_t f = 0; f < sizeof(flags) / sizeof(flags[0]); f++) {
 			struct wire_req out;
 			long len = build(&s[i].req, data, s[i].dlen);
-			bool ok = flags[f] == WIRE_RQ_SLOT &&
-				  s[i].req.type == WIRE_SEND;
+			bool ok = (flags[f] == WIRE_RQ_SLOT &&
+				   s[i].req.type == WIRE_SEND) ||
+				  (flags[f] == WIRE_RQ_SOLE &&
+				   s[i].req.type == WIRE_DETACH);
 
 			memcpy(msg + 2, &flags[f], 2);
 			CHECK_EQ(wire_decode_req(msg, (size_t)len, &out),
 				 ok ? 0 : -1);
 			if (ok)
-				CHECK_EQ(out.rqflags, WIRE_RQ_SLOT);
+				CHECK_EQ(out.rqflags, flags[f]);
 		}
 	}
 }
