@@ -36,7 +36,28 @@ mask() {
 		-e 's/\t-?[0-9]+( absolute)?( not-standard)?$/\tN\1\2/' \
 		-e 's/  [0-9]+\.[0-9]{3} ms/  T ms/g' \
 		-e 's#, [0-9.]+ ms \([0-9.]+ avg, #, T ms (T avg, #' \
-		-e 's#(, min/avg/max = )[0-9.]+/[0-9.]+/[0-9.]+$#\1R#' "$1"
+		-e 's#(, min/avg/max = )[0-9.]+/[0-9.]+/[0-9.]+$#\1R#' "$1" |
+		flood_counts
+}
+
+# A flood line (ping -f: "." at each request, "\b \b" at each reply,
+# "\bE" at each error) as its counts.  The order of the three is the
+# scheduler's: a ping held up for more than an interval sends again
+# before it reads the reply ("..\b \b\b \b"), and either side of a
+# comparison may be.  What each prints, and how many, is the program's.
+flood_counts() {
+	awk 'BEGIN { bs = sprintf("%c", 8) }
+	{
+		t = $0
+		gsub("[." bs " E]", "", t)
+		if (t != "" || !index($0, ".")) { print; next }
+		t = $0
+		e = gsub(bs "E", "", t)
+		r = gsub(bs " " bs, "", t)
+		d = gsub("[.]", "", t)
+		printf "[flood: %d sent, %d replies, %d errors, %d left over]\n",
+			d, r, e, length(t)
+	}'
 }
 
 compare() {
