@@ -688,7 +688,8 @@ int ops_run(struct server *s, struct client *c, const struct wire_req *req,
 		ss = ssock_get(s, req->handle);
 		if (!ss)
 			r->result = -EBADF;
-		else if ((t->access & WIRE_ACC_SOCKET) && !ssock_linked(ss, c))
+		else if ((t->access & WIRE_ACC_SOCKET) && !ssock_linked(ss, c) &&
+			 !sstate_sole_detach(ss, c, req))
 			r->result = WIRE_R_UNATTACHED;
 		if (!ss || r->result)
 			return 0;

@@ -320,6 +320,11 @@ int sstate_mirror(struct server *s, struct ssock *ss, struct arena *a,
  * for as long as it lived. */
 void sstate_detach(struct server *s, struct client *c, struct ssock *ss,
 		   bool sole);
+/* Is req a WIRE_DETACH with WIRE_RQ_SOLE that c may send for ss, though
+ * c does not hold it: another connection of c's arena (its process's)
+ * does?  The library sends it on whichever connection of its pool. */
+bool sstate_sole_detach(const struct ssock *ss, const struct client *c,
+			const struct wire_req *req);
 /* Copy the socket's state into all its slots. */
 void sstate_publish(struct ssock *ss);
 /* Its slots given back, its error queue freed. */

@@ -101,6 +101,18 @@ int sstate_mirror(struct server *s, struct ssock *ss, struct arena *a,
 	return 0;
 }
 
+bool sstate_sole_detach(const struct ssock *ss, const struct client *c,
+			const struct wire_req *req)
+{
+	if (req->type != WIRE_DETACH || !(req->rqflags & WIRE_RQ_SOLE) ||
+	    !c->arena)
+		return false;
+	for (size_t i = 0; i < ss->nclients; i++)
+		if (ss->clients[i]->arena == c->arena)
+			return true;
+	return false;
+}
+
 void sstate_detach(struct server *s, struct client *c, struct ssock *ss,
 		   bool sole)
 {

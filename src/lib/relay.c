@@ -9,6 +9,7 @@
 #include <sys/random.h>
 #include <time.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/clock.h"
@@ -202,7 +203,15 @@ static int attach(struct conn *c, int fd, struct fdent *ent)
 {
 	uint32_t body[3] = { 0, 0, 0 };
 	struct wire_shm *shm = NULL;
-	int rc = attach_call(c, fd, ent->handle, body);
+	struct stat st;
+	int rc;
+
+	/* The proof is written on fd: still this socket's descriptor?
+	 * Another thread may have closed it meanwhile, and the number gone
+	 * to a file of the program's own. */
+	if (fstat(fd, &st) || st.st_dev != ent->dev || st.st_ino != ent->ino)
+		return -EBADF;
+	rc = attach_call(c, fd, ent->handle, body);
 
 	if (rc >= 0 && body[1] != (uint32_t)ent->family)
 		rc = -EPROTO;

@@ -109,7 +109,7 @@ void relay_release(struct fdent *e)
 
 	/* Best effort: the socket itself lives until its last descriptor
 	 * closes, whatever this says. */
-	if (state_arena_sole())
+	if (state_arena_sole(e->shm))
 		req.rqflags = WIRE_RQ_SOLE;
 	if (e->attached == getpid())
 		(void)relay_conn_call(&req, NULL, 0, NULL, NULL, NULL);

@@ -18,8 +18,12 @@
 static uint8_t token[WIRE_NONCE_LEN];
 static struct wire_shm *_Atomic arena;
 
-/* Set by every fork() after an arena was taken, in the parent and in the
- * child: both then map it.  Cleared when a new arena is taken. */
+/* Set before every fork() (the child inherits it): both processes then
+ * map the arena.  Cleared when a new arena is taken.  The handler is
+ * registered before the first HELLO takes LOCK_HELLO: lock.c's own fork
+ * handler takes that lock, and a fork in another thread meanwhile would
+ * wait for it while this one waited, in pthread_atfork(), for the fork
+ * (glibc before 2.36). */
 static atomic_bool forked;
 static pthread_once_t fork_watch = PTHREAD_ONCE_INIT;
 
@@ -30,12 +34,20 @@ static void on_fork(void)
 
 static void watch_forks(void)
 {
-	(void)pthread_atfork(NULL, on_fork, on_fork);
+	(void)pthread_atfork(on_fork, NULL, NULL);
 }
 
-bool state_arena_sole(void)
+bool state_in_arena(const void *p)
 {
-	return atomic_load(&arena) && !atomic_load(&forked);
+	const struct wire_shm *a = atomic_load(&arena);
+	uintptr_t at = (uintptr_t)p, base = (uintptr_t)a;
+
+	return a && at >= base && at < base + WIRE_ARENA_SIZE;
+}
+
+bool state_arena_sole(const struct wire_shm *slot)
+{
+	return !atomic_load(&forked) && state_in_arena(slot);
 }
 
 /*
@@ -83,7 +95,6 @@ static int adopt(int memfd, const uint8_t *tok)
 		munmap(p, WIRE_ARENA_SIZE);
 		return -EPROTO;
 	}
-	(void)pthread_once(&fork_watch, watch_forks);
 	memcpy(token, tok, sizeof(token));
 	atomic_store(&forked, false);
 	atomic_store(&arena, p);
@@ -98,6 +109,7 @@ int state_hello(int fd, const struct wire_shm **ans)
 	int memfd = -1, rc;
 
 	*ans = NULL;
+	(void)pthread_once(&fork_watch, watch_forks);
 	lock_take(LOCK_HELLO);
 	rc = call_hello(fd, token, got, &slot, &memfd);
 	if (rc >= 0 && memfd >= 0)

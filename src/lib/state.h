@@ -28,10 +28,15 @@ int state_hello(int fd, const struct wire_shm **ans);
  * NULL when there is none. */
 struct wire_shm *state_slot(uint32_t slot);
 
-/* No other process maps the arena: this one has not forked since it got
- * it, and did not inherit it.  A socket it no longer holds can then have
- * its slot given back (WIRE_RQ_SOLE).  (A child made by a raw clone()
- * is not seen: pthread_atfork() handlers do not run for it.) */
-bool state_arena_sole(void);
+/* Does p lie in the process's current arena (not in one taken before
+ * it: a daemon restarted since, or a uid changed)? */
+bool state_in_arena(const void *p);
+
+/* slot is in the current arena, and no other process maps that arena:
+ * this one has not forked since it got it, nor inherited it.  A socket
+ * it no longer holds can then have its slot given back (WIRE_RQ_SOLE).
+ * (A child made by _Fork() or a raw clone() without CLONE_VM is not
+ * seen: pthread_atfork() handlers do not run for it.) */
+bool state_arena_sole(const struct wire_shm *slot);
 
 #endif

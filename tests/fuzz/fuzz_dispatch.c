@@ -1262,6 +1262,17 @@ static bool needs_sock(uint16_t type)
 	       type == WIRE_ERRQ;
 }
 
+/* The clients of ci's arena (ci's process), as hs->attached's bits. */
+static unsigned arena_mates(int ci)
+{
+	unsigned m = 1u << ci;
+
+	for (int i = 0; H.c[ci].arena >= 0 && i < MAX_CLIENTS; i++)
+		if (H.c[i].fd >= 0 && H.c[i].arena == H.c[ci].arena)
+			m |= 1u << i;
+	return m;
+}
+
 /*
  * A DETACH of ci's done.  With WIRE_RQ_SOLE (sent only while nothing
  * else is in flight: detach_sole) every connection of ci's arena lets
@@ -1275,18 +1286,21 @@ static void detached(struct hsock *hs, int ci, bool sole)
 	hs->attached &= ~(1u << ci);
 	if (!sole || hs->broker || a < 0)
 		return;
-	for (int i = 0; i < MAX_CLIENTS; i++)
-		if (H.c[i].fd >= 0 && H.c[i].arena == a)
-			hs->attached &= ~(1u << i);
+	hs->attached &= ~arena_mates(ci);
 	hs->slot[a] = 0;
 }
 
-/* Only a connection that opened or attached a socket may use it. */
+/* Only a connection that opened or attached a socket may use it; and
+ * detach it with WIRE_RQ_SOLE, any connection of an arena one of whose
+ * connections did. */
 static void check_access(int ci, const struct expect *e, int32_t result)
 {
 	struct hsock *hs = hs_find(e->req.handle);
+	unsigned may = e->req.type == WIRE_DETACH &&
+		       (e->req.rqflags & WIRE_RQ_SOLE) ? arena_mates(ci)
+						      : 1u << ci;
 
-	if (!hs || !(hs->attached & (1u << ci))) {
+	if (!hs || !(hs->attached & may)) {
 		if (result != WIRE_R_UNATTACHED && result != -EBADF)
 			fuzz_fail("a socket served to a connection that "
 				  "neither opened nor attached it");
@@ -2115,14 +2129,47 @@ static bool waiting(void)
  * connection's request served before it or after it would see another
  * daemon, and the model could not tell which.
  */
-static void detach_sole(int ci, struct wire_req *req)
+static void answered_now(int ci)
 {
-	req->rqflags = WIRE_RQ_SOLE;
-	send_req(ci, req, NULL, 0, false);
 	for (int i = 0; i < 8 && H.c[ci].fd >= 0 && H.c[ci].nout; i++)
 		turn();
 	if (H.c[ci].fd >= 0 && H.c[ci].nout)
 		fuzz_fail("DETACH: no answer within 8 turns");
+}
+
+/* Before one: the daemon sees the hang-ups of connections closed here
+ * (a connection of the arena that it still thinks holds the socket would
+ * have it served where the model refuses it). */
+static void hangups_seen(void)
+{
+	server_fuzz_turn(H.s);
+	server_fuzz_turn(H.s);
+}
+
+static void detach_sole(int ci, struct wire_req *req)
+{
+	req->rqflags = WIRE_RQ_SOLE;
+	hangups_seen();
+	send_req(ci, req, NULL, 0, false);
+	answered_now(ci);
+}
+
+/* A raw frame the daemon reads as a DETACH with WIRE_RQ_SOLE goes as
+ * detach_sole()'s does (true), or, with requests in flight, without the
+ * flag (its bytes changed). */
+static bool sole_frame(uint8_t *buf, size_t n)
+{
+	struct wire_req r;
+
+	if (wire_decode_req(buf, n, &r) || r.type != WIRE_DETACH ||
+	    !(r.rqflags & WIRE_RQ_SOLE))
+		return false;
+	if (!waiting()) {
+		hangups_seen();
+		return true;
+	}
+	buf[2] = buf[3] = 0;
+	return false;
 }
 
 /* The requests with no or a small argument. */
@@ -2194,7 +2241,12 @@ static void op_rawframe(void)
 		else
 			flip(buf, (size_t)n);
 	}
-	send_frame(ci, buf, (size_t)n, NULL, 0, false);
+	if (sole_frame(buf, (size_t)n)) {
+		send_frame(ci, buf, (size_t)n, NULL, 0, false);
+		answered_now(ci);
+	} else {
+		send_frame(ci, buf, (size_t)n, NULL, 0, false);
+	}
 }
 
 /* A request with a descriptor attached: refused, one way or the other. */

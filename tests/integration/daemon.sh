@@ -193,7 +193,7 @@ def conn():
     s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     s.settimeout(10)
     s.connect(sys.argv[1])
-    s.send(struct.pack("<HHII", 1, 0, 0, 11) + bytes(16))  # HELLO (protocol 11), no arena
+    s.send(struct.pack("<HHII", 1, 0, 0, int(sys.argv[2])) + bytes(16))  # HELLO, no arena
     answer(s)
     s.send(struct.pack("<HHIiii", 2, 0, 0, socket.AF_INET,
                        socket.SOCK_DGRAM, socket.IPPROTO_ICMP))
@@ -221,7 +221,10 @@ print("send=%d" % answer(s)[0])
 PY
 printf 'min_interval = 2000\n' >"$cfg"
 hup_wait "$DAEMON_PID" "$T/d.log"
-out=$(as_nobody d timeout 20 python3 "$T/parkgone.py" "$SOCK" 2>&1)
+# The protocol's version: wire.h's.
+wire_version=$(sed -n 's/^#define WIRE_VERSION \([0-9][0-9]*\)$/\1/p' \
+	"$(dirname "$0")/../../src/wire/wire.h")
+out=$(as_nobody d timeout 20 python3 "$T/parkgone.py" "$SOCK" "$wire_version" 2>&1)
 [ "$out" = "send=60008" ] && pass daemon/parked_send_of_gone_client_freed ||
 	fail daemon/parked_send_of_gone_client_freed "$out"
 printf 'groups = 0 4294967294\n' >"$cfg"

@@ -6,7 +6,7 @@
 # compromised daemon may deny service, but never corrupts a client's
 # memory (design.md, "Security model").
 #
-# tests/lib/impostor.c answers like pingsockd (protocol 11) but for one
+# tests/lib/impostor.c answers like pingsockd (wire.h's protocol) but for one
 # malformation per run (impostor list): control answers with a result
 # out of range (on the channel or in the answer slot), the wrong type, a
 # body of the wrong length, a slot out of the arena (a socket's or the

@@ -846,6 +846,18 @@ sec_mirrors() {
 		grep -q 'attached=63 failed=137 last_failure=ENOBUFS' <<<"$out"
 	touch "$T/stop.mirrorskeep"
 	reap "$atk"
+	# A process that closes the socket, and maps its arena alone, gives
+	# its place back (WIRE_DETACH with WIRE_RQ_SOLE), on whichever of its
+	# connections: the library sends it on any of its pool's, and it was
+	# refused (UNATTACHED) on one that had not used the socket itself.
+	# Another process's connection (another arena, the same uid) is
+	# refused and changes nothing.
+	out=$(as 1000 mi "$ATK" soledetach 2>&1)
+	echo "# uid 1000: $out"
+	check 20_sole_detach_other_arena_refused "$out" \
+		grep -q 'foreign=UNATTACHED opener_kept=OK ' <<<"$out"
+	check 20_sole_detach_any_own_connection "$out" \
+		grep -q 'own_arena=OK opener_after=UNATTACHED reattach=OK' <<<"$out"
 	dstop mi
 }
 

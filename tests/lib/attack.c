@@ -1125,6 +1125,65 @@ static int cmd_mirrorskeep(char **argv)
 	return mirrors(argv, true);
 }
 
+#ifdef WIRE_RQ_SOLE
+/* The result of req (handle h, header flags rqflags) on conn, by name:
+ * OK, UNATTACHED, an errno's, or how no answer came. */
+static const char *result_of(int conn, uint16_t type, uint16_t rqflags,
+			     uint32_t h)
+{
+	struct wire_req req = { .type = type, .rqflags = rqflags, .handle = h };
+	struct answer a;
+	int r = call(conn, &req, NULL, 0, &a), res = a.result;
+
+	answer_close(&a);
+	if (r != ANS_OK)
+		return r == ANS_CLOSED ? "closed" : "no answer";
+	if (res == WIRE_R_UNATTACHED)
+		return "UNATTACHED";
+	return res ? ename(-res) : "OK";
+}
+
+/*
+ * soledetach: WIRE_DETACH with WIRE_RQ_SOLE (the process's arena is its
+ * own, and it holds the socket no more).  The process's connection that
+ * sends it need not be the one that opened the socket (the library sends
+ * it on any of its pool's): it is served if a connection of its arena
+ * holds the socket, and then none of them does.  A connection of another
+ * arena is refused, and changes nothing.  Prints
+ *   foreign=UNATTACHED opener_kept=OK own_arena=OK opener_after=UNATTACHED
+ *   reattach=OK
+ */
+static int cmd_soledetach(char **argv)
+{
+	uint8_t tok[WIRE_NONCE_LEN] = { 0 };
+	int c1 = hello_in(3000, tok), c2, c3 = hello_conn(3000), datafd = -1;
+	struct answer a = { 0 };
+	uint32_t h = 0;
+
+	(void)argv;
+	if (c1 >= 0 && open_req(c1, AF_INET, SOCK_DGRAM, &a) == ANS_OK &&
+	    a.result == 0 && a.blen >= 4 && a.nfds >= 1) {
+		memcpy(&h, a.body, sizeof(h));
+		datafd = a.fds[0];
+		a.fds[0] = -1;
+	}
+	answer_close(&a);
+	c2 = hello_in(3000, tok);
+	if (datafd < 0 || c2 < 0 || c3 < 0) {
+		printf("setup failed\n");
+		return 1;
+	}
+	printf("foreign=%s ", result_of(c3, WIRE_DETACH, WIRE_RQ_SOLE, h));
+	printf("opener_kept=%s ", result_of(c1, WIRE_GETNAME, 0, h));
+	printf("own_arena=%s ", result_of(c2, WIRE_DETACH, WIRE_RQ_SOLE, h));
+	printf("opener_after=%s ", result_of(c1, WIRE_GETNAME, 0, h));
+	printf("reattach=%s\n", attach_req(c1, h, datafd, &a) == ANS_OK &&
+	       a.result == 0 ? "OK" : "failed");
+	answer_close(&a);
+	return 0;
+}
+#endif
+
 /* ---- review, daemon finding 2: proofs spoilt by a wrong nonce ---- */
 
 /* WIRE_ATTACH of h with this nonce, on a new connection: its errno (0:
@@ -1382,6 +1441,9 @@ int main(int argc, char **argv)
 #ifdef WIRE_RQ_SLOT
 		{ "slotproto", 2, cmd_slotproto },
 #endif
+#ifdef WIRE_RQ_SOLE
+		{ "soledetach", 2, cmd_soledetach },
+#endif
 	};
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1389,7 +1451,7 @@ int main(int argc, char **argv)
 		if (strcmp(argv[1], cmds[i].name) == 0 && argc == cmds[i].argc)
 			return cmds[i].fn(argv);
 	fprintf(stderr, "usage: attack race|linger|steal|victim|conns|park|"
-		"bbind|dupbind|hoard|malformed|slotproto|wrap|proofs|mirrors|datajunk ...\n"
+		"bbind|dupbind|hoard|malformed|slotproto|soledetach|wrap|proofs|mirrors|datajunk ...\n"
 		"(see attack.c)\n");
 	return 2;
 }

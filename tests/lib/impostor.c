@@ -7,7 +7,7 @@
  *   impostor PATH MODE
  *
  * It listens on PATH (mode 0666) and answers every request as pingsockd
- * does (protocol 11): HELLO with the token of its one state arena and an
+ * does (wire.h's protocol): HELLO with the token of its one state arena and an
  * answer slot there, and the arena itself (a sealed memfd) to a client
  * that does not name it; a send that asks for it answered in the slot;
  * OPEN with the data descriptor and a slot of the arena; a socket's
