@@ -314,15 +314,18 @@ void audit_users(struct server *s, const struct client *c, uint32_t cursor,
 int sstate_mirror(struct server *s, struct ssock *ss, struct arena *a,
 		  uint32_t *slot);
 /* c's process no longer holds ss (WIRE_DETACH).  If no other process
- * maps its arena (sole: WIRE_RQ_SOLE), every connection of the arena lets
+ * maps its arena (sole: WIRE_RQ_SOLE, the client's word, which reaches
+ * only the arena's own processes), every connection of the arena lets
  * go of ss and its slot there is given back: else a process that used a
  * shared socket and closed it kept one of its SSTATE_MAX_MIRRORS places
  * for as long as it lived. */
 void sstate_detach(struct server *s, struct client *c, struct ssock *ss,
 		   bool sole);
 /* Is req a WIRE_DETACH with WIRE_RQ_SOLE that c may send for ss, though
- * c does not hold it: another connection of c's arena (its process's)
- * does?  The library sends it on whichever connection of its pool. */
+ * c does not hold it: ss has a slot in c's arena?  The library sends it
+ * on whichever connection of its pool, and one that held ss may have
+ * gone idle and been closed.  (Any connection of the arena: the uid's
+ * processes that know its token, a process and its forked children.) */
 bool sstate_sole_detach(const struct ssock *ss, const struct client *c,
 			const struct wire_req *req);
 /* Copy the socket's state into all its slots. */

@@ -107,8 +107,8 @@ bool sstate_sole_detach(const struct ssock *ss, const struct client *c,
 	if (req->type != WIRE_DETACH || !(req->rqflags & WIRE_RQ_SOLE) ||
 	    !c->arena)
 		return false;
-	for (size_t i = 0; i < ss->nclients; i++)
-		if (ss->clients[i]->arena == c->arena)
+	for (uint32_t i = 0; i < ss->nmirrors; i++)
+		if (ss->mirrors[i].a == c->arena)
 			return true;
 	return false;
 }

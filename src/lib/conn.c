@@ -299,25 +299,21 @@ void conn_give(struct conn *c)
 	pthread_mutex_unlock(&pool.mu);
 }
 
+const struct wire_shm *conn_ans(const struct conn *c)
+{
+	return c->ans;
+}
+
 int conn_exchange(struct conn *c, const struct wire_req *req,
 		  const struct iovec *data, int ndata, void *body,
 		  size_t *bodylen, int *fd_out)
 {
-	struct wire_req plain;
 	int rc;
 
 	for (int i = 0; fd_out && i < CONN_MAX_FDS; i++)
 		fd_out[i] = -1;
 	if (c->broken)
 		return WIRE_R_BROKEN;
-	/* WIRE_RQ_SOLE speaks for the arena of the connection it goes on:
-	 * one of an arena the process has left (dialled before it took a
-	 * new one) sends the request without it. */
-	if ((req->rqflags & WIRE_RQ_SOLE) && !state_in_arena(c->ans)) {
-		plain = *req;
-		plain.rqflags &= (uint16_t)~WIRE_RQ_SOLE;
-		req = &plain;
-	}
 	if (req->type == WIRE_SEND && !body && !fd_out)
 		rc = call_send(c->fd, req, data, ndata, c->ans, &c->ans_seq);
 	else

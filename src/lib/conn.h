@@ -57,6 +57,9 @@ struct conn;
  */
 int conn_take(struct conn **out);
 
+/* c's answer slot in the arena it said HELLO with, or NULL. */
+const struct wire_shm *conn_ans(const struct conn *c);
+
 /*
  * Send req, followed by the bytes of data[0..ndata) (WIRE_SEND), on the
  * connection and wait for the answer: call_exchange() (call.h), which

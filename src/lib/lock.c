@@ -77,10 +77,19 @@ bool lock_borrowed(void)
 	return false;
 }
 
+/* fork() calls made, counted while every lock is held (state.c). */
+static atomic_uint forks;
+
+unsigned lock_forks(void)
+{
+	return atomic_load(&forks);
+}
+
 static void before_fork(void)
 {
 	for (int i = 0; i < LOCK_COUNT; i++)
 		pthread_mutex_lock(&locks[i]);
+	atomic_fetch_add(&forks, 1);
 }
 
 static void after_fork(void)

@@ -69,4 +69,9 @@ void lock_unshared(void);
  */
 bool lock_borrowed(void);
 
+/* How many fork() calls this process and its parents made (the child
+ * inherits the count, the fork included).  Counted while every lock is
+ * held: a section under one of them sees no fork begin or end. */
+unsigned lock_forks(void);
+
 #endif

@@ -9,6 +9,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "lib/conn.h"
+#include "lib/lock.h"
 #include "lib/relay.h"
 #include "lib/state.h"
 #include "lib/sys.h"
@@ -106,11 +108,18 @@ int relay_shutdown(int fd, struct fdent *e, int how)
 void relay_release(struct fdent *e)
 {
 	struct wire_req req = { .type = WIRE_DETACH, .handle = e->handle };
+	struct conn *c;
 
 	/* Best effort: the socket itself lives until its last descriptor
 	 * closes, whatever this says. */
-	if (state_arena_sole(e->shm))
-		req.rqflags = WIRE_RQ_SOLE;
-	if (e->attached == getpid())
-		(void)relay_conn_call(&req, NULL, 0, NULL, NULL, NULL);
+	if (e->attached != getpid())
+		return;
+	lock_enter();
+	if (conn_take(&c) == 0) {
+		if (state_arena_sole(e->shm, conn_ans(c)))
+			req.rqflags = WIRE_RQ_SOLE;
+		(void)conn_exchange(c, &req, NULL, 0, NULL, NULL, NULL);
+		conn_give(c);
+	}
+	lock_leave();
 }

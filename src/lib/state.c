@@ -2,7 +2,6 @@
 #include "lib/state.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -18,36 +17,29 @@
 static uint8_t token[WIRE_NONCE_LEN];
 static struct wire_shm *_Atomic arena;
 
-/* Set before every fork() (the child inherits it): both processes then
- * map the arena.  Cleared when a new arena is taken.  The handler is
- * registered before the first HELLO takes LOCK_HELLO: lock.c's own fork
- * handler takes that lock, and a fork in another thread meanwhile would
- * wait for it while this one waited, in pthread_atfork(), for the fork
- * (glibc before 2.36). */
-static atomic_bool forked;
-static pthread_once_t fork_watch = PTHREAD_ONCE_INIT;
+/* lock_forks() when the arena was taken (under LOCK_HELLO, which a fork
+ * holds while it counts): a count moved since then means a fork since,
+ * or (a child's count) the arena came from a parent. */
+static unsigned taken_at_fork;
 
-static void on_fork(void)
+static bool within(const struct wire_shm *a, const void *p)
 {
-	atomic_store(&forked, true);
-}
-
-static void watch_forks(void)
-{
-	(void)pthread_atfork(on_fork, NULL, NULL);
-}
-
-bool state_in_arena(const void *p)
-{
-	const struct wire_shm *a = atomic_load(&arena);
 	uintptr_t at = (uintptr_t)p, base = (uintptr_t)a;
 
 	return a && at >= base && at < base + WIRE_ARENA_SIZE;
 }
 
-bool state_arena_sole(const struct wire_shm *slot)
+bool state_arena_sole(const struct wire_shm *slot, const struct wire_shm *ans)
 {
-	return !atomic_load(&forked) && state_in_arena(slot);
+	const struct wire_shm *a;
+	bool sole;
+
+	lock_take(LOCK_HELLO);
+	a = atomic_load(&arena);
+	sole = within(a, slot) && within(a, ans) &&
+	       lock_forks() == taken_at_fork;
+	lock_give(LOCK_HELLO);
+	return sole;
 }
 
 /*
@@ -96,7 +88,7 @@ static int adopt(int memfd, const uint8_t *tok)
 		return -EPROTO;
 	}
 	memcpy(token, tok, sizeof(token));
-	atomic_store(&forked, false);
+	taken_at_fork = lock_forks();
 	atomic_store(&arena, p);
 	debt_ns += STATE_ARENA_GAP_NS;
 	return 0;
@@ -109,7 +101,6 @@ int state_hello(int fd, const struct wire_shm **ans)
 	int memfd = -1, rc;
 
 	*ans = NULL;
-	(void)pthread_once(&fork_watch, watch_forks);
 	lock_take(LOCK_HELLO);
 	rc = call_hello(fd, token, got, &slot, &memfd);
 	if (rc >= 0 && memfd >= 0)

@@ -28,15 +28,14 @@ int state_hello(int fd, const struct wire_shm **ans);
  * NULL when there is none. */
 struct wire_shm *state_slot(uint32_t slot);
 
-/* Does p lie in the process's current arena (not in one taken before
- * it: a daemon restarted since, or a uid changed)? */
-bool state_in_arena(const void *p);
-
-/* slot is in the current arena, and no other process maps that arena:
- * this one has not forked since it got it, nor inherited it.  A socket
- * it no longer holds can then have its slot given back (WIRE_RQ_SOLE).
- * (A child made by _Fork() or a raw clone() without CLONE_VM is not
- * seen: pthread_atfork() handlers do not run for it.) */
-bool state_arena_sole(const struct wire_shm *slot);
+/* May a socket whose slot is slot be given back, its WIRE_DETACH going
+ * on the connection whose answer slot is ans (WIRE_RQ_SOLE)?  Both lie
+ * in the process's current arena (so the socket, the connection and the
+ * arena are one daemon's: not a daemon's before a restart, nor another
+ * uid's arena), and no process but this one maps that arena: no fork()
+ * since it was taken, and not inherited.  (A child made by _Fork() or a
+ * raw clone() without CLONE_VM is not seen: no fork handler runs for
+ * it.) */
+bool state_arena_sole(const struct wire_shm *slot, const struct wire_shm *ans);
 
 #endif

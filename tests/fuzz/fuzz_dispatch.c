@@ -1283,10 +1283,19 @@ static void detached(struct hsock *hs, int ci, bool sole)
 {
 	int a = H.c[ci].arena;
 
+	uint32_t w[8];
+
 	hs->attached &= ~(1u << ci);
 	if (!sole || hs->broker || a < 0)
 		return;
 	hs->attached &= ~arena_mates(ci);
+	if (hs->slot[a]) {
+		slot_read(&H.a[a], hs->slot[a], w);
+		for (int i = 0; i < 8; i++)
+			if (w[i])
+				fuzz_fail("DETACH with WIRE_RQ_SOLE: the slot "
+					  "not given back (not zeroed)");
+	}
 	hs->slot[a] = 0;
 }
 
@@ -1296,11 +1305,14 @@ static void detached(struct hsock *hs, int ci, bool sole)
 static void check_access(int ci, const struct expect *e, int32_t result)
 {
 	struct hsock *hs = hs_find(e->req.handle);
-	unsigned may = e->req.type == WIRE_DETACH &&
-		       (e->req.rqflags & WIRE_RQ_SOLE) ? arena_mates(ci)
-						      : 1u << ci;
+	bool sole = e->req.type == WIRE_DETACH &&
+		    (e->req.rqflags & WIRE_RQ_SOLE);
+	bool may = hs && (hs->attached & (1u << ci));
 
-	if (!hs || !(hs->attached & may)) {
+	/* With WIRE_RQ_SOLE: the socket has a slot in ci's arena. */
+	if (hs && sole && !hs->broker && H.c[ci].arena >= 0)
+		may = may || hs->slot[H.c[ci].arena] != 0;
+	if (!may) {
 		if (result != WIRE_R_UNATTACHED && result != -EBADF)
 			fuzz_fail("a socket served to a connection that "
 				  "neither opened nor attached it");
