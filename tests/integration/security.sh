@@ -858,6 +858,8 @@ sec_mirrors() {
 		grep -q 'foreign=UNATTACHED opener_kept=OK ' <<<"$out"
 	check 20_sole_detach_any_own_connection "$out" \
 		grep -q 'own_arena=OK opener_after=UNATTACHED reattach=OK' <<<"$out"
+	check 20_sole_detach_after_holder_closed "$out" \
+		grep -q 'reattach=OK after_idle=OK$' <<<"$out"
 	dstop mi
 }
 

@@ -1151,7 +1151,9 @@ static const char *result_of(int conn, uint16_t type, uint16_t rqflags,
  * holds the socket, and then none of them does.  A connection of another
  * arena is refused, and changes nothing.  Prints
  *   foreign=UNATTACHED opener_kept=OK own_arena=OK opener_after=UNATTACHED
- *   reattach=OK
+ *   reattach=OK after_idle=OK
+ * the last after the connection that attached it again has closed: a
+ * slot in the arena is what counts, not a connection that holds it.
  */
 static int cmd_soledetach(char **argv)
 {
@@ -1177,9 +1179,16 @@ static int cmd_soledetach(char **argv)
 	printf("opener_kept=%s ", result_of(c1, WIRE_GETNAME, 0, h));
 	printf("own_arena=%s ", result_of(c2, WIRE_DETACH, WIRE_RQ_SOLE, h));
 	printf("opener_after=%s ", result_of(c1, WIRE_GETNAME, 0, h));
-	printf("reattach=%s\n", attach_req(c1, h, datafd, &a) == ANS_OK &&
+	printf("reattach=%s ", attach_req(c1, h, datafd, &a) == ANS_OK &&
 	       a.result == 0 ? "OK" : "failed");
 	answer_close(&a);
+	/* The connection that used the socket closed (idle: the library
+	 * closes its pool's after a while); its slot is still the arena's. */
+	close(c1);
+	usleep(200000);
+	c1 = hello_in(3000, tok);
+	printf("after_idle=%s\n", c1 < 0 ? "nohello"
+	       : result_of(c1, WIRE_DETACH, WIRE_RQ_SOLE, h));
 	return 0;
 }
 #endif
