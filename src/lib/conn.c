@@ -47,7 +47,6 @@ static struct {
 } pool = { .mu = PTHREAD_MUTEX_INITIALIZER,
 	   .back = PTHREAD_COND_INITIALIZER };
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
 /* The slot this thread used last: its sockets are attached there. */
 static __thread int last_slot = -1;
 static __thread int dial_error;
@@ -120,7 +119,17 @@ static void atfork_child(void)
 	pthread_mutex_unlock(&pool.mu);
 }
 
-static void init_once(void)
+/*
+ * Registered at load, before lock.c's handlers (a constructor that runs
+ * first: priority 101), so that a fork takes the library's locks first
+ * and the pool's last, the order a thread takes them in (inherit.c holds
+ * LOCK_INHERIT while it takes a connection, and gives the connection
+ * back under it).  Registered at the first call, as it was, it ran
+ * first: a fork during an inherited descriptor's first call then held
+ * the pool's lock waiting for LOCK_INHERIT, and the call, for ever,
+ * the pool's lock (forkattach heldexec).
+ */
+__attribute__((constructor(101))) static void conn_setup(void)
 {
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 }
@@ -244,7 +253,6 @@ int conn_take(struct conn **out)
 	struct conn *c;
 	int rc;
 
-	pthread_once(&once, init_once);
 	pthread_mutex_lock(&pool.mu);
 	for (;;) {
 		c = pick_idle();

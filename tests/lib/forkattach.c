@@ -103,7 +103,8 @@ static void *forker(void *arg)
 	long *ms = arg, t0;
 	pid_t pid;
 
-	usleep(50000);
+	/* The call has begun (its wait is a second). */
+	usleep(200000);
 	t0 = now_ms();
 	pid = fork();
 	if (pid == 0)
@@ -222,6 +223,40 @@ static int turns(void)
 	while (wait(NULL) > 0)
 		;
 	return bad ? 1 : 0;
+}
+
+/*
+ * heldexec: "held", but the child is a program started across exec: its
+ * first call on the inherited socket resolves it (inherit.c, under
+ * LOCK_INHERIT) and waits there for the byte.  A fork meanwhile took the
+ * pool's lock before the library's (conn.c's fork handler ran first),
+ * waited for LOCK_INHERIT, and the call, done waiting, waited for the
+ * pool's lock: both for ever.  SIGALRM ends the child after 10 s.
+ * Prints the child's line, then child=exited|killed.
+ */
+static int heldexec(void)
+{
+	int fd = pingsock_socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP), st = 0;
+	char arg[16];
+	pid_t pid;
+
+	if (fd < 0 || hold(fd)) {
+		perror("forkattach: socket or lock");
+		return 1;
+	}
+	snprintf(arg, sizeof(arg), "%d", fd);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		execl("/proc/self/exe", "forkattach", "heldexec-child", arg,
+		      (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return 1;
+	printf("child=%s\n", WIFEXITED(st) && WEXITSTATUS(st) == 0 ? "exited"
+								 : "killed");
+	return 0;
 }
 
 static int held(void)
@@ -380,6 +415,12 @@ int main(int argc, char **argv)
 		return turns();
 	if (argc == 2 && strcmp(argv[1], "forkshare") == 0)
 		return forkshare();
+	if (argc == 2 && strcmp(argv[1], "heldexec") == 0)
+		return heldexec();
+	if (argc == 3 && strcmp(argv[1], "heldexec-child") == 0) {
+		alarm(10);
+		return held_child(atoi(argv[2]));
+	}
 	if (argc == 3 && strcmp(argv[1], "execs") == 0)
 		return execs(atoi(argv[2]));
 	if (argc == 5 && strcmp(argv[1], "use") == 0)
@@ -387,7 +428,7 @@ int main(int argc, char **argv)
 
 	if (n < 1 || n > MAX_CHILDREN || (argc == 3 && !lock) || argc > 3) {
 		fprintf(stderr,
-			"usage: forkattach CHILDREN (1..%d) [held] | held | turns | execs N | forkshare\n",
+			"usage: forkattach CHILDREN (1..%d) [held] | held | turns | execs N | forkshare | heldexec\n",
 			MAX_CHILDREN);
 		return 2;
 	}
