@@ -35,8 +35,10 @@ void inherit_scan(void);
 /*
  * fd is FDK_INHERITED and about to be used: ask pingsockd whether it is
  * one of the caller's uid's relayed sockets (by its SO_COOKIE, without a
- * byte written on it), and if so attach it (relay_adopt); otherwise it
- * is the program's own and loses its entry.  Its kind after that.
+ * byte written on it), and if so attach it (relay_adopt: a socket found
+ * but not attached for want of room is the daemon's all the same);
+ * otherwise it is the program's own and loses its entry.  Its kind after
+ * that.
  */
 enum fdkind inherit_resolve(int fd);
 

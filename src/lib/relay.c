@@ -326,6 +326,14 @@ static bool made_by_listener(const struct conn *c, int fd)
  * anything written on it (attach's proof): any other descriptor is the
  * program's own, and its protocol is none of ours.  The daemon is not
  * even asked about one it cannot have made.
+ *
+ * A socket the daemon found but could not attach for want of room (its
+ * bound of processes a socket, ENOBUFS, or memory) is still ours: it
+ * keeps its entry, unattached, and each call tries the attach again
+ * (relay_call) and fails with that errno until there is room, as the
+ * daemon's manual says.  Taken for the program's own, its calls went to
+ * the kernel as an AF_UNIX socket's (EOPNOTSUPP) and its reads returned
+ * the daemon's datagrams, for good.
  */
 int relay_adopt(int fd, uint64_t cookie)
 {
@@ -344,7 +352,9 @@ int relay_adopt(int fd, uint64_t cookie)
 		rc = -ENOMEM;
 	if (rc == 0) {
 		rc = attach(c, fd, &ent);
-		if (rc < 0)
+		if (rc == -ENOBUFS || rc == -ENOMEM)
+			rc = 0;	/* ours, not attached yet: see above */
+		else if (rc < 0)
 			fdtab_remove(fd, &gone);	/* nothing to release */
 	}
 	conn_give(c);

@@ -148,6 +148,18 @@ if grep -qx 'execs=100 failed=0 first_failure=none parent_echo=reply' <<<"$out";
 else
 	fail threads/passed_on_and_closed_100 "$(tr '\n' ' ' <<<"$out")"
 fi
+# One socket held by more processes at once than the daemon's bound (64,
+# pingsockd(8)): the process past it must fail ENOBUFS, as the manual
+# says, and its socket work once a holder has ended.  Its attach failed
+# and the library took the descriptor for an AF_UNIX socket of the
+# program's own: its call went to the kernel, EOPNOTSUPP, and so did
+# every later one (held=63 failure=EOPNOTSUPP after_exit=EOPNOTSUPP).
+out=$(as_nobody d timeout 120 "$T/tests/lib/forkattach" bound 80 2>&1)
+if grep -qx 'held=63 failure=ENOBUFS after_exit=ok' <<<"$out"; then
+	pass threads/inherited_past_bound_enobufs_then_works
+else
+	fail threads/inherited_past_bound_enobufs_then_works "$(tr '\n' ' ' <<<"$out")"
+fi
 # ... but a forked child shares its parent's arena, and reads its copy of
 # the socket's state in the parent's slot: the parent's close must leave
 # that slot alone (given back, it went to the parent's next socket, shut

@@ -45,6 +45,17 @@
  *
  *   forkshare_revents=N   (0: nothing to report)
  *
+ * bound N: the parent opens a socket and starts up to N programs one
+ * after the other ("hold"), each of which gets the socket across exec,
+ * makes one call on it and keeps it, until one's call fails.  Past the
+ * bound of 64 processes a socket (pingsockd(8)) that call must fail
+ * ENOBUFS, a passing shortage, and the socket stay the program's: once
+ * the first holder has ended, the same program's call again goes
+ * through (retried while ENOBUFS, for up to 10 s: the daemon sees the
+ * holder's end in its own time).  Prints
+ *
+ *   held=N failure=ERRNO|none after_exit=ok|ERRNO|none
+ *
  * turns: eight children of the parent take that byte in turn, for
  * 200 ms each, each before the one before it lets go (read locks, which
  * do not exclude each other, so the byte is never free between them).
@@ -297,6 +308,38 @@ static int use(char **argv)
 	return 0;
 }
 
+/* One call that attaches fd (when relayed): 0 or its errno. */
+static int ttl_of(int fd)
+{
+	int ttl = 0;
+	socklen_t len = sizeof(ttl);
+
+	return pingsock_getsockopt(fd, IPPROTO_IP, IP_TTL, &ttl, &len) ? errno
+								       : 0;
+}
+
+/* hold FD REPORT CMD (the program "bound" starts): the call's result on
+ * REPORT; if it failed, once CMD gives a byte, the call again (retried
+ * while ENOBUFS) and its result; the socket kept until CMD's end. */
+static int hold_prog(char **argv)
+{
+	int fd = atoi(argv[2]), report = atoi(argv[3]), cmd = atoi(argv[4]);
+	int err = ttl_of(fd);
+	char c;
+
+	if (write(report, &err, sizeof(err)) != (ssize_t)sizeof(err))
+		return 1;
+	if (err && read(cmd, &c, 1) == 1) {
+		for (int i = 0; i < 200 && (err = ttl_of(fd)) == ENOBUFS; i++)
+			usleep(50000);
+		if (write(report, &err, sizeof(err)) != (ssize_t)sizeof(err))
+			return 1;
+	}
+	while (read(cmd, &c, 1) > 0)
+		;
+	return 0;
+}
+
 /* An Echo Request to 127.0.0.1 on fd, and its reply within 5 s. */
 static bool echo(int fd)
 {
@@ -336,6 +379,86 @@ static int exec_one(const char *self, int fd, int until)
 		err = pid < 0 ? errno : EIO;
 	close(rep[0]);
 	return err;
+}
+
+struct holder {
+	pid_t pid;
+	int rep, cmd;	/* its report (read end), its command (write end) */
+};
+
+/* A "hold" program started with fd; its first word read into *err. */
+static int start_holder(int fd, struct holder *h, int *err)
+{
+	int rep[2], cmd[2];
+	char a[3][16];
+
+	if (pipe2(rep, O_CLOEXEC) || pipe2(cmd, O_CLOEXEC))
+		return -1;
+	snprintf(a[0], sizeof(a[0]), "%d", fd);
+	snprintf(a[1], sizeof(a[1]), "%d", rep[1]);
+	snprintf(a[2], sizeof(a[2]), "%d", cmd[0]);
+	h->pid = fork();
+	if (h->pid == 0) {
+		(void)fcntl(rep[1], F_SETFD, 0);
+		(void)fcntl(cmd[0], F_SETFD, 0);
+		execl("/proc/self/exe", "forkattach", "hold", a[0], a[1], a[2],
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(rep[1]);
+	close(cmd[0]);
+	h->rep = rep[0];
+	h->cmd = cmd[1];
+	if (h->pid < 0 ||
+	    read(h->rep, err, sizeof(*err)) != (ssize_t)sizeof(*err))
+		*err = EIO;
+	return 0;
+}
+
+static const char *errname(int err)
+{
+	return err ? strerrorname_np(err) : "none";
+}
+
+static int bound(int n)
+{
+	static struct holder h[MAX_CHILDREN];
+	int fd = pingsock_socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
+	int started = 0, err = 0, after = -1;
+
+	if (fd < 0 || ttl_of(fd) || n < 2 || n > MAX_CHILDREN) {
+		perror("forkattach: socket");
+		return 1;
+	}
+	while (started < n && !err) {
+		if (start_holder(fd, &h[started], &err))
+			return 1;
+		started++;
+	}
+	if (err) {
+		/* The first holder ends; then the one that failed tries
+		 * again. */
+		int last = started - 1;
+
+		close(h[0].cmd);
+		h[0].cmd = -1;
+		waitpid(h[0].pid, NULL, 0);
+		if (write(h[last].cmd, "r", 1) != 1 ||
+		    read(h[last].rep, &after, sizeof(after)) !=
+			    (ssize_t)sizeof(after))
+			after = EIO;
+	}
+	for (int i = 0; i < started; i++) {
+		if (h[i].cmd >= 0)
+			close(h[i].cmd);
+		close(h[i].rep);
+	}
+	while (wait(NULL) > 0)
+		;
+	printf("held=%d failure=%s after_exit=%s\n", started - !!err,
+	       errname(err),
+	       after < 0 ? "none" : after ? errname(after) : "ok");
+	return 0;
 }
 
 static int execs(int n)
@@ -425,10 +548,14 @@ int main(int argc, char **argv)
 		return execs(atoi(argv[2]));
 	if (argc == 5 && strcmp(argv[1], "use") == 0)
 		return use(argv);
+	if (argc == 3 && strcmp(argv[1], "bound") == 0)
+		return bound(atoi(argv[2]));
+	if (argc == 5 && strcmp(argv[1], "hold") == 0)
+		return hold_prog(argv);
 
 	if (n < 1 || n > MAX_CHILDREN || (argc == 3 && !lock) || argc > 3) {
 		fprintf(stderr,
-			"usage: forkattach CHILDREN (1..%d) [held] | held | turns | execs N | forkshare | heldexec\n",
+			"usage: forkattach CHILDREN (1..%d) [held] | held | turns | execs N | bound N | forkshare | heldexec\n",
 			MAX_CHILDREN);
 		return 2;
 	}
