@@ -453,8 +453,7 @@ int broker_bind_request(int oldfd, uint32_t handle, int livefd, int family,
 		fds[0] = -1;
 	}
 	for (int i = 0; i < CONN_MAX_FDS; i++)
-		if (fds[i] >= 0)
-			sys_close(fds[i]);
+		fdcheck_discard(fds[i]);
 	return rc < 0 ? rc : 0;
 }
 

@@ -86,18 +86,21 @@ int call_hello(int fd, const uint8_t *token, uint8_t *token_out,
 	}
 	*arena_fd = rc >= 0 ? fds[0] : -1;
 	for (int i = rc >= 0 ? 1 : 0; i < CALL_MAX_FDS; i++)
-		if (fds[i] >= 0)
-			sys_close(fds[i]);
+		fdcheck_discard(fds[i]);
 	return rc;
 }
 
+/* A signal ends a wait for room (the send timeout), and each new one
+ * would start it again: retried while the time allowed lasts. */
 static int xsend(int fd, struct msghdr *mh)
 {
+	uint64_t until = clock_mono_ns() + (uint64_t)CALL_TIMEOUT_S *
+					       1000000000u;
 	ssize_t n;
 
 	do {
 		n = sys_sendmsg(fd, mh, MSG_NOSIGNAL);
-	} while (n < 0 && errno == EINTR);
+	} while (n < 0 && errno == EINTR && clock_mono_ns() < until);
 	return n < 0 ? -1 : 0;
 }
 
@@ -213,7 +216,7 @@ static void keep_fd(int fd, unsigned i, void *arg)
 	if (i < CALL_MAX_FDS + 1)
 		g->fd[i] = fd;
 	else
-		sys_close(fd);
+		fdcheck_discard(fd);
 }
 
 /*
@@ -256,7 +259,10 @@ static int take_answer(int fd, const struct wire_req *req, void *body,
 		       size_t *bodylen, int *fd_out)
 {
 	uint8_t resp[WIRE_RESP_HDR + WIRE_RESP_BODY_MAX];
-	union wire_rights_buf cbuf;
+	/* Room for every descriptor a message can carry: those that did
+	 * not fit would be released by the kernel in this thread, and
+	 * their sender can make that wait (fdcheck_discard()). */
+	union wire_rights_all_buf cbuf;
 	struct iovec iov = { .iov_base = resp, .iov_len = sizeof(resp) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 			     .msg_control = cbuf.b,
@@ -275,7 +281,7 @@ static int take_answer(int fd, const struct wire_req *req, void *body,
 	if (other || !answer_ok(fd, req, resp, got, &mh, &g, nfds, &ans) ||
 	    (body && bodylen && ans.len > *bodylen)) {
 		for (unsigned i = 0; i < nfds && i <= CALL_MAX_FDS; i++)
-			sys_close(g.fd[i]);
+			fdcheck_discard(g.fd[i]);
 		return got == 0 && nfds == 0 && !other ? WIRE_R_BROKEN
 						       : WIRE_R_MALFORMED;
 	}
@@ -287,7 +293,7 @@ static int take_answer(int fd, const struct wire_req *req, void *body,
 		if (fd_out)
 			fd_out[i] = g.fd[i];
 		else
-			sys_close(g.fd[i]);
+			fdcheck_discard(g.fd[i]);
 	}
 	return ans.result;
 }

@@ -85,8 +85,12 @@ bool conn_listener_uid(const struct conn *c, uid_t *uid)
 /* A slot's connection closed, or its dial given up (the lock held). */
 static void drop(struct conn *c)
 {
-	if (c->state == CONN_IDLE || c->state == CONN_BUSY)
+	/* What the daemon left unread there goes with it, descriptors
+	 * and all: let go of those here, not in the kernel's close. */
+	if (c->state == CONN_IDLE || c->state == CONN_BUSY) {
+		fdcheck_drain(c->fd);
 		sys_close(c->fd);
+	}
 	c->fd = -1;
 	c->state = CONN_FREE;
 	c->broken = false;
@@ -183,6 +187,7 @@ static int dial(const struct wire_shm **ans)
 		return fd;
 	rc = state_hello(fd, ans);
 	if (rc < 0) {
+		fdcheck_drain(fd);
 		sys_close(fd);
 		return hello_error(rc);
 	}

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 #include "lib/fdcheck.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <linux/magic.h>
@@ -10,6 +12,7 @@
 #include <sys/vfs.h>
 
 #include "wire/decode.h"
+#include "wire/rights.h"
 #include "lib/sys.h"
 
 static bool sockopt_is(int fd, int name, int want)
@@ -21,11 +24,14 @@ static bool sockopt_is(int fd, int name, int want)
 	       len == sizeof(v) && v == want;
 }
 
+/* Asked of the socket layer, not of the file: fstat() of a file on a
+ * FUSE mount asks its server, which may never answer. */
 static bool is_socket(int fd)
 {
-	struct stat st;
+	int v = 0;
+	socklen_t len = sizeof(v);
 
-	return fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
+	return sys_getsockopt(fd, SOL_SOCKET, SO_TYPE, &v, &len) == 0;
 }
 
 static bool is_seqpacket(int fd)
@@ -105,4 +111,58 @@ bool fdcheck_pair_of(uid_t listener, int fd, bool unmapped_ok)
 	if (listener == FDCHECK_UNMAPPED)
 		return unmapped_ok;
 	return maker == listener;
+}
+
+#ifndef SO_PASSRIGHTS
+#define SO_PASSRIGHTS 83	/* Linux 6.16, asm-generic/socket.h */
+#endif
+
+void fdcheck_discard(int fd)
+{
+	static const struct linger off = { .l_onoff = 0 };
+
+	if (fd < 0)
+		return;
+	(void)sys_setsockopt(fd, SOL_SOCKET, SO_LINGER, &off, sizeof(off));
+	sys_close(fd);
+}
+
+static void discard_one(int fd, unsigned i, void *arg)
+{
+	(void)i;
+	(void)arg;
+	fdcheck_discard(fd);
+}
+
+void fdcheck_drain(int fd)
+{
+	for (int i = 0; i < FDCHECK_DRAIN_MAX; i++) {
+		union wire_rights_all_buf cbuf;
+		char byte;
+		struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+				     .msg_control = cbuf.b,
+				     .msg_controllen = sizeof(cbuf.b) };
+
+		/* The end reads as 0, and so does a message of no bytes
+		 * (which may carry descriptors): only "nothing queued"
+		 * ends the drain early; a closed end's, after the bound. */
+		if (sys_recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) < 0)
+			break;
+		(void)wire_rights_each(&mh, discard_one, NULL, NULL);
+	}
+}
+
+int fdcheck_fresh_pair(int fd)
+{
+	static const int off = 0;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	/* ENOPROTOOPT before 6.16: what comes later is taken as it comes
+	 * (pingsock(3), EPROTO). */
+	(void)sys_setsockopt(fd, SOL_SOCKET, SO_PASSRIGHTS, &off, sizeof(off));
+	if (sys_poll(&p, 1, 0) == 0)
+		return 0;
+	fdcheck_drain(fd);
+	return -EPROTO;
 }

@@ -45,4 +45,35 @@ bool fdcheck_maker(int fd, uid_t *uid);
  */
 bool fdcheck_pair_of(uid_t listener, int fd, bool unmapped_ok);
 
+/*
+ * Let go of a descriptor that came from the daemon and is not kept.  The
+ * sender chooses what it is, and the last close of some files waits for
+ * as long as the sender wants: a TCP socket with SO_LINGER and unsent
+ * data, whose peer (the sender's) never reads, waits in close() until a
+ * signal comes.  A socket's lingering is turned off first.  (A file on a
+ * FUSE mount of the sender's own waits at close() for its server, and
+ * nothing turns that off: see pingsock(3), EPROTO.)
+ */
+void fdcheck_discard(int fd);
+
+/*
+ * Take whatever is queued on the AF_UNIX socket fd (without waiting; at
+ * most FDCHECK_DRAIN_MAX messages), letting go of the descriptors that
+ * came with it as fdcheck_discard() does: before a close that would
+ * otherwise release them in the kernel, in this thread.
+ */
+#define FDCHECK_DRAIN_MAX 1024
+void fdcheck_drain(int fd);
+
+/*
+ * A relayed socket's data descriptor (or a broker socket's liveness
+ * pair), just handed over: from now on nothing sent on the pair may
+ * carry a descriptor (SO_PASSRIGHTS off, Linux 6.16; the reads of such
+ * a pair take none, and the kernel would release them in the reading
+ * thread), and nothing may have been queued on it before (a new socket
+ * has had nothing to say yet).  0, or -EPROTO (what was queued taken,
+ * fdcheck_drain()).
+ */
+int fdcheck_fresh_pair(int fd);
+
 #endif

@@ -21,6 +21,7 @@
 #include "lib/broker.h"
 #include "lib/env.h"
 #include "lib/conn.h"
+#include "lib/fdcheck.h"
 #include "lib/fdtab.h"
 #include "lib/rawcompat.h"
 #include "lib/relay.h"
@@ -146,6 +147,8 @@ static int adopt_broker(int domain, int type, bool keep, uint32_t handle,
 	struct fdent ent;
 	int rc = fds[1] >= 0 && fds[2] < 0 ? 0 : -ECONNRESET;
 
+	if (rc == 0)
+		rc = fdcheck_fresh_pair(fds[1]);
 	if (rc == 0) {
 		rc = broker_adopt(fds[1], handle, domain, keep, &ent);
 		fds[1] = -1;	/* taken, even on failure */
@@ -158,8 +161,7 @@ static int adopt_broker(int domain, int type, bool keep, uint32_t handle,
 			broker_release(&ent);
 	}
 	for (int i = rc ? 0 : 1; i < CONN_MAX_FDS; i++)
-		if (fds[i] >= 0)
-			sys_close(fds[i]);
+		fdcheck_discard(fds[i]);
 	return rc ? rc : fds[0];
 }
 
@@ -196,12 +198,12 @@ static int open_daemon(int domain, int type, int protocol, enum fdkind kind)
 	if (rc >= 0 && (!(ent.shm = state_slot(body[2])) ||
 			fdtab_slot_clash(fd, ent.shm)))
 		rc = -EPROTO;
+	if (rc >= 0)
+		rc = fdcheck_fresh_pair(fd);
 	for (int i = 1; i < CONN_MAX_FDS; i++)
-		if (fds[i] >= 0)
-			sys_close(fds[i]);
+		fdcheck_discard(fds[i]);
 	if (rc < 0) {
-		if (fd >= 0)
-			sys_close(fd);
+		fdcheck_discard(fd);
 		why_daemon(rc);
 		/* Served nothing in this namespace: "you may not". */
 		open_foreign = rc == WIRE_R_FOREIGN_NS;

@@ -17,6 +17,7 @@
 #include <netinet/in.h>
 #include <netinet/icmp6.h>
 #include <netinet/ip_icmp.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/sockios.h>
@@ -26,6 +27,7 @@
 #include <sys/uio.h>
 
 #include "engine/addr.h"
+#include "lib/clock.h"
 #include "lib/cmsg.h"
 #include "lib/errq.h"
 #include "lib/fdtab.h"
@@ -343,6 +345,40 @@ static bool wakes_spent(int fd, int flags, size_t len, size_t *left)
 	return nonblocking(fd, flags);
 }
 
+/*
+ * A blocking receive that took a wake-up reads again, and each new read
+ * would start the program's SO_RCVTIMEO again: wake-ups that kept coming
+ * (an impostor's; the real daemon's each come with an error, which ends
+ * the receive first) kept a timed receive from ever timing out.  So
+ * after a wake-up the receive waits only for what is left of the
+ * timeout, counted from the call's start (t0).  0 to read again, or
+ * -EAGAIN (timed out) or -EINTR (a signal, as a receive with a timeout
+ * is not restarted).
+ */
+static int rcvtimeo_left(int fd, int flags, uint64_t t0)
+{
+	struct timeval tv = { 0 };
+	socklen_t len = sizeof(tv);
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	uint64_t to, used, ms;
+	int n;
+
+	if (nonblocking(fd, flags) ||
+	    sys_getsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, &len) ||
+	    len != sizeof(tv) || tv.tv_sec < 0 || tv.tv_sec > INT_MAX ||
+	    (tv.tv_sec == 0 && tv.tv_usec <= 0))
+		return 0;	/* no timeout: as long as it takes */
+	to = (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_usec * 1000u;
+	used = clock_mono_ns() - t0;
+	if (used >= to)
+		return -EAGAIN;
+	ms = (to - used + 999999) / 1000000;
+	n = sys_poll(&p, 1, ms > INT_MAX ? INT_MAX : (int)ms);
+	if (n < 0)
+		return errno == EINTR ? -EINTR : 0;
+	return n == 0 ? -EAGAIN : 0;
+}
+
 /* Nothing to read after shutdown(SHUT_RD): 0, and no name, control
  * messages or flags (but MSG_CMSG_CLOEXEC, as ____sys_recvmsg() keeps
  * it). */
@@ -367,7 +403,8 @@ static long drecv(int fd, const struct fdent *ent, struct msghdr *msg,
 	struct rawc_rx rx;
 	bool raw4 = raw && ent->family == AF_INET;
 	size_t full = 0, room, wake_left = SIZE_MAX, got;
-	int rc;
+	uint64_t t0 = clock_mono_ns();
+	int rc, late;
 
 	if (flags & MSG_OOB)
 		return -EOPNOTSUPP;
@@ -401,9 +438,14 @@ static long drecv(int fd, const struct fdent *ent, struct msghdr *msg,
 		if (raw4 && rawc_rx_end(&rx, &dg, rc ? -1 : (ssize_t)full, msg,
 					&m.msg_flags, &full) && rc == 0)
 			return -EFAULT;
-		if (rc == 2 && wakes_spent(fd, flags, got, &wake_left)) {
+		late = 0;
+		if (rc == 2 && wakes_spent(fd, flags, got, &wake_left))
+			late = -EAGAIN;
+		else if (rc == 2)
+			late = rcvtimeo_left(fd, flags, t0);
+		if (late) {
 			rc = errq_take_pending(fd, ent);
-			return rc ? -rc : -EAGAIN;
+			return rc ? -rc : late;
 		}
 	} while (rc == 2);
 	if (rc)

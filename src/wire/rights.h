@@ -22,6 +22,20 @@ union wire_rights_buf {
 };
 
 /*
+ * Control data room for as many descriptors as the kernel lets one
+ * message carry (SCM_MAX_FD).  What does not fit in a receive's control
+ * buffer the kernel releases in the receiving thread, and the last
+ * release of some files waits on whoever sent them (wire_rights_each's
+ * caller is told so by MSG_CTRUNC, too late): a receive that must not
+ * be held so takes them all, and lets each go as it chooses.
+ */
+#define WIRE_RIGHTS_KERNEL_MAX 253
+union wire_rights_all_buf {
+	struct cmsghdr align;
+	char b[CMSG_SPACE(WIRE_RIGHTS_KERNEL_MAX * sizeof(int))];
+};
+
+/*
  * Put fds[0..n) into mh's control data, in buf: msg_control and
  * msg_controllen set (to none when n is 0).  -1 (mh untouched) if n is
  * more than WIRE_RIGHTS_MAX.

@@ -94,7 +94,7 @@ expect() {
 	# (dg-wake-ahead: 300 ahead, as the real daemon queues after as many
 	# errors; a receive that gave up after 64 of them failed EAGAIN with
 	# the reply still queued.)
-	dg-wake|dg-wake-many|dg-wake-field|dg-wake-ahead) echo "peek=64 recv1=64 recv2=EAGAIN" ;;
+	dg-wake|dg-wake-many|dg-wake-field|dg-wake-ahead|dg-rights) echo "peek=64 recv1=64 recv2=EAGAIN" ;;
 	# What was queued is read; then the end of the descriptor.
 	dg-eof) echo "peek=64 recv1=64 errq2=EAGAIN recv2=ECONNRESET" ;;
 	dg-*) echo "peek=EPROTO recv1=64 recv2=EAGAIN" ;;
@@ -190,7 +190,8 @@ untrusted() {
 }
 # (arena-fresh and dg-wake-endless have their own tests, below.)
 # shellcheck disable=SC2046  # one word per mode
-at_once untrusted $("$IMP" list | grep -vx -e arena-fresh -e dg-wake-endless)
+at_once untrusted $("$IMP" list | grep -vx -e arena-fresh -e dg-wake-endless \
+	-e dg-wake-trickle)
 
 # ---- a new arena at every call ----
 # An impostor that hands out a new arena at every HELLO and ends every
@@ -236,6 +237,30 @@ elif impostor_start dg-wake-endless; then
 		"$T/client.err" socket=OK recv1=64 recv2=EAGAIN after=queued
 else
 	fail impostor/dg-wake-endless/receive_returns "the impostor did not start"
+fi
+
+# ---- wake-ups against a receive timeout ----
+# A blocking receive with SO_RCVTIMEO 1 s while the impostor sends one
+# valid wake-up every 300 ms (for 20 s) and no error with it: each one
+# taken started a new read, and the kernel's timeout with it, so the
+# receive returned only after the trickle (ms=20839).  It times out as
+# the kernel's does: after about a second (a bound of 8 s here, for a
+# busy machine; before, more than 20).
+if impostor_start dg-wake-trickle; then
+	out=$(timeout -k 2 40 setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env PINGSOCK_BACKEND=daemon PINGSOCK_SOCKET="$SOCK" \
+		"$PST" rcvtimeo 2>"$T/client.err")
+	rc=$?
+	impostor_stop
+	ms=$(sed -n 's/^ms=//p' <<<"$out")
+	if [ "${ms:-99999}" -lt 8000 ]; then
+		verdict impostor/dg-wake-trickle/rcvtimeo_expires "$rc" "$out" \
+			"$T/client.err" socket=OK recv1=64 setopt=OK recv2=EAGAIN
+	else
+		fail impostor/dg-wake-trickle/rcvtimeo_expires "$(tr '\n' ' ' <<<"$out")"
+	fi
+else
+	fail impostor/dg-wake-trickle/rcvtimeo_expires "the impostor did not start"
 fi
 
 # ---- one state slot given to two sockets ----

@@ -47,6 +47,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -153,6 +155,58 @@ static void swap_fd(struct ans *a, int i, int fd)
 		close(a->fds[i]);
 	a->fds[i] = fd;
 	a->own[i] = true;
+}
+
+/*
+ * A TCP socket whose last close waits for this process: lingering (for
+ * as long as the kernel lets it) on unsent data that its peer, kept
+ * here and never read, has no room for.
+ */
+static int a_lingering(void)
+{
+	static char junk[65536];
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+	struct linger lg = { .l_onoff = 1, .l_linger = INT_MAX };
+	int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), p = -1;
+
+	int small = 4096;	/* the peer's window, fixed: no autotuning */
+
+	if (l < 0 || c < 0 ||
+	    setsockopt(l, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small)) ||
+	    bind(l, (struct sockaddr *)&sa, len) ||
+	    listen(l, 1) || getsockname(l, (struct sockaddr *)&sa, &len) ||
+	    connect(c, (struct sockaddr *)&sa, len) ||
+	    (p = accept4(l, NULL, NULL, SOCK_CLOEXEC)) < 0)
+		die("impostor: lingering socket");
+	close(l);
+	while (send(c, junk, sizeof(junk), MSG_DONTWAIT) > 0)
+		;
+	if (setsockopt(c, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)))
+		die("impostor: SO_LINGER");
+	(void)p;	/* kept open, never read, until the impostor ends */
+	return c;
+}
+
+/* Message mh sent on fd with descriptor pass attached (SCM_RIGHTS). */
+static ssize_t send_with(int fd, struct msghdr *mh, int pass)
+{
+	union {
+		struct cmsghdr align;
+		char b[CMSG_SPACE(sizeof(int))];
+	} cbuf;
+	struct cmsghdr *cm;
+
+	mh->msg_control = cbuf.b;
+	mh->msg_controllen = sizeof(cbuf.b);
+	cm = CMSG_FIRSTHDR(mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &pass, sizeof(int));
+	return sendmsg(fd, mh, MSG_NOSIGNAL);
 }
 
 static int a_pipe(void)
@@ -397,6 +451,7 @@ enum spoil {
 	SP_ERRQ_ERRNO_BODY, SP_STATS_VERSION, SP_USERS_LOOP, SP_FIND_ANY,
 	SP_HELLO_SLOT_BIG, SP_SLOT_LATE, SP_SLOT_SAME, SP_MUTE,
 	SP_DATA_FOREIGN, SP_DATA_FLAGS, SP_ARENA_FRESH,
+	SP_LINGER, SP_LINGER_MANY, SP_DATA_QUEUED,
 };
 
 /* What is put on the socket OPEN made, or in its slot; the records
@@ -409,7 +464,7 @@ enum inject {
 	EQ_ONE, EQ_OPTLEN, EQ_ERRNO, EQ_KIND, EQ_WAKE, EQ_ORIGIN,
 	EQ_OFFENDER, EQ_FAMILY, EQ_ERRNO0, EQ_LEN_MAX, EQ_LONG,
 	SL_ERR, SL_ERR_BIG, SL_ERR_NEG, SL_ERR_STUCK, SL_ERRQ, SL_CMSG,
-	SL_SHUT, SL_WAKES, SL_ERR_FLIP,
+	SL_SHUT, SL_WAKES, SL_ERR_FLIP, DG_RIGHTS, WK_TRICKLE,
 };
 
 struct mode {
@@ -479,6 +534,16 @@ static const struct mode modes[] = {
 	/* The data descriptor's open file O_NONBLOCK and O_ASYNC: the
 	 * socket must be as a new one (blocking) all the same. */
 	{ "open-data-flags", 0, SP_DATA_FLAGS, 0, 0, 0, false },
+	/* A descriptor whose last close waits for the impostor: a TCP
+	 * socket lingering on unsent data its peer (ours) never reads.
+	 * One more than the answer promises; or past the four a control
+	 * buffer of the answer's size has room for (the kernel released
+	 * the rest in the client's receive); or queued, with a reply, on
+	 * the data descriptor before it is handed over. */
+	{ "hello-linger", WIRE_HELLO, SP_LINGER, 0, 0, 0, false },
+	{ "hello-linger-many", WIRE_HELLO, SP_LINGER_MANY, 0, 0, 0, false },
+	{ "open-linger", WIRE_OPEN, SP_LINGER, 0, 0, 0, false },
+	{ "open-data-queued", WIRE_OPEN, SP_DATA_QUEUED, 0, 0, 0, false },
 	{ "broker-udp", WIRE_OPEN, SP_FD0_UDP, 0, 0, 0, true },
 	{ "broker-raw", WIRE_OPEN, SP_FD0_RAW, 0, 0, 0, true },
 	{ "broker-family", WIRE_OPEN, SP_FD0_FAMILY, 0, 0, 0, true },
@@ -545,6 +610,9 @@ static const struct mode modes[] = {
 	{ "dg-scope", 0, 0, 0, 0, DG_SCOPE, false },
 	{ "dg-pad", 0, 0, 0, 0, DG_PAD, false },
 	{ "dg-big", 0, 0, 0, 0, DG_BIG, false },
+	/* The reply carries a lingering TCP socket (see hello-linger): the
+	 * client's end takes none (SO_PASSRIGHTS), so it comes without. */
+	{ "dg-rights", 0, 0, 0, 0, DG_RIGHTS, false },
 	/* Wake-ups: valid ones (skipped), too many, with data, with a
 	 * field set (counted in the slot, or not), cut short, or valid
 	 * ones and garbage after them. */
@@ -559,6 +627,10 @@ static const struct mode modes[] = {
 	 * after as many errors (one wake-up each): all are skipped. */
 	{ "dg-wake-ahead", 0, 0, 0, 0, WK_AHEAD, false },
 	{ "dg-wake-endless", 0, 0, 0, 0, WK_ENDLESS, false },
+	/* One valid wake-up every 300 ms for 20 s, after the reply, with no
+	 * error to go with it: a receive with SO_RCVTIMEO must still time
+	 * out (pstool rcvtimeo). */
+	{ "dg-wake-trickle", 0, 0, 0, 0, WK_TRICKLE, false },
 	/* The data descriptor's end closed after the reply, the control
 	 * connection kept (the real daemon closes it only when the client
 	 * has let go of its own). */
@@ -621,6 +693,14 @@ static void spoil_fds(struct ans *a, enum spoil s)
 	case SP_NOFD:
 		while (a->nfds)
 			spoil_fds(a, SP_FDS_FEW);
+		break;
+	case SP_LINGER:
+		add_fd(a, a_lingering(), true);
+		break;
+	case SP_LINGER_MANY:
+		while (a->nfds < 5)
+			add_fd(a, a_pipe(), true);
+		add_fd(a, a_lingering(), true);
 		break;
 	default:
 		break;
@@ -787,6 +867,47 @@ static void spoil(struct ans *a, const struct wire_req *req, enum spoil s)
 
 /* ---- what is put on the socket OPEN made ---- */
 
+/* A valid reply on fd (our end of a data pair not handed over yet),
+ * carrying a lingering socket. */
+static void queue_rights(int fd)
+{
+	struct wire_dgram dg;
+	uint8_t data[64];
+	struct iovec iov[2] = { { &dg, sizeof(dg) }, { data, sizeof(data) } };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+	int pass = a_lingering();
+
+	valid_reply(&dg);
+	fill_echo(data, sizeof(data), 0);
+	if (send_with(fd, &mh, pass) < 0)
+		die("impostor: queued datagram");
+	close(pass);
+}
+
+/* A wake-up carrying a lingering socket on the data descriptor: refused
+ * by the client's end (SO_PASSRIGHTS), and then not sent at all. */
+static void inject_rights(void)
+{
+	struct wire_dgram dg;
+	struct iovec iov = { &dg, sizeof(dg) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	int pass = a_lingering();
+
+	memset(&dg, 0, sizeof(dg));
+	dg.kind = WIRE_DG_WAKE;
+	atomic_fetch_add(&sk->shm->wakes, 1);
+	if (send_with(sk->data, &mh, pass) < 0) {
+		static const struct linger off = { .l_onoff = 0 };
+
+		atomic_fetch_sub(&sk->shm->wakes, 1);
+		fprintf(stderr, "impostor: a descriptor on the data pair: %s\n",
+			strerror(errno));
+		/* Ours the last: its close would wait for ourselves. */
+		(void)setsockopt(pass, SOL_SOCKET, SO_LINGER, &off, sizeof(off));
+	}
+	close(pass);
+}
+
 static void inject_dgram(enum inject in)
 {
 	struct wire_dgram dg;
@@ -920,6 +1041,23 @@ static void wake_flood(void)
 	_exit(0);
 }
 
+/* WK_TRICKLE: a child (gone with the impostor) wakes the socket every
+ * 300 ms for FLOOD_S seconds. */
+static void wake_trickle(void)
+{
+	const struct timespec gap = { 0, 300000000 };
+	time_t t0 = time(NULL);
+
+	if (fork() != 0)
+		return;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	while (time(NULL) - t0 < FLOOD_S) {
+		nanosleep(&gap, NULL);
+		wake();
+	}
+	_exit(0);
+}
+
 /* Nonsense in the state slot, which only the daemon writes. */
 
 /* SL_ERR_FLIP: a child (gone with the impostor) sets and clears the
@@ -973,6 +1111,8 @@ static void inject(void)
 	if (!sk->shm)
 		return;		/* a broker socket: the kernel's */
 	inject_slot(mode->inject);
+	if (mode->inject == DG_RIGHTS)
+		inject_rights();
 	inject_dgram(mode->inject);
 	inject_wakes(mode->inject);
 	inject_records(mode->inject);
@@ -980,6 +1120,8 @@ static void inject(void)
 	send_dgram(sk->data, &dg, sizeof(dg), 64, 0);
 	if (mode->inject == WK_ENDLESS)
 		wake_flood();
+	if (mode->inject == WK_TRICKLE)
+		wake_trickle();
 	if (mode->inject == DG_EOF) {
 		close(sk->data);
 		sk->data = -1;
@@ -1072,6 +1214,8 @@ static void new_sock(struct ans *a, int family)
 	put_u32x3(a, sk->handle, 0, sk->slot);
 	if (mode->spoil == SP_DATA_FLAGS)
 		(void)fcntl(d[1], F_SETFL, O_NONBLOCK | O_ASYNC);
+	if (mode->spoil == SP_DATA_QUEUED && !spoilt)
+		queue_rights(d[0]);
 	if (mode->spoil2 == SP_DATA_FOREIGN) {
 		int c = third_party();
 
@@ -1380,6 +1524,23 @@ static bool answer_slot(struct conn *cn, const struct ans *a,
 	return true;
 }
 
+/*
+ * What goes on a socket's data descriptor goes once the client has made
+ * a request about it (a send, an option), as the real daemon's replies
+ * come after a send: a socket handed over with something already queued
+ * on it is refused (fdcheck_fresh_pair).
+ */
+static struct psock *due;
+
+static void inject_due(const struct wire_req *req)
+{
+	if (due && sk == due && req->type != WIRE_OPEN &&
+	    req->type != WIRE_HELLO) {
+		due = NULL;
+		inject();
+	}
+}
+
 /* One request: its answer, spoilt if it is the one; 0, or -1 at EOF. */
 static int serve(struct conn *cn)
 {
@@ -1408,8 +1569,10 @@ static int serve(struct conn *cn)
 	}
 	if (how == SP_MUTE)
 		return 0;
-	if ((req.rqflags & WIRE_RQ_SLOT) && answer_slot(cn, &a, how))
+	if ((req.rqflags & WIRE_RQ_SLOT) && answer_slot(cn, &a, how)) {
+		inject_due(&req);
 		return 0;
+	}
 	send_ans(cn->fd, &a);
 	if (shrink_fd >= 0) {
 		if (ftruncate(shrink_fd, 0))
@@ -1418,13 +1581,30 @@ static int serve(struct conn *cn)
 		shrink_fd = -1;
 	}
 	if (req.type == WIRE_OPEN && a.result == 0 && sk)
-		inject();
+		due = sk;
+	else
+		inject_due(&req);
 	return mode->spoil == SP_ARENA_FRESH && req.type != WIRE_HELLO ? -1
 									 : 0;
 }
 
 /* A network namespace of our own where ping sockets are allowed, for the
  * broker modes (the unix socket path works across namespaces). */
+/* Loopback up (a_lingering()'s TCP connection). */
+static void lo_up(void)
+{
+	struct ifreq ifr = { .ifr_name = "lo" };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
+		perror("impostor: lo");
+	ifr.ifr_flags |= IFF_UP;
+	if (fd >= 0 && ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
+		perror("impostor: lo up");
+	if (fd >= 0)
+		close(fd);
+}
+
 static void own_netns(void)
 {
 	int fd;
@@ -1437,6 +1617,7 @@ static void own_netns(void)
 			perror("impostor: ping_group_range");
 		close(fd);
 	}
+	lo_up();
 }
 
 /*

@@ -64,6 +64,10 @@
  *                                   wake-ups keep coming ("recv2=",
  *                                   "after=queued" if the flood was still
  *                                   on when it returned, else "empty")
+ *   pstool rcvtimeo                 as a client of impostor
+ *                                   dg-wake-trickle: the reply, then a
+ *                                   blocking receive with SO_RCVTIMEO
+ *                                   1 s ("recv2=", "ms=")
  *   pstool twosocks                 two sockets at once, then closed
  *                                   ("socket1=", "socket2=", "leak=N")
  *   pstool untrusted                every call once on one socket, as a
@@ -1658,17 +1662,32 @@ static int cmd_bufhold(char **argv)
 	return 0;
 }
 
-static int cmd_wakeflood(void)
+/* A socket, a request about it (what the impostor puts on the pair comes
+ * after one: a new socket has had nothing to say), and the reply the
+ * impostor queues ("socket=", "recv1="); the socket, or -1. */
+static int impostor_reply(void)
 {
-	int fd = pingsock_socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP), q = 0;
+	int fd = pingsock_socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP), ttl = 0;
 	struct pollfd p = { .fd = fd, .events = POLLIN };
-	const struct timespec fill = { 0, 200000000 };
+	socklen_t len = sizeof(ttl);
 
 	said("socket", fd < 0 ? -1 : 0);
 	if (fd < 0)
-		return 0;
+		return -1;
+	(void)pingsock_getsockopt(fd, IPPROTO_IP, IP_TTL, &ttl, &len);
 	pingsock_poll(&p, 1, 1000);
 	said("recv1", recv_all(fd, 0));
+	return fd;
+}
+
+static int cmd_wakeflood(void)
+{
+	int fd = impostor_reply(), q = 0;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	const struct timespec fill = { 0, 200000000 };
+
+	if (fd < 0)
+		return 0;
 	nanosleep(&fill, NULL);	/* the flood fills the pair */
 	said("recv2", recv_all(fd, 0));
 	/* The descriptor's own queue and poll() (not the socket's calls):
@@ -1688,6 +1707,28 @@ static int cmd_wakeflood(void)
 			q = 0;
 	}
 	printf("after=%s\n", q > 0 ? "queued" : "empty");
+	return 0;
+}
+
+/* As a client of impostor dg-wake-trickle: the reply, then a blocking
+ * receive with SO_RCVTIMEO 1 s while wake-ups keep coming ("recv2=" and
+ * how long it took, "ms="). */
+static int cmd_rcvtimeo(void)
+{
+	int fd = impostor_reply();
+	struct timeval tv = { .tv_sec = 1 };
+	struct timespec t0, t1;
+	char buf[256];
+
+	if (fd < 0)
+		return 0;
+	said("setopt", pingsock_setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv,
+					   sizeof(tv)));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	said("recv2", pingsock_recv(fd, buf, sizeof(buf), 0));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("ms=%lld\n", (long long)(t1.tv_sec - t0.tv_sec) * 1000 +
+				(t1.tv_nsec - t0.tv_nsec) / 1000000);
 	return 0;
 }
 
@@ -1734,6 +1775,8 @@ int main(int argc, char **argv)
 		return cmd_untrusted();
 	if (argc >= 2 && strcmp(argv[1], "twosocks") == 0)
 		return cmd_twosocks();
+	if (argc >= 2 && strcmp(argv[1], "rcvtimeo") == 0)
+		return cmd_rcvtimeo();
 	fprintf(stderr, "usage: pstool ping|bind|pair|garbage|rawsend ...\n");
 	return 2;
 }
