@@ -263,6 +263,20 @@ else
 	fail impostor/dg-wake-trickle/rcvtimeo_expires "the impostor did not start"
 fi
 
+# ---- requests left unread, and a signal every 50 ms ----
+# A daemon that never reads what it is sent fills the connection; each
+# signal then ended the library's wait for room, and the send started
+# again: for ever (killed by timeout after 30 s).  It gives up after the
+# library's timeout of 10 s, whatever the signals.
+out=$(timeout -k 2 30 "$T/tests/lib/sendintr" 2>&1)
+rc=$?
+ms=$(sed -n 's/.* ms=//p' <<<"$out")
+if [ "$rc" = 0 ] && [[ $out == exchange=broken* ]] && [ "${ms:-0}" -ge 9000 ]; then
+	pass impostor/unread_requests_with_signals_give_up
+else
+	fail impostor/unread_requests_with_signals_give_up "exit $rc: $out"
+fi
+
 # ---- one state slot given to two sockets ----
 # The daemon gives each socket a slot of its own; the library must not
 # take a second socket in a live one's slot (it would count the two as
