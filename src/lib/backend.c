@@ -142,7 +142,7 @@ static void release(struct fdent *gone)
 {
 	if (gone->kind == FDK_NONE)
 		return;
-	if (on_release && gone->shm)
+	if (on_release && (gone->shm || fdkind_relayed(gone->kind)))
 		on_release(gone);
 	by_kind[gone->kind]->release(gone);
 }

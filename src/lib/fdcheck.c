@@ -117,14 +117,60 @@ bool fdcheck_pair_of(uid_t listener, int fd, bool unmapped_ok)
 #define SO_PASSRIGHTS 83	/* Linux 6.16, asm-generic/socket.h */
 #endif
 
+/*
+ * Descriptors can travel inside descriptors: an AF_UNIX socket's queue
+ * (or a listening one's pending connections' queues) may hold more, and
+ * its last close releases them in this thread.  So such a socket is
+ * drained first, and what comes out let go of the same way, four levels
+ * deep and up to DISCARD_BUDGET descriptors and reads in all for one
+ * discard; past either, what is left goes as the kernel lets it go.
+ */
+#define DISCARD_DEPTH 8	/* a discard and its drain: two each level */
+#define DISCARD_BUDGET 4096
+#define DISCARD_PENDING 64
+static __thread unsigned discard_depth, discard_left;
+
+static bool discard_enter(void)
+{
+	if (discard_depth++ == 0)
+		discard_left = DISCARD_BUDGET;
+	return discard_depth <= DISCARD_DEPTH && discard_left > 0;
+}
+
+static void discard_leave(void)
+{
+	discard_depth--;
+}
+
+/* A listening socket's pending connections, each let go of. */
+static void take_pending(int fd)
+{
+	for (int i = 0; i < DISCARD_PENDING; i++) {
+		int c = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (c < 0)
+			break;
+		fdcheck_discard(c);
+	}
+}
+
 void fdcheck_discard(int fd)
 {
 	static const struct linger off = { .l_onoff = 0 };
 
 	if (fd < 0)
 		return;
+	if (discard_enter() && sockopt_is(fd, SO_DOMAIN, AF_UNIX)) {
+		if (sockopt_is(fd, SO_ACCEPTCONN, 1))
+			take_pending(fd);
+		else
+			fdcheck_drain(fd);
+	}
+	if (discard_left)
+		discard_left--;
 	(void)sys_setsockopt(fd, SOL_SOCKET, SO_LINGER, &off, sizeof(off));
 	sys_close(fd);
+	discard_leave();
 }
 
 static void discard_one(int fd, unsigned i, void *arg)
@@ -136,32 +182,46 @@ static void discard_one(int fd, unsigned i, void *arg)
 
 void fdcheck_drain(int fd)
 {
+	if (!discard_enter()) {
+		discard_leave();
+		return;
+	}
 	for (int i = 0; i < FDCHECK_DRAIN_MAX; i++) {
 		union wire_rights_all_buf cbuf;
-		char byte;
-		struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+		char sink[512];	/* a stream socket's bytes go too */
+		struct iovec iov = { .iov_base = sink, .iov_len = sizeof(sink) };
 		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 				     .msg_control = cbuf.b,
 				     .msg_controllen = sizeof(cbuf.b) };
 
 		/* The end reads as 0, and so does a message of no bytes
 		 * (which may carry descriptors): only "nothing queued"
-		 * ends the drain early; a closed end's, after the bound. */
-		if (sys_recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) < 0)
+		 * ends the drain early; a closed end's, after the bound.
+		 * Each read counts against the discard's budget too, so
+		 * that a sender that keeps writing cannot keep it going. */
+		if (discard_left == 0 ||
+		    sys_recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) < 0)
 			break;
+		discard_left--;
 		(void)wire_rights_each(&mh, discard_one, NULL, NULL);
 	}
+	discard_leave();
 }
 
 int fdcheck_fresh_pair(int fd)
 {
 	static const int off = 0;
-	struct pollfd p = { .fd = fd, .events = POLLIN };
+	char byte;
 
-	/* ENOPROTOOPT before 6.16: what comes later is taken as it comes
-	 * (pingsock(3), EPROTO). */
+	/* ENOPROTOOPT before 6.16; and an impostor that kept the pair's
+	 * open file can turn it on again: the reads of the pair take what
+	 * comes all the same (relay_io.c). */
 	(void)sys_setsockopt(fd, SOL_SOCKET, SO_PASSRIGHTS, &off, sizeof(off));
-	if (sys_poll(&p, 1, 0) == 0)
+	/* A look that takes nothing, not even a reference, and that no
+	 * signal ends (poll() with no timeout fails EINTR when one comes:
+	 * a real OPEN failed EPROTO for it).  Nothing queued: EAGAIN. */
+	if (sys_recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) < 0 &&
+	    errno == EAGAIN)
 		return 0;
 	fdcheck_drain(fd);
 	return -EPROTO;

@@ -388,17 +388,29 @@ bool fdtab_slot_clash(int fd, const struct wire_shm *shm)
 	return clash;
 }
 
+/* Every descriptor of the socket learns it: copies made while it was
+ * unattached (an inherited socket past the daemon's bound, relay.c)
+ * have no slot yet, and would take themselves for another socket. */
 void fdtab_set_attached(int fd, uint32_t handle, pid_t pid,
 			struct wire_shm *shm, struct fdent *out)
 {
 	lock_take(LOCK_FDTAB);
 	if (ours(fd)) {
-		struct fdent *e = &tab[fd];
+		const dev_t dev = tab[fd].dev;
+		const ino_t ino = tab[fd].ino;
 
-		e->handle = handle;
-		e->attached = pid;
-		e->shm = shm;
-		*out = *e;
+		for (size_t i = 0; i < ntab; i++) {
+			struct fdent *e = &tab[i];
+
+			if (i != (size_t)fd &&
+			    (!fdkind_relayed(e->kind) || e->dev != dev ||
+			     e->ino != ino))
+				continue;
+			e->handle = handle;
+			e->attached = pid;
+			e->shm = shm;
+		}
+		*out = tab[fd];
 	}
 	lock_give(LOCK_FDTAB);
 }

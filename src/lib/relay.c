@@ -327,13 +327,16 @@ static bool made_by_listener(const struct conn *c, int fd)
  * program's own, and its protocol is none of ours.  The daemon is not
  * even asked about one it cannot have made.
  *
- * A socket the daemon found but could not attach for want of room (its
- * bound of processes a socket, ENOBUFS, or memory) is still ours: it
- * keeps its entry, unattached, and each call tries the attach again
- * (relay_call) and fails with that errno until there is room, as the
- * daemon's manual says.  Taken for the program's own, its calls went to
- * the kernel as an AF_UNIX socket's (EOPNOTSUPP) and its reads returned
- * the daemon's datagrams, for good.
+ * A socket the daemon found but could not attach (for want of room: its
+ * bound of processes a socket, ENOBUFS, or memory; a proof lost in a
+ * crowd; the daemon gone meanwhile) is still ours: it keeps its entry,
+ * unattached, and each call tries the attach again (relay_call) and
+ * fails with that errno until it works, as the daemon's manual says.
+ * Taken for the program's own, its calls went to the kernel as an
+ * AF_UNIX socket's (EOPNOTSUPP) and its reads returned the daemon's
+ * datagrams, for good.  Only a descriptor that is no longer the one
+ * found (EBADF: closed meanwhile) or an answer that does not fit it
+ * (EPROTO) lets it go.
  */
 int relay_adopt(int fd, uint64_t cookie)
 {
@@ -352,10 +355,10 @@ int relay_adopt(int fd, uint64_t cookie)
 		rc = -ENOMEM;
 	if (rc == 0) {
 		rc = attach(c, fd, &ent);
-		if (rc == -ENOBUFS || rc == -ENOMEM)
-			rc = 0;	/* ours, not attached yet: see above */
-		else if (rc < 0)
+		if (rc == -EBADF || rc == -EPROTO)
 			fdtab_remove(fd, &gone);	/* nothing to release */
+		else
+			rc = 0;	/* ours, attached or not yet: see above */
 	}
 	conn_give(c);
 	lock_leave();

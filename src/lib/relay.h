@@ -51,8 +51,9 @@ int relay_prove(int fd, uint8_t *nonce);
  * uid's relayed sockets, attach it (proving that we hold it) and give it
  * its entry.  0, or -errno (-ENOENT: not one of the daemon's; nothing
  * was written on it, and its entry is as it was).  0 also when the
- * daemon had no room to attach it (ENOBUFS, ENOMEM): the entry is the
- * socket's, unattached, and its calls try again.
+ * daemon found it but the attach failed (no room, ENOBUFS; the daemon
+ * gone): the entry is the socket's, unattached, and its calls try
+ * again.
  */
 int relay_adopt(int fd, uint64_t cookie);
 

@@ -30,12 +30,14 @@
 #include "lib/clock.h"
 #include "lib/cmsg.h"
 #include "lib/errq.h"
+#include "lib/fdcheck.h"
 #include "lib/fdtab.h"
 #include "lib/iov.h"
 #include "lib/ident.h"
 #include "lib/rawcompat.h"
 #include "lib/relay.h"
 #include "wire/decode.h"
+#include "wire/rights.h"
 #include "lib/sys.h"
 #include "lib/ucopy.h"
 #include "lib/umsg.h"
@@ -205,6 +207,38 @@ ssize_t relay_sendto(int fd, struct fdent *ent, const void *buf, size_t len,
 			     &iov, 1, NULL, 0));
 }
 
+static void discard_fd(int fd, unsigned i, void *arg)
+{
+	(void)i;
+	(void)arg;
+	fdcheck_discard(fd);
+}
+
+/*
+ * Every read that takes a datagram off the data pair: with room for any
+ * descriptors that came with it, each let go of (fdcheck_discard()),
+ * none left for the kernel to release in this thread.  The pair refuses
+ * them (fdcheck_fresh_pair()), but an impostor that kept the pair's open
+ * file can turn that off again.  A peek takes none: the queue keeps its
+ * own.  m's control buffer is the library's (none) before and after.
+ */
+static ssize_t pair_recvmsg(int fd, struct msghdr *m, int flags)
+{
+	union wire_rights_all_buf cbuf;
+	ssize_t n;
+
+	if (flags & MSG_PEEK)
+		return sys_recvmsg(fd, m, flags);
+	m->msg_control = cbuf.b;
+	m->msg_controllen = sizeof(cbuf.b);
+	n = sys_recvmsg(fd, m, flags | MSG_CMSG_CLOEXEC);
+	if (n >= 0)
+		(void)wire_rights_each(m, discard_fd, NULL, NULL);
+	m->msg_control = NULL;
+	m->msg_controllen = 0;
+	return n;
+}
+
 /*
  * Read one datagram.  After shutdown(SHUT_RD) the kernel still hands out
  * what is queued, and then returns 0 at once instead of waiting.
@@ -215,8 +249,9 @@ static ssize_t read_dgram(int fd, struct msghdr *m, int flags,
 	bool shut_rd = shm && (atomic_load(&shm->shutdown) & WIRE_SHUT_RD);
 	ssize_t n;
 
-	n = sys_recvmsg(fd, m, (flags & (MSG_PEEK | MSG_DONTWAIT | MSG_TRUNC)) |
-			   (shut_rd ? MSG_DONTWAIT : 0));
+	n = pair_recvmsg(fd, m,
+			 (flags & (MSG_PEEK | MSG_DONTWAIT | MSG_TRUNC)) |
+				 (shut_rd ? MSG_DONTWAIT : 0));
 	if (n < 0 && errno == EAGAIN && shut_rd && !nonblocking(fd, flags))
 		return -2;
 	return n;
@@ -227,8 +262,10 @@ static ssize_t read_dgram(int fd, struct msghdr *m, int flags,
 static void drop_head(int fd)
 {
 	char c;
+	struct iovec iov = { .iov_base = &c, .iov_len = sizeof(c) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
 
-	(void)sys_recv(fd, &c, sizeof(c), MSG_DONTWAIT);
+	(void)pair_recvmsg(fd, &m, MSG_DONTWAIT);
 }
 
 /*
@@ -303,7 +340,8 @@ bool relay_data_queued(int fd, const struct fdent *ent)
 {
 	uint8_t hdr[WIRE_DGRAM_HDR];
 
-	if (!ent->shm || !atomic_load(&ent->shm->wakes))
+	/* (A socket not attached yet has no count to go by: it looks.) */
+	if (ent->shm && !atomic_load(&ent->shm->wakes))
 		return true;
 	for (int i = 0; i < 64; i++) {
 		ssize_t n = sys_recv(fd, hdr, sizeof(hdr),
@@ -313,7 +351,7 @@ bool relay_data_queued(int fd, const struct fdent *ent)
 			return errno != EAGAIN;	/* an error is news too */
 		if ((size_t)n != sizeof(hdr) || hdr[0] != WIRE_DG_WAKE)
 			return true;	/* a datagram, the end, or garbage */
-		(void)sys_recv(fd, hdr, sizeof(hdr), MSG_DONTWAIT);
+		drop_head(fd);
 	}
 	return true;
 }
@@ -348,14 +386,16 @@ static bool wakes_spent(int fd, int flags, size_t len, size_t *left)
 /*
  * A blocking receive that took a wake-up reads again, and each new read
  * would start the program's SO_RCVTIMEO again: wake-ups that kept coming
- * (an impostor's; the real daemon's each come with an error, which ends
- * the receive first) kept a timed receive from ever timing out.  So
- * after a wake-up the receive waits only for what is left of the
- * timeout, counted from the call's start (t0).  0 to read again, or
- * -EAGAIN (timed out) or -EINTR (a signal, as a receive with a timeout
- * is not restarted).
+ * (an impostor's; the real daemon's each come with an error or a
+ * shutdown, which end the receive first) kept a timed receive from ever
+ * timing out.  So after a wake-up, once the error and the shutdown it
+ * may have come for have been looked at, the receive waits only for what
+ * is left of the timeout, counted from the call's start (t0).  0 to read
+ * again, or -EAGAIN (timed out) or -EINTR (a signal, as a receive with a
+ * timeout is not restarted).
  */
-static int rcvtimeo_left(int fd, int flags, uint64_t t0)
+static int rcvtimeo_left(int fd, int flags, uint64_t t0,
+			 const struct wire_shm *shm)
 {
 	struct timeval tv = { 0 };
 	socklen_t len = sizeof(tv);
@@ -363,7 +403,9 @@ static int rcvtimeo_left(int fd, int flags, uint64_t t0)
 	uint64_t to, used, ms;
 	int n;
 
-	if (nonblocking(fd, flags) ||
+	/* Shut down for reading: the read says so at once (read_dgram). */
+	if ((shm && (atomic_load(&shm->shutdown) & WIRE_SHUT_RD)) ||
+	    nonblocking(fd, flags) ||
 	    sys_getsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, &len) ||
 	    len != sizeof(tv) || tv.tv_sec < 0 || tv.tv_sec > INT_MAX ||
 	    (tv.tv_sec == 0 && tv.tv_usec <= 0))
@@ -418,6 +460,10 @@ static long drecv(int fd, const struct fdent *ent, struct msghdr *msg,
 		rc = errq_take_pending(fd, ent);
 		if (rc)
 			return -rc;
+		late = wake_left == SIZE_MAX ? 0
+					     : rcvtimeo_left(fd, flags, t0, ent->shm);
+		if (late)
+			return late;
 		iov[0].iov_base = hdr;
 		iov[0].iov_len = sizeof(hdr);
 		for (size_t i = 0; i < msg->msg_iovlen; i++)
@@ -438,14 +484,9 @@ static long drecv(int fd, const struct fdent *ent, struct msghdr *msg,
 		if (raw4 && rawc_rx_end(&rx, &dg, rc ? -1 : (ssize_t)full, msg,
 					&m.msg_flags, &full) && rc == 0)
 			return -EFAULT;
-		late = 0;
-		if (rc == 2 && wakes_spent(fd, flags, got, &wake_left))
-			late = -EAGAIN;
-		else if (rc == 2)
-			late = rcvtimeo_left(fd, flags, t0);
-		if (late) {
+		if (rc == 2 && wakes_spent(fd, flags, got, &wake_left)) {
 			rc = errq_take_pending(fd, ent);
-			return rc ? -rc : late;
+			return rc ? -rc : -EAGAIN;
 		}
 	} while (rc == 2);
 	if (rc)

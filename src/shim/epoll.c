@@ -793,17 +793,20 @@ SHIM_EXPORT int epoll_pwait2(int epfd, struct epoll_event *ev, int max,
 
 /* ---- forgetting ---- */
 
+/* The socket's registrations: by its slot, and by its data descriptor's
+ * identity (one made before the socket had a slot has none). */
 void shim_epoll_forget_sock(const struct fdent *ent)
 {
 	const struct wire_shm *shm = ent->shm;
 
-	if (!shm)
-		return;
 	lock_take(LOCK_SHIM_EPOLL);
 	for (size_t i = 0; i < nregs; i++) {
 		int epfd = regs[i].epfd;
+		bool same = (shm && regs[i].shm == shm) ||
+			    (regs[i].dev == ent->dev &&
+			     regs[i].ino == ent->ino);
 
-		if (epfd < 0 || regs[i].shm != shm)
+		if (epfd < 0 || !same)
 			continue;
 		reg_free(&regs[i]);
 		if (!epfd_has_regs(epfd))

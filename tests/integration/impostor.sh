@@ -94,7 +94,7 @@ expect() {
 	# (dg-wake-ahead: 300 ahead, as the real daemon queues after as many
 	# errors; a receive that gave up after 64 of them failed EAGAIN with
 	# the reply still queued.)
-	dg-wake|dg-wake-many|dg-wake-field|dg-wake-ahead|dg-rights) echo "peek=64 recv1=64 recv2=EAGAIN" ;;
+	dg-wake|dg-wake-many|dg-wake-field|dg-wake-ahead|dg-rights|dg-rights-on) echo "peek=64 recv1=64 recv2=EAGAIN" ;;
 	# What was queued is read; then the end of the descriptor.
 	dg-eof) echo "peek=64 recv1=64 errq2=EAGAIN recv2=ECONNRESET" ;;
 	dg-*) echo "peek=EPROTO recv1=64 recv2=EAGAIN" ;;

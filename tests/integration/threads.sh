@@ -160,6 +160,16 @@ if grep -qx 'held=63 failure=ENOBUFS after_exit=ok' <<<"$out"; then
 else
 	fail threads/inherited_past_bound_enobufs_then_works "$(tr '\n' ' ' <<<"$out")"
 fi
+# The same program had made a copy of its socket while it had no slot;
+# after the retry it closes the descriptor that got the slot and keeps
+# the copy.  The copy must keep the slot: it took itself for another
+# socket, the close gave the slot back, the next holder took it, and the
+# copy's call failed (next_holder=ok copy=ENOBUFS).
+if grep -qx 'next_holder=ENOBUFS copy=ok' <<<"$out"; then
+	pass threads/inherited_copy_keeps_slot
+else
+	fail threads/inherited_copy_keeps_slot "$(tr '\n' ' ' <<<"$out")"
+fi
 # ... but a forked child shares its parent's arena, and reads its copy of
 # the socket's state in the parent's slot: the parent's close must leave
 # that slot alone (given back, it went to the parent's next socket, shut

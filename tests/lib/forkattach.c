@@ -55,6 +55,9 @@
  * holder's end in its own time).  Prints
  *
  *   held=N failure=ERRNO|none after_exit=ok|ERRNO|none
+ *   next_holder=ok|ERRNO|none copy=ok|ERRNO|none
+ *
+ * (the second line: copy_check()).
  *
  * turns: eight children of the parent take that byte in turn, for
  * 200 ms each, each before the one before it lets go (read locks, which
@@ -324,19 +327,31 @@ static int ttl_of(int fd)
 static int hold_prog(char **argv)
 {
 	int fd = atoi(argv[2]), report = atoi(argv[3]), cmd = atoi(argv[4]);
-	int err = ttl_of(fd);
+	int err = ttl_of(fd), copy = -1;
 	char c;
 
 	if (write(report, &err, sizeof(err)) != (ssize_t)sizeof(err))
 		return 1;
+	if (err) {
+		/* A copy, used (and refused) while the socket has no slot
+		 * here: it must learn of the slot the retry gets. */
+		copy = dup(fd);
+		(void)ttl_of(copy);
+	}
 	if (err && read(cmd, &c, 1) == 1) {
 		for (int i = 0; i < 200 && (err = ttl_of(fd)) == ENOBUFS; i++)
 			usleep(50000);
 		if (write(report, &err, sizeof(err)) != (ssize_t)sizeof(err))
 			return 1;
 	}
-	while (read(cmd, &c, 1) > 0)
-		;
+	/* 'c': close the descriptor the retry attached; 'd': a call on
+	 * the copy.  Each answered with 0 or the errno. */
+	while (read(cmd, &c, 1) > 0) {
+		err = c == 'c' ? (pingsock_close(fd) ? errno : 0)
+		    : c == 'd' ? ttl_of(copy) : EINVAL;
+		if (write(report, &err, sizeof(err)) != (ssize_t)sizeof(err))
+			return 1;
+	}
 	return 0;
 }
 
@@ -420,11 +435,40 @@ static const char *errname(int err)
 	return err ? strerrorname_np(err) : "none";
 }
 
+/* A command to holder h, and its answer (an errno, or EIO). */
+static int ask(const struct holder *h, char c)
+{
+	int err = EIO;
+
+	if (write(h->cmd, &c, 1) != 1 ||
+	    read(h->rep, &err, sizeof(err)) != (ssize_t)sizeof(err))
+		return EIO;
+	return err;
+}
+
+/*
+ * After the retry: the failed holder closes the descriptor that attached
+ * and keeps its copy, which must keep the socket's slot (a copy made
+ * before the slot came took itself for another socket, and the close
+ * gave the slot back).  A new holder then finds no room (ENOBUFS), and
+ * the copy's call needs none.
+ */
+static void copy_check(struct holder *h, int fd, int last, int *h2, int *cp)
+{
+	int closed = ask(&h[last], 'c');
+
+	if (closed || start_holder(fd, &h[last + 1], h2)) {
+		*h2 = *cp = closed ? closed : EIO;
+		return;
+	}
+	*cp = ask(&h[last], 'd');
+}
+
 static int bound(int n)
 {
-	static struct holder h[MAX_CHILDREN];
+	static struct holder h[MAX_CHILDREN + 1];
 	int fd = pingsock_socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
-	int started = 0, err = 0, after = -1;
+	int started = 0, err = 0, after = -1, h2 = -1, cp = -1;
 
 	if (fd < 0 || ttl_of(fd) || n < 2 || n > MAX_CHILDREN) {
 		perror("forkattach: socket");
@@ -443,10 +487,11 @@ static int bound(int n)
 		close(h[0].cmd);
 		h[0].cmd = -1;
 		waitpid(h[0].pid, NULL, 0);
-		if (write(h[last].cmd, "r", 1) != 1 ||
-		    read(h[last].rep, &after, sizeof(after)) !=
-			    (ssize_t)sizeof(after))
-			after = EIO;
+		after = ask(&h[last], 'r');
+		if (after == 0) {
+			copy_check(h, fd, last, &h2, &cp);
+			started++;
+		}
 	}
 	for (int i = 0; i < started; i++) {
 		if (h[i].cmd >= 0)
@@ -455,9 +500,12 @@ static int bound(int n)
 	}
 	while (wait(NULL) > 0)
 		;
-	printf("held=%d failure=%s after_exit=%s\n", started - !!err,
-	       errname(err),
+	printf("held=%d failure=%s after_exit=%s\n", started - !!err -
+	       (h2 >= 0), errname(err),
 	       after < 0 ? "none" : after ? errname(after) : "ok");
+	printf("next_holder=%s copy=%s\n",
+	       h2 < 0 ? "none" : h2 ? errname(h2) : "ok",
+	       cp < 0 ? "none" : cp ? errname(cp) : "ok");
 	return 0;
 }
 

@@ -64,6 +64,9 @@
 #ifndef F_SEAL_FUTURE_WRITE
 #define F_SEAL_FUTURE_WRITE 0x0010
 #endif
+#ifndef SO_PASSRIGHTS
+#define SO_PASSRIGHTS 83	/* Linux 6.16, asm-generic/socket.h */
+#endif
 #ifndef MFD_HUGETLB
 #define MFD_HUGETLB 0x0004U
 #endif
@@ -119,6 +122,7 @@ struct psock {
 	struct wire_shm *shm;	/* its slot; NULL for a broker socket */
 	struct rec q[MAX_RECS];
 	int nq;
+	int theirs;		/* a copy of the client's end kept (or -1) */
 };
 
 static struct psock socks[MAX_SOCKS];
@@ -207,6 +211,23 @@ static ssize_t send_with(int fd, struct msghdr *mh, int pass)
 	cm->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(cm), &pass, sizeof(int));
 	return sendmsg(fd, mh, MSG_NOSIGNAL);
+}
+
+/* An AF_UNIX socket whose queue holds a lingering socket (a_lingering),
+ * its other end closed: whoever closes it last releases that one. */
+static int a_nested(void)
+{
+	char byte = 0;
+	struct iovec iov = { &byte, 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	int sv[2], pass = a_lingering();
+
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) ||
+	    send_with(sv[1], &mh, pass) < 0)
+		die("impostor: nested socket");
+	close(pass);
+	close(sv[1]);
+	return sv[0];
 }
 
 static int a_pipe(void)
@@ -451,7 +472,7 @@ enum spoil {
 	SP_ERRQ_ERRNO_BODY, SP_STATS_VERSION, SP_USERS_LOOP, SP_FIND_ANY,
 	SP_HELLO_SLOT_BIG, SP_SLOT_LATE, SP_SLOT_SAME, SP_MUTE,
 	SP_DATA_FOREIGN, SP_DATA_FLAGS, SP_ARENA_FRESH,
-	SP_LINGER, SP_LINGER_MANY, SP_DATA_QUEUED,
+	SP_LINGER, SP_LINGER_MANY, SP_DATA_QUEUED, SP_NESTED,
 };
 
 /* What is put on the socket OPEN made, or in its slot; the records
@@ -464,7 +485,7 @@ enum inject {
 	EQ_ONE, EQ_OPTLEN, EQ_ERRNO, EQ_KIND, EQ_WAKE, EQ_ORIGIN,
 	EQ_OFFENDER, EQ_FAMILY, EQ_ERRNO0, EQ_LEN_MAX, EQ_LONG,
 	SL_ERR, SL_ERR_BIG, SL_ERR_NEG, SL_ERR_STUCK, SL_ERRQ, SL_CMSG,
-	SL_SHUT, SL_WAKES, SL_ERR_FLIP, DG_RIGHTS, WK_TRICKLE,
+	SL_SHUT, SL_WAKES, SL_ERR_FLIP, DG_RIGHTS, DG_RIGHTS_ON, WK_TRICKLE,
 };
 
 struct mode {
@@ -544,6 +565,10 @@ static const struct mode modes[] = {
 	{ "hello-linger-many", WIRE_HELLO, SP_LINGER_MANY, 0, 0, 0, false },
 	{ "open-linger", WIRE_OPEN, SP_LINGER, 0, 0, 0, false },
 	{ "open-data-queued", WIRE_OPEN, SP_DATA_QUEUED, 0, 0, 0, false },
+	/* An AF_UNIX socket with a lingering one queued in it, one more
+	 * than HELLO's answer promises: its last close releases what it
+	 * holds. */
+	{ "hello-nested", WIRE_HELLO, SP_NESTED, 0, 0, 0, false },
 	{ "broker-udp", WIRE_OPEN, SP_FD0_UDP, 0, 0, 0, true },
 	{ "broker-raw", WIRE_OPEN, SP_FD0_RAW, 0, 0, 0, true },
 	{ "broker-family", WIRE_OPEN, SP_FD0_FAMILY, 0, 0, 0, true },
@@ -613,6 +638,9 @@ static const struct mode modes[] = {
 	/* The reply carries a lingering TCP socket (see hello-linger): the
 	 * client's end takes none (SO_PASSRIGHTS), so it comes without. */
 	{ "dg-rights", 0, 0, 0, 0, DG_RIGHTS, false },
+	/* ... and the impostor, which kept a copy of the client's end,
+	 * turns SO_PASSRIGHTS on again there first: it comes. */
+	{ "dg-rights-on", 0, 0, 0, 0, DG_RIGHTS_ON, false },
 	/* Wake-ups: valid ones (skipped), too many, with data, with a
 	 * field set (counted in the slot, or not), cut short, or valid
 	 * ones and garbage after them. */
@@ -701,6 +729,9 @@ static void spoil_fds(struct ans *a, enum spoil s)
 		while (a->nfds < 5)
 			add_fd(a, a_pipe(), true);
 		add_fd(a, a_lingering(), true);
+		break;
+	case SP_NESTED:
+		add_fd(a, a_nested(), true);
 		break;
 	default:
 		break;
@@ -885,7 +916,8 @@ static void queue_rights(int fd)
 }
 
 /* A wake-up carrying a lingering socket on the data descriptor: refused
- * by the client's end (SO_PASSRIGHTS), and then not sent at all. */
+ * by the client's end (SO_PASSRIGHTS), and then not sent at all; taken
+ * when the impostor turned that back on (dg-rights-on). */
 static void inject_rights(void)
 {
 	struct wire_dgram dg;
@@ -1111,7 +1143,14 @@ static void inject(void)
 	if (!sk->shm)
 		return;		/* a broker socket: the kernel's */
 	inject_slot(mode->inject);
-	if (mode->inject == DG_RIGHTS)
+	if (mode->inject == DG_RIGHTS_ON && sk->theirs >= 0) {
+		static const int on = 1;
+
+		if (setsockopt(sk->theirs, SOL_SOCKET, SO_PASSRIGHTS, &on,
+			       sizeof(on)))
+			perror("impostor: SO_PASSRIGHTS on");
+	}
+	if (mode->inject == DG_RIGHTS || mode->inject == DG_RIGHTS_ON)
 		inject_rights();
 	inject_dgram(mode->inject);
 	inject_wakes(mode->inject);
@@ -1141,6 +1180,7 @@ static struct psock *sock_new(int family, int data)
 	memset(p, 0, sizeof(*p));
 	p->family = family;
 	p->data = data;
+	p->theirs = -1;
 	p->handle = next_handle++;
 	return p;
 }
@@ -1216,6 +1256,8 @@ static void new_sock(struct ans *a, int family)
 		(void)fcntl(d[1], F_SETFL, O_NONBLOCK | O_ASYNC);
 	if (mode->spoil == SP_DATA_QUEUED && !spoilt)
 		queue_rights(d[0]);
+	if (mode->inject == DG_RIGHTS_ON)
+		sk->theirs = dup(d[1]);
 	if (mode->spoil2 == SP_DATA_FOREIGN) {
 		int c = third_party();
 
@@ -1588,8 +1630,6 @@ static int serve(struct conn *cn)
 									 : 0;
 }
 
-/* A network namespace of our own where ping sockets are allowed, for the
- * broker modes (the unix socket path works across namespaces). */
 /* Loopback up (a_lingering()'s TCP connection). */
 static void lo_up(void)
 {
@@ -1605,6 +1645,8 @@ static void lo_up(void)
 		close(fd);
 }
 
+/* A network namespace of our own where ping sockets are allowed, for the
+ * broker modes (the unix socket path works across namespaces). */
 static void own_netns(void)
 {
 	int fd;
