@@ -446,6 +446,19 @@ int fdtab_next(int from)
 	return fd;
 }
 
+struct wire_shm *fdtab_slot_of(dev_t dev, ino_t ino)
+{
+	struct wire_shm *shm = NULL;
+
+	lock_take(LOCK_FDTAB);
+	for (size_t i = 0; i < ntab && !shm; i++)
+		if (fdkind_relayed(tab[i].kind) && tab[i].dev == dev &&
+		    tab[i].ino == ino)
+			shm = tab[i].shm;
+	lock_give(LOCK_FDTAB);
+	return shm;
+}
+
 int fdtab_fd_of(const struct fdent *ent)
 {
 	struct stat st;

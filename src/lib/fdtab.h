@@ -116,6 +116,11 @@ bool fdtab_find(int fd, struct fdent *out, struct fdent *gone);
  */
 bool fdtab_remove(int fd, struct fdent *gone);
 
+/* The state slot of the relayed socket whose data descriptor is dev and
+ * ino, as its entries know it (NULL: none, or not attached yet).  Looks
+ * only: no entry is checked against its descriptor or taken out. */
+struct wire_shm *fdtab_slot_of(dev_t dev, ino_t ino);
+
 /* A broker socket was used: only close and dup concern the library. */
 void fdtab_set_used(int fd);
 /* The descriptors whose entries share bk, into out[0..max); their count. */

@@ -335,9 +335,21 @@ static int ctl_key(int epfd)
 	return key < 0 ? epfd : key;
 }
 
-static uint32_t synth(const struct ereg *r)
+/* A registration made before its socket had a slot (an inherited socket
+ * past the daemon's bound: relay.c, relay_adopt) learns the slot once
+ * the socket has one, for what the slot tells (POLLERR, shutdown). */
+static void reg_refresh(struct ereg *r)
 {
-	struct fdent ent = { .shm = r->shm };
+	if (!r->shm)
+		r->shm = fdtab_slot_of(r->dev, r->ino);
+}
+
+static uint32_t synth(struct ereg *r)
+{
+	struct fdent ent;
+
+	reg_refresh(r);
+	ent = (struct fdent){ .shm = r->shm };
 
 	return pollsynth(&ent, r->events);
 }
