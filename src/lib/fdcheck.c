@@ -180,6 +180,11 @@ static void discard_one(int fd, unsigned i, void *arg)
 	fdcheck_discard(fd);
 }
 
+void fdcheck_discard_rights(struct msghdr *mh)
+{
+	(void)wire_rights_each(mh, discard_one, NULL, NULL);
+}
+
 void fdcheck_drain(int fd)
 {
 	if (!discard_enter()) {
@@ -203,7 +208,7 @@ void fdcheck_drain(int fd)
 		    sys_recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) < 0)
 			break;
 		discard_left--;
-		(void)wire_rights_each(&mh, discard_one, NULL, NULL);
+		fdcheck_discard_rights(&mh);
 	}
 	discard_leave();
 }

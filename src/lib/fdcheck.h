@@ -56,6 +56,11 @@ bool fdcheck_pair_of(uid_t listener, int fd, bool unmapped_ok);
  */
 void fdcheck_discard(int fd);
 
+/* Every descriptor a received message carries (SCM_RIGHTS), let go of
+ * as fdcheck_discard() does. */
+struct msghdr;
+void fdcheck_discard_rights(struct msghdr *mh);
+
 /*
  * Take whatever is queued on the AF_UNIX socket fd (without waiting; at
  * most FDCHECK_DRAIN_MAX messages), letting go of the descriptors that

@@ -207,13 +207,6 @@ ssize_t relay_sendto(int fd, struct fdent *ent, const void *buf, size_t len,
 			     &iov, 1, NULL, 0));
 }
 
-static void discard_fd(int fd, unsigned i, void *arg)
-{
-	(void)i;
-	(void)arg;
-	fdcheck_discard(fd);
-}
-
 /*
  * Every read that takes a datagram off the data pair: with room for any
  * descriptors that came with it, each let go of (fdcheck_discard()),
@@ -233,7 +226,7 @@ static ssize_t pair_recvmsg(int fd, struct msghdr *m, int flags)
 	m->msg_controllen = sizeof(cbuf.b);
 	n = sys_recvmsg(fd, m, flags | MSG_CMSG_CLOEXEC);
 	if (n >= 0)
-		(void)wire_rights_each(m, discard_fd, NULL, NULL);
+		fdcheck_discard_rights(m);
 	m->msg_control = NULL;
 	m->msg_controllen = 0;
 	return n;
