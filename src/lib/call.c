@@ -2,6 +2,8 @@
 #include "lib/call.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <poll.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -172,35 +174,133 @@ static ssize_t answered(ssize_t n)
 	return n;
 }
 
-/* Wait on: a timeout (EAGAIN) only for a patient wait, a signal
- * (EINTR) while the time allowed lasts (signals do not restart a
- * receive with a timeout, and each new one would start it again). */
-static bool wait_on(bool patient, uint64_t until)
+/* Wait on: a timeout (EAGAIN) ends it, a signal (EINTR) not while the
+ * time allowed lasts (signals do not restart a receive with a timeout,
+ * and each new one would start it again). */
+static bool wait_on(uint64_t until)
 {
-	if (errno == EAGAIN)
-		return patient;
-	return errno == EINTR && (patient || clock_mono_ns() < until);
+	return errno == EINTR && clock_mono_ns() < until;
+}
+
+/*
+ * A blocking send's answer may be held back: pingsockd makes such a send
+ * wait for the user's rate (pingsockd(8): one burst's time at most), as
+ * the kernel's own waits for room in the socket's buffer.  The kernel's
+ * wait ends at a signal (EINTR) and at the socket's SO_SNDTIMEO
+ * (EAGAIN); this one used to retry both for ever, so an impostor that
+ * never answered held send() through Ctrl-C and through any timeout.
+ * But nothing here tells a send held back from one the daemon has not
+ * reached yet under load (hundreds of milliseconds with thousands of
+ * pings), which the kernel would never fail.  So:
+ *   - after a signal, an answer that comes within CALL_GRACE_NS is
+ *     taken (the send went, and says so), else the send fails EINTR
+ *     (the kernel restarts it after an SA_RESTART handler when the
+ *     socket has no SO_SNDTIMEO: one held back for longer fails here);
+ *   - after CALL_TIMEOUT_S (the channel's own SO_RCVTIMEO), the
+ *     program's SO_SNDTIMEO is read from its descriptor: the send fails
+ *     EAGAIN once that much time went by since the call began (at
+ *     CALL_TIMEOUT_S for a shorter one); without it, it waits on.
+ * The connection is then out of step, and its caller drops it: the
+ * daemon lets go of the held send when the connection closes, so it
+ * does not go later (conn.c).
+ */
+#define CALL_GRACE_NS 1000000000ull
+
+static bool patient(const struct wire_req *req)
+{
+	return req->type == WIRE_SEND && !(req->u.send.flags & MSG_DONTWAIT);
+}
+
+/* The program's SO_SNDTIMEO on *tfd in nanoseconds: 0 for none, for none
+ * that can be read, and for one past 30 years (as good as none). */
+static uint64_t sndtimeo_ns(const int *tfd)
+{
+	struct timeval tv = { 0 };
+	socklen_t len = sizeof(tv);
+
+	if (!tfd ||
+	    sys_getsockopt(*tfd, SOL_SOCKET, SO_SNDTIMEO, &tv, &len) ||
+	    len != sizeof(tv) || tv.tv_sec < 0 || tv.tv_sec > 1000000000 ||
+	    tv.tv_usec < 0 || (tv.tv_sec == 0 && tv.tv_usec == 0))
+		return 0;
+	return (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_usec * 1000u;
+}
+
+/* The answer if it comes before until (poll(), then a read that does not
+ * wait; signals meanwhile change nothing), else -1 with errno EAGAIN. */
+static ssize_t recv_until(int fd, struct msghdr *mh, uint64_t until)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	for (;;) {
+		ssize_t n = sys_recvmsg(fd, mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+		uint64_t now, ms;
+
+		if (n >= 0 || (errno != EAGAIN && errno != EINTR))
+			return n;
+		now = clock_mono_ns();
+		if (now >= until) {
+			errno = EAGAIN;
+			return -1;
+		}
+		ms = (until - now + 999999) / 1000000;
+		(void)sys_poll(&p, 1, ms > INT_MAX ? INT_MAX : (int)ms);
+	}
+}
+
+/* A blocking send's answer, waited for as above (t0: the call's start):
+ * its length, or -1 with errno EINTR or EAGAIN (given up), or the
+ * channel's error. */
+static ssize_t patient_recv(int fd, struct msghdr *mh, const int *tfd,
+			    uint64_t t0)
+{
+	for (;;) {
+		ssize_t n = sys_recvmsg(fd, mh, MSG_CMSG_CLOEXEC);
+		uint64_t timeo;
+
+		if (n >= 0 || (errno != EAGAIN && errno != EINTR))
+			return n;
+		if (errno == EINTR) {
+			n = recv_until(fd, mh, clock_mono_ns() + CALL_GRACE_NS);
+			if (n < 0 && errno == EAGAIN)
+				errno = EINTR;
+			return n;
+		}
+		timeo = sndtimeo_ns(tfd);
+		if (timeo > (uint64_t)CALL_TIMEOUT_S * 1000000000u)
+			return recv_until(fd, mh, t0 + timeo);
+		if (timeo)
+			return -1;	/* errno EAGAIN */
+	}
 }
 
 /* A client that does not spin sleeps at once: a look without waiting
  * first would find nothing (the daemon has yet to be scheduled) at the
  * cost of one more system call for every call (measured: 194 of 200
- * pings' sends).  Only a patient wait (a blocking send's answer) outlasts
- * CALL_TIMEOUT_S. */
-static ssize_t xrecv(int fd, struct msghdr *mh, bool patient)
+ * pings' sends).  Only a blocking send's answer (patient_recv()) is
+ * waited for past CALL_TIMEOUT_S. */
+static ssize_t xrecv(int fd, struct msghdr *mh, const struct wire_req *req)
 {
 	uint64_t t0 = clock_mono_ns();
 	uint64_t until = t0 + (uint64_t)CALL_TIMEOUT_S * 1000000000u;
 	ssize_t n;
+	int err;
 
 	if (spin_for(fd, mh, &n, t0))
 		return answered(n);
 	atomic_fetch_add_explicit(&sleepers, 1, memory_order_relaxed);
-	do {
-		n = sys_recvmsg(fd, mh, MSG_CMSG_CLOEXEC);
-	} while (n < 0 && wait_on(patient, until));
+	if (patient(req)) {
+		n = patient_recv(fd, mh, req->u.send.timeo_fd, t0);
+	} else {
+		do {
+			n = sys_recvmsg(fd, mh, MSG_CMSG_CLOEXEC);
+		} while (n < 0 && wait_on(until));
+	}
+	err = errno;	/* why it failed: take_answer() tells the caller */
 	atomic_fetch_sub_explicit(&sleepers, 1, memory_order_relaxed);
-	return answered(n);
+	n = answered(n);
+	errno = err;
+	return n;
 }
 
 /* The descriptors that came with an answer, in order: the first
@@ -269,12 +369,12 @@ static int take_answer(int fd, const struct wire_req *req, void *body,
 			     .msg_controllen = sizeof(cbuf.b) };
 	struct wire_answer ans;
 	struct got_fds g;
-	/* Only a send that may block waits for its answer without end. */
-	ssize_t got = xrecv(fd, &mh, req->type == WIRE_SEND &&
-				     !(req->u.send.flags & MSG_DONTWAIT));
+	ssize_t got = xrecv(fd, &mh, req);
 	unsigned nfds;
 	bool other;
 
+	if (got < 0 && patient(req) && (errno == EINTR || errno == EAGAIN))
+		return errno == EINTR ? CALL_R_INTR : CALL_R_TIMEDOUT;
 	if (got < 0)
 		return WIRE_R_BROKEN;
 	nfds = wire_rights_each(&mh, keep_fd, &g, &other);

@@ -20,6 +20,14 @@
 #include "wire/wire.h"
 
 #define CALL_MAX_FDS WIRE_ANS_FDS
+
+/* A blocking send gave up waiting for its answer (lib/call.c): a signal
+ * came (EINTR), or its SO_SNDTIMEO went by (EAGAIN).  The connection is
+ * of no more use: the answer may still come. */
+enum {
+	CALL_R_INTR = -100100,
+	CALL_R_TIMEDOUT = -100101,
+};
 #define CALL_MAX_DATA 16	/* iovecs of WIRE_SEND's payload */
 
 /*
@@ -65,6 +73,8 @@ int call_exchange(int fd, const struct wire_req *req,
  * answered there, wire.h) while this thread may spin for its answer:
  * the same result, two system calls fewer.  It falls back to the
  * channel (call_exchange(), or WIRE_WAIT if it has waited too long).
+ * A blocking send (no MSG_DONTWAIT) may also give up: CALL_R_INTR or
+ * CALL_R_TIMEDOUT (req->u.send.timeo_fd names its SO_SNDTIMEO).
  */
 int call_send(int fd, const struct wire_req *req, const struct iovec *data,
 	      int ndata, const struct wire_shm *ans, uint32_t *seq);

@@ -332,8 +332,14 @@ int conn_exchange(struct conn *c, const struct wire_req *req,
 	else
 		rc = call_exchange(c->fd, req, data, ndata, body, bodylen,
 				   fd_out);
-	if (rc == WIRE_R_BROKEN || rc == WIRE_R_MALFORMED)
+	/* A send that gave up waiting: its answer may still come, and the
+	 * daemon lets go of what it held back for it when the connection
+	 * closes. */
+	if (rc == WIRE_R_BROKEN || rc == WIRE_R_MALFORMED ||
+	    rc == CALL_R_INTR || rc == CALL_R_TIMEDOUT)
 		c->broken = true;
+	if (rc == CALL_R_INTR || rc == CALL_R_TIMEDOUT)
+		return rc == CALL_R_INTR ? -EINTR : -EAGAIN;
 	return rc == WIRE_R_MALFORMED ? -EPROTO : rc;
 }
 

@@ -66,8 +66,10 @@ const struct wire_shm *conn_ans(const struct conn *c);
  * checks it whole before anything of it is used.  Returns the answer's
  * result (>= 0, -errno from the daemon, or WIRE_R_UNATTACHED for a
  * request that names a socket), -EPROTO for a malformed answer (its
- * descriptors closed), or WIRE_R_BROKEN when the connection broke.  The
- * connection is closed when given back after either of the last two.
+ * descriptors closed), WIRE_R_BROKEN when the connection broke, or
+ * -EINTR or -EAGAIN for a blocking send that gave up waiting for its
+ * answer (call_send()).  The connection is closed when given back after
+ * any of the last four.
  */
 int conn_exchange(struct conn *c, const struct wire_req *req,
 		  const struct iovec *data, int ndata, void *body,

@@ -153,6 +153,7 @@ static long dsend(int fd, struct fdent *ent, int flags, const void *name,
 	req.u.send.len = total > WIRE_DATA_MAX ? UINT32_MAX : (uint32_t)total;
 	req.u.send.namelen = namelen;
 	req.u.send.name_src = name;
+	req.u.send.timeo_fd = &fd;
 	req.u.send.ctllen = (uint32_t)ctllen;
 	req.u.send.ctl = ctl;
 	if (total > WIRE_DATA_MAX) {

@@ -200,6 +200,10 @@ struct wire_req {
 			 * the name from instead of name[] (never read by
 			 * the library, nor set by the decoder). */
 			const void *name_src;
+			/* A sender's: the program's descriptor, whose
+			 * SO_SNDTIMEO bounds a blocking send's wait for its
+			 * answer (lib/call.c; NULL: none, never encoded). */
+			const int *timeo_fd;
 			uint32_t ctllen;
 			const uint8_t *ctl;
 			uint32_t datalen;

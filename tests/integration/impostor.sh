@@ -191,7 +191,7 @@ untrusted() {
 # (arena-fresh and dg-wake-endless have their own tests, below.)
 # shellcheck disable=SC2046  # one word per mode
 at_once untrusted $("$IMP" list | grep -vx -e arena-fresh -e dg-wake-endless \
-	-e dg-wake-trickle)
+	-e dg-wake-trickle -e mute-send)
 
 # ---- a new arena at every call ----
 # An impostor that hands out a new arena at every HELLO and ends every
@@ -262,6 +262,38 @@ if impostor_start dg-wake-trickle; then
 else
 	fail impostor/dg-wake-trickle/rcvtimeo_expires "the impostor did not start"
 fi
+
+# ---- a blocking send never answered ----
+# The kernel's blocking send gives up waiting at a signal (EINTR) and at
+# its SO_SNDTIMEO (EAGAIN).  Against an impostor that never answers a
+# send (mute-send), the library waited for ever through both (killed
+# after 30 s).  Now: EINTR a second after the signal (the library's
+# grace for an answer on its way); EAGAIN at SO_SNDTIMEO, but not before
+# the library's own 10 s; and the next send works (a new connection).
+sendwait() {	# NAME MODE SECONDS MIN_MS MAX_MS WANT
+	local name=$1 path=$T/imp/sw-$1.s out rc ms
+	if ! impostor_start mute-send "$path"; then
+		fail "impostor/mute-send/$name" "the impostor did not start"
+		return
+	fi
+	out=$(timeout -k 2 30 setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env PINGSOCK_BACKEND=daemon PINGSOCK_SOCKET="$path" \
+		"$T/tests/lib/sendwait" "$2" "$3" 127.0.0.1 2>"$T/sw-$name.err")
+	rc=$?
+	impostor_stop
+	ms=$(sed -n 's/^ms=//p' <<<"$out")
+	if [ "${ms:-0}" -ge "$4" ] && [ "${ms:-99999}" -lt "$5" ]; then
+		verdict "impostor/mute-send/$name" "$rc" "$out" "$T/sw-$name.err" \
+			"send1=$6" send2=64
+	else
+		fail "impostor/mute-send/$name" "rc $rc: $(tr '\n' ' ' <<<"$out")"
+	fi
+}
+# shellcheck disable=SC2086 # one word per argument
+at_once_sw() { sendwait $1; }
+at_once at_once_sw "signal_eintr intr 1 1900 9000 EINTR" \
+	"sndtimeo_short_eagain timeo 1 9500 20000 EAGAIN" \
+	"sndtimeo_long_eagain timeo 11 10900 20000 EAGAIN"
 
 # ---- requests left unread, and a signal every 50 ms ----
 # A daemon that never reads what it is sent fills the connection; each

@@ -198,6 +198,25 @@ fi
 o=$(py nonblocking 10.205.0.2 100)
 check rate_nonblocking_eagain '^sent [0-9]+ eagain [1-9][0-9]*$' "$o"
 
+# A blocking send held back (min_interval: a socket's second send waits
+# 5 s) and a signal after 1 s (SIGALRM, a handler without SA_RESTART):
+# the send fails EINTR, as the kernel's does when a signal ends its wait
+# (after the library's grace of 1 s for an answer on its way), and it
+# never goes: the replies within 7 s are the first send's and the
+# third's.  (It used to wait through the signal and go: send1=64 after
+# 5 s, replies 0 1.)
+conf "min_interval = 5000\n" || { fail "$LABEL/setup" "pingsockd"; ns_done; }
+o=$(as_nobody d timeout -k 2 30 env PINGSOCK_BACKEND=daemon \
+	"$T/tests/lib/sendwait" -p -r 7000 intr 1 10.205.0.2 2>&1)
+ms=$(sed -n 's/^ms=//p' <<<"$o")
+if grep -qx send0=64 <<<"$o" && grep -qx send1=EINTR <<<"$o" &&
+	grep -qx send2=64 <<<"$o" && grep -qx 'replies= 0 2' <<<"$o" &&
+	[ "${ms:-0}" -ge 1900 ] && [ "${ms:-99999}" -lt 4900 ]; then
+	pass "$LABEL/held_send_signal_eintr"
+else
+	fail "$LABEL/held_send_signal_eintr" "$(tr '\n' ' ' <<<"$o")"
+fi
+
 # Networks: the longest match decides; with an allow line, the rest is
 # refused.
 conf "deny = 10.205.0.0/24\nallow = 10.205.0.2/32\n" ||

@@ -98,6 +98,7 @@ struct conn {
 	uint32_t ans_slot;	/* its answer slot (HELLO's answer) */
 	uint32_t ans_seq;	/* sends answered there */
 	int32_t ans_last;	/* the last one's result, for WIRE_WAIT */
+	bool muted;		/* its send went unanswered (mute-send) */
 };
 
 /* The one arena: any token but zeros will do, the impostor has no other
@@ -592,6 +593,9 @@ static const struct mode modes[] = {
 	 * kept): the library gives up after its timeout. */
 	{ "mute-hello", WIRE_HELLO, SP_MUTE, 0, 0, 0, false },
 	{ "mute-detach", WIRE_DETACH, SP_MUTE, 0, 0, 0, false },
+	/* And a send: neither in the slot nor on the channel, its
+	 * WIRE_WAIT left unanswered too (sendwait's own test). */
+	{ "mute-send", WIRE_SEND, SP_MUTE, 0, 0, 0, false },
 	{ "hello-slot-big", WIRE_HELLO, SP_HELLO_SLOT_BIG, 0, 0, 0, false },
 	/* Every HELLO: a token never given before, and the arena again;
 	 * every connection closed after its first answer but HELLO's (see
@@ -1609,8 +1613,10 @@ static int serve(struct conn *cn)
 		how = mode->spoil2;
 		spoil(&a, &req, how);
 	}
-	if (how == SP_MUTE)
+	if (how == SP_MUTE || (cn->muted && req.type == WIRE_WAIT)) {
+		cn->muted = req.type == WIRE_SEND;
 		return 0;
+	}
 	if ((req.rqflags & WIRE_RQ_SLOT) && answer_slot(cn, &a, how)) {
 		inject_due(&req);
 		return 0;
