@@ -58,6 +58,9 @@ int closer_guard(int fd);
 void closer_close(int fd);
 /* Close the daemon's end of a socket that owner's client can write to. */
 void closer_close_socket(int fd, uid_t owner);
+/* The same without reading what is queued there first (a socket that
+ * carried descriptors: the thread's close releases them). */
+void closer_close_as_is(int fd, uid_t owner);
 
 /*
  * recvmsg() for a client-reachable socket, MSG_DONTWAIT: any descriptor

@@ -425,6 +425,10 @@ int server_run(struct server_conf *conf)
 			status = 1;
 			break;
 		}
+		/* Each turn, not each second: descriptors a client passed
+		 * count against its share until the thread closed them,
+		 * and a second's worth filled the daemon's table. */
+		closer_collect();
 	}
 	log_info("stopping");
 	notify_send("STOPPING=1\nSTATUS=stopping");

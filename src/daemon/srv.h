@@ -131,8 +131,15 @@ struct ksock {
 	uint8_t missed;	/* scans in a row that did not list it */
 };
 
-/* Proofs of holding a socket kept (struct ssock: proofs). */
-#define SSOCK_PROOFS 4
+/* Proofs of holding a socket kept (struct ssock: proofs): room for a
+ * few at first, for as many as one read takes when more come. */
+#define SSOCK_PROOFS_FEW 4
+#define SSOCK_PROOFS_MAX 64
+
+struct ssock_proof {
+	uint8_t nonce[WIRE_NONCE_LEN];
+	uint32_t at;		/* when kept (proof_seq); 0: free */
+};
 
 /*
  * What the loop watches a socket's data (or liveness) pair for: its
@@ -181,13 +188,17 @@ struct ssock {
 	uint64_t last_send_ns;	/* for min_interval */
 	/* Proofs of holding its descriptor (wire.h: struct wire_proof)
 	 * read but not yet asked for, each good for one WIRE_ATTACH or
-	 * WIRE_BROKER_BIND: the last few, so that processes attaching at
-	 * once do not spoil each other's, and none used up by a wrong
-	 * nonce (anyone's).  ssock.c: proof_read(). */
-	uint8_t proofs[SSOCK_PROOFS][WIRE_NONCE_LEN];
-	uint32_t proof_at[SSOCK_PROOFS];	/* when kept (proof_seq); 0:
-						 * the slot is free */
+	 * WIRE_BROKER_BIND: as many as one read takes, so that processes
+	 * attaching at once do not spoil each other's, nor anyone's wrong
+	 * nonce (any user's) theirs.  ssock.c: proof_read(). */
+	struct ssock_proof *proofs;	/* nproofs of them (NULL: none) */
+	uint8_t nproofs;
 	uint32_t proof_seq;
+	/* Without SO_PASSRIGHTS (closer.h): a holder passed descriptors on
+	 * it, where only proofs may come.  Nothing more is read from it,
+	 * its attaches fail, and its end goes to the closing thread as it
+	 * is, what is queued there released by that thread, not the loop. */
+	bool tainted;
 	/* Broker mode: a kernel ping socket handed out (ps is NULL, no
 	 * client is linked to it).  k[0] the socket in use, k[1] the one a
 	 * bind replaced, until it is gone too; the record goes when both

@@ -236,6 +236,7 @@ void ssock_release(struct server *s, struct ssock *ss)
 		ssock_unlink(ss->clients[0], ss);
 	free(ss->clients);
 	free(ss->dests.h);
+	free(ss->proofs);
 	sstate_free(s, ss);
 	cookie_del(s, ss);
 	ssock_unslot(s, ss->handle);
@@ -243,7 +244,10 @@ void ssock_release(struct server *s, struct ssock *ss)
 	/* Also leaves the loop; what a client queued there goes with it
 	 * (closer.h).  A send of its still waiting finds the handle gone. */
 	ssock_unwatch(s, ss);
-	closer_close_socket(ss->fd, ss->uid);
+	if (ss->tainted)
+		closer_close_as_is(ss->fd, ss->uid);
+	else
+		closer_close_socket(ss->fd, ss->uid);
 	free(ss);
 }
 
@@ -409,40 +413,67 @@ static bool same_nonce(const uint8_t *a, const uint8_t *b)
 	return d == 0;
 }
 
-/* A proof read but not (yet) asked for: in a free slot, or in place of
- * the oldest kept. */
+/* Where a proof read but not (yet) asked for goes: a free slot (room
+ * made for SSOCK_PROOFS_MAX at the fifth), or the oldest kept; NULL
+ * when there is none and no memory for one. */
+static struct ssock_proof *proof_slot(struct ssock *ss)
+{
+	struct ssock_proof *old = NULL, *np;
+	size_t n;
+
+	for (unsigned i = 0; i < ss->nproofs; i++) {
+		if (!ss->proofs[i].at)
+			return &ss->proofs[i];
+		if (!old || ss->proofs[i].at < old->at)
+			old = &ss->proofs[i];
+	}
+	if (ss->nproofs == SSOCK_PROOFS_MAX)
+		return old;
+	n = ss->nproofs ? SSOCK_PROOFS_MAX : SSOCK_PROOFS_FEW;
+	np = realloc(ss->proofs, n * sizeof(*np));
+	if (!np)
+		return old;
+	memset(np + ss->nproofs, 0, (n - ss->nproofs) * sizeof(*np));
+	ss->proofs = np;
+	old = &np[ss->nproofs];
+	ss->nproofs = (uint8_t)n;
+	return old;
+}
+
 static void proof_keep(struct ssock *ss, const uint8_t *nonce)
 {
-	int at = 0;
+	struct ssock_proof *p;
 
-	for (int i = 1; i < SSOCK_PROOFS && ss->proof_at[at]; i++)
-		if (!ss->proof_at[i] || ss->proof_at[i] < ss->proof_at[at])
-			at = i;
 	if (++ss->proof_seq == 0) {	/* after 2^32 proofs: all forgotten */
-		memset(ss->proof_at, 0, sizeof(ss->proof_at));
+		for (unsigned i = 0; i < ss->nproofs; i++)
+			ss->proofs[i].at = 0;
 		ss->proof_seq = 1;
 	}
-	memcpy(ss->proofs[at], nonce, WIRE_NONCE_LEN);
-	ss->proof_at[at] = ss->proof_seq;
+	p = proof_slot(ss);
+	if (p) {
+		memcpy(p->nonce, nonce, WIRE_NONCE_LEN);
+		p->at = ss->proof_seq;
+	}
 }
 
 /*
  * What the client wrote on the socket's own descriptor: nothing is read
  * from there but proofs of holding it (wire.h: struct wire_proof), in
  * the order written, up to the one the request names and no further
- * (64 records at most).  Those before it are kept for their own requests
- * (the last four); those after it stay queued for theirs.  Reading all
- * there was at each request, and keeping the last four, lost a proof
- * whenever four more came before its request: of 1,000 children of one
- * process attaching at once, 485 to 881 failed.  Proofs still go when
- * more than four are read before their requests come: requests that
- * overtake each other (attaches made without the library's lock,
- * relay.c), or a wrong nonce, which anyone may send for any handle and
- * which reads all that is queued.
+ * (SSOCK_PROOFS_MAX records at most).  Those before it are kept for
+ * their own requests (all that one read takes); those after it stay
+ * queued for theirs.  Reading all there was at each request, and keeping
+ * the last four, lost a proof whenever four more came before its
+ * request: of 1,000 children of one process attaching at once, 485 to
+ * 881 failed.  And a wrong nonce, which any user may send for any
+ * handle, reads all that is queued: with four kept, another user's one
+ * request spoilt the attaches of a socket's holders (4 of 8 failed).
+ * Proofs still go when more than SSOCK_PROOFS_MAX are read before
+ * their requests come (the oldest first).
  */
 static bool proof_read(struct ssock *ss, const uint8_t *nonce)
 {
-	for (int i = 0; i < 64; i++) {
+	for (int i = 0; i < SSOCK_PROOFS_MAX && !ss->tainted; i++) {
 		struct wire_proof pf = { .magic = 0 };
 		struct iovec iov = { .iov_base = &pf, .iov_len = sizeof(pf) };
 		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
@@ -453,6 +484,13 @@ static bool proof_read(struct ssock *ss, const uint8_t *nonce)
 		 * same, comes to the loop as EPOLLRDHUP). */
 		if (n < 0)
 			return false;	/* none (yet) */
+		/* Descriptors, 253 a record (a kernel without
+		 * SO_PASSRIGHTS): the loop took up to 64 times as many at
+		 * each attach, and its descriptors ran out for everyone. */
+		if (passed) {
+			ss->tainted = true;
+			return false;
+		}
 		if ((size_t)n == sizeof(pf) && pf.magic == WIRE_PROOF_MAGIC &&
 		    !(mh.msg_flags & MSG_TRUNC)) {
 			if (same_nonce(pf.nonce, nonce))
@@ -468,10 +506,11 @@ static bool proof_read(struct ssock *ss, const uint8_t *nonce)
  * may name any handle here). */
 bool ssock_proven(struct ssock *ss, const uint8_t *nonce)
 {
-	for (int i = 0; i < SSOCK_PROOFS; i++)
-		if (ss->proof_at[i] && same_nonce(ss->proofs[i], nonce)) {
-			ss->proof_at[i] = 0;
-			memset(ss->proofs[i], 0, WIRE_NONCE_LEN);
+	if (ss->tainted)
+		return false;
+	for (unsigned i = 0; i < ss->nproofs; i++)
+		if (ss->proofs[i].at && same_nonce(ss->proofs[i].nonce, nonce)) {
+			memset(&ss->proofs[i], 0, sizeof(ss->proofs[i]));
 			return true;
 		}
 	return proof_read(ss, nonce);

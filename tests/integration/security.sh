@@ -56,7 +56,13 @@
 #     to a new socket: EBADF, not a send through that one (the daemon
 #     died of it in broker mode).
 # 19  proofs of holding a socket: a wrong nonce uses none up, and two
-#     written one after the other each work once.
+#     written one after the other each work once; eight queued survive
+#     a wrong nonce that reads them all (rv10 F3).
+# 23  (rv10 F1) descriptors passed on a socket's data descriptor, 16
+#     records of 200: refused by the kernel (SO_PASSRIGHTS, 6.16), or
+#     (the test build's closing thread, as on older kernels) the first
+#     record ends the daemon's reading of that socket for good: an
+#     attach took up to 64 records, 12,800 descriptors, in the loop.
 # 20  one socket attached from 3,000 new state arenas, one after the
 #     other: the daemon's mappings stay bounded (64 arenas of a user at
 #     most without a connection), another user pings.
@@ -886,7 +892,40 @@ sec_proofs() {
 		grep -q 'seventh=OK first_kept=OK sixth_kept=OK ' <<<"$out"
 	check 19_proof_after_empty_record "$out" \
 		grep -q 'after_empty_record=OK ' <<<"$out"
+	# (rv10 F3) eight proofs queued and another's wrong nonce: each of
+	# the eight attaches once (4 of 8 did: four were kept).
+	check 19_proof_eight_after_wrong "$out" \
+		grep -q 'wrong_before_eight=EBADF eight_after_wrong=8 ' <<<"$out"
 	dstop pf
+}
+
+# ==== 23. descriptors passed on a data descriptor ========================
+# Each attach read up to 64 records of what a holder wrote there, every
+# descriptor in them installed in the loop and passed to the closing
+# thread: left=0 after the first attach, and the proof written after
+# them still worked.  Now one record is read (left=15), no more
+# (left_again=15), and the socket's attaches fail (proof_after=EBADF).
+sec_fdproofs() {
+	local out
+	dstart fp d --config "$UNLIMITED" || { fail security/23_setup "no daemon"; return; }
+	out=$(as 1000 fp "$ATK" fdproofs)
+	echo "# kernel: $out"
+	if grep -q 'no SO_PASSRIGHTS' "$T/fp.log"; then
+		check 23_fdproofs_read_once "$out" \
+			grep -q 'wrong=EBADF left=15 wrong_again=EBADF left_again=15 proof_after=EBADF' <<<"$out"
+	else
+		check 23_fdproofs_refused_by_kernel "$out" grep -qx 'send=EPERM' <<<"$out"
+	fi
+	dstop fp
+	DBIN=$SBT DWRAP="env PINGSOCKD_TEST_CLOSER=thread" \
+		dstart fpt d --config "$UNLIMITED" ||
+		{ fail security/23_thread_setup "no daemon"; return; }
+	out=$(as 1000 fpt "$ATK" fdproofs)
+	echo "# thread: $out"
+	check 23_fdproofs_thread_read_once "$out" \
+		grep -q 'send=ok wrong=EBADF left=15 wrong_again=EBADF left_again=15 proof_after=EBADF' <<<"$out"
+	check 23_fdproofs_thread_daemon_alive "died" alive fpt
+	dstop fpt
 }
 
 # ==== 18. a waiting send's handle given to another socket ================
@@ -1279,7 +1318,7 @@ sec_impostor() {
 }
 
 # ---- main -------------------------------------------------------------
-for s in race linger steal netns conns park pairbuf share bbind hoard user demo malformed logshare slotproto wrap proofs mirrors datajunk sandbox subgid fifo impostor; do
+for s in race linger steal netns conns park pairbuf share bbind hoard user demo malformed logshare slotproto wrap proofs fdproofs mirrors datajunk sandbox subgid fifo impostor; do
 	wanted "$s" || continue
 	t=$(ms)
 	"sec_$s"

@@ -68,8 +68,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
+#include <linux/sockios.h>
 #include <stdatomic.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
@@ -1250,6 +1252,25 @@ static void proofs_kept(uint32_t h, int datafd)
 }
 
 /*
+ * Eight proofs written at once (eight processes attaching one socket),
+ * then a wrong nonce (any user's: any connection may name any handle),
+ * which reads all that is queued: the daemon kept the last four, and
+ * four of the eight attaches failed ("eight_after_wrong=4").
+ */
+static void proofs_many(uint32_t h, int datafd)
+{
+	uint8_t p[8][WIRE_NONCE_LEN], wrong[WIRE_NONCE_LEN] = { 1 };
+	int ok = 0;
+
+	for (int i = 0; i < 8; i++)
+		proof_on(datafd, p[i]);
+	said_errno("wrong_before_eight", attach_nonce(h, wrong));
+	for (int i = 0; i < 8; i++)
+		ok += attach_nonce(h, p[i]) == 0;
+	printf("eight_after_wrong=%d ", ok);
+}
+
+/*
  * proofs: a WIRE_ATTACH with a wrong nonce (anyone's: any connection may
  * name any handle) must not use up the proof written for another, and
  * of two proofs written one after the other (two processes attaching
@@ -1274,6 +1295,81 @@ static int cmd_proofs(char **argv)
 	said_errno("newer_of_two", attach_nonce(h, p2));
 	said_errno("used_again", attach_nonce(h, p1));
 	proofs_kept(h, datafd);
+	proofs_many(h, datafd);
+	printf("\n");
+	return 0;
+}
+
+/* ---- rv10 finding 1: descriptors passed on a data descriptor ---- */
+
+#define FD_RECORDS 16
+#define FDS_A_RECORD 200
+
+/* A one-byte record on fd carrying FDS_A_RECORD copies of one: errno. */
+static int rights_record(int fd, int one)
+{
+	union {
+		struct cmsghdr align;
+		char b[CMSG_SPACE(FDS_A_RECORD * sizeof(int))];
+	} cbuf;
+	char c = 0;
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf.b,
+			     .msg_controllen = sizeof(cbuf.b) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+
+	memset(&cbuf, 0, sizeof(cbuf));
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(FDS_A_RECORD * sizeof(int));
+	for (int i = 0; i < FDS_A_RECORD; i++)
+		memcpy(CMSG_DATA(cm) + i * sizeof(int), &one, sizeof(int));
+	return sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 ? errno : 0;
+}
+
+/* Records still queued on the daemon's end, of FD_RECORDS whose bytes
+ * queued were q0 (SIOCOUTQ: the sender's count of what its peer holds). */
+static int records_left(int fd, int q0)
+{
+	int q = 0;
+
+	if (ioctl(fd, SIOCOUTQ, &q) || q0 <= 0)
+		return -1;
+	return (q * FD_RECORDS + q0 / 2) / q0;
+}
+
+/*
+ * fdproofs: FD_RECORDS records of FDS_A_RECORD descriptors each on our
+ * socket's data descriptor (refused by a kernel with SO_PASSRIGHTS:
+ * "send=EPERM"), then WIRE_ATTACHes.  Each read the daemon made for an
+ * attach took up to 64 such records (12,800 descriptors) in its loop:
+ * the first record that carries any ends its reading of that socket for
+ * good, and its attaches fail.
+ */
+static int cmd_fdproofs(char **argv)
+{
+	uint8_t wrong[WIRE_NONCE_LEN] = { 0 }, p[WIRE_NONCE_LEN];
+	int datafd, null = open("/dev/null", O_RDONLY | O_CLOEXEC), q0 = 0, e;
+	uint32_t h;
+
+	(void)argv;
+	if (null < 0 || own_socket(&h, &datafd) < 0)
+		return 1;
+	for (int i = 0; i < FD_RECORDS; i++)
+		if ((e = rights_record(datafd, null)) != 0) {
+			printf("send=%s\n", ename(e));
+			return 0;
+		}
+	printf("send=ok ");
+	if (ioctl(datafd, SIOCOUTQ, &q0))
+		q0 = 0;
+	said_errno("wrong", attach_nonce(h, wrong));
+	printf("left=%d ", records_left(datafd, q0));
+	said_errno("wrong_again", attach_nonce(h, wrong));
+	printf("left_again=%d ", records_left(datafd, q0));
+	proof_on(datafd, p);
+	said_errno("proof_after", attach_nonce(h, p));
 	printf("\n");
 	return 0;
 }
@@ -1447,6 +1543,7 @@ int main(int argc, char **argv)
 		{ "wrap", 2, cmd_wrap }, { "proofs", 2, cmd_proofs },
 		{ "mirrors", 4, cmd_mirrors }, { "datajunk", 4, cmd_datajunk },
 		{ "dials", 3, cmd_dials }, { "mirrorskeep", 4, cmd_mirrorskeep },
+		{ "fdproofs", 2, cmd_fdproofs },
 #ifdef WIRE_RQ_SLOT
 		{ "slotproto", 2, cmd_slotproto },
 #endif
@@ -1460,7 +1557,7 @@ int main(int argc, char **argv)
 		if (strcmp(argv[1], cmds[i].name) == 0 && argc == cmds[i].argc)
 			return cmds[i].fn(argv);
 	fprintf(stderr, "usage: attack race|linger|steal|victim|conns|park|"
-		"bbind|dupbind|hoard|malformed|slotproto|soledetach|wrap|proofs|mirrors|datajunk ...\n"
+		"bbind|dupbind|hoard|malformed|slotproto|soledetach|wrap|proofs|fdproofs|mirrors|datajunk ...\n"
 		"(see attack.c)\n");
 	return 2;
 }
