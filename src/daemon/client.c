@@ -81,11 +81,10 @@ static void answer_in_slot(struct client *c, int32_t result)
 	c->ans_waitable = true;
 }
 
-/* A waiting send is due: send it, answer, read that client again. */
-static void fire_parked(void *data)
+/* A waiting send is due, in its user's turn: send it, answer, read that
+ * client again. */
+static void send_parked(struct server *s, struct client *c)
 {
-	struct client *c = data;
-	struct server *s = c->srv;
 	struct parked *p = c->park;
 	struct reply r = { .fd = -1, .fd2 = -1 };
 	struct ssock *ss = ssock_get(s, p->handle);
@@ -96,12 +95,31 @@ static void fire_parked(void *data)
 			   ? ops_finish_send(s, ss, &p->info, p->pkt, p->len)
 			   : -EBADF;
 	c->park = NULL;
+	c->park_due = false;
 	ops_unpark(s, p);
 	loop_group_change(c->grp, c->fd, EPOLLIN, &c->h);
 	if (c->park_slot)
 		answer_in_slot(c, r.result);
 	else if (send_reply(c, WIRE_SEND, &r))
 		client_free(s, c);
+}
+
+/*
+ * Its time came.  Not sent from the timer: the timers due are all run at
+ * once, outside every user's share of the loop, and sends of one period
+ * come due together the next (min_interval): one user's 3,000 waiting
+ * sends went in one go, 512 of them in 37 ms, and other users' requests
+ * waited behind them (p99 2 ms, max 16 ms).  The connection is made
+ * ready instead (EPOLLOUT: it has room for the answer, as it waits for
+ * nothing else), and its user's group serves it in its turn.
+ */
+static void fire_parked(void *data)
+{
+	struct client *c = data;
+
+	c->park_due = true;
+	if (loop_group_change(c->grp, c->fd, EPOLLOUT, &c->h))
+		send_parked(c->srv, c);
 }
 
 /* The client waits for its answer: not read until the send goes. */
@@ -243,14 +261,19 @@ static void on_client(void *data, uint32_t events)
 	struct server *s = c->srv;
 
 	/* A client whose send is parked is not read (park() asks for no
-	 * event), but epoll reports its hang-up all the same: it is gone,
-	 * and its send with it.  Reading on would take its next request
+	 * event, and for EPOLLOUT once the send is due: fire_parked()), but
+	 * epoll reports its hang-up all the same: it is gone, and its send
+	 * with it.  Reading on would take its next request
 	 * and park that one over the first, which would leak.  Any other
 	 * client that hung up is gone too: what it left unread no caller
 	 * waits for (each waits for its answer), and a send answered in
 	 * the slot would not fail to tell us so, as a written answer does. */
-	if (c->park || (events & (EPOLLHUP | EPOLLERR))) {
+	if ((c->park && !c->park_due) || (events & (EPOLLHUP | EPOLLERR))) {
 		client_free(s, c);
+		return;
+	}
+	if (c->park) {
+		send_parked(s, c);
 		return;
 	}
 	for (int i = 0; i < MAX_REQS_PER_WAKE; i++) {

@@ -74,6 +74,7 @@ struct client {
 	struct loop_group *grp;	/* its user's share of the loop */
 	struct parked *park;	/* its send, waiting for its time */
 	struct loop_timer park_timer;
+	bool park_due;		/* its time came: sent in the user's turn */
 	struct server *srv;
 	struct client *next, *prev;
 };

@@ -63,6 +63,8 @@
 #     (the test build's closing thread, as on older kernels) the first
 #     record ends the daemon's reading of that socket for good: an
 #     attach took up to 64 records, 12,800 descriptors, in the loop.
+# 24  (rv10 F2) waiting sends (min_interval) all due at once: sent in
+#     their user's turns of the loop, not all ahead of another user's.
 # 20  one socket attached from 3,000 new state arenas, one after the
 #     other: the daemon's mappings stay bounded (64 arenas of a user at
 #     most without a connection), another user pings.
@@ -928,6 +930,62 @@ sec_fdproofs() {
 	dstop fpt
 }
 
+# ==== 24. waiting sends due together ====================================
+# min_interval holds each socket's second send back.  uid 1000 has 200
+# of them waiting (200 connections), uid 1001 one, due after them; the
+# daemon is stopped past all their times, then let go.  It sent every
+# send that was due from its timers in one go, in the order of their
+# times: uid 1000's 200, then uid 1001's (what reached 127.0.0.1 read
+# A x 200 then V).  Now a due send goes in its user's turn of the loop,
+# and uid 1001's comes after at most a turn of uid 1000's (16).  (The
+# order is the daemon's own: no timing of the clients enters it.)
+sec_parkorder() {
+	local conf out a ok=0
+	# The first data byte of each Echo Request that reaches this
+	# namespace, in order, once one came (10 s), until none for IDLE s.
+	cat >"$T/sniff.py" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+s.settimeout(10)
+seen = []
+try:
+    while True:
+        d = s.recv(2048)
+        h = (d[0] & 15) * 4
+        if len(d) > h + 8 and d[h] == 8:
+            seen.append(chr(d[h + 8]))
+        s.settimeout(float(sys.argv[1]))
+except socket.timeout:
+    pass
+print("".join(seen))
+PY
+	conf=$(conf parkorder 'rate = 0\nmax_sockets = 0\nmin_interval = 3000\n')
+	dstart po d --config "$conf" || { fail security/24_setup "no daemon"; return; }
+	bg "$T/po_a.out" 1000 po "$ATK" parkorder A 200
+	local atk=$BG
+	line_in "$T/po_a.out" '^parked' 30
+	bg "$T/po_v.out" 1001 po "$ATK" parkorder V 1
+	local vic=$BG
+	line_in "$T/po_v.out" '^parked' 30
+	kill -STOP "${DPID[po]}"
+	in_ns d python3 "$T/sniff.py" 2 >"$T/po_sniff.out" 2>&1 &
+	local sniff=$!
+	sleep 3.5	# past every send's time (3 s after its first)
+	kill -CONT "${DPID[po]}"
+	wait "$sniff"
+	reap "$atk" 70
+	reap "$vic" 70
+	out=$(cat "$T/po_sniff.out")
+	a=${out%%V*}
+	echo "# parked: $(cat "$T/po_a.out" "$T/po_v.out" | tr '\n' ' ')before V: ${#a} of ${#out}"
+	check 24_parkorder_all_sent "$(cat "$T/po_a.out" "$T/po_v.out" | tr '\n' ' ')" \
+		grep -q 'answered 200' "$T/po_a.out"
+	[[ $out == *V* ]] && [ "${#a}" -le 64 ] && ok=1
+	check 24_parkorder_other_user_in_turn "${#a} sends of uid 1000 before uid 1001's: $out" \
+		[ $ok = 1 ]
+	dstop po
+}
+
 # ==== 18. a waiting send's handle given to another socket ================
 # Broker mode, raw_compat, min_interval 15 s: an emulated raw socket's
 # second send waits; its socket is closed and its slot cycled (4,095
@@ -1318,7 +1376,7 @@ sec_impostor() {
 }
 
 # ---- main -------------------------------------------------------------
-for s in race linger steal netns conns park pairbuf share bbind hoard user demo malformed logshare slotproto wrap proofs fdproofs mirrors datajunk sandbox subgid fifo impostor; do
+for s in race linger steal netns conns park pairbuf share bbind hoard user demo malformed logshare slotproto wrap proofs fdproofs parkorder mirrors datajunk sandbox subgid fifo impostor; do
 	wanted "$s" || continue
 	t=$(ms)
 	"sec_$s"

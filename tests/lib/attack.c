@@ -1374,6 +1374,48 @@ static int cmd_fdproofs(char **argv)
 	return 0;
 }
 
+/* ---- rv10 finding 2: waiting sends all sent from the timers ---- */
+
+/*
+ * parkorder ROLE N: N connections, each with a socket of its own, each
+ * socket's second Echo Request (to 127.0.0.1, its first data byte ROLE)
+ * made to wait by min_interval; "parked N" once all are waiting, then
+ * "answered K" when their answers came (60 s at most).  The daemon sent
+ * every waiting send that was due from its timers, in one go, ahead of
+ * any other user's: security.sh stops it past their time and counts
+ * what goes out first.
+ */
+static int cmd_parkorder(char **argv)
+{
+	static int conns[MAX_CONNS];
+	uint8_t pkt[16] = { 8 };
+	int n = atoi(argv[3]), got = 0, answered = 0;
+
+	pkt[8] = (uint8_t)argv[2][0];
+	for (int i = 0; i < n && i < MAX_CONNS; i++) {
+		struct answer a;
+		uint32_t h;
+		int datafd, c = own_socket(&h, &datafd);
+
+		if (c < 0)
+			break;	/* (datafd kept: its close ends the socket) */
+		if (send_big(c, h, pkt, sizeof(pkt)) ||
+		    get_answer(c, 5000, &a) != ANS_OK || a.result < 0 ||
+		    send_big(c, h, pkt, sizeof(pkt)))
+			break;
+		conns[got++] = c;
+	}
+	printf("parked %d\n", got);
+	for (int i = 0; i < got; i++) {
+		struct answer a;
+
+		answered += get_answer(conns[i], 60000, &a) == ANS_OK &&
+			    a.result == (int32_t)sizeof(pkt);
+	}
+	printf("answered %d\n", answered);
+	return 0;
+}
+
 /* ---- review, daemon finding 3: a waiting send's handle reused ---- */
 
 /* A raw socket's Echo Request (its checksum the sender's) to 127.0.0.1. */
@@ -1543,7 +1585,7 @@ int main(int argc, char **argv)
 		{ "wrap", 2, cmd_wrap }, { "proofs", 2, cmd_proofs },
 		{ "mirrors", 4, cmd_mirrors }, { "datajunk", 4, cmd_datajunk },
 		{ "dials", 3, cmd_dials }, { "mirrorskeep", 4, cmd_mirrorskeep },
-		{ "fdproofs", 2, cmd_fdproofs },
+		{ "fdproofs", 2, cmd_fdproofs }, { "parkorder", 4, cmd_parkorder },
 #ifdef WIRE_RQ_SLOT
 		{ "slotproto", 2, cmd_slotproto },
 #endif
@@ -1557,7 +1599,7 @@ int main(int argc, char **argv)
 		if (strcmp(argv[1], cmds[i].name) == 0 && argc == cmds[i].argc)
 			return cmds[i].fn(argv);
 	fprintf(stderr, "usage: attack race|linger|steal|victim|conns|park|"
-		"bbind|dupbind|hoard|malformed|slotproto|soledetach|wrap|proofs|fdproofs|mirrors|datajunk ...\n"
+		"bbind|dupbind|hoard|malformed|slotproto|soledetach|wrap|proofs|fdproofs|parkorder|mirrors|datajunk ...\n"
 		"(see attack.c)\n");
 	return 2;
 }
