@@ -91,12 +91,13 @@ static void send_parked(struct server *s, struct client *c)
 
 	/* Its socket may have gone meanwhile, and its handle be another's
 	 * now (its serial says so). */
-	r.result = ss && ss->serial == p->serial
-			   ? ops_finish_send(s, ss, &p->info, p->pkt, p->len)
-			   : -EBADF;
+	bool live = ss && ss->serial == p->serial;
+
+	r.result = live ? ops_finish_send(s, ss, &p->info, p->pkt, p->len)
+			: -EBADF;
 	c->park = NULL;
 	c->park_due = false;
-	ops_unpark(s, p);
+	ops_unpark(s, p, live);
 	loop_group_change(c->grp, c->fd, EPOLLIN, &c->h);
 	if (c->park_slot)
 		answer_in_slot(c, r.result);
@@ -118,18 +119,23 @@ static void fire_parked(void *data)
 	struct client *c = data;
 
 	c->park_due = true;
-	if (loop_group_change(c->grp, c->fd, EPOLLOUT, &c->h))
+	if (loop_group_change(c->grp, c->fd, EPOLLOUT | EPOLLRDHUP, &c->h))
 		send_parked(c->srv, c);
 }
 
-/* The client waits for its answer: not read until the send goes. */
+/* The client waits for its answer: not read until the send goes, but
+ * watched for its shutdown(SHUT_WR), which gives the send up (a signal
+ * or its SO_SNDTIMEO ended the program's wait: lib/call.c).  The send
+ * is then dropped and the connection closed, so that the client reads
+ * either its answer (the send went first) or the end (it never will):
+ * this loop orders the two, and the client knows which. */
 static int park(struct server *s, struct client *c, struct parked *p)
 {
 	c->park = p;
 	c->park_timer.proc = fire_parked;
 	c->park_timer.data = c;
 	if (loop_at(s->loop, &c->park_timer, p->due_ns) ||
-	    loop_group_change(c->grp, c->fd, 0, &c->h)) {
+	    loop_group_change(c->grp, c->fd, EPOLLRDHUP, &c->h)) {
 		loop_cancel(s->loop, &c->park_timer);
 		c->park = NULL;
 		return -1;
@@ -193,7 +199,7 @@ static enum dispatch_rc dispatch(struct server *s, struct client *c,
 	if (r.park && park(s, c, r.park) == 0)
 		return DISPATCH_DONE;
 	if (r.park) {
-		ops_unpark(s, r.park);
+		ops_unpark(s, r.park, false);
 		r.result = -ENOBUFS;
 	}
 	rc = DISPATCH_DONE;
@@ -224,7 +230,7 @@ static void conn_release(struct server *s, uid_t uid, bool grp)
 void client_free(struct server *s, struct client *c)
 {
 	loop_cancel(s->loop, &c->park_timer);
-	ops_unpark(s, c->park);
+	ops_unpark(s, c->park, false);
 	while (c->nsocks)
 		ssock_unlink(c, c->socks[0]);
 	free(c->socks);
@@ -260,15 +266,16 @@ static void on_client(void *data, uint32_t events)
 	struct client *c = data;
 	struct server *s = c->srv;
 
-	/* A client whose send is parked is not read (park() asks for no
-	 * event, and for EPOLLOUT once the send is due: fire_parked()), but
-	 * epoll reports its hang-up all the same: it is gone, and its send
-	 * with it.  Reading on would take its next request
+	/* A client whose send is parked is not read (park() asks for its
+	 * shutdown alone, and for EPOLLOUT once the send is due:
+	 * fire_parked()), but epoll reports its hang-up all the same: it is
+	 * gone, and its send with it.  Reading on would take its next request
 	 * and park that one over the first, which would leak.  Any other
 	 * client that hung up is gone too: what it left unread no caller
 	 * waits for (each waits for its answer), and a send answered in
 	 * the slot would not fail to tell us so, as a written answer does. */
-	if ((c->park && !c->park_due) || (events & (EPOLLHUP | EPOLLERR))) {
+	if ((events & (EPOLLHUP | EPOLLERR | EPOLLRDHUP)) ||
+	    (c->park && !c->park_due)) {
 		client_free(s, c);
 		return;
 	}

@@ -152,10 +152,8 @@ static void op_open(struct server *s, struct client *c, struct ssock *ss,
 	r->fd = cfd;
 }
 
-/*
- * A connection that did not open the socket (a forked child's, a process
- * the descriptor was passed to) uses it once it proves it holds it.
- */
+/* A connection that did not open the socket (a forked child's, a process
+ * the descriptor was passed to) uses it once it proves it holds it. */
 static void op_attach(struct server *s, struct client *c, struct ssock *ss,
 		      const struct wire_req *req, struct reply *r)
 {
@@ -288,10 +286,8 @@ static uint64_t interval_ns(const struct server *s)
 	return (uint64_t)s->conf.policy.min_interval_ms * 1000000u;
 }
 
-/*
- * When this socket's next request may go (0: now): min_interval since
- * its last one, and its user's rate.
- */
+/* When this socket's next request may go (0: now): min_interval since
+ * its last one, and its user's rate. */
 static uint64_t due_at(const struct server *s, const struct ssock *ss,
 		       const struct uident *u, uint64_t now)
 {
@@ -321,13 +317,16 @@ static uint64_t wait_max(const struct server *s)
 	return w > interval_ns(s) ? w : interval_ns(s);
 }
 
-/* Give back a parked send's bytes; free it. */
-void ops_unpark(struct server *s, struct parked *p)
+/* Give back a parked send's bytes, and its place in the rate if it did
+ * not go (a user's waits grew while its programs gave up and retried). */
+void ops_unpark(struct server *s, struct parked *p, bool sent)
 {
 	struct uident *u = p ? uidtab_get(s->uids, p->uid, false) : NULL;
 
 	if (u)
 		u->parked -= u->parked < p->len ? u->parked : p->len;
+	if (u && !sent)
+		rate_give(&u->bucket, loop_now_ns(), s->conf.policy.rate);
 	free(p);
 }
 
@@ -416,6 +415,8 @@ static void op_send(struct server *s, struct client *c, struct ssock *ss,
 			s->stats.sends_delayed++;
 			return;
 		}
+		if (u)
+			rate_give(&u->bucket, now, s->conf.policy.rate);
 		s->stats.sends_refused++;
 		r->result = ops_refuse(s, c, -ENOBUFS, "parked sends' bytes");
 		return;
@@ -622,10 +623,8 @@ static void op_broker_bind(struct server *s, struct client *c,
 	bsock_rebind(s, ss, req, r);
 }
 
-/*
- * MSG_ERRQUEUE: the next record, taken (even for MSG_PEEK, as the kernel
- * takes it): its whole data length, the record, as much data as fits.
- */
+/* MSG_ERRQUEUE: the next record, taken (even for MSG_PEEK, as the kernel
+ * takes it): its whole data length, the record, as much data as fits. */
 static void op_errq(struct server *s, struct client *c, struct ssock *ss,
 		    const struct wire_req *req, struct reply *r)
 {

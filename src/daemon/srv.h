@@ -448,7 +448,7 @@ int32_t ops_finish_send(struct server *s, struct ssock *ss,
 			const struct ps_sendinfo *info, const uint8_t *pkt,
 			uint32_t len);
 /* Give back a waiting send's bytes; free it. */
-void ops_unpark(struct server *s, struct parked *p);
+void ops_unpark(struct server *s, struct parked *p, bool sent);
 int ops_refuse(struct server *s, const struct client *c, int err,
 	       const char *why);
 

@@ -37,6 +37,13 @@ void rate_take(struct rate_bucket *b, uint64_t now, uint32_t rate,
 	b->tat = start + interval(rate);
 }
 
+void rate_give(struct rate_bucket *b, uint64_t now, uint32_t rate)
+{
+	if (!rate || b->tat <= now)
+		return;
+	b->tat = b->tat - now > interval(rate) ? b->tat - interval(rate) : now;
+}
+
 int rate_idle(const struct rate_bucket *b, uint64_t now)
 {
 	return b->tat <= now;

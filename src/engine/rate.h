@@ -25,6 +25,11 @@ uint64_t rate_wait(const struct rate_bucket *b, uint64_t now, uint32_t rate,
 void rate_take(struct rate_bucket *b, uint64_t now, uint32_t rate,
 	       uint32_t burst);
 
+/* Give back a slot rate_take() reserved for a request that did not go
+ * (a waiting send given up): later ones wait one interval less, and the
+ * bucket never holds more than it did before the slot was taken. */
+void rate_give(struct rate_bucket *b, uint64_t now, uint32_t rate);
+
 /* Is the bucket full again (nothing to remember)? */
 int rate_idle(const struct rate_bucket *b, uint64_t now);
 

@@ -184,25 +184,26 @@ static bool wait_on(uint64_t until)
 
 /*
  * A blocking send's answer may be held back: pingsockd makes such a send
- * wait for the user's rate (pingsockd(8): one burst's time at most), as
- * the kernel's own waits for room in the socket's buffer.  The kernel's
- * wait ends at a signal (EINTR) and at the socket's SO_SNDTIMEO
- * (EAGAIN); this one used to retry both for ever, so an impostor that
- * never answered held send() through Ctrl-C and through any timeout.
- * But nothing here tells a send held back from one the daemon has not
- * reached yet under load (hundreds of milliseconds with thousands of
- * pings), which the kernel would never fail.  So:
- *   - after a signal, an answer that comes within CALL_GRACE_NS is
- *     taken (the send went, and says so), else the send fails EINTR
- *     (the kernel restarts it after an SA_RESTART handler when the
- *     socket has no SO_SNDTIMEO: one held back for longer fails here);
- *   - after CALL_TIMEOUT_S (the channel's own SO_RCVTIMEO), the
- *     program's SO_SNDTIMEO is read from its descriptor: the send fails
- *     EAGAIN once that much time went by since the call began (at
- *     CALL_TIMEOUT_S for a shorter one); without it, it waits on.
- * The connection is then out of step, and its caller drops it: the
- * daemon lets go of the held send when the connection closes, so it
- * does not go later (conn.c).
+ * wait for the user's rate or min_interval, as the kernel's own send
+ * waits for room in the socket's buffer.  The kernel ends that wait at
+ * the socket's SO_SNDTIMEO (EAGAIN) and at a signal (EINTR, or a restart
+ * after an SA_RESTART handler or a stop when there is no SO_SNDTIMEO:
+ * sock_intr_errno()).  So does this one: the channel's own receive
+ * timeout is the program's SO_SNDTIMEO for the wait (read from its
+ * descriptor; none: no timeout), and the kernel applies the same rules
+ * to it.  An impostor that never answers no longer holds send() through
+ * Ctrl-C.  The wait given up, the send is given up too: shutdown
+ * (SHUT_WR) tells the daemon, which drops the send if it still holds it
+ * and closes the connection, so that what comes next says whether it
+ * went: its answer (it did: the call returns it, as the kernel's send
+ * that went is not interrupted), or the end (it never will: EINTR or
+ * EAGAIN).  A daemon under load may take a while to get to it:
+ * CALL_GRACE_NS at most, then the send is taken as not sent (an
+ * impostor's, or a daemon stuck for that long).  Either way the
+ * connection is of no more use (cc->shut): its caller drops it.  (A
+ * signal that comes while the library is not asleep in that receive,
+ * during its spin or its writes, is not seen: a window of microseconds
+ * that the kernel's send, which looks before it sleeps, does not have.)
  */
 #define CALL_GRACE_NS 1000000000ull
 
@@ -211,23 +212,52 @@ static bool patient(const struct wire_req *req)
 	return req->type == WIRE_SEND && !(req->u.send.flags & MSG_DONTWAIT);
 }
 
-/* The program's SO_SNDTIMEO on *tfd in nanoseconds: 0 for none, for none
- * that can be read, and for one past 30 years (as good as none). */
-static uint64_t sndtimeo_ns(const int *tfd)
+/* The program's SO_SNDTIMEO on *tfd in microseconds: 0 for none, or
+ * none that can be read. */
+static uint64_t sndtimeo_us(const int *tfd)
 {
 	struct timeval tv = { 0 };
 	socklen_t len = sizeof(tv);
 
 	if (!tfd ||
 	    sys_getsockopt(*tfd, SOL_SOCKET, SO_SNDTIMEO, &tv, &len) ||
-	    len != sizeof(tv) || tv.tv_sec < 0 || tv.tv_sec > 1000000000 ||
-	    tv.tv_usec < 0 || (tv.tv_sec == 0 && tv.tv_usec == 0))
+	    len != sizeof(tv) || tv.tv_sec < 0 || tv.tv_usec < 0)
 		return 0;
-	return (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_usec * 1000u;
+	return (uint64_t)tv.tv_sec * 1000000u + (uint64_t)tv.tv_usec;
 }
 
-/* The answer if it comes before until (poll(), then a read that does not
- * wait; signals meanwhile change nothing), else -1 with errno EAGAIN. */
+/* The channel's receive timeout: us microseconds (0: none). */
+static int set_rcvtimeo(int fd, uint64_t us)
+{
+	struct timeval tv = { .tv_sec = (time_t)(us / 1000000u),
+			      .tv_usec = (suseconds_t)(us % 1000000u) };
+
+	return sys_setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+}
+
+void call_conn_init(struct call_conn *cc, const struct wire_shm *ans)
+{
+	cc->ans = ans;
+	cc->ans_seq = 0;
+	cc->timeo_us = (uint64_t)CALL_TIMEOUT_S * 1000000u;
+	cc->shut = false;
+}
+
+int call_bound(int fd, struct call_conn *cc)
+{
+	uint64_t us = (uint64_t)CALL_TIMEOUT_S * 1000000u;
+
+	if (cc->timeo_us == us)
+		return 0;
+	if (set_rcvtimeo(fd, us))
+		return WIRE_R_BROKEN;
+	cc->timeo_us = us;
+	return 0;
+}
+
+/* An answer that is on its way, if it comes before until (poll(), then
+ * a read that does not wait: signals meanwhile end nothing, the send's
+ * fate is being settled), else -1 with errno EAGAIN; 0 at the end. */
 static ssize_t recv_until(int fd, struct msghdr *mh, uint64_t until)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -248,30 +278,28 @@ static ssize_t recv_until(int fd, struct msghdr *mh, uint64_t until)
 	}
 }
 
-/* A blocking send's answer, waited for as above (t0: the call's start):
- * its length, or -1 with errno EINTR or EAGAIN (given up), or the
- * channel's error. */
+/* A blocking send's answer, waited for as above: its length, or -1 with
+ * errno EINTR or EAGAIN (given up, not sent), or the channel's error. */
 static ssize_t patient_recv(int fd, struct msghdr *mh, const int *tfd,
-			    uint64_t t0)
+			    struct call_conn *cc)
 {
-	for (;;) {
-		ssize_t n = sys_recvmsg(fd, mh, MSG_CMSG_CLOEXEC);
-		uint64_t timeo;
+	uint64_t want = sndtimeo_us(tfd);
+	ssize_t n;
+	int why;
 
-		if (n >= 0 || (errno != EAGAIN && errno != EINTR))
-			return n;
-		if (errno == EINTR) {
-			n = recv_until(fd, mh, clock_mono_ns() + CALL_GRACE_NS);
-			if (n < 0 && errno == EAGAIN)
-				errno = EINTR;
-			return n;
-		}
-		timeo = sndtimeo_ns(tfd);
-		if (timeo > (uint64_t)CALL_TIMEOUT_S * 1000000000u)
-			return recv_until(fd, mh, t0 + timeo);
-		if (timeo)
-			return -1;	/* errno EAGAIN */
-	}
+	if (want != cc->timeo_us && set_rcvtimeo(fd, want) == 0)
+		cc->timeo_us = want;
+	n = sys_recvmsg(fd, mh, MSG_CMSG_CLOEXEC);
+	if (n >= 0 || (errno != EINTR && errno != EAGAIN))
+		return n;
+	why = errno;
+	cc->shut = true;
+	(void)sys_shutdown(fd, SHUT_WR);
+	n = recv_until(fd, mh, clock_mono_ns() + CALL_GRACE_NS);
+	if (n > 0)
+		return n;
+	errno = why;
+	return -1;
 }
 
 /* A client that does not spin sleeps at once: a look without waiting
@@ -279,7 +307,8 @@ static ssize_t patient_recv(int fd, struct msghdr *mh, const int *tfd,
  * cost of one more system call for every call (measured: 194 of 200
  * pings' sends).  Only a blocking send's answer (patient_recv()) is
  * waited for past CALL_TIMEOUT_S. */
-static ssize_t xrecv(int fd, struct msghdr *mh, const struct wire_req *req)
+static ssize_t xrecv(int fd, struct msghdr *mh, const struct wire_req *req,
+		     struct call_conn *cc)
 {
 	uint64_t t0 = clock_mono_ns();
 	uint64_t until = t0 + (uint64_t)CALL_TIMEOUT_S * 1000000000u;
@@ -289,8 +318,8 @@ static ssize_t xrecv(int fd, struct msghdr *mh, const struct wire_req *req)
 	if (spin_for(fd, mh, &n, t0))
 		return answered(n);
 	atomic_fetch_add_explicit(&sleepers, 1, memory_order_relaxed);
-	if (patient(req)) {
-		n = patient_recv(fd, mh, req->u.send.timeo_fd, t0);
+	if (cc && patient(req)) {
+		n = patient_recv(fd, mh, req->u.send.timeo_fd, cc);
 	} else {
 		do {
 			n = sys_recvmsg(fd, mh, MSG_CMSG_CLOEXEC);
@@ -353,10 +382,11 @@ static bool answer_ok(int fd, const struct wire_req *req,
 /*
  * Read and check the answer to req: its body into body (at most
  * *bodylen bytes: a longer one is malformed), its descriptors into
- * fd_out.  The result, WIRE_R_BROKEN or WIRE_R_MALFORMED.
+ * fd_out.  The result, WIRE_R_BROKEN or WIRE_R_MALFORMED, or for a
+ * blocking send on cc's connection CALL_R_INTR or CALL_R_TIMEDOUT.
  */
 static int take_answer(int fd, const struct wire_req *req, void *body,
-		       size_t *bodylen, int *fd_out)
+		       size_t *bodylen, int *fd_out, struct call_conn *cc)
 {
 	uint8_t resp[WIRE_RESP_HDR + WIRE_RESP_BODY_MAX];
 	/* Room for every descriptor a message can carry: those that did
@@ -369,11 +399,11 @@ static int take_answer(int fd, const struct wire_req *req, void *body,
 			     .msg_controllen = sizeof(cbuf.b) };
 	struct wire_answer ans;
 	struct got_fds g;
-	ssize_t got = xrecv(fd, &mh, req);
+	ssize_t got = xrecv(fd, &mh, req, cc);
 	unsigned nfds;
 	bool other;
 
-	if (got < 0 && patient(req) && (errno == EINTR || errno == EAGAIN))
+	if (got < 0 && cc && patient(req) && (errno == EINTR || errno == EAGAIN))
 		return errno == EINTR ? CALL_R_INTR : CALL_R_TIMEDOUT;
 	if (got < 0)
 		return WIRE_R_BROKEN;
@@ -456,7 +486,7 @@ int call_exchange(int fd, const struct wire_req *req,
 	for (int i = 0; fd_out && i < CALL_MAX_FDS; i++)
 		fd_out[i] = -1;
 	rc = put_request(fd, req, req->rqflags, data, ndata);
-	return rc ? rc : take_answer(fd, req, body, bodylen, fd_out);
+	return rc ? rc : take_answer(fd, req, body, bodylen, fd_out, NULL);
 }
 
 /*
@@ -490,27 +520,31 @@ static bool slot_answer(const struct wire_req *req, const struct wire_shm *ans,
 }
 
 int call_send(int fd, const struct wire_req *req, const struct iovec *data,
-	      int ndata, const struct wire_shm *ans, uint32_t *seq)
+	      int ndata, struct call_conn *cc)
 {
 	static const struct wire_req wait = { .type = WIRE_WAIT };
 	uint64_t t0 = clock_mono_ns();
 	bool got;
-	int rc;
+	int rc = patient(req) ? 0 : call_bound(fd, cc);
 
-	if (!ans || req->type != WIRE_SEND || !spin_begin(t0))
-		return call_exchange(fd, req, data, ndata, NULL, NULL, NULL);
+	if (rc)
+		return rc;
+	if (!cc->ans || req->type != WIRE_SEND || !spin_begin(t0)) {
+		rc = put_request(fd, req, req->rqflags, data, ndata);
+		return rc ? rc : take_answer(fd, req, NULL, NULL, NULL, cc);
+	}
 	rc = put_request(fd, req, WIRE_RQ_SLOT, data, ndata);
 	if (rc) {
 		spin_end();
 		return rc;
 	}
-	if (++*seq == 0)
-		*seq = 1;	/* never 0: a slot given back reads 0 */
-	got = slot_answer(req, ans, *seq, t0, &rc);
+	if (++cc->ans_seq == 0)
+		cc->ans_seq = 1;	/* never 0: a slot given back reads 0 */
+	got = slot_answer(req, cc->ans, cc->ans_seq, t0, &rc);
 	spin_end();
 	if (got)
 		return rc;
 	/* Not yet (a send made to wait, a busy daemon): on the channel. */
 	rc = put_request(fd, &wait, 0, NULL, 0);
-	return rc ? rc : take_answer(fd, req, NULL, NULL, NULL);
+	return rc ? rc : take_answer(fd, req, NULL, NULL, NULL, cc);
 }

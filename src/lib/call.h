@@ -13,6 +13,7 @@
 #ifndef PS_LIB_CALL_H
 #define PS_LIB_CALL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
@@ -22,8 +23,8 @@
 #define CALL_MAX_FDS WIRE_ANS_FDS
 
 /* A blocking send gave up waiting for its answer (lib/call.c): a signal
- * came (EINTR), or its SO_SNDTIMEO went by (EAGAIN).  The connection is
- * of no more use: the answer may still come. */
+ * came (EINTR), or its SO_SNDTIMEO went by (EAGAIN); the daemon dropped
+ * it unsent. */
 enum {
 	CALL_R_INTR = -100100,
 	CALL_R_TIMEDOUT = -100101,
@@ -68,15 +69,39 @@ int call_exchange(int fd, const struct wire_req *req,
 		  size_t *bodylen, int *fd_out);
 
 /*
+ * What the owner of a connection keeps of it for call_send(): its answer
+ * slot in the arena it said HELLO with (NULL: none) and the sends
+ * answered there (wire.h), the receive timeout its channel has now, in
+ * microseconds (0: none), and whether a send gave up waiting on it.  A
+ * blocking send's wait takes the program's SO_SNDTIMEO as that timeout
+ * (lib/call.c), every other exchange needs call_bound() first.
+ */
+struct call_conn {
+	const struct wire_shm *ans;
+	uint32_t ans_seq;
+	uint64_t timeo_us;
+	bool shut;	/* shut for writing: of no more use */
+};
+
+/* A new connection's: ans from HELLO; the timeout call_connect() set. */
+void call_conn_init(struct call_conn *cc, const struct wire_shm *ans);
+
+/* The channel's receive timeout back to the library's own (10 s) if a
+ * blocking send's wait changed it: 0, or WIRE_R_BROKEN. */
+int call_bound(int fd, struct call_conn *cc);
+
+/*
  * A WIRE_SEND as call_exchange() would make it, but answered in the
- * connection's answer slot (ans, from HELLO; *seq counts the sends
- * answered there, wire.h) while this thread may spin for its answer:
+ * connection's answer slot while this thread may spin for its answer:
  * the same result, two system calls fewer.  It falls back to the
  * channel (call_exchange(), or WIRE_WAIT if it has waited too long).
- * A blocking send (no MSG_DONTWAIT) may also give up: CALL_R_INTR or
- * CALL_R_TIMEDOUT (req->u.send.timeo_fd names its SO_SNDTIMEO).
+ * A blocking send (no MSG_DONTWAIT) waits as the program's own send
+ * would (req->u.send.timeo_fd names its SO_SNDTIMEO), and gives up as
+ * it would: CALL_R_INTR or CALL_R_TIMEDOUT, the send not sent, and
+ * cc->shut set (the connection is then of no more use; so it is after
+ * a send that was given up but went, whose answer this returns).
  */
 int call_send(int fd, const struct wire_req *req, const struct iovec *data,
-	      int ndata, const struct wire_shm *ans, uint32_t *seq);
+	      int ndata, struct call_conn *cc);
 
 #endif

@@ -29,8 +29,7 @@ struct conn {
 	int fd;
 	bool broken;		/* broke, or spoke out of protocol */
 	uint64_t idle_ns;	/* given back then (clock_mono_ns()) */
-	const struct wire_shm *ans;	/* its answer slot, or NULL */
-	uint32_t ans_seq;	/* sends answered there (call_send()) */
+	struct call_conn cc;	/* its answer slot, its timeout (call.h) */
 };
 
 /*
@@ -238,8 +237,7 @@ static int grow(struct conn **out)
 	pthread_mutex_lock(&pool.mu);
 	if (fd >= 0) {
 		c->fd = fd;
-		c->ans = ans;
-		c->ans_seq = 0;
+		call_conn_init(&c->cc, ans);
 		c->state = CONN_BUSY;
 		*out = c;
 		return 0;
@@ -314,7 +312,7 @@ void conn_give(struct conn *c)
 
 const struct wire_shm *conn_ans(const struct conn *c)
 {
-	return c->ans;
+	return c->cc.ans;
 }
 
 int conn_exchange(struct conn *c, const struct wire_req *req,
@@ -327,16 +325,17 @@ int conn_exchange(struct conn *c, const struct wire_req *req,
 		fd_out[i] = -1;
 	if (c->broken)
 		return WIRE_R_BROKEN;
-	if (req->type == WIRE_SEND && !body && !fd_out)
-		rc = call_send(c->fd, req, data, ndata, c->ans, &c->ans_seq);
-	else
-		rc = call_exchange(c->fd, req, data, ndata, body, bodylen,
-				   fd_out);
-	/* A send that gave up waiting: its answer may still come, and the
-	 * daemon lets go of what it held back for it when the connection
-	 * closes. */
-	if (rc == WIRE_R_BROKEN || rc == WIRE_R_MALFORMED ||
-	    rc == CALL_R_INTR || rc == CALL_R_TIMEDOUT)
+	if (req->type == WIRE_SEND && !body && !fd_out) {
+		rc = call_send(c->fd, req, data, ndata, &c->cc);
+	} else {
+		rc = call_bound(c->fd, &c->cc);
+		if (rc == 0)
+			rc = call_exchange(c->fd, req, data, ndata, body,
+					   bodylen, fd_out);
+	}
+	/* A send that gave up waiting shut the connection for writing
+	 * (call.h), whether it went or not. */
+	if (rc == WIRE_R_BROKEN || rc == WIRE_R_MALFORMED || c->cc.shut)
 		c->broken = true;
 	if (rc == CALL_R_INTR || rc == CALL_R_TIMEDOUT)
 		return rc == CALL_R_INTR ? -EINTR : -EAGAIN;

@@ -83,6 +83,20 @@ elif cmd == "blocking":         # ADDR N: N blocking sends, the time taken
             print("send %d: %s" % (i, r))
             break
     print("elapsed %.2f" % (time.monotonic() - t))
+elif cmd == "givenup":          # ADDR N: the rate's one token taken, then
+    # N blocking sends that give up (SO_SNDTIMEO 0.2 s), then one more
+    # 1.5 s after the first, when the token is back
+    def timed():
+        s = sock()
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO,
+                     struct.pack("ll", 0, 200000))
+        return s
+    t0 = time.monotonic()
+    print("first: " + try_send(sock(), sys.argv[2], 0))
+    print("given up: " + " ".join(try_send(timed(), sys.argv[2], i + 1)
+                                  for i in range(int(sys.argv[3]))))
+    time.sleep(max(0.0, 1.5 - (time.monotonic() - t0)))
+    print("after: " + try_send(timed(), sys.argv[2], 9))
 elif cmd == "nonblocking":      # ADDR N: N sends on an O_NONBLOCK socket
     s = sock()
     s.setblocking(False)
@@ -200,22 +214,32 @@ check rate_nonblocking_eagain '^sent [0-9]+ eagain [1-9][0-9]*$' "$o"
 
 # A blocking send held back (min_interval: a socket's second send waits
 # 5 s) and a signal after 1 s (SIGALRM, a handler without SA_RESTART):
-# the send fails EINTR, as the kernel's does when a signal ends its wait
-# (after the library's grace of 1 s for an answer on its way), and it
-# never goes: the replies within 7 s are the first send's and the
-# third's.  (It used to wait through the signal and go: send1=64 after
-# 5 s, replies 0 1.)
+# the send fails EINTR, as the kernel's does when a signal ends its wait,
+# and it never goes (the daemon drops it when asked): the replies within
+# 7 s are the first send's and the third's.  (It used to wait through
+# the signal and go: send1=64 after 5 s, replies 0 1.)
 conf "min_interval = 5000\n" || { fail "$LABEL/setup" "pingsockd"; ns_done; }
 o=$(as_nobody d timeout -k 2 30 env PINGSOCK_BACKEND=daemon \
 	"$T/tests/lib/sendwait" -p -r 7000 intr 1 10.205.0.2 2>&1)
 ms=$(sed -n 's/^ms=//p' <<<"$o")
 if grep -qx send0=64 <<<"$o" && grep -qx send1=EINTR <<<"$o" &&
 	grep -qx send2=64 <<<"$o" && grep -qx 'replies= 0 2' <<<"$o" &&
-	[ "${ms:-0}" -ge 1900 ] && [ "${ms:-99999}" -lt 4900 ]; then
+	[ "${ms:-0}" -ge 900 ] && [ "${ms:-99999}" -lt 4900 ]; then
 	pass "$LABEL/held_send_signal_eintr"
 else
 	fail "$LABEL/held_send_signal_eintr" "$(tr '\n' ' ' <<<"$o")"
 fi
+
+# Blocking sends that give up (their SO_SNDTIMEO, 0.2 s, is shorter than
+# the rate's wait) give their place in the rate back: a send after the
+# first's token came back goes.  (Each one given up kept its place: the
+# second was refused, ENOBUFS, the wait already past one burst, and the
+# last waited for the places of those that never went: EAGAIN.  With
+# iputils ping, which sets SO_SNDTIMEO, a user's sends starved.)
+conf "rate = 1\nburst = 1\n" || { fail "$LABEL/setup" "pingsockd"; ns_done; }
+o=$(py givenup 10.205.0.2 2)
+check given_up_sends_eagain '^given up: EAGAIN EAGAIN$' "$o"
+check given_up_sends_give_rate_back '^after: ok$' "$o"
 
 # Networks: the longest match decides; with an allow line, the rest is
 # refused.

@@ -56,6 +56,30 @@ static void held_to_rate(void)
 	CHECK(sent >= 1000 + 99 && sent <= 1000 + 101);
 }
 
+/* A reserved slot given back (a waiting send given up): the next request
+ * waits as if it had never been taken; one given back after its time
+ * adds nothing (the bucket was whole again). */
+static void slot_given_back(void)
+{
+	struct rate_bucket b = { 0 };
+	uint64_t t = 5 * MS;
+
+	rate_take(&b, t, 1000, 1);
+	rate_take(&b, t, 1000, 1);
+	CHECK_EQ(rate_wait(&b, t, 1000, 1), 2 * MS);
+	rate_give(&b, t, 1000);
+	CHECK_EQ(rate_wait(&b, t, 1000, 1), 1 * MS);
+	rate_give(&b, t, 1000);
+	CHECK_EQ(rate_wait(&b, t, 1000, 1), 0);
+	rate_give(&b, t, 1000);
+	CHECK_EQ(rate_wait(&b, t, 1000, 1), 0);
+	rate_take(&b, t, 1000, 1);
+	CHECK_EQ(rate_wait(&b, t, 1000, 1), 1 * MS);
+	rate_give(&b, t + 3 * MS, 1000);	/* past: whole already */
+	CHECK(rate_idle(&b, t + 3 * MS));
+	rate_give(&b, t, 0);			/* no limit: nothing */
+}
+
 static void no_limit(void)
 {
 	struct rate_bucket b = { 0 };
@@ -72,6 +96,7 @@ int main(void)
 	TEST(burst_then_interval);
 	TEST(reservations_queue);
 	TEST(held_to_rate);
+	TEST(slot_given_back);
 	TEST(no_limit);
 	return CHECK_DONE();
 }
