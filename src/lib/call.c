@@ -212,8 +212,8 @@ static bool patient(const struct wire_req *req)
 	return req->type == WIRE_SEND && !(req->u.send.flags & MSG_DONTWAIT);
 }
 
-/* The program's SO_SNDTIMEO on *tfd in microseconds: 0 for none, or
- * none that can be read. */
+/* The program's SO_SNDTIMEO on *tfd in microseconds: 0 for none, for
+ * none that can be read, and for one past 30 years (as good as none). */
 static uint64_t sndtimeo_us(const int *tfd)
 {
 	struct timeval tv = { 0 };
@@ -221,7 +221,8 @@ static uint64_t sndtimeo_us(const int *tfd)
 
 	if (!tfd ||
 	    sys_getsockopt(*tfd, SOL_SOCKET, SO_SNDTIMEO, &tv, &len) ||
-	    len != sizeof(tv) || tv.tv_sec < 0 || tv.tv_usec < 0)
+	    len != sizeof(tv) || tv.tv_sec < 0 || tv.tv_sec > 1000000000 ||
+	    tv.tv_usec < 0)
 		return 0;
 	return (uint64_t)tv.tv_sec * 1000000u + (uint64_t)tv.tv_usec;
 }
