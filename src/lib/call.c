@@ -186,24 +186,31 @@ static bool wait_on(uint64_t until)
  * A blocking send's answer may be held back: pingsockd makes such a send
  * wait for the user's rate or min_interval, as the kernel's own send
  * waits for room in the socket's buffer.  The kernel ends that wait at
- * the socket's SO_SNDTIMEO (EAGAIN) and at a signal (EINTR, or a restart
- * after an SA_RESTART handler or a stop when there is no SO_SNDTIMEO:
- * sock_intr_errno()).  So does this one: the channel's own receive
- * timeout is the program's SO_SNDTIMEO for the wait (read from its
- * descriptor; none: no timeout), and the kernel applies the same rules
- * to it.  An impostor that never answers no longer holds send() through
- * Ctrl-C.  The wait given up, the send is given up too: shutdown
- * (SHUT_WR) tells the daemon, which drops the send if it still holds it
- * and closes the connection, so that what comes next says whether it
- * went: its answer (it did: the call returns it, as the kernel's send
- * that went is not interrupted), or the end (it never will: EINTR or
- * EAGAIN).  A daemon under load may take a while to get to it:
- * CALL_GRACE_NS at most, then the send is taken as not sent (an
- * impostor's, or a daemon stuck for that long).  Either way the
- * connection is of no more use (cc->shut): its caller drops it.  (A
- * signal that comes while the library is not asleep in that receive,
- * during its spin or its writes, is not seen: a window of microseconds
- * that the kernel's send, which looks before it sleeps, does not have.)
+ * the socket's SO_SNDTIMEO (EAGAIN) and at a signal (EINTR); the library
+ * used to wait for ever, so an impostor that never answered held send()
+ * through Ctrl-C.  Now:
+ *   - a signal (the receive's EINTR) ends the wait;
+ *   - so does the program's SO_SNDTIMEO (read from its descriptor), but
+ *     not before CALL_TIMEOUT_S, the channel's own timeout: nothing here
+ *     tells a send held back from one a busy daemon has yet to answer,
+ *     which the kernel's send would never fail.  (Waiting with the
+ *     program's timeout, 200 ms for ping -i 0.2, gave up such sends by
+ *     the thousand in the 2,000-ping load: each a connection dropped and
+ *     made again, and the load's round trips went from 0.33 to 48 ms.)
+ * A wait that ends gives the send up: shutdown(SHUT_WR) tells the
+ * daemon, which drops the send if it still holds it and closes the
+ * connection, so that what comes next says whether it went: its answer
+ * (it did, or it was not for this connection: see take_answer()), or
+ * the end (it never will: EINTR or EAGAIN).  A daemon that says nothing
+ * within CALL_GRACE_NS is taken to have dropped it (an impostor).  The
+ * connection is then of no more use (cc->shut): its caller drops it.
+ * The kernel restarts its send after an SA_RESTART handler, or a stop,
+ * when the socket has no SO_SNDTIMEO; this one cannot tell those from
+ * other signals (the channel has a timeout: EINTR for each), and gives a
+ * send that the daemon held back up.  A signal that comes while the
+ * library is not asleep in that receive (its spin, its writes) is not
+ * seen: a window of microseconds that the kernel's send, which looks
+ * before it sleeps, does not have.
  */
 #define CALL_GRACE_NS 1000000000ull
 
@@ -242,6 +249,7 @@ void call_conn_init(struct call_conn *cc, const struct wire_shm *ans)
 	cc->ans_seq = 0;
 	cc->timeo_us = (uint64_t)CALL_TIMEOUT_S * 1000000u;
 	cc->shut = false;
+	cc->why = 0;
 }
 
 int call_bound(int fd, struct call_conn *cc)
@@ -279,28 +287,47 @@ static ssize_t recv_until(int fd, struct msghdr *mh, uint64_t until)
 	}
 }
 
-/* A blocking send's answer, waited for as above: its length, or -1 with
- * errno EINTR or EAGAIN (given up, not sent), or the channel's error. */
-static ssize_t patient_recv(int fd, struct msghdr *mh, const int *tfd,
-			    struct call_conn *cc)
+/* The wait given up (why: EINTR or EAGAIN), the send too: its answer if
+ * it went after all, or -1 with errno why. */
+static ssize_t give_up(int fd, struct msghdr *mh, struct call_conn *cc,
+		       int why)
 {
-	uint64_t want = sndtimeo_us(tfd);
 	ssize_t n;
-	int why;
 
-	if (want != cc->timeo_us && set_rcvtimeo(fd, want) == 0)
-		cc->timeo_us = want;
-	n = sys_recvmsg(fd, mh, MSG_CMSG_CLOEXEC);
-	if (n >= 0 || (errno != EINTR && errno != EAGAIN))
-		return n;
-	why = errno;
 	cc->shut = true;
+	cc->why = why;
 	(void)sys_shutdown(fd, SHUT_WR);
 	n = recv_until(fd, mh, clock_mono_ns() + CALL_GRACE_NS);
 	if (n > 0)
 		return n;
 	errno = why;
 	return -1;
+}
+
+/* A blocking send's answer, waited for as above from t0: its length, or
+ * -1 with errno EINTR or EAGAIN (given up, not sent), or the channel's
+ * error. */
+static ssize_t patient_recv(int fd, struct msghdr *mh, const int *tfd,
+			    struct call_conn *cc, uint64_t t0)
+{
+	(void)call_bound(fd, cc);	/* CALL_TIMEOUT_S first */
+	for (;;) {
+		ssize_t n = sys_recvmsg(fd, mh, MSG_CMSG_CLOEXEC);
+		uint64_t timeo, used;
+
+		if (n >= 0 || (errno != EINTR && errno != EAGAIN))
+			return n;
+		if (errno == EINTR)
+			return give_up(fd, mh, cc, EINTR);
+		/* CALL_TIMEOUT_S went by (or what was left of a longer
+		 * SO_SNDTIMEO): none, wait on; its end, give up. */
+		timeo = sndtimeo_us(tfd);
+		used = (clock_mono_ns() - t0) / 1000u;
+		if (timeo && timeo <= used)
+			return give_up(fd, mh, cc, EAGAIN);
+		if (timeo && set_rcvtimeo(fd, timeo - used) == 0)
+			cc->timeo_us = timeo - used;
+	}
 }
 
 /* A client that does not spin sleeps at once: a look without waiting
@@ -320,7 +347,7 @@ static ssize_t xrecv(int fd, struct msghdr *mh, const struct wire_req *req,
 		return answered(n);
 	atomic_fetch_add_explicit(&sleepers, 1, memory_order_relaxed);
 	if (cc && patient(req)) {
-		n = patient_recv(fd, mh, req->u.send.timeo_fd, cc);
+		n = patient_recv(fd, mh, req->u.send.timeo_fd, cc, t0);
 	} else {
 		do {
 			n = sys_recvmsg(fd, mh, MSG_CMSG_CLOEXEC);
@@ -426,6 +453,10 @@ static int take_answer(int fd, const struct wire_req *req, void *body,
 		else
 			fdcheck_discard(g.fd[i]);
 	}
+	/* Given up, and answered "not attached here" (a new connection):
+	 * nothing was sent, and the connection is shut for the attach. */
+	if (cc && cc->shut && ans.result == WIRE_R_UNATTACHED)
+		return cc->why == EINTR ? CALL_R_INTR : CALL_R_TIMEDOUT;
 	return ans.result;
 }
 
@@ -526,7 +557,7 @@ int call_send(int fd, const struct wire_req *req, const struct iovec *data,
 	static const struct wire_req wait = { .type = WIRE_WAIT };
 	uint64_t t0 = clock_mono_ns();
 	bool got;
-	int rc = patient(req) ? 0 : call_bound(fd, cc);
+	int rc = patient(req) ? 0 : call_bound(fd, cc), got_rc;
 
 	if (rc)
 		return rc;
@@ -547,5 +578,12 @@ int call_send(int fd, const struct wire_req *req, const struct iovec *data,
 		return rc;
 	/* Not yet (a send made to wait, a busy daemon): on the channel. */
 	rc = put_request(fd, &wait, 0, NULL, 0);
-	return rc ? rc : take_answer(fd, req, NULL, NULL, NULL, cc);
+	if (rc == 0)
+		rc = take_answer(fd, req, NULL, NULL, NULL, cc);
+	/* Given up: but the daemon may have answered in the slot and not
+	 * yet the WIRE_WAIT (the send went). */
+	if ((rc == CALL_R_INTR || rc == CALL_R_TIMEDOUT) &&
+	    slot_answer(req, cc->ans, cc->ans_seq, 0, &got_rc))
+		return got_rc;
+	return rc;
 }

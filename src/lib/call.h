@@ -73,14 +73,16 @@ int call_exchange(int fd, const struct wire_req *req,
  * slot in the arena it said HELLO with (NULL: none) and the sends
  * answered there (wire.h), the receive timeout its channel has now, in
  * microseconds (0: none), and whether a send gave up waiting on it.  A
- * blocking send's wait takes the program's SO_SNDTIMEO as that timeout
- * (lib/call.c), every other exchange needs call_bound() first.
+ * blocking send's wait past CALL_TIMEOUT_S takes what is left of the
+ * program's SO_SNDTIMEO as that timeout (lib/call.c); every other
+ * exchange needs call_bound() first.
  */
 struct call_conn {
 	const struct wire_shm *ans;
 	uint32_t ans_seq;
 	uint64_t timeo_us;
 	bool shut;	/* shut for writing: of no more use */
+	int why;	/* why (EINTR, EAGAIN), when shut */
 };
 
 /* A new connection's: ans from HELLO; the timeout call_connect() set. */
@@ -95,11 +97,11 @@ int call_bound(int fd, struct call_conn *cc);
  * connection's answer slot while this thread may spin for its answer:
  * the same result, two system calls fewer.  It falls back to the
  * channel (call_exchange(), or WIRE_WAIT if it has waited too long).
- * A blocking send (no MSG_DONTWAIT) waits as the program's own send
- * would (req->u.send.timeo_fd names its SO_SNDTIMEO), and gives up as
- * it would: CALL_R_INTR or CALL_R_TIMEDOUT, the send not sent, and
- * cc->shut set (the connection is then of no more use; so it is after
- * a send that was given up but went, whose answer this returns).
+ * A blocking send (no MSG_DONTWAIT) gives up waiting at a signal or at
+ * the program's SO_SNDTIMEO (req->u.send.timeo_fd names it), not before
+ * CALL_TIMEOUT_S: CALL_R_INTR or CALL_R_TIMEDOUT, the send not sent,
+ * and cc->shut set (the connection is then of no more use; so it is
+ * after a send that was given up but went, whose answer this returns).
  */
 int call_send(int fd, const struct wire_req *req, const struct iovec *data,
 	      int ndata, struct call_conn *cc);

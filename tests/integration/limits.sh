@@ -16,7 +16,7 @@ ns_new p open && ns_veth d p 10.205.0.1/24 10.205.0.2/24 ||
 	{ fail "$LABEL/setup" "veth"; ns_done; }
 
 cat >"$T/lim.py" <<'PY'
-import errno, socket, struct, sys, time
+import errno, signal, socket, struct, sys, time
 
 def sock():
     return socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_ICMP)
@@ -84,19 +84,33 @@ elif cmd == "blocking":         # ADDR N: N blocking sends, the time taken
             break
     print("elapsed %.2f" % (time.monotonic() - t))
 elif cmd == "givenup":          # ADDR N: the rate's one token taken, then
-    # N blocking sends that give up (SO_SNDTIMEO 0.2 s), then one more
-    # 1.5 s after the first, when the token is back
-    def timed():
+    # N blocking sends that a signal ends after 0.2 s (EINTR), then one
+    # more 1.5 s after the first, when the token is back
+    class Alarm(Exception):
+        pass
+
+    def on_alarm(sig, frame):
+        raise Alarm()
+
+    def interrupted(seq):
+        signal.signal(signal.SIGALRM, on_alarm)
         s = sock()
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO,
-                     struct.pack("ll", 0, 200000))
-        return s
+        signal.setitimer(signal.ITIMER_REAL, 0.2)
+        try:
+            s.sendto(echo(seq), (sys.argv[2], 0))
+            r = "ok"
+        except Alarm:
+            r = "EINTR"
+        except OSError as e:
+            r = name(e.errno)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        return r
     t0 = time.monotonic()
     print("first: " + try_send(sock(), sys.argv[2], 0))
-    print("given up: " + " ".join(try_send(timed(), sys.argv[2], i + 1)
+    print("given up: " + " ".join(interrupted(i + 1)
                                   for i in range(int(sys.argv[3]))))
     time.sleep(max(0.0, 1.5 - (time.monotonic() - t0)))
-    print("after: " + try_send(timed(), sys.argv[2], 9))
+    print("after: " + interrupted(9))
 elif cmd == "nonblocking":      # ADDR N: N sends on an O_NONBLOCK socket
     s = sock()
     s.setblocking(False)
@@ -230,15 +244,15 @@ else
 	fail "$LABEL/held_send_signal_eintr" "$(tr '\n' ' ' <<<"$o")"
 fi
 
-# Blocking sends that give up (their SO_SNDTIMEO, 0.2 s, is shorter than
-# the rate's wait) give their place in the rate back: a send after the
-# first's token came back goes.  (Each one given up kept its place: the
-# second was refused, ENOBUFS, the wait already past one burst, and the
-# last waited for the places of those that never went: EAGAIN.  With
-# iputils ping, which sets SO_SNDTIMEO, a user's sends starved.)
+# Blocking sends that a signal ends while the rate holds them back give
+# their place in the rate back: a send after the first's token came back
+# goes at once.  (Each one given up kept its place: the second was
+# refused, ENOBUFS, the wait already past one burst, and the last waited
+# for the places of those that never went.  A user whose programs give
+# sends up and try again starved.)
 conf "rate = 1\nburst = 1\n" || { fail "$LABEL/setup" "pingsockd"; ns_done; }
 o=$(py givenup 10.205.0.2 2)
-check given_up_sends_eagain '^given up: EAGAIN EAGAIN$' "$o"
+check given_up_sends_eintr '^given up: EINTR EINTR$' "$o"
 check given_up_sends_give_rate_back '^after: ok$' "$o"
 
 # Networks: the longest match decides; with an allow line, the rest is

@@ -7,14 +7,11 @@
  * used to wait for ever, through Ctrl-C) and limits.sh (pingsockd's
  * min_interval holds the second send of a socket back).
  *
- *   sendwait [-p] [-r MS] intr|timeo|both|restart SECONDS ADDR
+ *   sendwait [-p] [-r MS] intr|timeo|both SECONDS ADDR
  *
  * intr: SIGALRM (a handler without SA_RESTART) SECONDS after the send
  * began; timeo: SO_SNDTIMEO of SECONDS, no signal; both: SO_SNDTIMEO of
- * ten times SECONDS and SIGALRM after SECONDS; restart: no SO_SNDTIMEO,
- * and after SECONDS a stop and a continue (SIGSTOP, SIGCONT) and SIGUSR1
- * (a handler with SA_RESTART), which the kernel's send sleeps through,
- * then SIGALRM after three times SECONDS.  -p: one send first
+ * ten times SECONDS and SIGALRM after SECONDS.  -p: one send first
  * ("send0="), which the held one follows.  The held send prints
  * "send1=RESULT" and "ms=" how long it took; then a third send
  * ("send2="): the socket works on.  -r MS: the sequence numbers of the
@@ -40,26 +37,6 @@ static struct sockaddr_in to = { .sin_family = AF_INET };
 static void on_alarm(int sig)
 {
 	(void)sig;
-}
-
-/* restart's signals, from a child: the parent stopped and continued and
- * SIGUSR1 at secs, SIGALRM at three times secs. */
-static void signaller(int secs)
-{
-	pid_t parent = getpid();
-	struct timespec t = { secs, 0 }, pause = { 0, 100000000 };
-
-	if (fork() != 0)
-		return;
-	nanosleep(&t, NULL);
-	kill(parent, SIGSTOP);
-	nanosleep(&pause, NULL);
-	kill(parent, SIGCONT);
-	kill(parent, SIGUSR1);
-	t.tv_sec = 2 * secs;
-	nanosleep(&t, NULL);
-	kill(parent, SIGALRM);
-	_exit(0);
 }
 
 static long long ms_since(const struct timespec *t0)
@@ -93,7 +70,6 @@ static long send_seq(int fd, unsigned seq)
 static void held_send(int fd, const char *mode, int secs)
 {
 	struct sigaction sa = { .sa_handler = on_alarm };	/* no SA_RESTART */
-	struct sigaction sr = { .sa_handler = on_alarm, .sa_flags = SA_RESTART };
 	struct itimerval it = { .it_value = { secs, 0 } };
 	struct timeval tv = { .tv_sec = strcmp(mode, "both") ? secs : 10 * secs };
 	struct itimerval off = { { 0, 0 }, { 0, 0 } };
@@ -108,11 +84,6 @@ static void held_send(int fd, const char *mode, int secs)
 	if ((!strcmp(mode, "timeo") || !strcmp(mode, "both")) &&
 	    pingsock_setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
 		perror("sendwait: SO_SNDTIMEO");
-	if (!strcmp(mode, "restart")) {
-		if (sigaction(SIGUSR1, &sr, NULL))
-			perror("sendwait: SIGUSR1");
-		signaller(secs);
-	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	rc = send_seq(fd, 1);
 	said("send1", rc);
@@ -158,8 +129,7 @@ int main(int argc, char **argv)
 	if (argc - optind != 3 ||
 	    inet_pton(AF_INET, argv[optind + 2], &to.sin_addr) != 1) {
 		fprintf(stderr,
-			"usage: sendwait [-p] [-r MS] intr|timeo|both|restart "
-			"SECONDS ADDR\n");
+			"usage: sendwait [-p] [-r MS] intr|timeo|both SECONDS ADDR\n");
 		return 2;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
