@@ -581,9 +581,11 @@ int call_send(int fd, const struct wire_req *req, const struct iovec *data,
 	if (rc == 0)
 		rc = take_answer(fd, req, NULL, NULL, NULL, cc);
 	/* Given up: but the daemon may have answered in the slot and not
-	 * yet the WIRE_WAIT (the send went). */
+	 * yet the WIRE_WAIT (the send went; "not attached here" says it
+	 * did not: take_answer()). */
 	if ((rc == CALL_R_INTR || rc == CALL_R_TIMEDOUT) &&
-	    slot_answer(req, cc->ans, cc->ans_seq, 0, &got_rc))
+	    slot_answer(req, cc->ans, cc->ans_seq, 0, &got_rc) &&
+	    got_rc != WIRE_R_UNATTACHED)
 		return got_rc;
 	return rc;
 }

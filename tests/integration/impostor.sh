@@ -191,7 +191,7 @@ untrusted() {
 # (arena-fresh and dg-wake-endless have their own tests, below.)
 # shellcheck disable=SC2046  # one word per mode
 at_once untrusted $("$IMP" list | grep -vx -e arena-fresh -e dg-wake-endless \
-	-e dg-wake-trickle -e mute-send)
+	-e dg-wake-trickle -e mute-send -e mute-slow)
 
 # ---- a new arena at every call ----
 # An impostor that hands out a new arena at every HELLO and ends every
@@ -271,10 +271,13 @@ fi
 # EAGAIN at the SO_SNDTIMEO, but not before the library's own 10 s (1 s:
 # at 10 s; 11 s: at 11 s); and the next send works (a new connection).
 # (The library asks the daemon to drop the send and waits up to a second
-# for its word: this impostor ends the connection at once.)
-sendwait() {	# NAME MODE SECONDS MIN_MS MAX_MS WANT
+# for its word: this impostor ends the connection at once.)  mute-slow:
+# the second held send, on a new connection, is answered "not attached
+# here" only after 1.5 s, past the signal: nothing went, EINTR (it was
+# ECONNRESET: an attach tried on the connection given up).
+sendwait() {	# NAME MODE SECONDS MIN_MS MAX_MS WANT [IMPOSTOR_MODE]
 	local name=$1 path=$T/imp/sw-$1.s out rc ms
-	if ! impostor_start mute-send "$path"; then
+	if ! impostor_start "${7:-mute-send}" "$path"; then
 		fail "impostor/mute-send/$name" "the impostor did not start"
 		return
 	fi
@@ -283,10 +286,10 @@ sendwait() {	# NAME MODE SECONDS MIN_MS MAX_MS WANT
 		"$T/tests/lib/sendwait" "$2" "$3" 127.0.0.1 2>"$T/sw-$name.err")
 	rc=$?
 	impostor_stop
-	ms=$(sed -n 's/^ms=//p' <<<"$out")
+	ms=$(sed -n 's/^ms=//p' <<<"$out" | tail -1)
 	if [ "${ms:-0}" -ge "$4" ] && [ "${ms:-99999}" -lt "$5" ]; then
 		verdict "impostor/mute-send/$name" "$rc" "$out" "$T/sw-$name.err" \
-			"send1=$6" send2=64
+			"send1=$6" send2=64 ${7:+"send1b=EINTR"}
 	else
 		fail "impostor/mute-send/$name" "rc $rc: $(tr '\n' ' ' <<<"$out")"
 	fi
@@ -296,7 +299,8 @@ at_once_sw() { sendwait $1; }
 at_once at_once_sw "signal_eintr intr 1 900 2500 EINTR" \
 	"sndtimeo_eagain timeo 1 9500 13000 EAGAIN" \
 	"sndtimeo_long_eagain timeo 11 10900 14000 EAGAIN" \
-	"sndtimeo_signal_eintr both 1 900 2500 EINTR"
+	"sndtimeo_signal_eintr both 1 900 2500 EINTR" \
+	"unattached_given_up_eintr intr2 1 1400 3000 EINTR mute-slow"
 
 # ---- requests left unread, and a signal every 50 ms ----
 # A daemon that never reads what it is sent fills the connection; each

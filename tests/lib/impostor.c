@@ -596,6 +596,10 @@ static const struct mode modes[] = {
 	/* And a send: neither in the slot nor on the channel, its
 	 * WIRE_WAIT left unanswered too (sendwait's own test). */
 	{ "mute-send", WIRE_SEND, SP_MUTE, 0, 0, 0, false },
+	/* The same, and then a send on a connection that does not know
+	 * its socket (the next one, the first dropped) answered "not
+	 * attached here" only after 1.5 s (a busy daemon). */
+	{ "mute-slow", WIRE_SEND, SP_MUTE, 0, 0, 0, false },
 	{ "hello-slot-big", WIRE_HELLO, SP_HELLO_SLOT_BIG, 0, 0, 0, false },
 	/* Every HELLO: a token never given before, and the arena again;
 	 * every connection closed after its first answer but HELLO's (see
@@ -1603,6 +1607,12 @@ static int serve(struct conn *cn)
 	if (req.type == WIRE_WAIT) {	/* as the send it waits for */
 		a.type = WIRE_SEND;
 		a.result = cn->ans_last;
+	}
+	if (spoilt && req.type == WIRE_SEND && a.result == WIRE_R_UNATTACHED &&
+	    strcmp(mode->name, "mute-slow") == 0) {
+		const struct timespec slow = { 1, 500000000 };
+
+		nanosleep(&slow, NULL);
 	}
 	if (!spoilt && mode->type == req.type) {
 		spoilt = true;

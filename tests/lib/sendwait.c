@@ -7,11 +7,12 @@
  * used to wait for ever, through Ctrl-C) and limits.sh (pingsockd's
  * min_interval holds the second send of a socket back).
  *
- *   sendwait [-p] [-r MS] intr|timeo|both SECONDS ADDR
+ *   sendwait [-p] [-r MS] intr|timeo|both|intr2 SECONDS ADDR
  *
  * intr: SIGALRM (a handler without SA_RESTART) SECONDS after the send
  * began; timeo: SO_SNDTIMEO of SECONDS, no signal; both: SO_SNDTIMEO of
- * ten times SECONDS and SIGALRM after SECONDS.  -p: one send first
+ * ten times SECONDS and SIGALRM after SECONDS; intr2: as intr, and a
+ * second such send after it ("send1b=").  -p: one send first
  * ("send0="), which the held one follows.  The held send prints
  * "send1=RESULT" and "ms=" how long it took; then a third send
  * ("send2="): the socket works on.  -r MS: the sequence numbers of the
@@ -67,7 +68,7 @@ static long send_seq(int fd, unsigned seq)
 }
 
 /* The held send, with its signal or timeout (mode, secs). */
-static void held_send(int fd, const char *mode, int secs)
+static void held_send(int fd, const char *mode, int secs, const char *name)
 {
 	struct sigaction sa = { .sa_handler = on_alarm };	/* no SA_RESTART */
 	struct itimerval it = { .it_value = { secs, 0 } };
@@ -78,7 +79,8 @@ static void held_send(int fd, const char *mode, int secs)
 
 	if (strcmp(mode, "timeo") && sigaction(SIGALRM, &sa, NULL))
 		perror("sendwait: SIGALRM");
-	if ((!strcmp(mode, "intr") || !strcmp(mode, "both")) &&
+	if ((!strcmp(mode, "intr") || !strcmp(mode, "both") ||
+	     !strcmp(mode, "intr2")) &&
 	    setitimer(ITIMER_REAL, &it, NULL))
 		perror("sendwait: timer");
 	if ((!strcmp(mode, "timeo") || !strcmp(mode, "both")) &&
@@ -86,7 +88,7 @@ static void held_send(int fd, const char *mode, int secs)
 		perror("sendwait: SO_SNDTIMEO");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	rc = send_seq(fd, 1);
-	said("send1", rc);
+	said(name, rc);
 	printf("ms=%lld\n", ms_since(&t0));
 	setitimer(ITIMER_REAL, &off, NULL);
 	tv.tv_sec = 0;
@@ -129,7 +131,8 @@ int main(int argc, char **argv)
 	if (argc - optind != 3 ||
 	    inet_pton(AF_INET, argv[optind + 2], &to.sin_addr) != 1) {
 		fprintf(stderr,
-			"usage: sendwait [-p] [-r MS] intr|timeo|both SECONDS ADDR\n");
+			"usage: sendwait [-p] [-r MS] intr|timeo|both|intr2 "
+			"SECONDS ADDR\n");
 		return 2;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -140,7 +143,9 @@ int main(int argc, char **argv)
 	}
 	if (first)
 		said("send0", send_seq(fd, 0));
-	held_send(fd, argv[optind], atoi(argv[optind + 1]));
+	held_send(fd, argv[optind], atoi(argv[optind + 1]), "send1");
+	if (!strcmp(argv[optind], "intr2"))
+		held_send(fd, "intr", atoi(argv[optind + 1]), "send1b");
 	said("send2", send_seq(fd, 2));
 	if (watch)
 		replies(fd, &t0, watch);
