@@ -194,9 +194,9 @@ static bool wait_on(uint64_t until)
  *     not before CALL_TIMEOUT_S, the channel's own timeout: nothing here
  *     tells a send held back from one a busy daemon has yet to answer,
  *     which the kernel's send would never fail.  (Waiting with the
- *     program's timeout, 200 ms for ping -i 0.2, gave up such sends by
- *     the thousand in the 2,000-ping load: each a connection dropped and
- *     made again, and the load's round trips went from 0.33 to 48 ms.)
+ *     program's timeout, 200 ms for ping -i 0.2, gave up every send a
+ *     busy daemon answered later than that: each a connection dropped
+ *     and made again, more load and later answers.)
  * A wait that ends gives the send up: shutdown(SHUT_WR) tells the
  * daemon, which drops the send if it still holds it and closes the
  * connection, so that what comes next says whether it went: its answer
