@@ -21,6 +21,7 @@
 #include "wire/wire.h"
 
 #define CALL_MAX_FDS WIRE_ANS_FDS
+#define CALL_MAX_DATA 16	/* iovecs of WIRE_SEND's payload */
 
 /* A blocking send gave up waiting for its answer (lib/call.c): a signal
  * came (EINTR), or its SO_SNDTIMEO went by (EAGAIN); the daemon dropped
@@ -29,7 +30,6 @@ enum {
 	CALL_R_INTR = -100100,
 	CALL_R_TIMEDOUT = -100101,
 };
-#define CALL_MAX_DATA 16	/* iovecs of WIRE_SEND's payload */
 
 /*
  * A SOCK_SEQPACKET connection to the listener at path (close-on-exec):
