@@ -17,8 +17,6 @@
 #include "wire/decode.h"
 #include "wire/rights.h"
 
-#define CALL_SPIN_NS 50000
-
 /*
  * How long the daemon may take to take a request and answer it.
  * pingsockd answers each request at once, but for a send it makes wait
