@@ -246,7 +246,7 @@ void client_free(struct server *s, struct client *c)
 	if (c->next)
 		c->next->prev = c->prev;
 	s->nclients--;
-	loop_group_forget(c->grp, c->fd);
+	loop_group_forget(c->grp, c->fd, &c->h);
 	conn_release(s, c->uid, true);
 	closer_close_socket(c->fd, c->uid);	/* and what it queued */
 	free(c);

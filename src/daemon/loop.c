@@ -32,11 +32,14 @@
  * that maps it, thousands if its user made them), so a count alone let
  * one user's turn run for milliseconds (a socket in 4,000 arenas and
  * setsockopt() calls held another user's ping back 2.8-5.4 ms).  A turn
- * takes as many of the group's ready members as its recent cost per
- * member says fit.  Every member taken is served: one taken and left
- * would go to the back of epoll's ready list, behind later ones, and
- * requests that must come in order (the proofs of processes attaching
- * one socket) were served out of it. */
+ * serves the group's ready members until this much time has gone, the
+ * first whatever it costs.  (A forecast from the members' recent cost
+ * was no bound: a user whose last requests were cheap had a quantum of
+ * dear ones served next, 1 ms in one turn.)  Members taken from the
+ * group's epoll and not served wait in the group and go first next
+ * turn: given back, they would go to the back of epoll's ready list,
+ * behind later ones, and requests that must come in order (the proofs
+ * of processes attaching one socket) were served out of it. */
 #define LOOP_GROUP_BUDGET_NS 200000
 
 struct loop {
@@ -122,8 +125,13 @@ struct loop_group {
 	uint32_t solo_events;
 	struct loop_handler *solo_h;
 	bool busy;		/* on_group() is serving it */
-	uint64_t cost_ns;	/* a member's service: a moving average */
 	bool dead;		/* freed meanwhile: on_group() frees it */
+	/* Taken from ep, not yet served: pend[next..npend), in epoll's
+	 * order; a member forgotten or changed meanwhile has its entry's
+	 * handler cleared (its events are stale, its handler may be
+	 * gone). */
+	struct epoll_event pend[LOOP_GROUP_QUANTUM];
+	int npend, next;
 };
 
 static void group_release(struct loop_group *g)
@@ -136,41 +144,47 @@ static void group_release(struct loop_group *g)
 }
 
 /*
- * Some descriptors of the group are ready: serve at most a quantum of
- * them, and about LOOP_GROUP_BUDGET_NS of work.  The rest stay ready
- * (level-triggered), and the group's epoll
- * stays readable in the loop's, behind the other groups and descriptors
- * ready now.  A handler may free the group: it goes when they are done.
+ * Some descriptors of the group are ready: serve those taken before and
+ * not yet served, or else take at most a quantum of them, and serve them
+ * for about LOOP_GROUP_BUDGET_NS.  The rest stay ready (level-triggered),
+ * and the group's epoll stays readable in the loop's, behind the other
+ * groups and descriptors ready now.  A handler may free the group: it
+ * goes when the turn is done.
  */
-/* How many of g's ready members a turn takes (LOOP_GROUP_BUDGET_NS). */
-static int group_batch(const struct loop_group *g)
-{
-	uint64_t n = g->cost_ns ? LOOP_GROUP_BUDGET_NS / g->cost_ns
-				: LOOP_GROUP_QUANTUM;
-
-	return n < 1 ? 1 : n > LOOP_GROUP_QUANTUM ? LOOP_GROUP_QUANTUM : (int)n;
-}
-
 static void on_group(void *data, uint32_t events)
 {
 	struct loop_group *g = data;
-	struct epoll_event evs[LOOP_GROUP_QUANTUM];
-	int n = epoll_wait(g->ep, evs, group_batch(g), 0);
 	uint64_t t0 = loop_now_ns();
 
 	(void)events;
-	g->busy = true;
-	for (int i = 0; i < n; i++) {
-		struct loop_handler *h = evs[i].data.ptr;
+	if (g->next >= g->npend) {
+		int n = epoll_wait(g->ep, g->pend, LOOP_GROUP_QUANTUM, 0);
 
-		h->proc(h->data, evs[i].events);
+		g->npend = n > 0 ? n : 0;
+		g->next = 0;
 	}
-	if (n > 0)
-		g->cost_ns = g->cost_ns / 2 +
-			     (loop_now_ns() - t0) / (uint64_t)n / 2;
+	g->busy = true;
+	while (g->next < g->npend) {
+		const struct epoll_event *e = &g->pend[g->next++];
+		struct loop_handler *h = e->data.ptr;
+
+		if (!h)
+			continue;
+		h->proc(h->data, e->events);
+		if (loop_now_ns() - t0 >= LOOP_GROUP_BUDGET_NS)
+			break;
+	}
 	g->busy = false;
 	if (g->dead)
 		group_release(g);
+}
+
+/* h's events taken and not served are stale now (or h is going). */
+static void unpend(struct loop_group *g, const struct loop_handler *h)
+{
+	for (int i = g->next; i < g->npend; i++)
+		if (g->pend[i].data.ptr == h)
+			g->pend[i].data.ptr = NULL;
 }
 
 struct loop_group *loop_group_new(struct loop *l)
@@ -239,17 +253,21 @@ int loop_group_watch(struct loop_group *g, int fd, uint32_t events,
 int loop_group_change(struct loop_group *g, int fd, uint32_t events,
 		      struct loop_handler *h)
 {
-	if (g->ep >= 0)
+	if (g->ep >= 0) {
+		unpend(g, h);
 		return group_ctl(g, EPOLL_CTL_MOD, fd, events, h);
+	}
 	g->solo_events = events;
 	return loop_change(g->l, fd, events, h);
 }
 
-void loop_group_forget(struct loop_group *g, int fd)
+void loop_group_forget(struct loop_group *g, int fd,
+		       const struct loop_handler *h)
 {
-	if (g->ep >= 0)
+	if (g->ep >= 0) {
+		unpend(g, h);
 		epoll_ctl(g->ep, EPOLL_CTL_DEL, fd, NULL);
-	else
+	} else
 		loop_forget(g->l, fd);
 	g->n -= g->n ? 1 : 0;
 }

@@ -47,8 +47,9 @@ void loop_forget(struct loop *l, int fd);
 /*
  * A group of watched descriptors (one per user: users share the loop
  * evenly, however many connections each has).  The loop serves at most
- * a quantum of a group's ready descriptors a turn, then the others' ready
- * ones, then this group's again.  A group of one is watched as a plain
+ * a quantum of a group's ready descriptors a turn, and about 200 us of
+ * their handlers' work, then the others' ready ones, then this group's
+ * again.  A group of one is watched as a plain
  * descriptor; the second member gives it an epoll of its own (a
  * descriptor).  loop_group_free() forgets the group itself; its
  * members must have been forgotten before.
@@ -61,7 +62,8 @@ int loop_group_watch(struct loop_group *g, int fd, uint32_t events,
 		     struct loop_handler *h);
 int loop_group_change(struct loop_group *g, int fd, uint32_t events,
 		      struct loop_handler *h);
-void loop_group_forget(struct loop_group *g, int fd);
+void loop_group_forget(struct loop_group *g, int fd,
+		       const struct loop_handler *h);
 
 /* Call t->proc(t->data) at due (once); setting a set timer moves it. */
 int loop_at(struct loop *l, struct loop_timer *t, uint64_t due);

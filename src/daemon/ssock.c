@@ -222,7 +222,7 @@ void ssock_unwatch(struct server *s, struct ssock *ss)
 
 	if (!ss->grp)
 		return;
-	loop_group_forget(ss->grp, ss->fd);
+	loop_group_forget(ss->grp, ss->fd, &ss->h);
 	u = uidtab_get(s->uids, ss->uid, false);
 	if (share_put(s->sock_shares, ss->uid) && u)
 		uidtab_add(s->uids, u, UID_FDS, -1);
