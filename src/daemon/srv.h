@@ -46,6 +46,18 @@
 #define PAIRBUF_UID_EXTRA 16777216u
 #define PAIRBUF_DEFAULT 212992u	/* net.core.rmem_default: a ping
 				 * socket's receive buffer until SO_RCVBUF */
+/* A uid's data pairs that get PAIRBUF_DEFAULT, at most; its others get
+ * PAIRBUF_SMALL: room for the largest reply (a unix datagram longer
+ * than its sender's buffer is refused, EMSGSIZE) and a queue of some 60
+ * small ones.  A pair holds its buffer and one datagram more, so a
+ * user's unread replies hold at most 256 x 274 KiB and 138 KiB a socket
+ * past them (max_sockets 8192, every socket at the default and 60,000
+ * bytes a reply: 2.2 GB of the daemon's memory, now 1.1 GB; max_sockets
+ * and max_request bound it further). */
+#define PAIRBUF_UID_FULL 256u
+#define PAIRBUF_SMALL 73728u
+_Static_assert(PAIRBUF_SMALL >= WIRE_DGRAM_HDR + WIRE_DATA_MAX + 32,
+	       "a pair's buffer takes the largest reply");
 
 struct arena;
 struct bhold;
@@ -177,7 +189,8 @@ struct ssock {
 	uint32_t wakes;		/* wake-ups put on the data pair */
 	struct erec *eq, *eq_tail;	/* the error queue */
 	uint32_t eq_n, eq_bytes;
-	uint32_t pair_extra;	/* its data pair's buffer past the default */
+	uint32_t pair_extra;	/* its data pair's buffer past its base */
+	bool pair_small;	/* its base: PAIRBUF_SMALL, not the default */
 	struct mirror *mirrors;
 	uint32_t nmirrors, capmirrors;
 	uint64_t sent, replies, drops;

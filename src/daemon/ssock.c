@@ -252,6 +252,36 @@ void ssock_release(struct server *s, struct ssock *ss)
 }
 
 /* A relayed socket is gone (its last descriptor closed). */
+/*
+ * A new data pair's base: the default for the uid's first
+ * PAIRBUF_UID_FULL, PAIRBUF_SMALL past them (srv.h: a user's sockets by
+ * the thousand, their replies unread, held gigabytes of the daemon's
+ * memory).  0, or -ENOBUFS if the small buffer could not be set.
+ */
+static int pair_take_base(struct server *s, struct ssock *ss)
+{
+	struct uident *u = uidtab_get(s->uids, ss->uid, false);
+	int v = (int)PAIRBUF_SMALL / 2;	/* SO_SNDBUF doubles it */
+
+	if (u && u->pairs_full < PAIRBUF_UID_FULL) {
+		u->pairs_full++;
+		return 0;
+	}
+	ss->pair_small = true;
+	return setsockopt(ss->fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v)) ? -ENOBUFS
+									: 0;
+}
+
+/* Its place at the default base, if it had one, given back. */
+static void pair_put_base(struct server *s, struct ssock *ss)
+{
+	struct uident *u = uidtab_get(s->uids, ss->uid, false);
+
+	if (!ss->pair_small && u && u->pairs_full)
+		u->pairs_full--;
+	ss->pair_small = true;		/* given back once */
+}
+
 void ssock_free(struct server *s, struct ssock *ss)
 {
 	struct uident *u = uidtab_get(s->uids, ss->uid, false);
@@ -261,6 +291,7 @@ void ssock_free(struct server *s, struct ssock *ss)
 	if (u)
 		u->pairbuf -= ss->pair_extra < u->pairbuf ? ss->pair_extra
 							  : u->pairbuf;
+	pair_put_base(s, ss);
 	ssock_fds(s, ss->uid, -FDS_RELAY);
 	ssock_release(s, ss);
 	deliver_watch(s);
@@ -269,7 +300,8 @@ void ssock_free(struct server *s, struct ssock *ss)
 /*
  * The kernel gives a ping socket twice what SO_RCVBUF asks (up to twice
  * net.core.rmem_max); our end's send buffer, which bounds the queue of
- * replies, gets the same, but past PAIRBUF_DEFAULT only within the uid's
+ * replies, gets the same, but past its base (the default, or
+ * PAIRBUF_SMALL: pair_take_base()) only within the uid's
  * PAIRBUF_UID_EXTRA: the memory is the daemon's, and one user's sockets
  * with 4 MiB asked and their replies unread held 8 MiB each of it (200
  * of them: 1.6 GB).  Past the share, the queue is shorter than the
@@ -280,8 +312,9 @@ void ssock_size_pair(struct server *s, struct ssock *ss)
 	struct uident *u = uidtab_get(s->uids, ss->uid, false);
 	uint32_t others = u && u->pairbuf > ss->pair_extra
 				  ? u->pairbuf - ss->pair_extra : 0;
+	uint32_t base = ss->pair_small ? PAIRBUF_SMALL : PAIRBUF_DEFAULT;
 	uint64_t want = 2 * (uint64_t)(uint32_t)ps_rcvbuf(ss->ps);
-	uint64_t most = PAIRBUF_DEFAULT + (u ? PAIRBUF_UID_EXTRA - others : 0);
+	uint64_t most = base + (u ? PAIRBUF_UID_EXTRA - others : 0);
 	int v = (int)((want < most ? want : most) / 2), got = 0;
 	socklen_t len = sizeof(got);
 
@@ -290,8 +323,7 @@ void ssock_size_pair(struct server *s, struct ssock *ss)
 	if (setsockopt(ss->fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v)) != 0 ||
 	    getsockopt(ss->fd, SOL_SOCKET, SO_SNDBUF, &got, &len) != 0)
 		return;
-	ss->pair_extra = got > (int)PAIRBUF_DEFAULT
-				 ? (uint32_t)got - PAIRBUF_DEFAULT : 0;
+	ss->pair_extra = got > (int)base ? (uint32_t)got - base : 0;
 	if (u)
 		u->pairbuf = others + ss->pair_extra;
 }
@@ -344,6 +376,7 @@ int ssock_new_relay(struct server *s, struct client *c,
 {
 	struct ssock *ss;
 	int pair[2] = { -1, -1 }, err;
+	bool based = false;
 
 	if (!s->by_cookie)
 		s->by_cookie = calloc((size_t)1 << COOKIE_BITS,
@@ -374,6 +407,10 @@ int ssock_new_relay(struct server *s, struct client *c,
 	ss->fd = pair[0];
 	ss->uid = c->uid;
 	ss->pid = c->pid;
+	err = pair_take_base(s, ss);
+	based = true;
+	if (err)
+		goto fail;
 	ps_set_owner(ss->ps, ss);
 	ps_set_pid(ss->ps, (int32_t)c->pid);
 	if (ssock_slot(s, ss)) {
@@ -393,6 +430,8 @@ int ssock_new_relay(struct server *s, struct client *c,
 	audit_open(s, ss);
 	return 0;
 fail:
+	if (based)
+		pair_put_base(s, ss);
 	if (pair[0] >= 0)
 		close(pair[0]);
 	if (pair[1] >= 0)

@@ -73,7 +73,8 @@ struct uident {
 	unsigned reqlog_kib;
 	uint32_t parked;	/* bytes */
 	uint32_t errq;		/* bytes */
-	uint32_t pairbuf;	/* data pairs' buffers past the default */
+	uint32_t pairbuf;	/* data pairs' buffers past their base */
+	unsigned pairs_full;	/* data pairs at the default base */
 	struct rate_bucket bucket;
 	struct rate_bucket dials;	/* new connections (client.c) */
 	/* Counted while the entry lives (WIRE_USERS): they keep nothing

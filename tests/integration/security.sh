@@ -659,7 +659,8 @@ sec_park() {
 # SO_RCVBUF, as the kernel's socket would, which is the daemon's memory
 # whoever asks.  16 sockets with 4 MiB asked and 160 echoes of 60,000
 # bytes each left unread held 8 MiB each (200 sockets: 1.6 GB).  Past the
-# default (212,992 bytes) a uid's pairs share 16 MiB.
+# default (212,992 bytes) a uid's pairs share 16 MiB, and only 256 of
+# them get the default.
 sec_pairbuf() {
 	local c out q
 	c=$(conf pairbuf 'rate = 0\nmax_sockets = 0\n')
@@ -672,6 +673,15 @@ sec_pairbuf() {
 	check 6b_pairbuf_replies_kept "$out" [ "${q:-0}" -ge 16000000 ]
 	ping3 65534 pb
 	check 6b_pairbuf_others_ping "$PING_SAYS" [ $PING_OK = 1 ]
+	# And at the default buffer: a uid's first 256 pairs get it, the
+	# others 72 KiB (two replies of 60,000 bytes).  300 sockets, 4 echoes
+	# of 60,000 bytes each, unread: all 300 held all 4 (max_sockets 8192:
+	# 2 GB of the daemon's memory from one user).
+	out=$(as 1000 pb env PINGSOCK_BACKEND=daemon timeout -k 2 60 "$PST" bufmany 300 4 60000 2>&1)
+	q=$(sed -n 's/^over2=\([0-9]*\)$/\1/p' <<<"$out")
+	echo "# uid 1000, 300 sockets: $out"
+	check 6b_pairbuf_base_bounded "$out" [ "${q:-999}" -le 256 ]
+	check 6b_pairbuf_base_kept "$out" [ "${q:-0}" -ge 200 ]
 	dstop pb
 }
 

@@ -57,7 +57,14 @@
  *   pstool bufhold N K LEN          N sockets with SO_RCVBUF 4 MiB, K
  *                                   echoes of LEN bytes each to 127.0.0.1
  *                                   left unread for 1 s, then read:
- *                                   "queued=BYTES" (all of them)
+ *                                   "queued=BYTES" (all of them),
+ *                                   "over2=M" as bufmany's
+ *   pstool bufmany N K LEN          N sockets as they come, K echoes of
+ *                                   LEN bytes each to 127.0.0.1 left
+ *                                   unread for 1 s, then read:
+ *                                   "queued=BYTES" (all of them) and
+ *                                   "over2=M" (sockets that held more
+ *                                   than two replies)
  *   pstool wakeflood                as a client of impostor
  *                                   dg-wake-endless: the reply, then one
  *                                   receive that must not wait while
@@ -1628,23 +1635,26 @@ static int cmd_arenas(int argc, char **argv)
 	return 0;
 }
 
-static int cmd_bufhold(char **argv)
+/* bufhold (SO_RCVBUF 4 MiB: big) and bufmany (the default). */
+static int cmd_buf(char **argv, bool big)
 {
 	int n = atoi(argv[2]), k = atoi(argv[3]), len = atoi(argv[4]);
-	int big = 4 << 20, fds[64];
 	static unsigned char pkt[65536], buf[65536];
-	struct sockaddr_in to;
 	const struct timespec pause = { 1, 0 };
+	struct sockaddr_in to;
 	long long queued = 0;
+	int over2 = 0, rcvbuf = 4 << 20, *fds;
 
-	if (n < 1 || n > 64 || len < 8 || len > (int)sizeof(pkt))
+	if (n < 1 || n > 4096 || len < 8 || len > (int)sizeof(pkt) ||
+	    !(fds = calloc((size_t)n, sizeof(*fds))))
 		return 2;
 	fill_addr(&to, "127.0.0.1");
 	pkt[0] = 8;	/* Echo Request */
 	for (int i = 0; i < n; i++) {
 		fds[i] = open_sock();
-		pingsock_setsockopt(fds[i], SOL_SOCKET, SO_RCVBUF, &big,
-				    sizeof(big));
+		if (big)
+			pingsock_setsockopt(fds[i], SOL_SOCKET, SO_RCVBUF,
+					    &rcvbuf, sizeof(rcvbuf));
 		for (int j = 0; j < k; j++)
 			pingsock_sendto(fds[i], pkt, (size_t)len, 0,
 					(struct sockaddr *)&to, sizeof(to));
@@ -1652,13 +1662,18 @@ static int cmd_bufhold(char **argv)
 	nanosleep(&pause, NULL);
 	for (int i = 0; i < n; i++) {
 		ssize_t got;
+		int replies = 0;
 
 		while ((got = pingsock_recv(fds[i], buf, sizeof(buf),
-					    MSG_DONTWAIT)) > 0)
+					    MSG_DONTWAIT)) > 0) {
 			queued += got;
+			replies++;
+		}
+		over2 += replies > 2;
 		pingsock_close(fds[i]);
 	}
-	printf("queued=%lld\n", queued);
+	free(fds);
+	printf("queued=%lld\nover2=%d\n", queued, over2);
 	return 0;
 }
 
@@ -1768,7 +1783,9 @@ int main(int argc, char **argv)
 	if (argc >= 5 && strcmp(argv[1], "victim") == 0)
 		return cmd_victim(argc, argv);
 	if (argc >= 5 && strcmp(argv[1], "bufhold") == 0)
-		return cmd_bufhold(argv);
+		return cmd_buf(argv, true);
+	if (argc >= 5 && strcmp(argv[1], "bufmany") == 0)
+		return cmd_buf(argv, false);
 	if (argc >= 2 && strcmp(argv[1], "wakeflood") == 0)
 		return cmd_wakeflood();
 	if (argc >= 2 && strcmp(argv[1], "untrusted") == 0)
