@@ -17,6 +17,11 @@
 #define FL_MAX_LINGER 150	/* seconds, without CAP_NET_ADMIN */
 #define FL_MAX_PER_SOCK 32
 #define FL_MAX_SIZE 4096	/* labels, held or lingering */
+/* A uid's leases made, held or lingering, at most: 16 sockets' worth.
+ * The kernel has no such bound (its table is a namespace's, and so is
+ * the daemon's); without it one user's 3,072 left every other user's
+ * IPV6_FL_F_CREATE ENOBUFS, for up to 150 s after they were given up. */
+#define FL_MAX_PER_UID 512
 
 /*
  * A lease.  Like the kernel's, it outlives its last holder: released
@@ -264,6 +269,17 @@ static int mem_check(const struct psflow *f, const struct psock *sk)
 	return 0;
 }
 
+/* The leases uid made that the table still holds. */
+static size_t uid_leases(struct psflow *f, uint32_t uid)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->n; i++)
+		n += f->v[i].uid == uid;
+	f->steps += f->n;
+	return n;
+}
+
 /*
  * The request's own lease joins e (held, or lingering and found again
  * by fl_intern()), in ipv6_flowlabel_get()'s order: EEXIST, EPERM,
@@ -364,6 +380,8 @@ static int fl_get(struct psflow *f, struct psock *sk,
 		return err;
 	if (e)
 		return join(e, sk, q, &mine, now_ms);
+	if (uid_leases(f, sk->uid) >= FL_MAX_PER_UID)
+		return -ENOBUFS;
 	mine.label = q->label ? q->label : fresh_label(f);
 	e = new_entry(f, mine.label);
 	if (!e)

@@ -222,25 +222,55 @@ static void close_lingers(void)
 /* Lingering leases count towards the table's bound (mem_check():
  * unprivileged, none created once fewer than a quarter of FL_MAX_SIZE
  * 4096 is left: 3073 at most), so that memory stays
- * bounded however fast labels are taken and given up. */
+ * bounded however fast labels are taken and given up.  (Seven users:
+ * one may make 512 at most, uid_bounded.) */
 static void lingering_bounded(void)
 {
 	struct pstab *tab = table();
-	struct psock *a = open6(tab, 1000, 10);
-	uint32_t l;
+	struct psock *a[7];
+	uint32_t l = 1;
 
-	for (l = 1; l <= 3073; l++) {
-		if (GET(a, l, ANY, CX) != 0 || PUT(a, l) != 0)
-			break;
-	}
+	for (int k = 0; k < 7; k++)
+		a[k] = open6(tab, 1000 + (uint32_t)k, 10 + k);
+	for (int k = 0; k < 7; k++)
+		for (int i = 0; i < 512 && l <= 3073; i++, l++)
+			if (GET(a[k], l, ANY, CX) != 0 || PUT(a[k], l) != 0)
+				break;
 	CHECK_EQ(l, 3074);
 	CHECK_EQ(leases(tab), 3073);
+	CHECK_EQ(GET(a[6], l, ANY, CX), -ENOBUFS);
+	CHECK_EQ(GET(a[6], 0, ANY, C), -ENOBUFS);
+	now_ms += 6000;
+	CHECK_EQ(GET(a[0], l, ANY, CX), 0);
+	CHECK_EQ(leases(tab), 1);
+	for (int k = 0; k < 7; k++)
+		pstab_close(tab, a[k]);
+	pstab_free(tab);
+}
+
+/* One user makes 512 leases at most, held or lingering (the kernel
+ * has no such bound: one user's 3,072 left everyone else ENOBUFS for up
+ * to 150 s); another still makes its own, and taking up a lingering one
+ * again is no new lease. */
+static void uid_bounded(void)
+{
+	struct pstab *tab = table();
+	struct psock *a = open6(tab, 1000, 10), *b = open6(tab, 2000, 20);
+	uint32_t l;
+
+	for (l = 1; l <= 512; l++)
+		if (GET(a, l, ANY, CX) != 0 || PUT(a, l) != 0)
+			break;
+	CHECK_EQ(l, 513);
 	CHECK_EQ(GET(a, l, ANY, CX), -ENOBUFS);
 	CHECK_EQ(GET(a, 0, ANY, C), -ENOBUFS);
-	now_ms += 6000;
-	CHECK_EQ(GET(a, l, ANY, CX), 0);
-	CHECK_EQ(leases(tab), 1);
+	CHECK_EQ(GET(a, 7, ANY, C), 0);		/* lingering: taken up */
+	CHECK_EQ(GET(b, l, ANY, CX), 0);
+	CHECK_EQ(leases(tab), 513);
+	now_ms += 6000;				/* a's others expire */
+	CHECK_EQ(GET(a, l + 1, ANY, CX), 0);
 	pstab_close(tab, a);
+	pstab_close(tab, b);
 	pstab_free(tab);
 }
 
@@ -356,7 +386,8 @@ static void close_after_many_joins_cheap(void)
 	uint64_t s0;
 
 	for (int k = 0; k < 100; k++) {
-		c[k] = open6(tab, 2000, 20 + k);
+		/* five users: one makes 512 at most (uid_bounded) */
+		c[k] = open6(tab, 2000 + (uint32_t)k / 20, 20 + k);
 		for (uint32_t l = 0; l < 20; l++)
 			made += GET(c[k], 0x10000 + 20 * k + l, ANY, CX) == 0;
 	}
@@ -389,6 +420,7 @@ int main(void)
 	TEST(taken_up_again_and_renewed);
 	TEST(close_lingers);
 	TEST(lingering_bounded);
+	TEST(uid_bounded);
 	TEST(dst_checked);
 	TEST(state_ranges);
 	TEST(joins_unbounded);
