@@ -66,7 +66,29 @@ static bool destset_put(uint64_t *t, uint32_t cap, uint64_t h)
 	}
 }
 
-static void destset_add(struct destset *d, const struct ps_addr *a)
+/* d's table twice the size, charged to u (DESTS_UID_MAX): false if it
+ * cannot be. */
+static bool destset_grow(struct destset *d, struct uident *u)
+{
+	uint32_t nc = d->cap ? d->cap * 2 : 8;
+	uint32_t more = (nc - d->cap) * (uint32_t)sizeof(uint64_t);
+	uint64_t *t;
+
+	if (!u || u->dests + more > DESTS_UID_MAX ||
+	    !(t = calloc(nc, sizeof(*t))))
+		return false;
+	for (uint32_t i = 0; i < d->cap; i++)
+		if (d->h[i])
+			destset_put(t, nc, d->h[i]);
+	free(d->h);
+	d->h = t;
+	d->cap = nc;
+	u->dests += more;
+	return true;
+}
+
+static void destset_add(struct destset *d, const struct ps_addr *a,
+			struct uident *u)
 {
 	uint64_t h = addr_hash(a);
 
@@ -76,27 +98,27 @@ static void destset_add(struct destset *d, const struct ps_addr *a)
 			if (d->h[i] == h)
 				return;
 	}
-	if (d->n >= WIRE_DEST_CAP) {
-		d->capped = true;	/* a new one past the cap */
+	if (d->n >= WIRE_DEST_CAP ||
+	    ((d->n + 1) * 2 > d->cap && !destset_grow(d, u))) {
+		/* a new one past the cap, or no memory for it (its user's
+		 * or the daemon's): say so, not lie */
+		d->capped = true;
 		return;
-	}
-	if ((d->n + 1) * 2 > d->cap) {	/* at most half full */
-		uint32_t nc = d->cap ? d->cap * 2 : 8;
-		uint64_t *t = calloc(nc, sizeof(*t));
-
-		if (!t) {
-			d->capped = true;	/* no memory: say so, not lie */
-			return;
-		}
-		for (uint32_t i = 0; i < d->cap; i++)
-			if (d->h[i])
-				destset_put(t, nc, d->h[i]);
-		free(d->h);
-		d->h = t;
-		d->cap = nc;
 	}
 	if (destset_put(d->h, d->cap, h))
 		d->n++;
+}
+
+void audit_forget_dests(struct server *s, struct ssock *ss)
+{
+	struct uident *u = uidtab_get(s->uids, ss->uid, false);
+	uint32_t bytes = ss->dests.cap * (uint32_t)sizeof(uint64_t);
+
+	if (u)
+		u->dests -= bytes < u->dests ? bytes : u->dests;
+	free(ss->dests.h);
+	ss->dests.h = NULL;
+	ss->dests.cap = 0;
 }
 
 static const char *family_name(int family)
@@ -116,10 +138,10 @@ void audit_send_failed(struct server *s, struct ssock *ss, int err)
 		audit_error(s, ss);
 }
 
-void audit_sent(struct ssock *ss, const struct ps_addr *dst)
+void audit_sent(struct server *s, struct ssock *ss, const struct ps_addr *dst)
 {
 	ss->sent++;
-	destset_add(&ss->dests, dst);
+	destset_add(&ss->dests, dst, uidtab_get(s->uids, ss->uid, false));
 }
 
 /* May the records of a socket of u's be written now?  Takes from its

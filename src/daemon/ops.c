@@ -266,7 +266,7 @@ int32_t ops_finish_send(struct server *s, struct ssock *ss,
 		return err;
 	}
 	ps_sent(ss->ps, info, loop_now_ns() / 1000000000u);
-	audit_sent(ss, &info->reach);
+	audit_sent(s, ss, &info->reach);
 	ss->last_send_ns = loop_now_ns();
 	s->stats.sent++;
 	u = uidtab_get(s->uids, ss->uid, false);

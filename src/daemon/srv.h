@@ -55,6 +55,11 @@
  * bytes a reply: 2.2 GB of the daemon's memory, now 1.1 GB; max_sockets
  * and max_request bound it further). */
 #define PAIRBUF_UID_FULL 256u
+/* Bytes of a uid's sockets' audit destination sets (16 KiB a socket at
+ * WIRE_DEST_CAP): past it a set grows no more and says "N+".  Without
+ * it 8,192 sockets of one user each sending to 1,024 destinations held
+ * 128 MiB. */
+#define DESTS_UID_MAX 1048576u
 #define PAIRBUF_SMALL 73728u
 _Static_assert(PAIRBUF_SMALL >= WIRE_DGRAM_HDR + WIRE_DATA_MAX + 32,
 	       "a pair's buffer takes the largest reply");
@@ -319,7 +324,9 @@ void audit_flush(struct server *s);
 void audit_error(struct server *s, struct ssock *ss);
 /* A send refused with err: EAGAIN is flow control, not counted. */
 void audit_send_failed(struct server *s, struct ssock *ss, int err);
-void audit_sent(struct ssock *ss, const struct ps_addr *dst);
+void audit_sent(struct server *s, struct ssock *ss, const struct ps_addr *dst);
+/* Its destination set freed, and its bytes given back to its user. */
+void audit_forget_dests(struct server *s, struct ssock *ss);
 /* WIRE_USERS: a page of the per-uid counters from uid cursor on. */
 void audit_users(struct server *s, const struct client *c, uint32_t cursor,
 		 struct reply *r);

@@ -235,7 +235,7 @@ void ssock_release(struct server *s, struct ssock *ss)
 	while (ss->nclients)
 		ssock_unlink(ss->clients[0], ss);
 	free(ss->clients);
-	free(ss->dests.h);
+	audit_forget_dests(s, ss);
 	free(ss->proofs);
 	sstate_free(s, ss);
 	cookie_del(s, ss);

@@ -75,6 +75,8 @@ struct uident {
 	uint32_t errq;		/* bytes */
 	uint32_t pairbuf;	/* data pairs' buffers past their base */
 	unsigned pairs_full;	/* data pairs at the default base */
+	uint32_t dests;		/* bytes of its sockets' audit destination
+				 * sets (audit.c) */
 	struct rate_bucket bucket;
 	struct rate_bucket dials;	/* new connections (client.c) */
 	/* Counted while the entry lives (WIRE_USERS): they keep nothing

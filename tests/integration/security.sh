@@ -685,6 +685,35 @@ sec_pairbuf() {
 	dstop pb
 }
 
+# ==== 6d. audit destination sets ===========================================
+# The daemon counts each relayed socket's distinct destinations for its
+# audit record, in a set of up to 16 KiB (1,024 of them, then "1024+"):
+# 8,192 sockets of one user held 128 MiB.  A user's sets now share 1 MiB
+# (64 full ones); past it a set says "N+".  80 sockets, 1,024
+# destinations each: all 80 counted 1,024 before.
+sec_dests() {
+	local c out full capped
+	c=$(conf dests 'rate = 0\nmax_sockets = 0\n')
+	dstart ds d --config "$c" || { fail security/6d_dests_setup "no daemon"; return; }
+	in_ns d sysctl -qw net.ipv4.icmp_echo_ignore_all=1	# no replies: less load
+	bg "$T/dests.out" 1000 ds env PINGSOCK_BACKEND=daemon "$ATK" dests 80 1024 \
+		"$T/stop.dests"
+	line_in "$T/dests.out" '^holding$' 120
+	out=$(in_ns d timeout 5 "$T/pingsockctl" --socket "$(dsock ds)" table 2>&1)
+	full=$(awk '$2 == 1000 && $6 == "1024"' <<<"$out" | wc -l)
+	capped=$(awk '$2 == 1000 && $6 ~ /[+]$/' <<<"$out" | wc -l)
+	echo "# uid 1000: $(head -1 "$T/dests.out"); sets full $full, capped $capped"
+	check 6d_dests_uid_bounded "$(head -1 "$T/dests.out") full=$full" \
+		[ "$full" -le 64 ]
+	check 6d_dests_capped_said "capped=$capped" [ "$capped" -ge 16 ]
+	touch "$T/stop.dests"
+	reap "$BG"
+	in_ns d sysctl -qw net.ipv4.icmp_echo_ignore_all=0
+	ping3 65534 ds
+	check 6d_dests_others_ping "$PING_SAYS" [ $PING_OK = 1 ]
+	dstop ds
+}
+
 # ==== 6c. a user's sockets in its share of the loop ========================
 # A socket's pair end is watched in its user's share of the loop, with
 # its connections, so that a user's hang-ups are served a quantum a turn:
@@ -1386,7 +1415,7 @@ sec_impostor() {
 }
 
 # ---- main -------------------------------------------------------------
-for s in race linger steal netns conns park pairbuf share bbind hoard user demo malformed logshare slotproto wrap proofs fdproofs parkorder mirrors datajunk sandbox subgid fifo impostor; do
+for s in race linger steal netns conns park pairbuf dests share bbind hoard user demo malformed logshare slotproto wrap proofs fdproofs parkorder mirrors datajunk sandbox subgid fifo impostor; do
 	wanted "$s" || continue
 	t=$(ms)
 	"sec_$s"

@@ -42,6 +42,9 @@
  *        finding 9: emulated raw sockets (PINGSOCK_RAW=echo), Echo
  *        Requests to ADDR with identifiers START.. (COUNT of them, 256 a
  *        socket) until one is refused; holds them until STOPFILE exists
+ *   attack dests N M STOPFILE
+ *        rv10 finding 6: N sockets, each sending to M destinations of
+ *        its own (127.a.b.c), held until STOPFILE exists ("holding")
  *   attack malformed N
  *        finding 13: N connections that each say HELLO, then send a
  *        malformed request
@@ -943,6 +946,38 @@ static int cmd_hoard(char **argv)
 	return 0;
 }
 
+/* ---- rv10 finding 6: audit destination sets ---- */
+
+static int cmd_dests(char **argv)
+{
+	int n = atoi(argv[2]), m = atoi(argv[3]), *socks, sent = 0;
+	uint8_t pkt[16] = { 8 };	/* Echo Request */
+
+	if (n < 1 || n > 4096 || m < 1 || m > 65536 ||
+	    !(socks = calloc((size_t)n, sizeof(*socks))))
+		return 2;
+	for (int i = 0; i < n; i++) {
+		socks[i] = pingsock_socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
+		if (socks[i] < 0)
+			break;
+		for (int k = 0; k < m; k++) {
+			uint32_t a = 0x7f000001u + (uint32_t)i * 65536u +
+				     (uint32_t)k;
+			struct sockaddr_in to = { .sin_family = AF_INET,
+						  .sin_addr.s_addr = htonl(a) };
+
+			sent += pingsock_sendto(socks[i], pkt, sizeof(pkt), 0,
+						(struct sockaddr *)&to,
+						sizeof(to)) == sizeof(pkt);
+		}
+	}
+	printf("dests sent=%d\nholding\n", sent);
+	fflush(stdout);
+	wait_file(argv[4]);
+	free(socks);
+	return 0;
+}
+
 /* ---- finding 13: malformed requests ---- */
 
 static int cmd_malformed(char **argv)
@@ -1582,6 +1617,7 @@ int main(int argc, char **argv)
 		{ "conns", 4, cmd_conns }, { "park", 5, cmd_park },
 		{ "bbind", 4, cmd_bbind }, { "dupbind", 4, cmd_dupbind },
 		{ "hoard", 6, cmd_hoard }, { "malformed", 3, cmd_malformed },
+		{ "dests", 5, cmd_dests },
 		{ "wrap", 2, cmd_wrap }, { "proofs", 2, cmd_proofs },
 		{ "mirrors", 4, cmd_mirrors }, { "datajunk", 4, cmd_datajunk },
 		{ "dials", 3, cmd_dials }, { "mirrorskeep", 4, cmd_mirrorskeep },
