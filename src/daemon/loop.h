@@ -52,7 +52,10 @@ void loop_forget(struct loop *l, int fd);
  * again.  A group of one is watched as a plain
  * descriptor; the second member gives it an epoll of its own (a
  * descriptor).  loop_group_free() forgets the group itself; its
- * members must have been forgotten before.
+ * members must have been forgotten before.  What a member is watched
+ * for must stop being ready only through its own handler (reading,
+ * writing) or loop_group_change(): a member taken and left for the
+ * budget keeps its group's epoll readable until it is served.
  */
 struct loop_group;
 

@@ -61,7 +61,12 @@
  * 128 MiB. */
 #define DESTS_UID_MAX 1048576u
 #define PAIRBUF_SMALL 73728u
-_Static_assert(PAIRBUF_SMALL >= WIRE_DGRAM_HDR + WIRE_DATA_MAX + 32,
+/* The least a pair's buffer may be: a unix datagram longer than its
+ * sender's buffer less 32 bytes is refused (EMSGSIZE), where the
+ * kernel's ping socket takes one reply of any size into an empty
+ * queue, whatever its SO_RCVBUF. */
+#define PAIRBUF_LEAST ((uint32_t)(WIRE_DGRAM_HDR + WIRE_DATA_MAX + 32))
+_Static_assert(PAIRBUF_SMALL >= PAIRBUF_LEAST,
 	       "a pair's buffer takes the largest reply");
 
 struct arena;

@@ -251,23 +251,23 @@ void ssock_release(struct server *s, struct ssock *ss)
 	free(ss);
 }
 
-/* A relayed socket is gone (its last descriptor closed). */
 /*
  * A new data pair's base: the default for the uid's first
  * PAIRBUF_UID_FULL, PAIRBUF_SMALL past them (srv.h: a user's sockets by
  * the thousand, their replies unread, held gigabytes of the daemon's
- * memory).  0, or -ENOBUFS if the small buffer could not be set.
+ * memory).  Set either way, not left at net.core.wmem_default, which
+ * may be more.  0, or -ENOBUFS if it could not be set.
  */
 static int pair_take_base(struct server *s, struct ssock *ss)
 {
 	struct uident *u = uidtab_get(s->uids, ss->uid, false);
-	int v = (int)PAIRBUF_SMALL / 2;	/* SO_SNDBUF doubles it */
+	int v;
 
-	if (u && u->pairs_full < PAIRBUF_UID_FULL) {
+	ss->pair_small = !u || u->pairs_full >= PAIRBUF_UID_FULL;
+	if (!ss->pair_small)
 		u->pairs_full++;
-		return 0;
-	}
-	ss->pair_small = true;
+	/* SO_SNDBUF doubles it (up to twice net.core.wmem_max) */
+	v = (int)(ss->pair_small ? PAIRBUF_SMALL : PAIRBUF_DEFAULT) / 2;
 	return setsockopt(ss->fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v)) ? -ENOBUFS
 									: 0;
 }
@@ -282,6 +282,7 @@ static void pair_put_base(struct server *s, struct ssock *ss)
 	ss->pair_small = true;		/* given back once */
 }
 
+/* A relayed socket is gone (its last descriptor closed). */
 void ssock_free(struct server *s, struct ssock *ss)
 {
 	struct uident *u = uidtab_get(s->uids, ss->uid, false);
@@ -317,6 +318,9 @@ void ssock_size_pair(struct server *s, struct ssock *ss)
 	uint64_t most = base + (u ? PAIRBUF_UID_EXTRA - others : 0);
 	int v = (int)((want < most ? want : most) / 2), got = 0;
 	socklen_t len = sizeof(got);
+
+	if (v < (int)(PAIRBUF_LEAST + 1) / 2)
+		v = (int)(PAIRBUF_LEAST + 1) / 2;	/* PAIRBUF_LEAST */
 
 	/* setsockopt(SO_SNDBUF) doubles what it is given, up to twice
 	 * net.core.wmem_max: what it gave is read back. */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * rxopts: SO_TIMESTAMPING receive stamps (flags, both option names, the
- * control message), SO_RXQ_OVFL (which ping sockets do not report), and
- * the errno of broadcast and multicast destinations.
+ * control message), SO_RXQ_OVFL (which ping sockets do not report), a
+ * large reply into the smallest receive buffer, and the errno of
+ * broadcast and multicast destinations.
  */
 // needs: peer (10.201.0.1/24 here, 10.201.0.2/24 in the peer namespace)
 #include "conf.h"
@@ -97,6 +98,25 @@ static void rxq_ovfl(void)
 	pingsock_close(fd);
 }
 
+/* The smallest receive buffer still takes one reply of any size: the
+ * relay's data pair refused one longer than its buffer (EMSGSIZE). */
+static void big_reply_small_rcvbuf(void)
+{
+	struct conf_rx rx;
+	int fd = conf_socket();
+
+	out("## a 60,000-byte reply with SO_RCVBUF 1");
+	TRY("SO_RCVBUF 1", conf_setint(fd, SOL_SOCKET, SO_RCVBUF, 1));
+	conf_ping("send 60000", fd, "127.0.0.1", 1, 60000);
+	if (conf_wait_in(fd, CONF_WAIT_MS)) {
+		conf_recvmsg(fd, 65536, MSG_DONTWAIT, 0, &rx);
+		out("reply: %ld", rx.ret);
+	} else {
+		out("reply: none");
+	}
+	pingsock_close(fd);
+}
+
 static void destinations(void)
 {
 	int fd = conf_socket();
@@ -158,6 +178,7 @@ int main(void)
 		 SOF_TIMESTAMPING_RX_SOFTWARE);
 	bad_flags();
 	rxq_ovfl();
+	big_reply_small_rcvbuf();
 	destinations();
 	multicast_if();
 	return 0;

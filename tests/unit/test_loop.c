@@ -184,9 +184,10 @@ static void quantum_per_turn(void)
 	two_groups_open(&t, 0);
 	poke(&t.light);
 	CHECK_EQ(loop_turn(t.l, 100), 0);
-	CHECK_EQ(busy_served(&t), QUANTUM);
+	/* A quantum, or fewer if the machine made them take 200 us. */
+	CHECK(busy_served(&t) >= 1 && busy_served(&t) <= QUANTUM);
 	CHECK_EQ(t.light.served, 1);
-	for (int n = 0; n < 3; n++)
+	for (int n = 0; n < MEMBERS && busy_served(&t) < MEMBERS; n++)
 		CHECK_EQ(loop_turn(t.l, 100), 0);
 	CHECK_EQ(busy_served(&t), MEMBERS);	/* the rest on later turns */
 	two_groups_close(&t);
@@ -231,8 +232,8 @@ static void budget_not_forecast(void)
 	unsigned before;
 
 	two_groups_open(&t, 0);
-	CHECK_EQ(loop_turn(t.l, 100), 0);	/* 16 cheap ones */
-	CHECK_EQ(busy_served(&t), QUANTUM);
+	CHECK_EQ(loop_turn(t.l, 100), 0);	/* 16 cheap ones (or fewer) */
+	CHECK(busy_served(&t) >= 1 && busy_served(&t) <= QUANTUM);
 	for (int i = 0; i < MEMBERS; i++)
 		t.busy[i].spin_us = 100;
 	before = busy_served(&t);
@@ -275,6 +276,31 @@ static void left_served_first_forgotten_never(void)
 	CHECK(first_max < rest_min);
 	/* Watched again, so that closing forgets it as it does the rest. */
 	CHECK_EQ(loop_group_watch(t.gb, x->fd, EPOLLIN, &x->h), 0);
+	two_groups_close(&t);
+}
+
+/* Members left for the budget and then forgotten, all of them: the
+ * next turn takes the group's ready members at once, not an empty turn
+ * first. */
+static void cleared_left_cost_no_turn(void)
+{
+	static struct two_groups t;
+	unsigned before;
+
+	two_groups_open(&t, 100);
+	CHECK_EQ(loop_turn(t.l, 100), 0);
+	before = busy_served(&t);
+	CHECK(before >= 1 && before <= 3);
+	for (int i = 0; i < QUANTUM; i++)
+		if (!t.busy[i].served)
+			loop_group_forget(t.gb, t.busy[i].fd, &t.busy[i].h);
+	CHECK_EQ(loop_turn(t.l, 100), 0);
+	CHECK(busy_served(&t) > before);
+	CHECK(t.busy[QUANTUM].served == 1);
+	for (int i = 0; i < QUANTUM; i++)
+		if (!t.busy[i].served)
+			CHECK_EQ(loop_group_watch(t.gb, t.busy[i].fd, EPOLLIN,
+						  &t.busy[i].h), 0);
 	two_groups_close(&t);
 }
 
@@ -331,6 +357,7 @@ int main(void)
 	TEST(budget_per_turn);
 	TEST(budget_not_forecast);
 	TEST(left_served_first_forgotten_never);
+	TEST(cleared_left_cost_no_turn);
 	TEST(freed_by_its_handler);
 	TEST(shares_by_uid);
 	return check_failed_total != 0;
