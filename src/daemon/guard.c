@@ -48,25 +48,53 @@ const size_t guard_nbpf_cmds = sizeof(guard_bpf_cmds) /
  * root's alone (no symbolic link), in a parent that is root's and either
  * writable by root alone or sticky (a BPF file system's root is 1777).
  */
-static bool pins_safe(const char *parent, const char *dir)
+static bool owned_safe(const char *path, int flags, bool sticky_ok)
 {
-	int p = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int d = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	struct stat ps, ds;
-	bool ok = p >= 0 && d >= 0 && fstat(p, &ps) == 0 &&
-		  fstat(d, &ds) == 0 && ps.st_uid == 0 &&
-		  (!(ps.st_mode & (S_IWGRP | S_IWOTH)) ||
-		   (ps.st_mode & S_ISVTX)) &&
-		  ds.st_uid == 0 && !(ds.st_mode & (S_IWGRP | S_IWOTH));
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | flags);
+	struct stat st;
+	bool ok = fd >= 0 && fstat(fd, &st) == 0 && st.st_uid == 0 &&
+		  (!(st.st_mode & (S_IWGRP | S_IWOTH)) ||
+		   (sticky_ok && (st.st_mode & S_ISVTX)));
 
-	if (p >= 0)
-		close(p);
-	if (d >= 0)
-		close(d);
+	if (fd >= 0)
+		close(fd);
 	return ok;
 }
 
-/* The pin directory, on a BPF file system, made if missing (0700). */
+/*
+ * dir is there, in a safe parent, but not root's alone: any user may make
+ * it first in a BPF file system's root (1777), and the guard was then
+ * given up for everyone.  A symbolic link or an empty directory is
+ * removed (a BPF file system cannot rename) and made again; anything else
+ * is the administrator's to look at.  0, or -1 with err filled.
+ */
+static int pin_dir_retake(const char *parent, const char *dir, char *err,
+			  size_t errlen)
+{
+	const char *slash = strrchr(dir, '/'), *name = slash ? slash + 1 : dir;
+	int p = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = -1;
+	struct stat st;
+
+	if (p >= 0 && fstatat(p, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		rc = unlinkat(p, name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0);
+	if (rc == 0) {
+		log_warn("guard: %s was uid %u's, not root's alone: removed",
+			 dir, (unsigned)st.st_uid);
+		rc = mkdirat(p, name, 0700);
+	}
+	if (rc || !owned_safe(dir, O_NOFOLLOW, false)) {
+		snprintf(err, errlen, "%s: not root's alone, and it could not "
+			 "be removed: %s", dir, strerror(errno));
+		rc = -1;
+	}
+	if (p >= 0)
+		close(p);
+	return rc;
+}
+
+/* The pin directory, on a BPF file system, made if missing (0700).  0,
+ * -1 (no BPF file system there, or it could not be made), or -2 when
+ * others may touch it and that could not be undone (err filled). */
 static int pin_dir(const char *dir, char *err, size_t errlen)
 {
 	char parent[POLICY_PATH_MAX], *slash;
@@ -81,15 +109,18 @@ static int pin_dir(const char *dir, char *err, size_t errlen)
 			 "-t bpf bpf %s)", dir, parent);
 		return -1;
 	}
+	if (!owned_safe(parent, 0, true)) {
+		snprintf(err, errlen, "%s: not root's alone, or others may "
+			 "rename in it", parent);
+		return -2;
+	}
 	if (mkdir(dir, 0700) && errno != EEXIST) {
 		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
 		return -1;
 	}
-	if (!pins_safe(parent, dir)) {
-		snprintf(err, errlen, "%s: not root's alone, or in a directory "
-			 "others may rename it in", dir);
-		return -1;
-	}
+	if (!owned_safe(dir, O_NOFOLLOW, false) &&
+	    pin_dir_retake(parent, dir, err, errlen))
+		return -2;
 	return 0;
 }
 
@@ -213,19 +244,28 @@ static void start_nf(struct guard *g, const char *dir)
 			 "the kernel's own", err);
 }
 
-struct guard *guard_start(const struct policy *p, char *err, size_t errlen)
+struct guard *guard_start(const struct policy *p, bool *unsafe, char *err,
+			  size_t errlen)
 {
 	struct guard *g = calloc(1, sizeof(*g));
 	const void *elf;
 	size_t len;
 	int cg = -1;
 
+	*unsafe = false;
 	if (!g) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	if (pin_dir(p->bpf_pin_dir, err, errlen))
+	switch (pin_dir(p->bpf_pin_dir, err, errlen)) {
+	case 0:
+		break;
+	case -2:
+		*unsafe = true;
 		goto fail;
+	default:
+		goto fail;
+	}
 	elf = guard_elf(&len);
 	g->obj = bpfload_open(elf, len, "guard", p->bpf_pin_dir, 0, 0, NULL, 0,
 			      err, errlen);

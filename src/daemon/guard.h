@@ -39,9 +39,15 @@ struct guard_tally {
 /*
  * As root, before the drop: join p->bpf_cgroup (or the daemon's own
  * cgroup, or a new one), load, pin under p->bpf_pin_dir and attach, and
- * write p's keys.  NULL with err filled (why BPF cannot be had).
+ * write p's keys.  NULL with err filled (why BPF cannot be had), and
+ * *unsafe set if it is because others may touch the pin directory (which
+ * a user could arrange, to switch the guard off: the daemon must not run
+ * without it then).  A pin directory that is not root's alone, in a
+ * parent that is, is removed and made again if it is a symbolic link or
+ * empty (logged).
  */
-struct guard *guard_start(const struct policy *p, char *err, size_t errlen);
+struct guard *guard_start(const struct policy *p, bool *unsafe, char *err,
+			  size_t errlen);
 /* Close the descriptors; the programs stay attached (guard.h above). */
 void guard_free(struct guard *g);
 

@@ -500,6 +500,7 @@ static void start_guard(struct server_conf *conf)
 		? "mode auto relays every socket while a per-packet key is set"
 		: "the per-packet keys apply to relay_uids only";
 	char err[512];
+	bool unsafe;
 
 	if (!(conf->broker.v4 || conf->broker.v6))
 		return;
@@ -507,7 +508,15 @@ static void start_guard(struct server_conf *conf)
 		log_info("broker: bpf_guard is off: %s", then);
 		return;
 	}
-	conf->guard = guard_start(&conf->policy, err, sizeof(err));
+	conf->guard = guard_start(&conf->policy, &unsafe, err, sizeof(err));
+	if (!conf->guard && unsafe) {
+		char why[700];
+
+		snprintf(why, sizeof(why), "broker: no BPF guard (%s): not "
+			 "starting without it (bpf_guard = off runs without "
+			 "it)", err);
+		fatal(why);
+	}
 	if (!conf->guard) {
 		log_warn("broker: no BPF guard (%s): %s", err, then);
 		return;
