@@ -153,10 +153,18 @@ void bsock_table_counts(struct server *s, const struct ssock *ss,
 	}
 }
 
-/* A kernel socket of ss is gone (or the record is): no longer counted. */
+/*
+ * A kernel socket of ss is gone (or the record is): no longer counted.
+ * But while the record lives (its holder keeps the liveness pair), its
+ * last socket's place in its user's sockets stays taken (count_kept):
+ * a user who closed each socket and kept its pair had records without
+ * bound, and the daemon's descriptors with them (rv13: 153 records at
+ * max_sockets 3).
+ */
 void bsock_drop(struct server *s, struct ssock *ss, int k)
 {
 	struct uident *u = uidtab_get(s->uids, ss->uid, false);
+	bool keep = !ss->live_gone && !ss->k[!k].ino;
 
 	if (!ss->k[k].ino)
 		return;
@@ -165,18 +173,25 @@ void bsock_drop(struct server *s, struct ssock *ss, int k)
 	ss->k[k].ino = 0;
 	s->nbroker--;
 	if (u) {
-		if (u->nsockets)
+		if (u->nsockets && !keep)
 			u->nsockets--;
 		if (u->nbroker)
 			u->nbroker--;
 		uidtab_add(s->uids, u, UID_IDENTS, -1);
 	}
+	ss->count_kept |= keep && u;
 }
 
 static void bsock_forget(struct server *s, struct ssock *ss)
 {
+	struct uident *u = uidtab_get(s->uids, ss->uid, false);
+
+	ss->live_gone = true;	/* the record goes: nothing kept */
 	bsock_drop(s, ss, 0);
 	bsock_drop(s, ss, 1);
+	if (ss->count_kept && u && u->nsockets)
+		u->nsockets--;
+	ss->count_kept = false;
 }
 
 /* broker_holds() the long way: every record.  (The test build says how

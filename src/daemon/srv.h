@@ -230,6 +230,8 @@ struct ssock {
 	bool broker;
 	bool rebound;		/* WIRE_BROKER_BIND done (once a socket) */
 	bool live_gone;		/* the liveness pair hung up */
+	bool count_kept;	/* counted in its user's sockets with none
+				 * of its kernel sockets left (bsock_drop()) */
 	uint8_t family;
 	struct ksock k[2];
 };
@@ -444,7 +446,8 @@ int bsock_new(struct server *s, struct client *c, const struct wire_req *req,
 void bsock_rebind(struct server *s, struct ssock *ss,
 		  const struct wire_req *req, struct reply *r);
 void bsock_free(struct server *s, struct ssock *ss);
-/* Kernel socket k of ss is gone (or the record is): no longer counted. */
+/* Kernel socket k of ss is gone (or the record is): no longer counted,
+ * but for the record's last one while the record lives. */
 void bsock_drop(struct server *s, struct ssock *ss, int k);
 /* May a scan that a client causes run now (bscan.c: at most SCANS_PER_S
  * a second, and SCAN_REST)?  If so, it is counted. */

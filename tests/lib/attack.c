@@ -42,6 +42,11 @@
  *        finding 9: emulated raw sockets (PINGSOCK_RAW=echo), Echo
  *        Requests to ADDR with identifiers START.. (COUNT of them, 256 a
  *        socket) until one is refused; holds them until STOPFILE exists
+ *   attack keeplive N STOPFILE
+ *        rv13 finding 3: N broker sockets, each kernel socket closed at
+ *        once and its liveness descriptor kept (opens refused EMFILE are
+ *        tried again for 3 s, while scans find the closed ones), held
+ *        until STOPFILE exists ("keeplive opened=K last=ERR", "holding")
  *   attack dests N M STOPFILE
  *        rv10 finding 6: N sockets, each sending to M destinations of
  *        its own (127.a.b.c), held until STOPFILE exists ("holding")
@@ -875,6 +880,35 @@ static int cmd_bbind(char **argv)
 	return 0;
 }
 
+static int cmd_keeplive(char **argv)
+{
+	int n = atoi(argv[2]), c = hello_conn(3000), opened = 0, last = 0;
+	struct timespec t0, t;
+	struct answer a;
+
+	if (c < 0)
+		return 1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (t = t0; opened < n && t.tv_sec - t0.tv_sec < 3;
+	     clock_gettime(CLOCK_MONOTONIC, &t)) {
+		if (open_req(c, AF_INET, SOCK_DGRAM, &a) != ANS_OK)
+			break;
+		last = a.result < 0 ? -a.result : 0;
+		if (a.result == 0 && a.nfds >= 2) {
+			close(a.fds[0]);	/* the kernel socket; the
+						 * liveness end kept */
+			opened++;
+		} else {
+			answer_close(&a);
+			usleep(20000);
+		}
+	}
+	printf("keeplive opened=%d last=%s\nholding\n", opened, ename(last));
+	fflush(stdout);
+	wait_file(argv[3]);
+	return 0;
+}
+
 static int cmd_dupbind(char **argv)
 {
 	struct sockaddr_in any = { .sin_family = AF_INET };
@@ -1617,7 +1651,7 @@ int main(int argc, char **argv)
 		{ "conns", 4, cmd_conns }, { "park", 5, cmd_park },
 		{ "bbind", 4, cmd_bbind }, { "dupbind", 4, cmd_dupbind },
 		{ "hoard", 6, cmd_hoard }, { "malformed", 3, cmd_malformed },
-		{ "dests", 5, cmd_dests },
+		{ "dests", 5, cmd_dests }, { "keeplive", 4, cmd_keeplive },
 		{ "wrap", 2, cmd_wrap }, { "proofs", 2, cmd_proofs },
 		{ "mirrors", 4, cmd_mirrors }, { "datajunk", 4, cmd_datajunk },
 		{ "dials", 3, cmd_dials }, { "mirrorskeep", 4, cmd_mirrorskeep },
