@@ -550,6 +550,15 @@ bool guard_live(struct guard *g, uint64_t cookie, struct guard_tally *t)
 	return true;
 }
 
+bool guard_alive(struct guard *g, uint64_t cookie)
+{
+	struct guard_closed rec = { 0 };
+	struct guard_counts c = { 0 };
+
+	return bpf_map_lookup_elem(g->closed, &cookie, &rec) != 0 &&
+	       bpf_map_lookup_elem(g->live, &cookie, &c) == 0;
+}
+
 bool guard_closed(struct guard *g, uint64_t cookie, struct guard_tally *t)
 {
 	struct guard_closed rec = { 0 };	/* filled by the kernel */

@@ -67,6 +67,10 @@ int guard_add(struct guard *g, int fd, int family, uint16_t ident,
  * forgotten: entries a killed daemon left behind go at the next scan. */
 void guard_prune_idents(struct guard *g, int family, const uint8_t *bound);
 
+/* Is the socket of cookie open still, as far as the guard knows: its
+ * counts live, and its release not seen?  (A release that found the
+ * closed map full leaves it live: open until its record goes.) */
+bool guard_alive(struct guard *g, uint64_t cookie);
 /* The counts so far of a socket still open.  false: none. */
 bool guard_live(struct guard *g, uint64_t cookie, struct guard_tally *t);
 
