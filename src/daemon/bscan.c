@@ -146,8 +146,9 @@ static bool read_kernel(struct server *s, unsigned long **inos, size_t *n)
 	if (prune)
 		s->idents_pruned_ns = now + 1000000000u;
 
-	sc.cap = s->nbroker + 64;	/* ours, and some made meanwhile */
-	sc.inos = s->nbroker ? calloc(sc.cap, sizeof(*sc.inos)) : NULL;
+	/* ours, and some made meanwhile (grown as needed: hostenv.h) */
+	sc.cap = s->nbroker ? s->nbroker + 64 : 0;
+	sc.inos = sc.cap ? calloc(sc.cap, sizeof(*sc.inos)) : NULL;
 	for (int f = 0; f < 2; f++) {
 		int family = f ? AF_INET6 : AF_INET;
 

@@ -346,6 +346,21 @@ const struct ps_env *hostenv_env(struct hostenv *h)
  * 00:00000000 00000000  1000        0 123456 2 ..." (icmp6: 32 hex digits
  * of address): the identifier after the first colon-pair, then the uid
  * and the inode. */
+/* Room for twice as many inodes: false past HOSTENV_INOS_MAX or without
+ * the memory. */
+static bool scan_grow(struct hostenv_scan *sc)
+{
+	size_t cap = sc->cap * 2;
+	unsigned long *v;
+
+	if (cap > HOSTENV_INOS_MAX ||
+	    !(v = realloc(sc->inos, cap * sizeof(*v))))
+		return false;
+	sc->inos = v;
+	sc->cap = cap;
+	return true;
+}
+
 static void parse_icmp_line(const char *line, struct hostenv_scan *sc)
 {
 	unsigned slot, ident;
@@ -356,10 +371,12 @@ static void parse_icmp_line(const char *line, struct hostenv_scan *sc)
 	if (n < 2 || ident >= 65536)
 		return;
 	sc->bitmap[ident / 8] |= (uint8_t)(1u << (ident % 8));
-	if (n == 4 && uid == sc->owner && sc->inos && sc->n < sc->cap)
-		sc->inos[sc->n++] = ino;
-	else if (n == 4 && uid == sc->owner)
+	if (n != 4 || uid != sc->owner || !sc->cap)
+		return;
+	if (sc->n == sc->cap && !scan_grow(sc))
 		sc->overflow = true;
+	else
+		sc->inos[sc->n++] = ino;
 }
 
 int hostenv_kernel_scan(struct hostenv *h, int family,

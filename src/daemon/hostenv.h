@@ -21,13 +21,21 @@ struct hostenv *hostenv_open(char *err, size_t errlen);
 void hostenv_close(struct hostenv *h);
 const struct ps_env *hostenv_env(struct hostenv *h);
 
+/* Inodes a scan keeps at most: sockets of the daemon's uid, its own and
+ * those an earlier daemon handed out that live on (thousands, after a
+ * restart under load: a fixed room for 64 more than its own made every
+ * scan incomplete, and no closed socket was let go of). */
+#define HOSTENV_INOS_MAX (1u << 20)
+
 /* What a read of /proc/net/icmp gives. */
 struct hostenv_scan {
 	uint8_t *bitmap;	/* 8192 bytes: identifiers bound */
 	uint32_t owner;		/* the uid whose sockets' inodes are wanted */
-	unsigned long *inos;	/* appended, up to cap (NULL: none wanted) */
+	unsigned long *inos;	/* appended, the array grown as needed up to
+				 * HOSTENV_INOS_MAX (NULL and cap 0: none
+				 * wanted); the caller frees it */
 	size_t n, cap;
-	bool overflow;		/* more than cap of them */
+	bool overflow;		/* more than HOSTENV_INOS_MAX, or no memory */
 };
 
 /*

@@ -41,6 +41,14 @@ log_has() {
 	done
 	return 1
 }
+# wait_for SECONDS CONDITION: the shell condition holds within that time.
+wait_for() {
+	for _ in $(seq 1 $(($1 * 20))); do
+		eval "$2" && return 0
+		sleep 0.05
+	done
+	return 1
+}
 # gone PID: the process has ended (and been reaped).
 gone() {
 	for _ in $(seq 1 200); do
@@ -416,6 +424,7 @@ fi
 # scan has room for, would keep every scan from completing.)
 ns_new s closed || { fail "$LABEL/setup" "namespace s"; ns_done; }
 l0=0
+rm -f "$(ns_sock s)"	# (a socket left there would pass for the new one's)
 if PINGSOCKD_TEST_SCAN_BLIND=1 PS_DAEMON_BIN=$T/tests/lib/pingsockd-sandboxtest \
 	daemon_start s --mode broker --broker-group "$G"; then
 	out=$(as_nobody s env "${PY_ENV[@]}" LD_PRELOAD="$PRELOAD" \
@@ -447,6 +456,56 @@ print("echoes 5")' 2>&1)
 	fi
 else
 	fail "$LABEL/scan_miss_not_released_kept" "the test build did not start"
+fi
+
+# Brokered sockets outlive the daemon: after a restart those still held
+# are the daemon's uid's in /proc/net/icmp but none of the new daemon's.
+# A scan kept room for 64 such, and past them gave up (a scan that has
+# not seen every socket lets go of none): 100 held across a restart, and
+# a socket opened and closed afterwards was never let go of (no close
+# record, its place in its user's max_sockets kept) while they lived.
+rm -f "$(ns_sock s)"
+if daemon_start s --mode broker --broker-group "$G"; then
+	as_nobody s env "${PY_ENV[@]}" LD_PRELOAD="$PRELOAD" \
+		PINGSOCK_BACKEND=daemon /usr/bin/python3 -c '
+import os, socket, sys, time
+held = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_ICMP)
+        for _ in range(100)]
+print("held", len(held), flush=True)
+for _ in range(300):
+    if os.path.exists(sys.argv[1]):
+        break
+    time.sleep(0.1)' "$T/stop.orphans" >"$T/orphans.out" 2>&1 &
+	opid=$!
+	wait_for 15 "grep -q '^held 100' '$T/orphans.out'"
+	daemon_stop
+	orph=$(in_ns s awk 'NR > 1 { n++ } END { print n + 0 }' /proc/net/icmp)
+	l0=$(wc -l <"$T/s.log")
+	rm -f "$(ns_sock s)"
+	daemon_start s --mode broker --broker-group "$G"
+	out=$(as_nobody s env "${PY_ENV[@]}" LD_PRELOAD="$PRELOAD" \
+		PINGSOCK_BACKEND=daemon /usr/bin/python3 -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_ICMP)
+s.close()
+print("closed")' 2>&1)
+	sid=$(tail -n +$((l0 + 1)) "$T/s.log" | grep 'event=open socket=.* pid=' | tail -1 |
+		sed 's/.*event=open socket=\([0-9]*\) .*/\1/')
+	wait_for 5 "tail -n +$((l0 + 1)) '$T/s.log' | grep -q 'event=close socket=${sid:-none} '"
+	rec=$(tail -n +$((l0 + 1)) "$T/s.log" | grep "event=close socket=${sid:-none} ")
+	touch "$T/stop.orphans"
+	wait "$opid" 2>/dev/null
+	daemon_stop
+	echo "# $orph held across a restart, then one opened and closed: $out; ${rec:-no close record}"
+	if [ "$orph" -lt 100 ]; then
+		fail "$LABEL/closed_let_go_past_orphans" "setup: $orph held: $(cat "$T/orphans.out")"
+	elif [ "$out" = closed ] && [ -n "$rec" ]; then
+		pass "$LABEL/closed_let_go_past_orphans"
+	else
+		fail "$LABEL/closed_let_go_past_orphans" "$out; $(cat "$T/orphans.out"); ${rec:-no close record}"
+	fi
+else
+	fail "$LABEL/closed_let_go_past_orphans" "no daemon"
 fi
 
 ns_done
