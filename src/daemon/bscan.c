@@ -149,6 +149,8 @@ static bool read_kernel(struct server *s, unsigned long **inos, size_t *n)
 	/* ours, and some made meanwhile (grown as needed: hostenv.h) */
 	sc.cap = s->nbroker ? s->nbroker + 64 : 0;
 	sc.inos = sc.cap ? calloc(sc.cap, sizeof(*sc.inos)) : NULL;
+	if (!sc.inos)
+		sc.cap = 0;	/* none wanted, or no memory: not complete */
 	for (int f = 0; f < 2; f++) {
 		int family = f ? AF_INET6 : AF_INET;
 

@@ -110,7 +110,12 @@ static void bsock_take(struct server *s, struct ssock *ss, int k, int fd,
 	bhold_add(s, ss, k);
 	s->nbroker++;
 	if (u) {
-		u->nsockets++;
+		/* A place kept for the record (bsock_drop()) is taken up
+		 * again by the socket a bind gave it, not counted twice. */
+		if (ss->count_kept)
+			ss->count_kept = false;
+		else
+			u->nsockets++;
 		u->nbroker++;
 		uidtab_add(s->uids, u, UID_IDENTS, 1);
 	}

@@ -64,27 +64,32 @@ static bool owned_safe(const char *path, int flags, bool sticky_ok)
 /*
  * dir is there, in a safe parent, but not root's alone: any user may make
  * it first in a BPF file system's root (1777), and the guard was then
- * given up for everyone.  A symbolic link or an empty directory is
- * removed (a BPF file system cannot rename) and made again; anything else
- * is the administrator's to look at.  0, or -1 with err filled.
+ * given up for everyone.  It is moved aside in parent (under a name
+ * without a dot: a BPF file system refuses those) with whatever is in it,
+ * and made again; a user making it again in between is outrun a few
+ * times, then the daemon gives up.  0, or -1 with err filled.
  */
 static int pin_dir_retake(const char *parent, const char *dir, char *err,
 			  size_t errlen)
 {
 	const char *slash = strrchr(dir, '/'), *name = slash ? slash + 1 : dir;
 	int p = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = -1;
-	struct stat st;
+	char aside[NAME_MAX + 1];
 
-	if (p >= 0 && fstatat(p, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-		rc = unlinkat(p, name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0);
-	if (rc == 0) {
-		log_warn("guard: %s was uid %u's, not root's alone: removed",
-			 dir, (unsigned)st.st_uid);
-		rc = mkdirat(p, name, 0700);
+	for (unsigned i = 0; p >= 0 && i < 8 && rc; i++) {
+		snprintf(aside, sizeof(aside), "%.200s_not_roots_%ld_%u", name,
+			 (long)getpid(), i);
+		if (renameat2(p, name, p, aside, RENAME_NOREPLACE) == 0) {
+			log_warn("guard: %s was not root's alone: moved to "
+				 "%s/%s", dir, parent, aside);
+			rc = mkdirat(p, name, 0700);
+		} else if (errno != EEXIST) {
+			break;
+		}
 	}
 	if (rc || !owned_safe(dir, O_NOFOLLOW, false)) {
 		snprintf(err, errlen, "%s: not root's alone, and it could not "
-			 "be removed: %s", dir, strerror(errno));
+			 "be moved aside: %s", dir, strerror(errno));
 		rc = -1;
 	}
 	if (p >= 0)

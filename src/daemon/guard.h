@@ -43,8 +43,7 @@ struct guard_tally {
  * *unsafe set if it is because others may touch the pin directory (which
  * a user could arrange, to switch the guard off: the daemon must not run
  * without it then).  A pin directory that is not root's alone, in a
- * parent that is, is removed and made again if it is a symbolic link or
- * empty (logged).
+ * parent that is, is moved aside and made again (logged).
  */
 struct guard *guard_start(const struct policy *p, bool *unsafe, char *err,
 			  size_t errlen);

@@ -456,11 +456,23 @@ int hostenv_kernel_scan(struct hostenv *h, int family,
 			continue;
 		sc->bitmap[bsocks[i].ident / 8] |=
 			(uint8_t)(1u << (bsocks[i].ident % 8));
-		/* All of them are the daemon's (sc->owner's). */
-		if (sc->inos && sc->n < sc->cap)
-			sc->inos[sc->n++] = (unsigned long)bsocks[i].ino;
-		else
-			sc->overflow = true;
+		/* All of them are the daemon's (sc->owner's); the list
+		 * grows as hostenv.c's does. */
+		if (!sc->cap)
+			continue;
+		if (sc->n == sc->cap) {
+			size_t cap = sc->cap * 2;
+			unsigned long *v = cap <= HOSTENV_INOS_MAX
+				? realloc(sc->inos, cap * sizeof(*v)) : NULL;
+
+			if (!v) {
+				sc->overflow = true;
+				continue;
+			}
+			sc->inos = v;
+			sc->cap = cap;
+		}
+		sc->inos[sc->n++] = (unsigned long)bsocks[i].ino;
 	}
 	return 0;
 }

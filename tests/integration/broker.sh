@@ -472,7 +472,7 @@ import os, socket, sys, time
 held = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_ICMP)
         for _ in range(100)]
 print("held", len(held), flush=True)
-for _ in range(300):
+for _ in range(1200):   # until told (at most 2 minutes)
     if os.path.exists(sys.argv[1]):
         break
     time.sleep(0.1)' "$T/stop.orphans" >"$T/orphans.out" 2>&1 &

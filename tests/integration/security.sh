@@ -1102,6 +1102,18 @@ sec_bbind() {
 	ping3 65534 bm
 	check 7_keeplive_others_ping "$PING_SAYS" [ $PING_OK = 1 ]
 	dstop bm
+	# A record whose socket closed keeps its place; a bind then gave it a
+	# new socket, which counted once more, and the place was never given
+	# back (rv14): at max_sockets 1, the user's every later socket() was
+	# EMFILE until the daemon restarted.
+	c=$(conf bbind1 "rate = 0\nmax_sockets = 1\n")
+	dstart bm m --config "$c" --mode broker --broker-group "$G" ||
+		{ fail security/7_bbind_setup "no daemon"; return; }
+	out=$(as 1000 bm timeout -k 2 30 "$ATK" rebindleak 2>&1)
+	echo "# $out"
+	check 7_rebind_kept_place_given_back "$out" \
+		grep -q 'rebindleak rebind=0 again=0' <<<"$out"
+	dstop bm
 }
 
 # ==== 9. identifiers hoarded through raw-compat sockets ==================

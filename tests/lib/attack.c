@@ -47,6 +47,11 @@
  *        once and its liveness descriptor kept (opens refused EMFILE are
  *        tried again for 3 s, while scans find the closed ones), held
  *        until STOPFILE exists ("keeplive opened=K last=ERR", "holding")
+ *   attack rebindleak
+ *        rv14 finding 2: a broker socket's kernel socket closed (a scan
+ *        in between), its record bound again (WIRE_BROKER_BIND), that
+ *        socket closed, the liveness descriptor closed (a scan after
+ *        each); then one more socket ("rebindleak rebind=E again=E")
  *   attack dests N M STOPFILE
  *        rv10 finding 6: N sockets, each sending to M destinations of
  *        its own (127.a.b.c), held until STOPFILE exists ("holding")
@@ -909,6 +914,41 @@ static int cmd_keeplive(char **argv)
 	return 0;
 }
 
+static void pause_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static int cmd_rebindleak(char **argv)
+{
+	int c = hello_conn(3000), live, rebind, again;
+	struct answer a;
+	uint32_t h;
+
+	if (c < 0 || open_req(c, AF_INET, SOCK_DGRAM, &a) != ANS_OK ||
+	    a.result != 0 || a.blen < 4 || a.nfds < 2) {
+		printf("rebindleak open failed\n");
+		return 1;
+	}
+	memcpy(&h, a.body, 4);
+	close(a.fds[0]);
+	live = a.fds[1];
+	pause_ms(1500);		/* a scan (once a second): socket gone */
+	rebind = bbind_req(c, h, live, -1, &a) == ANS_OK ? -a.result : EPROTO;
+	if (rebind == 0 && a.nfds > 0)
+		close(a.fds[0]);
+	pause_ms(1500);		/* that one gone too */
+	close(live);
+	pause_ms(1500);		/* the record gone */
+	again = open_req(c, AF_INET, SOCK_DGRAM, &a) == ANS_OK ? -a.result
+							       : EPROTO;
+	printf("rebindleak rebind=%s again=%s\n", ename(rebind), ename(again));
+	(void)argv;
+	return 0;
+}
+
 static int cmd_dupbind(char **argv)
 {
 	struct sockaddr_in any = { .sin_family = AF_INET };
@@ -1652,6 +1692,7 @@ int main(int argc, char **argv)
 		{ "bbind", 4, cmd_bbind }, { "dupbind", 4, cmd_dupbind },
 		{ "hoard", 6, cmd_hoard }, { "malformed", 3, cmd_malformed },
 		{ "dests", 5, cmd_dests }, { "keeplive", 4, cmd_keeplive },
+		{ "rebindleak", 2, cmd_rebindleak },
 		{ "wrap", 2, cmd_wrap }, { "proofs", 2, cmd_proofs },
 		{ "mirrors", 4, cmd_mirrors }, { "datajunk", 4, cmd_datajunk },
 		{ "dials", 3, cmd_dials }, { "mirrorskeep", 4, cmd_mirrorskeep },
