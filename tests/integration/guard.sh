@@ -966,6 +966,9 @@ gone idents_stale_pruned_after_restart
 # daemon; a --bpf-cgroup whose parent's cgroup.procs is uid 65534's (a
 # delegated subtree) is refused ("no BPF guard").
 ns_new q closed || { fail "$LABEL/setup" "namespace q"; ns_done; }
+# The cgroup q's daemons make once the guard loads: known to ns_cleanup
+# here (daemon_start names it in lone()'s subshell, for that alone).
+NS_CGROUPS+=("$cg2/pingsock-test-$NS_PREFIX-q")
 # lone ARGS...: a daemon in q with ARGS (after daemon_start's --bpf-*
 # options: the last wins); its log's line on the guard.
 lone() {
