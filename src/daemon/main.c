@@ -77,12 +77,13 @@ struct opts {
 	bool allow_shared_user;	/* --allow-shared-user */
 	bool no_config;		/* --no-config: built-in defaults */
 	const char *pidfile;	/* --pidfile */
+	const char *nice;	/* --nice: overrides the config's */
 };
 
 /* long-only options */
 enum { OPT_CHECK_CONFIG = 0x100, OPT_LOG_FILE, OPT_MODE, OPT_BROKER_GROUP,
        OPT_ALLOW_SHARED, OPT_NO_CONFIG, OPT_PIDFILE, OPT_BPF_PIN_DIR,
-       OPT_BPF_CGROUP };
+       OPT_BPF_CGROUP, OPT_NICE };
 
 static void usage(FILE *f)
 {
@@ -118,6 +119,8 @@ static void usage(FILE *f)
 		"      --bpf-cgroup DIR\n"
 		"                      the cgroup it runs in (overrides\n"
 		"                      bpf_cgroup)\n"
+		"      --nice N        the daemon's scheduling priority, -20 to\n"
+		"                      19 (default -20; overrides nice)\n"
 		"  -h, --help          show this help\n"
 		"  -V, --version       show the version\n"
 		"A listening socket passed by systemd (socket activation,\n"
@@ -153,6 +156,32 @@ static void check_bpf_path(const char *opt, const char *path)
 	}
 }
 
+/* Values and combinations getopt cannot check: exit 2 with a line. */
+static void check_opts(const struct opts *o)
+{
+	if (o->mode && policy_mode_parse(o->mode) < 0) {
+		fprintf(stderr, "pingsockd: --mode %s: expected relay, broker "
+			"or auto\n", o->mode);
+		exit(2);
+	}
+	if (o->nice && policy_nice_parse(o->nice, &(int){ 0 })) {
+		fprintf(stderr, "pingsockd: --nice %s: expected -20 to 19\n",
+			o->nice);
+		exit(2);
+	}
+	check_bpf_path("--bpf-pin-dir", o->bpf_pin_dir);
+	check_bpf_path("--bpf-cgroup", o->bpf_cgroup);
+	if (o->config && o->no_config) {
+		fprintf(stderr, "pingsockd: --config and --no-config\n");
+		exit(2);
+	}
+	if (o->check_config && o->no_config) {
+		fprintf(stderr, "pingsockd: --check-config needs a file, not "
+			"--no-config\n");
+		exit(2);
+	}
+}
+
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
@@ -170,6 +199,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "pidfile", required_argument, NULL, OPT_PIDFILE },
 		{ "bpf-pin-dir", required_argument, NULL, OPT_BPF_PIN_DIR },
 		{ "bpf-cgroup", required_argument, NULL, OPT_BPF_CGROUP },
+		{ "nice", required_argument, NULL, OPT_NICE },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -197,6 +227,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case OPT_PIDFILE: o->pidfile = optarg; break;
 		case OPT_BPF_PIN_DIR: o->bpf_pin_dir = optarg; break;
 		case OPT_BPF_CGROUP: o->bpf_cgroup = optarg; break;
+		case OPT_NICE: o->nice = optarg; break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("pingsockd %s\n", PSD_VERSION); exit(0);
 		default: usage(stderr); exit(2);
@@ -208,22 +239,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		usage(stderr);
 		exit(2);
 	}
-	if (o->mode && policy_mode_parse(o->mode) < 0) {
-		fprintf(stderr, "pingsockd: --mode %s: expected relay, broker "
-			"or auto\n", o->mode);
-		exit(2);
-	}
-	check_bpf_path("--bpf-pin-dir", o->bpf_pin_dir);
-	check_bpf_path("--bpf-cgroup", o->bpf_cgroup);
-	if (o->config && o->no_config) {
-		fprintf(stderr, "pingsockd: --config and --no-config\n");
-		exit(2);
-	}
-	if (o->check_config && o->no_config) {
-		fprintf(stderr, "pingsockd: --check-config needs a file, not "
-			"--no-config\n");
-		exit(2);
-	}
+	check_opts(o);
 	default_config(o);
 	return 0;
 }
@@ -287,6 +303,28 @@ static unsigned long raise_nofile(void)
 }
 
 /*
+ * The policy's nice, set while the daemon may still lower it (root's
+ * CAP_SYS_NICE).  setpriority() sets this thread's alone: the closing
+ * thread and broker mode's helper process come after and inherit it.
+ * Under the systemd unit, Nice= has set it and the unit's filter refuses
+ * setpriority(): a value already in force is not asked for again.
+ */
+static void set_nice(int want)
+{
+	int now;
+
+	errno = 0;
+	now = getpriority(PRIO_PROCESS, 0);
+	if (errno == 0 && now == want)
+		return;
+	if (setpriority(PRIO_PROCESS, 0, want) == 0)
+		return;
+	log_warn("scheduling priority: nice %d not set (%s); running at %d, "
+		 "so every user's round trips wait behind the host's programs "
+		 "(pingsockd(8), nice)", want, strerror(errno), now);
+}
+
+/*
  * Fork; the parent waits until the child says it is ready (exit 0) or
  * dies (exit 1: the child has printed why).  Returns the pipe's write end
  * in the child.
@@ -328,8 +366,8 @@ static void detach_stdio(int ready_fd)
 	close(ready_fd);
 }
 
-/* --mode, --broker-group and the --bpf-* paths win over the file (and
- * over SIGHUP). */
+/* --mode, --broker-group, the --bpf-* paths and --nice win over the file
+ * (and over SIGHUP). */
 static void apply_overrides(const struct opts *o, struct policy *p)
 {
 	if (o->bpf_pin_dir)
@@ -343,6 +381,8 @@ static void apply_overrides(const struct opts *o, struct policy *p)
 	if (o->broker_group)
 		snprintf(p->broker_group, sizeof(p->broker_group), "%s",
 			 o->broker_group);
+	if (o->nice)
+		(void)policy_nice_parse(o->nice, &p->nice);
 }
 
 /*
@@ -536,6 +576,7 @@ static void open_privileged(const struct opts *o, struct drop_target *target,
 {
 	char err[512];
 
+	set_nice(conf->policy.nice);
 	conf->nofile = raise_nofile();
 	conf->raw4 = raw_open(AF_INET, err, sizeof(err));
 	if (!conf->raw4)

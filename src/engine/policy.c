@@ -18,6 +18,7 @@ void policy_default(struct policy *p)
 	p->bpf_cgroup[0] = '\0';
 	snprintf(p->bpf_pin_dir, sizeof(p->bpf_pin_dir), "%s",
 		 POLICY_PIN_DIR_DEFAULT);
+	p->nice = POLICY_NICE_DEFAULT;
 	p->relay_uid_low = 1;
 	p->relay_uid_high = 0;
 	p->min_interval_ms = 0;
@@ -37,6 +38,7 @@ void policy_keep_startup(struct policy *p, const struct policy *now)
 {
 	p->mode = now->mode;
 	p->bpf_guard = now->bpf_guard;
+	p->nice = now->nice;
 	memcpy(p->broker_group, now->broker_group, sizeof(p->broker_group));
 	memcpy(p->bpf_cgroup, now->bpf_cgroup, sizeof(p->bpf_cgroup));
 	memcpy(p->bpf_pin_dir, now->bpf_pin_dir, sizeof(p->bpf_pin_dir));
@@ -45,6 +47,7 @@ void policy_keep_startup(struct policy *p, const struct policy *now)
 bool policy_startup_differs(const struct policy *a, const struct policy *b)
 {
 	return a->mode != b->mode || a->bpf_guard != b->bpf_guard ||
+	       a->nice != b->nice ||
 	       strcmp(a->broker_group, b->broker_group) != 0 ||
 	       strcmp(a->bpf_cgroup, b->bpf_cgroup) != 0 ||
 	       strcmp(a->bpf_pin_dir, b->bpf_pin_dir) != 0;
@@ -386,6 +389,34 @@ static int parse_bpf_pin_dir(struct policy *p, const char *val, char *why,
 			  sizeof(p->bpf_pin_dir), why, whylen);
 }
 
+int policy_nice_parse(const char *s, int *out)
+{
+	bool neg = *s == '-';
+	uint32_t v;
+
+	if (neg)
+		s++;
+	if (!isdigit((unsigned char)*s) || parse_u32(&s, &v) ||
+	    v > (neg ? 20u : 19u))
+		return -1;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (*s)
+		return -1;
+	*out = neg ? -(int)v : (int)v;
+	return 0;
+}
+
+static int parse_nice(struct policy *p, const char *val, char *why,
+		      size_t whylen)
+{
+	if (policy_nice_parse(val, &p->nice)) {
+		snprintf(why, whylen, "nice: expected -20 to 19");
+		return -1;
+	}
+	return 0;
+}
+
 static const struct key keys[] = {
 	{ "groups", parse_groups },
 	{ "min_interval", parse_min_interval },
@@ -403,6 +434,7 @@ static const struct key keys[] = {
 	{ "bpf_guard", parse_bpf_guard },
 	{ "bpf_cgroup", parse_bpf_cgroup },
 	{ "bpf_pin_dir", parse_bpf_pin_dir },
+	{ "nice", parse_nice },
 	{ "deny", parse_deny },
 	{ "allow", parse_allow },
 };

@@ -49,6 +49,10 @@
  *                         the per-packet limits (rate, min_interval,
  *                         max_request, deny/allow) apply to them; default
  *                         "1 0", nobody
+ *   nice = N              the daemon's scheduling priority, -20 to 19 (read
+ *                         at start-up only); default -20: it does for
+ *                         every user what the kernel does in the sender's
+ *                         system call and in softirq, ahead of programs
  *   deny = NET/LEN        destinations refused (EACCES from sendto and
  *   allow = NET/LEN       connect), IPv4 or IPv6, one network per line,
  *                         any number of lines: a destination in a denied
@@ -105,13 +109,16 @@ struct policy {
 	bool bpf_guard;
 	char bpf_cgroup[POLICY_PATH_MAX];
 	char bpf_pin_dir[POLICY_PATH_MAX];
+	int nice;			/* start-up only */
 };
+
+#define POLICY_NICE_DEFAULT (-20)
 
 void policy_default(struct policy *p);
 
 /*
  * A reload's new policy keeps what is read at start-up only (mode,
- * broker_group, bpf_guard, bpf_cgroup, bpf_pin_dir: the daemon set
+ * broker_group, bpf_guard, bpf_cgroup, bpf_pin_dir, nice: the daemon set
  * itself up by them, after --mode and the other options): copied from
  * now into p.
  */
@@ -133,6 +140,10 @@ bool policy_per_packet(const struct policy *p);
 
 /* Is uid served by relay whatever the mode (relay_uids)? */
 bool policy_uid_relayed(const struct policy *p, uint32_t uid);
+
+/* A nice, -20 to 19 (setpriority(2)'s range; a sign only right before
+ * the digits): 0 with *out set, or -1. */
+int policy_nice_parse(const char *s, int *out);
 
 /* "relay", "broker", "auto"; -1 for anything else. */
 int policy_mode_parse(const char *s);

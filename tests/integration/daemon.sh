@@ -124,6 +124,14 @@ else
 	fail daemon/privileges_dropped "$(grep -E 'Cap|NoNew|Uid|Groups' $st)"
 fi
 
+# The default nice, -20, in every thread (the test's own --nice when this
+# pass runs below 0 priority: tests/lib/netns.sh).
+nices=$(ps -L -o nice= -p "$DAEMON_PID" | tr -d ' ' | sort -u | tr '\n' ' ')
+want=-20
+[ "$(nice)" -gt 0 ] && want=$(nice)
+[ "$nices" = "$want " ] && pass daemon/nice_default ||
+	fail daemon/nice_default "want $want, threads at: $nices"
+
 # --- policy and SIGHUP ----------------------------------------------------
 cfg=$T/pingsockd.conf
 printf '# only gids 100-200\ngroups = 100 200\n' >"$cfg"
@@ -280,5 +288,47 @@ bgpid=$(pgrep -f "pingsockd --socket $T/bg/socket")
 [ $rc = 0 ] && [ -S "$T/bg/socket" ] && [ -n "$bgpid" ] &&
 	pass daemon/daemonises || fail daemon/daemonises "rc=$rc"
 [ -n "$bgpid" ] && DAEMON_PIDS+=("$bgpid") && kill -TERM "$bgpid"
+
+# --- nice: the file's, --nice's; without CAP_SYS_NICE said, not fatal -----
+daemon_stop
+ns_new n closed
+printf 'rate = 0\nmax_sockets = 0\nnice = 5\n' >"$T/nice.conf"
+chmod 644 "$T/nice.conf"
+nice_of() { ps -L -o nice= -p "$DAEMON_PID" | tr -d ' ' | sort -u | tr '\n' ' '; }
+if NS_OWN_NICE=1 daemon_start n --config "$T/nice.conf"; then
+	v=$(nice_of)
+	kill -HUP "$DAEMON_PID"; sleep 0.5
+	[ "$v" = "5 " ] && [ "$(nice_of)" = "5 " ] && pass daemon/nice_from_file ||
+		fail daemon/nice_from_file "threads at: $v, after SIGHUP $(nice_of)"
+	daemon_stop
+else
+	fail daemon/nice_from_file "did not start"
+fi
+out=$("$T/pingsockd" --nice 20 2>&1)
+rc=$?
+[ $rc = 2 ] && grep -q -- '--nice 20: expected -20 to 19' <<<"$out" &&
+	pass daemon/nice_option_checked || fail daemon/nice_option_checked "$rc $out"
+printf 'nice = -21\n' >"$T/badnice.conf"
+out=$("$T/pingsockd" --check-config --config "$T/badnice.conf" 2>&1)
+rc=$?
+[ $rc != 0 ] && grep -q "badnice.conf:1: nice: expected -20 to 19" <<<"$out" &&
+	pass daemon/nice_key_checked || fail daemon/nice_key_checked "$rc $out"
+# Root without CAP_SYS_NICE (a unit or container that leaves it out):
+# the daemon says so and serves at the priority it has.
+before=$(nice)
+PS_DAEMON_WRAPPER="setpriv --bounding-set -sys_nice"
+if daemon_start n --nice -7; then
+	out=$(as_nobody n "$PST" ping 127.0.0.1 1 2>&1)
+	if [ "$(nice_of)" = "$before " ] && grep -q '^reply' <<<"$out" &&
+		grep -q "nice -7 not set (Permission denied); running at $before" "$T/n.log"; then
+		pass daemon/nice_without_cap_said
+	else
+		fail daemon/nice_without_cap_said "at $(nice_of); $out; $(grep nice "$T/n.log")"
+	fi
+	daemon_stop
+else
+	fail daemon/nice_without_cap_said "did not start"
+fi
+unset PS_DAEMON_WRAPPER
 
 ns_done

@@ -443,6 +443,31 @@ static void error_fits_buffer(void)
 	CHECK(strncmp(small, "a-long-file", 11) == 0);
 }
 
+/* nice: -20 to 19, setpriority()'s range; default -20. */
+static void nice_key(void)
+{
+	struct policy p;
+
+	policy_default(&p);
+	CHECK_EQ(p.nice, -20);
+	CHECK_EQ(parse(&p, "nice = 0\n"), 0);
+	CHECK_EQ(p.nice, 0);
+	CHECK_EQ(parse(&p, "nice = -20\n"), 0);
+	CHECK_EQ(p.nice, -20);
+	CHECK_EQ(parse(&p, "nice = 19\n"), 0);
+	CHECK_EQ(p.nice, 19);
+	CHECK_EQ(parse(&p, "nice = -7\n"), 0);
+	CHECK_EQ(p.nice, -7);
+	check_error("nice = 20\n", "test.conf:1: ", "-20 to 19");
+	check_error("nice = -21\n", "test.conf:1: ", "-20 to 19");
+	check_error("nice = - 5\n", "test.conf:1: ", "-20 to 19");
+	check_error("nice = +5\n", "test.conf:1: ", "-20 to 19");
+	check_error("nice = --5\n", "test.conf:1: ", "-20 to 19");
+	check_error("nice = 5x\n", "test.conf:1: ", "-20 to 19");
+	check_error("nice = -4294967296\n", "test.conf:1: ", "-20 to 19");
+	check_error("nice =\n", "test.conf:1: ", "-20 to 19");
+}
+
 /* A reload keeps the start-up keys (the daemon's, after --mode), and
  * says whether the file wanted others; the rest is the file's. */
 static void reload_keeps_startup_keys(void)
@@ -452,11 +477,12 @@ static void reload_keeps_startup_keys(void)
 	policy_default(&now);
 	now.mode = POLICY_AUTO;
 	now.bpf_guard = false;
+	now.nice = 3;
 	strcpy(now.broker_group, "pingsock");
 	strcpy(now.bpf_pin_dir, "/sys/fs/bpf/x");
 	CHECK_EQ(parse(&p, "bpf_guard = no\nmode = auto\nrate = 5\n"
 			   "broker_group = pingsock\n"
-			   "bpf_pin_dir = /sys/fs/bpf/x\n"), 0);
+			   "bpf_pin_dir = /sys/fs/bpf/x\nnice = 3\n"), 0);
 	CHECK(!policy_startup_differs(&p, &now));
 	CHECK_EQ(parse(&p, "rate = 7\n"), 0);	/* mode relay, guard yes */
 	CHECK(policy_startup_differs(&p, &now));
@@ -467,6 +493,7 @@ static void reload_keeps_startup_keys(void)
 	CHECK(strcmp(p.broker_group, "pingsock") == 0);
 	CHECK(strcmp(p.bpf_pin_dir, "/sys/fs/bpf/x") == 0);
 	CHECK_EQ(p.rate, 7u);
+	CHECK_EQ(p.nice, 3);
 }
 
 int main(void)
@@ -490,6 +517,7 @@ int main(void)
 	TEST(raw_compat_key);
 	TEST(limit_keys);
 	TEST(networks);
+	TEST(nice_key);
 	TEST(reload_keeps_startup_keys);
 	return CHECK_DONE();
 }

@@ -21,7 +21,7 @@ static const char *const keys[] = {
 	"groups", "min_interval", "ident_keep", "raw_compat", "max_sockets",
 	"max_connections", "max_idents", "rate", "burst", "max_request",
 	"mode", "broker_group", "relay_uids", "deny", "allow", "bpf_guard",
-	"bpf_pin_dir", "bpf_cgroup",
+	"bpf_pin_dir", "bpf_cgroup", "nice",
 };
 /* Keys with no value to write as the default: prose only ("# key = "). */
 static const char *const prose_only[] = { "broker_group", "deny", "allow",
@@ -57,7 +57,8 @@ static int same_policy(const struct policy *a, const struct policy *b)
 	       a->max_connections == b->max_connections &&
 	       a->max_idents == b->max_idents && a->rate == b->rate &&
 	       a->burst == b->burst && a->max_request == b->max_request &&
-	       a->nnets == b->nnets && a->any_allow == b->any_allow;
+	       a->nnets == b->nnets && a->any_allow == b->any_allow &&
+	       a->nice == b->nice;
 }
 
 /* Is line (up to its end) "#KEY = ..." for a key? */
