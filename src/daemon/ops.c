@@ -381,12 +381,8 @@ static void op_send(struct server *s, struct client *c, struct ssock *ss,
 		audit_send_failed(s, ss, err);	/* audit (not a pending one) */
 	/* The pending error (sk_err) is taken by the send, which then
 	 * sends nothing; the client may have written anything there. */
-	if (!err) {
-		int pending = sstate_take_err(ss);
-
-		if (pending)
-			err = -pending;
-	}
+	if (!err)
+		err = -sstate_take_err(ss);
 	if (err) {
 		r->result = err;
 		return;
@@ -394,9 +390,11 @@ static void op_send(struct server *s, struct client *c, struct ssock *ss,
 	u = uidtab_get(s->uids, ss->uid, true);
 	now = loop_now_ns();
 	due = due_at(s, ss, u, now);
-	if (due && (q->u.send.flags & MSG_DONTWAIT)) {
-		s->stats.sends_eagain++;
-		r->result = -EAGAIN;
+	/* WIRE_RQ_ASK: not counted; the client looks, then sends again. */
+	if (due && ((q->rqflags & WIRE_RQ_ASK) ||
+		    (q->u.send.flags & MSG_DONTWAIT))) {
+		s->stats.sends_eagain += !(q->rqflags & WIRE_RQ_ASK);
+		r->result = q->rqflags & WIRE_RQ_ASK ? WIRE_R_ASKED : -EAGAIN;
 		return;
 	}
 	if (due && due - now > wait_max(s)) {

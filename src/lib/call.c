@@ -563,7 +563,7 @@ int call_send(int fd, const struct wire_req *req, const struct iovec *data,
 		rc = put_request(fd, req, req->rqflags, data, ndata);
 		return rc ? rc : take_answer(fd, req, NULL, NULL, NULL, cc);
 	}
-	rc = put_request(fd, req, WIRE_RQ_SLOT, data, ndata);
+	rc = put_request(fd, req, req->rqflags | WIRE_RQ_SLOT, data, ndata);
 	if (rc) {
 		spin_end();
 		return rc;

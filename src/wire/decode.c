@@ -172,7 +172,10 @@ int wire_check_answer(const struct wire_req *req, const uint8_t *msg,
 	memcpy(&ans->result, msg + 4, 4);
 	ans->body = msg + WIRE_RESP_HDR;
 	ans->len = len - WIRE_RESP_HDR;
-	if (type != req->type || flags != 0 || !result_ok(t, ans->result))
+	if (type != req->type || flags != 0 ||
+	    !(result_ok(t, ans->result) ||
+	      (ans->result == WIRE_R_ASKED && req->type == WIRE_SEND &&
+	       (req->rqflags & WIRE_RQ_ASK))))
 		return -1;
 	/* A failure carries nothing but its errno. */
 	if (ans->result < 0)

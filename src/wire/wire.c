@@ -50,10 +50,11 @@ int wire_decode_req(const uint8_t *msg, size_t len, struct wire_req *req)
 	if (rbuf_u16(&r, &req->type) || rbuf_u16(&r, &req->rqflags) ||
 	    rbuf_u32(&r, &req->handle))
 		return -1;
-	/* WIRE_RQ_SLOT on a send, WIRE_RQ_SOLE on a detach, and no other
-	 * flag on anything. */
+	/* WIRE_RQ_SLOT and WIRE_RQ_ASK on a send, WIRE_RQ_SOLE on a
+	 * detach, and no other flag on anything. */
 	if (req->rqflags != 0 &&
-	    !(req->rqflags == WIRE_RQ_SLOT && req->type == WIRE_SEND) &&
+	    !(!(req->rqflags & ~(WIRE_RQ_SLOT | WIRE_RQ_ASK)) &&
+	      req->type == WIRE_SEND) &&
 	    !(req->rqflags == WIRE_RQ_SOLE && req->type == WIRE_DETACH))
 		return -1;
 	t = wire_req_type(req->type);

@@ -49,7 +49,7 @@
 
 #include "wire/in6ext.h"
 
-#define WIRE_VERSION 12
+#define WIRE_VERSION 13
 
 /* Largest ICMP message a client may hand over (the kernel's 0xFFFF check). */
 #define WIRE_DATA_MAX 0xFFFF
@@ -167,6 +167,17 @@ struct wire_proof {
  */
 #define WIRE_RQ_SOLE 2u
 
+/*
+ * WIRE_RQ_ASK, on a WIRE_SEND only: the client has not looked whether
+ * the program's open file is O_NONBLOCK (an fcntl() for every send, in
+ * the time between the program's clock reading and its Echo Request
+ * leaving, which ping measures).  A send that the policy would make wait
+ * (rate, min_interval) is answered WIRE_R_ASKED and changes nothing (no
+ * place in the rate taken, nothing counted); the client then looks and
+ * sends again, with MSG_DONTWAIT or without.
+ */
+#define WIRE_RQ_ASK 4u
+
 /* WIRE_SEND: namelen of this value means "msg_name was NULL". */
 #define WIRE_NO_NAME 0xFFFFFFFFu
 
@@ -229,7 +240,7 @@ struct wire_req {
  * The result of a call: one space for the protocol and both its ends.
  * >= 0 is a success (0, a length, a count), -1..-WIRE_ERRNO_MAX an errno
  * (the kernel's MAX_ERRNO), and below that the values of enum wire_result,
- * which are never taken for an errno.  The first two go on the wire; the
+ * which are never taken for an errno.  The first three go on the wire; the
  * others never do: they are how a call ended on the client's side.
  */
 #define WIRE_ERRNO_MAX 4095
@@ -249,6 +260,8 @@ enum wire_result {
 	 * EACCES.
 	 */
 	WIRE_R_FOREIGN_NS = -100010,
+	/* A WIRE_SEND with WIRE_RQ_ASK that would wait (above). */
+	WIRE_R_ASKED = -100011,
 	/* The client's own: the daemon cannot be reached (lib/conn.h
 	 * says why). */
 	WIRE_R_NODAEMON = -100001,

@@ -31,6 +31,15 @@ else
 	fail daemon/kernel_backend_refused_clearly "$out"
 fi
 
+# A send looks at O_NONBLOCK only when the daemon says it would wait: 10
+# sends of a blocking socket make no fcntl(F_GETFL) (10 before).
+out=$(as_nobody d strace -f -qq -e trace=fcntl "$PST" burst 127.0.0.1 10 block 2>&1)
+if [ "$(grep -c '=ok$' <<<"$out")" = 10 ] && ! grep -q F_GETFL <<<"$out"; then
+	pass daemon/send_no_fcntl
+else
+	fail daemon/send_no_fcntl "$(grep -c F_GETFL <<<"$out") F_GETFL: $(grep -v '^fcntl' <<<"$out" | tr '\n' ' ')"
+fi
+
 # --- identifiers ----------------------------------------------------------
 as_nobody d "$PST" bind 4242 30 >"$T/hold.out" &
 holder=$!
@@ -181,10 +190,30 @@ if grep -q '3 packets transmitted, 3 received' <<<"$out" && [ $ms -ge 400 ]; the
 else
 	fail daemon/min_interval_spaces_sends "${ms}ms: $out"
 fi
+e0=$(stat_of sends_would_block); d0=$(stat_of sends_delayed)
 out=$(as_nobody d "$PST" burst 127.0.0.1 3)
 [ "$out" = $'send1=ok\nsend2=EAGAIN\nsend3=EAGAIN' ] &&
 	pass daemon/min_interval_dontwait_eagain ||
 	fail daemon/min_interval_dontwait_eagain "$out"
+# O_NONBLOCK, which the daemon cannot see: the same, and counted once each.
+out=$(as_nobody d "$PST" burst 127.0.0.1 3 nonblock)
+e1=$(stat_of sends_would_block)
+if [ "$out" = $'send1=ok\nsend2=EAGAIN\nsend3=EAGAIN' ] && [ $((e1 - e0)) = 4 ]; then
+	pass daemon/min_interval_nonblock_eagain
+else
+	fail daemon/min_interval_nonblock_eagain "eagain +$((e1 - e0)): $out"
+fi
+# A blocking socket's sends wait their time, each counted delayed once.
+t0=$(date +%s%N)
+out=$(as_nobody d "$PST" burst 127.0.0.1 3 block)
+t1=$(date +%s%N)
+e2=$(stat_of sends_would_block); d2=$(stat_of sends_delayed)
+if [ "$out" = $'send1=ok\nsend2=ok\nsend3=ok' ] && [ "$e2" = "$e1" ] &&
+	[ $((d2 - d0)) = 2 ] && [ $(( (t1 - t0) / 1000000 )) -ge 400 ]; then
+	pass daemon/min_interval_blocking_waits
+else
+	fail daemon/min_interval_blocking_waits "eagain +$((e2 - e1)) delayed +$((d2 - d0)) $(( (t1 - t0) / 1000000 )) ms: $out"
+fi
 
 # A client that hangs up while its send waits, with more requests behind
 # it, takes its waiting send along: the user's budget of waiting bytes

@@ -24,8 +24,10 @@
  *                                   answers; print when the daemon hangs up
  *   pstool stall ADDR N             a socket with the smallest receive
  *                                   buffer sends N echoes, reads nothing
- *   pstool burst ADDR N             N sends back to back with
- *                                   MSG_DONTWAIT; print each result
+ *   pstool burst ADDR N [HOW]       N sends back to back with
+ *                                   MSG_DONTWAIT, or (HOW) on an
+ *                                   O_NONBLOCK socket ("nonblock") or a
+ *                                   blocking one ("block"); print each
  *   pstool frames KIND [N]          hostile frames on the control channel,
  *                                   each on a fresh connection; print what
  *                                   the daemon did ("closed", "answered:R",
@@ -387,13 +389,18 @@ static int cmd_burst(int argc, char **argv)
 {
 	struct sockaddr_in to;
 	unsigned char pkt[64] = { 8 };
-	int fd = open_sock(), n = atoi(argv[3]);
+	int fd = open_sock(), n = atoi(argv[3]), flags = MSG_DONTWAIT;
 
-	(void)argc;
 	fill_addr(&to, argv[2]);
+	if (argc > 4 && strcmp(argv[4], "block") == 0)
+		flags = 0;
+	if (argc > 4 && strcmp(argv[4], "nonblock") == 0) {
+		flags = 0;
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	}
 	for (int i = 1; i <= n; i++) {
 		pkt[7] = (unsigned char)i;
-		if (pingsock_sendto(fd, pkt, sizeof(pkt), MSG_DONTWAIT,
+		if (pingsock_sendto(fd, pkt, sizeof(pkt), flags,
 				    (struct sockaddr *)&to, sizeof(to)) < 0)
 			printf("send%d=%s\n", i, ename(errno));
 		else

@@ -395,6 +395,26 @@ static void answer_results(void)
 	}
 }
 
+/* "It would wait": a send's answer only, and only when it asked. */
+static void answer_asked(void)
+{
+	struct wire_req send = { .type = WIRE_SEND };
+	struct wire_req bind = { .type = WIRE_BIND, .rqflags = WIRE_RQ_ASK };
+	uint32_t x = 0;
+
+	CHECK_EQ(chk(&send, WIRE_R_ASKED, NULL, 0), -1);
+	send.rqflags = WIRE_RQ_SLOT;
+	CHECK_EQ(chk(&send, WIRE_R_ASKED, NULL, 0), -1);
+	send.rqflags = WIRE_RQ_ASK | WIRE_RQ_SLOT;
+	CHECK_EQ(chk(&send, WIRE_R_ASKED, NULL, 0), 0);
+	CHECK_EQ(ans.result, WIRE_R_ASKED);
+	send.rqflags = WIRE_RQ_ASK;
+	CHECK_EQ(chk(&send, WIRE_R_ASKED, NULL, 0), 0);
+	CHECK_EQ(chk(&send, WIRE_R_ASKED, &x, 4), -1);
+	CHECK_EQ(chk(&send, WIRE_R_ASKED - 1, NULL, 0), -1);
+	CHECK_EQ(chk(&bind, WIRE_R_ASKED, NULL, 0), -1);
+}
+
 /* The arena comes with HELLO's answer only when its token is new; the
  * answer slot after the token is 0 (none) or a slot of the arena. */
 static void answer_hello(void)
@@ -769,6 +789,7 @@ int main(void)
 	TEST(is_errno_range);
 	TEST(answer_header);
 	TEST(answer_results);
+	TEST(answer_asked);
 	TEST(answer_hello);
 	TEST(answer_open);
 	TEST(answer_attach);

@@ -446,12 +446,15 @@ static void unknown_type_refused(void)
 	}
 }
 
-/* The u16 after the type: WIRE_RQ_SLOT on a send, WIRE_RQ_SOLE on a
- * detach, else 0. */
+/* The u16 after the type: WIRE_RQ_SLOT and WIRE_RQ_ASK on a send,
+ * WIRE_RQ_SOLE on a detach, else 0. */
 static void nonzero_flags_refused(void)
 {
 	static const uint16_t flags[] = { WIRE_RQ_SLOT, WIRE_RQ_SOLE,
-					  WIRE_RQ_SLOT | WIRE_RQ_SOLE, 4,
+					  WIRE_RQ_SLOT | WIRE_RQ_SOLE,
+					  WIRE_RQ_ASK,
+					  WIRE_RQ_ASK | WIRE_RQ_SLOT,
+					  WIRE_RQ_ASK | WIRE_RQ_SOLE, 8,
 					  0x8000, 0xffff };
 	struct sample s[NSAMPLES];
 	size_t n = samples(s);
@@ -460,7 +463,7 @@ static void nonzero_flags_refused(void)
 		for (size_t f = 0; f < sizeof(flags) / sizeof(flags[0]); f++) {
 			struct wire_req out;
 			long len = build(&s[i].req, data, s[i].dlen);
-			bool ok = (flags[f] == WIRE_RQ_SLOT &&
+			bool ok = (!(flags[f] & ~(WIRE_RQ_SLOT | WIRE_RQ_ASK)) &&
 				   s[i].req.type == WIRE_SEND) ||
 				  (flags[f] == WIRE_RQ_SOLE &&
 				   s[i].req.type == WIRE_DETACH);
