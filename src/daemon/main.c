@@ -120,7 +120,8 @@ static void usage(FILE *f)
 		"                      the cgroup it runs in (overrides\n"
 		"                      bpf_cgroup)\n"
 		"      --nice N        the daemon's scheduling priority, -20 to\n"
-		"                      19 (default -20; overrides nice)\n"
+		"                      19 (default: as started; overrides\n"
+		"                      nice)\n"
 		"  -h, --help          show this help\n"
 		"  -V, --version       show the version\n"
 		"A listening socket passed by systemd (socket activation,\n"
@@ -303,25 +304,32 @@ static unsigned long raise_nofile(void)
 }
 
 /*
- * The policy's nice, set while the daemon may still lower it (root's
- * CAP_SYS_NICE).  setpriority() sets this thread's alone: the closing
- * thread and broker mode's helper process come after and inherit it.
- * Under the systemd unit, Nice= has set it and the unit's filter refuses
- * setpriority(): a value already in force is not asked for again.
+ * The policy's nice, if it names one, set while the daemon may still
+ * lower it (root's CAP_SYS_NICE).  setpriority() sets this thread's
+ * alone: the closing thread and broker mode's helper process come after
+ * and inherit it.  Under the systemd unit, whose filter refuses
+ * setpriority() (Nice= sets it there), a value already in force is not
+ * asked for again.
  */
 static void set_nice(int want)
 {
-	int now;
+	int now, err;
 
+	if (want == POLICY_NICE_KEEP)
+		return;
 	errno = 0;
 	now = getpriority(PRIO_PROCESS, 0);
-	if (errno == 0 && now == want)
+	err = errno;
+	if (err == 0 && now == want)
 		return;
 	if (setpriority(PRIO_PROCESS, 0, want) == 0)
 		return;
-	log_warn("scheduling priority: nice %d not set (%s); running at %d, "
-		 "so every user's round trips wait behind the host's programs "
-		 "(pingsockd(8), nice)", want, strerror(errno), now);
+	if (err)
+		log_warn("scheduling priority: nice %d not set: %s", want,
+			 strerror(errno));
+	else
+		log_warn("scheduling priority: nice %d not set (%s); running "
+			 "at nice %d", want, strerror(errno), now);
 }
 
 /*

@@ -18,7 +18,7 @@ void policy_default(struct policy *p)
 	p->bpf_cgroup[0] = '\0';
 	snprintf(p->bpf_pin_dir, sizeof(p->bpf_pin_dir), "%s",
 		 POLICY_PIN_DIR_DEFAULT);
-	p->nice = POLICY_NICE_DEFAULT;
+	p->nice = POLICY_NICE_KEEP;
 	p->relay_uid_low = 1;
 	p->relay_uid_high = 0;
 	p->min_interval_ms = 0;

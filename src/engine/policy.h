@@ -50,9 +50,7 @@
  *                         max_request, deny/allow) apply to them; default
  *                         "1 0", nobody
  *   nice = N              the daemon's scheduling priority, -20 to 19 (read
- *                         at start-up only); default -20: it does for
- *                         every user what the kernel does in the sender's
- *                         system call and in softirq, ahead of programs
+ *                         at start-up only); default: as it was started
  *   deny = NET/LEN        destinations refused (EACCES from sendto and
  *   allow = NET/LEN       connect), IPv4 or IPv6, one network per line,
  *                         any number of lines: a destination in a denied
@@ -109,10 +107,11 @@ struct policy {
 	bool bpf_guard;
 	char bpf_cgroup[POLICY_PATH_MAX];
 	char bpf_pin_dir[POLICY_PATH_MAX];
-	int nice;			/* start-up only */
+	int nice;			/* start-up only; POLICY_NICE_KEEP */
 };
 
-#define POLICY_NICE_DEFAULT (-20)
+/* nice's default: the priority the daemon was started with, untouched. */
+#define POLICY_NICE_KEEP 100
 
 void policy_default(struct policy *p);
 

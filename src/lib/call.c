@@ -2,6 +2,7 @@
 #include "lib/call.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdatomic.h>
@@ -212,9 +213,31 @@ static bool wait_on(uint64_t until)
  */
 #define CALL_GRACE_NS 1000000000ull
 
+/*
+ * A send that waits as the kernel's blocking send would: no
+ * MSG_DONTWAIT, and, for one that went without looking at O_NONBLOCK
+ * (WIRE_RQ_ASK), not on a non-blocking socket.  A non-blocking send
+ * never ends EINTR or EAGAIN, and waits for the daemon no longer than
+ * CALL_TIMEOUT_S.  patient_known(): so far as the request says, without
+ * a look (a send that asked is looked at only once its answer is late,
+ * plain_recv()); patient(): with it.
+ */
+static bool patient_known(const struct wire_req *req)
+{
+	return req->type == WIRE_SEND && !(req->u.send.flags & MSG_DONTWAIT) &&
+	       !(req->rqflags & WIRE_RQ_ASK);
+}
+
 static bool patient(const struct wire_req *req)
 {
-	return req->type == WIRE_SEND && !(req->u.send.flags & MSG_DONTWAIT);
+	int fl;
+
+	if (req->type != WIRE_SEND || (req->u.send.flags & MSG_DONTWAIT))
+		return false;
+	if (!(req->rqflags & WIRE_RQ_ASK) || !req->u.send.timeo_fd)
+		return true;
+	fl = sys_fcntl(*req->u.send.timeo_fd, F_GETFL);
+	return fl < 0 || !(fl & O_NONBLOCK);
 }
 
 /* The program's SO_SNDTIMEO on *tfd in microseconds: 0 for none, for
@@ -304,14 +327,18 @@ static ssize_t give_up(int fd, struct msghdr *mh, struct call_conn *cc,
 
 /* A blocking send's answer, waited for as above from t0: its length, or
  * -1 with errno EINTR or EAGAIN (given up, not sent), or the channel's
- * error. */
+ * error.  err: how a first wait (CALL_TIMEOUT_S) already ended, or 0. */
 static ssize_t patient_recv(int fd, struct msghdr *mh, const int *tfd,
-			    struct call_conn *cc, uint64_t t0)
+			    struct call_conn *cc, uint64_t t0, int err)
 {
 	(void)call_bound(fd, cc);	/* CALL_TIMEOUT_S first */
 	for (;;) {
-		ssize_t n = sys_recvmsg(fd, mh, MSG_CMSG_CLOEXEC);
+		ssize_t n = err ? -1 : sys_recvmsg(fd, mh, MSG_CMSG_CLOEXEC);
 		uint64_t timeo, used;
+
+		if (err)
+			errno = err;
+		err = 0;
 
 		if (n >= 0 || (errno != EINTR && errno != EAGAIN))
 			return n;
@@ -328,6 +355,34 @@ static ssize_t patient_recv(int fd, struct msghdr *mh, const int *tfd,
 	}
 }
 
+/* Any other answer, waited for CALL_TIMEOUT_S from t0, signals meanwhile
+ * ending nothing; a send that asked (WIRE_RQ_ASK) and finds, once that
+ * wait ends without its answer, that its socket blocks, waits on as
+ * patient_recv() does. */
+static ssize_t plain_recv(int fd, struct msghdr *mh,
+			  const struct wire_req *req, struct call_conn *cc,
+			  uint64_t t0)
+{
+	uint64_t until = t0 + (uint64_t)CALL_TIMEOUT_S * 1000000000u;
+	bool ask = cc && (req->rqflags & WIRE_RQ_ASK);
+	ssize_t n;
+
+	do {
+		n = sys_recvmsg(fd, mh, MSG_CMSG_CLOEXEC);
+		if (n < 0 && ask && (errno == EINTR || errno == EAGAIN)) {
+			int err = errno;
+
+			ask = false;	/* looked at once */
+			if (patient(req))
+				return patient_recv(fd, mh,
+						    req->u.send.timeo_fd, cc,
+						    t0, err);
+			errno = err;
+		}
+	} while (n < 0 && wait_on(until));
+	return n;
+}
+
 /* A client that does not spin sleeps at once: a look without waiting
  * first would find nothing (the daemon has yet to be scheduled) at the
  * cost of one more system call for every call (measured: 194 of 200
@@ -337,20 +392,16 @@ static ssize_t xrecv(int fd, struct msghdr *mh, const struct wire_req *req,
 		     struct call_conn *cc)
 {
 	uint64_t t0 = clock_mono_ns();
-	uint64_t until = t0 + (uint64_t)CALL_TIMEOUT_S * 1000000000u;
 	ssize_t n;
 	int err;
 
 	if (spin_for(fd, mh, &n, t0))
 		return answered(n);
 	atomic_fetch_add_explicit(&sleepers, 1, memory_order_relaxed);
-	if (cc && patient(req)) {
-		n = patient_recv(fd, mh, req->u.send.timeo_fd, cc, t0);
-	} else {
-		do {
-			n = sys_recvmsg(fd, mh, MSG_CMSG_CLOEXEC);
-		} while (n < 0 && wait_on(until));
-	}
+	if (cc && patient_known(req))
+		n = patient_recv(fd, mh, req->u.send.timeo_fd, cc, t0, 0);
+	else
+		n = plain_recv(fd, mh, req, cc, t0);
 	err = errno;	/* why it failed: take_answer() tells the caller */
 	atomic_fetch_sub_explicit(&sleepers, 1, memory_order_relaxed);
 	n = answered(n);
@@ -429,8 +480,12 @@ static int take_answer(int fd, const struct wire_req *req, void *body,
 	unsigned nfds;
 	bool other;
 
-	if (got < 0 && cc && patient(req) && (errno == EINTR || errno == EAGAIN))
-		return errno == EINTR ? CALL_R_INTR : CALL_R_TIMEDOUT;
+	if (got < 0 && cc && (errno == EINTR || errno == EAGAIN)) {
+		int why = errno;
+
+		if (patient(req))
+			return why == EINTR ? CALL_R_INTR : CALL_R_TIMEDOUT;
+	}
 	if (got < 0)
 		return WIRE_R_BROKEN;
 	nfds = wire_rights_each(&mh, keep_fd, &g, &other);
@@ -555,8 +610,11 @@ int call_send(int fd, const struct wire_req *req, const struct iovec *data,
 	static const struct wire_req wait = { .type = WIRE_WAIT };
 	uint64_t t0 = clock_mono_ns();
 	bool got;
-	int rc = patient(req) ? 0 : call_bound(fd, cc), got_rc;
+	int rc = 0, got_rc;
 
+	/* patient_recv() bounds the channel itself, first. */
+	if (!patient_known(req))
+		rc = call_bound(fd, cc);
 	if (rc)
 		return rc;
 	if (!cc->ans || req->type != WIRE_SEND || !spin_begin(t0)) {

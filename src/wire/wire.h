@@ -172,9 +172,11 @@ struct wire_proof {
  * the program's open file is O_NONBLOCK (an fcntl() for every send, in
  * the time between the program's clock reading and its Echo Request
  * leaving, which ping measures).  A send that the policy would make wait
- * (rate, min_interval) is answered WIRE_R_ASKED and changes nothing (no
- * place in the rate taken, nothing counted); the client then looks and
- * sends again, with MSG_DONTWAIT or without.
+ * (rate, min_interval) is answered WIRE_R_ASKED: no place in the rate
+ * taken, nothing counted, nothing changed but what the send's checks
+ * did before (an automatic bind, as the kernel's send makes before it
+ * waits); the client then looks and sends again, with MSG_DONTWAIT or
+ * without.
  */
 #define WIRE_RQ_ASK 4u
 

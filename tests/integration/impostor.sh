@@ -274,7 +274,11 @@ fi
 # for its word: this impostor ends the connection at once.)  mute-slow:
 # the second held send, on a new connection, is answered "not attached
 # here" only after 1.5 s, past the signal: nothing went, EINTR (it was
-# ECONNRESET: an attach tried on the connection given up).
+# ECONNRESET: an attach tried on the connection given up).  nbintr: on an
+# O_NONBLOCK socket, whose kernel send never waits nor fails EINTR, the
+# signal ends nothing: the library's 10 s do, ECONNRESET (it was EINTR at
+# the signal, and with no signal a wait for ever: the send had not looked
+# at O_NONBLOCK, WIRE_RQ_ASK).
 sendwait() {	# NAME MODE SECONDS MIN_MS MAX_MS WANT [IMPOSTOR_MODE]
 	local name=$1 path=$T/imp/sw-$1.s out rc ms
 	if ! impostor_start "${7:-mute-send}" "$path"; then
@@ -300,7 +304,8 @@ at_once at_once_sw "signal_eintr intr 1 900 2500 EINTR" \
 	"sndtimeo_eagain timeo 1 9500 13000 EAGAIN" \
 	"sndtimeo_long_eagain timeo 11 10900 14000 EAGAIN" \
 	"sndtimeo_signal_eintr both 1 900 2500 EINTR" \
-	"unattached_given_up_eintr intr2 1 1400 3000 EINTR mute-slow"
+	"unattached_given_up_eintr intr2 1 1400 3000 EINTR mute-slow" \
+	"nonblocking_no_eintr nbintr 1 9500 13000 ECONNRESET"
 
 # ---- requests left unread, and a signal every 50 ms ----
 # A daemon that never reads what it is sent fills the connection; each

@@ -191,12 +191,6 @@ daemon_start() {
 	fi
 	ns_bpf_args "$short"
 	set -- "${NS_BPF_OPTS[@]}" "$@"
-	# A pass run at low priority (tests/run's sanitizer pass) keeps its
-	# daemons there too, not at the default nice -20, ahead of the main
-	# pass (a test's own --nice, later, wins; NS_OWN_NICE=1: the test's
-	# configuration decides).
-	[ "$(nice)" -gt 0 ] && [ -z "${NS_OWN_NICE:-}" ] &&
-		set -- --nice "$(nice)" "$@"
 	# Not through a function: $! must be the daemon itself.  nsenter, not
 	# ip netns exec: that remounts /sys, and the daemon's cgroup (v2)
 	# file system with it (ns_bpf_args).

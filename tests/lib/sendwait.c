@@ -7,12 +7,13 @@
  * used to wait for ever, through Ctrl-C) and limits.sh (pingsockd's
  * min_interval holds the second send of a socket back).
  *
- *   sendwait [-p] [-r MS] intr|timeo|both|intr2 SECONDS ADDR
+ *   sendwait [-p] [-r MS] intr|timeo|both|intr2|nbintr SECONDS ADDR
  *
  * intr: SIGALRM (a handler without SA_RESTART) SECONDS after the send
  * began; timeo: SO_SNDTIMEO of SECONDS, no signal; both: SO_SNDTIMEO of
  * ten times SECONDS and SIGALRM after SECONDS; intr2: as intr, and a
- * second such send after it ("send1b=").  -p: one send first
+ * second such send after it ("send1b="); nbintr: as intr, on an
+ * O_NONBLOCK socket (the kernel's never waits: no EINTR).  -p: one send first
  * ("send0="), which the held one follows.  The held send prints
  * "send1=RESULT" and "ms=" how long it took; then a third send
  * ("send2="): the socket works on.  -r MS: the sequence numbers of the
@@ -20,6 +21,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -79,8 +81,10 @@ static void held_send(int fd, const char *mode, int secs, const char *name)
 
 	if (strcmp(mode, "timeo") && sigaction(SIGALRM, &sa, NULL))
 		perror("sendwait: SIGALRM");
+	if (!strcmp(mode, "nbintr"))
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 	if ((!strcmp(mode, "intr") || !strcmp(mode, "both") ||
-	     !strcmp(mode, "intr2")) &&
+	     !strcmp(mode, "intr2") || !strcmp(mode, "nbintr")) &&
 	    setitimer(ITIMER_REAL, &it, NULL))
 		perror("sendwait: timer");
 	if ((!strcmp(mode, "timeo") || !strcmp(mode, "both")) &&
@@ -91,6 +95,8 @@ static void held_send(int fd, const char *mode, int secs, const char *name)
 	said(name, rc);
 	printf("ms=%lld\n", ms_since(&t0));
 	setitimer(ITIMER_REAL, &off, NULL);
+	if (!strcmp(mode, "nbintr"))
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	tv.tv_sec = 0;
 	pingsock_setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 }
@@ -131,8 +137,8 @@ int main(int argc, char **argv)
 	if (argc - optind != 3 ||
 	    inet_pton(AF_INET, argv[optind + 2], &to.sin_addr) != 1) {
 		fprintf(stderr,
-			"usage: sendwait [-p] [-r MS] intr|timeo|both|intr2 "
-			"SECONDS ADDR\n");
+			"usage: sendwait [-p] [-r MS] intr|timeo|both|intr2|"
+			"nbintr SECONDS ADDR\n");
 		return 2;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -443,13 +443,13 @@ static void error_fits_buffer(void)
 	CHECK(strncmp(small, "a-long-file", 11) == 0);
 }
 
-/* nice: -20 to 19, setpriority()'s range; default -20. */
+/* nice: -20 to 19, setpriority()'s range; default: none (as started). */
 static void nice_key(void)
 {
 	struct policy p;
 
 	policy_default(&p);
-	CHECK_EQ(p.nice, -20);
+	CHECK_EQ(p.nice, POLICY_NICE_KEEP);
 	CHECK_EQ(parse(&p, "nice = 0\n"), 0);
 	CHECK_EQ(p.nice, 0);
 	CHECK_EQ(parse(&p, "nice = -20\n"), 0);

@@ -25,7 +25,7 @@ static const char *const keys[] = {
 };
 /* Keys with no value to write as the default: prose only ("# key = "). */
 static const char *const prose_only[] = { "broker_group", "deny", "allow",
-					   "bpf_cgroup" };
+					   "bpf_cgroup", "nice" };
 
 static char text[65536];
 static size_t len;
