@@ -172,6 +172,7 @@ int wire_check_answer(const struct wire_req *req, const uint8_t *msg,
 	memcpy(&ans->result, msg + 4, 4);
 	ans->body = msg + WIRE_RESP_HDR;
 	ans->len = len - WIRE_RESP_HDR;
+	/* WIRE_R_ASKED depends on the request's flags, not on its row. */
 	if (type != req->type || flags != 0 ||
 	    !(result_ok(t, ans->result) ||
 	      (ans->result == WIRE_R_ASKED && req->type == WIRE_SEND &&
