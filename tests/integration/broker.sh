@@ -331,6 +331,12 @@ auto_open() {	# the open record of one ping, mode=broker or not
 	local n
 	n=$(grep -c 'event=open' "$T/b.log")
 	as_nobody b "$T/ping" -c 1 -W 2 127.0.0.1 >/dev/null 2>&1
+	# The record may reach the log after the ping ended (a busy host, the
+	# sanitizer pass): up to 5 s.
+	for _ in $(seq 50); do
+		[ "$(grep -c 'event=open' "$T/b.log")" -gt "$n" ] && break
+		sleep 0.1
+	done
 	grep 'event=open' "$T/b.log" | tail -n +$((n + 1)) | head -1
 }
 if daemon_start b --mode auto --broker-group "$G" --config "$T/auto.conf"; then
